@@ -1,0 +1,51 @@
+#pragma once
+// What every subcommand shares: option parsing, --set and --format, and turning errors into
+// messages and exit codes (0 ok, 2 bad input or usage, 3 internal error).
+
+#include <boost/program_options.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "report/table.h"
+
+namespace reusesim::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 2;
+constexpr int kExitInternalError = 3;
+
+// A mistake on the command line itself.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CommonOptions {
+  std::vector<std::string> overrides;  // --set key.path=value
+  std::string format = "table";
+};
+
+// Adds --help, --set and --format to a subcommand's options.
+void add_common_options(boost::program_options::options_description& options, CommonOptions& common);
+
+// Parses the subcommand's arguments. Returns false when --help was given (help already printed).
+bool parse_arguments(const std::string& command, const std::vector<std::string>& args,
+                     const boost::program_options::options_description& options,
+                     const boost::program_options::positional_options_description& positional,
+                     boost::program_options::variables_map& values);
+
+report::Format parse_format(const std::string& name);
+std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
+
+// Runs a subcommand body and maps every error to a message on stderr and an exit code.
+int run_guarded(const std::string& command, const std::function<int()>& body);
+
+int analyze_command(const std::vector<std::string>& args);
+int footprint_command(const std::vector<std::string>& args);
+int check_command(const std::vector<std::string>& args);
+
+}  // namespace reusesim::cli

@@ -1,0 +1,55 @@
+// reusesim: one binary, several subcommands.
+
+#include <systemc>
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+
+namespace {
+
+const char* const kUsage =
+    "usage: reusesim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  analyze    per-layer MACs, parameters, activations and compulsory DRAM traffic of a model\n"
+    "  footprint  memory needed to run or train a model, per layer and in total\n"
+    "  check      validate model, accelerator, DRAM and run files\n"
+    "\n"
+    "reusesim <command> --help shows the options of a command.\n"
+    "exit codes: 0 success, 2 bad input or usage, 3 internal error\n";
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  using Command = int (*)(const std::vector<std::string>&);
+  const std::map<std::string, Command> commands{{"analyze", reusesim::cli::analyze_command},
+                                                {"footprint", reusesim::cli::footprint_command},
+                                                {"check", reusesim::cli::check_command}};
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return reusesim::cli::kExitBadInput;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    std::cout << kUsage;
+    return reusesim::cli::kExitOk;
+  }
+  const auto command = commands.find(name);
+  if (command == commands.end()) {
+    std::cerr << "reusesim: error: unknown command \"" << name << "\"\n" << kUsage;
+    return reusesim::cli::kExitBadInput;
+  }
+  return command->second(std::vector<std::string>(argv + 2, argv + argc));
+}
+
+// SystemC prints its copyright banner on stderr when the kernel starts unless told not to; the
+// banner is noise in every report, so set that before SystemC's own start-up runs sc_main.
+int main(int argc, char* argv[]) {
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

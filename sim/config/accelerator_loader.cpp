@@ -1,0 +1,381 @@
+#include "config/accelerator_loader.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "config/node_reader.h"
+
+namespace reusesim::config {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxPresetDepth = 8;
+const IntegerRange kCount{1, 1 << 20};
+const IntegerRange kCycles{1, 1 << 30};
+
+bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
+
+std::string directory_of(const std::string& file) {
+  const fs::path parent = fs::path(file).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+// "ddr4-2400" -> <preset dir>/ddr4-2400.yaml; anything with a slash or .yaml is a path from `base_dir`.
+std::string preset_path(const std::string& preset, const std::string& base_dir) {
+  const bool is_path = preset.find('/') != std::string::npos || fs::path(preset).extension() == ".yaml";
+  if (is_path) return fs::path(preset).is_absolute() ? preset : (fs::path(base_dir) / preset).string();
+  return (fs::path(dram_preset_directory()) / (preset + ".yaml")).string();
+}
+
+// The preset's fields with this node's fields on top (recursively: a preset may name another).
+ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const std::string& base_dir,
+                          Diagnostics& diagnostics, int depth) {
+  const ConfigNode* preset = node.is_map() ? node.find("preset") : nullptr;
+  if (preset == nullptr) return node;
+  const std::string preset_key = join_key_path(path, "preset");
+  const std::optional<std::string> name = read_string(*preset, preset_key, diagnostics);
+  if (!name) return ConfigNode{};
+  if (depth >= kMaxPresetDepth) {
+    diagnostics.error(preset->location, preset_key, "presets nest more than " + std::to_string(kMaxPresetDepth) +
+                                                        " deep (does a preset name itself?)");
+    return ConfigNode{};
+  }
+  const std::string file = preset_path(*name, base_dir);
+  if (!fs::exists(file)) {
+    diagnostics.error(preset->location, preset_key,
+                      "unknown DRAM preset \"" + *name + "\" (no file " + file + ")" +
+                          did_you_mean(*name, dram_preset_names()));
+    return ConfigNode{};
+  }
+  Diagnostics preset_diagnostics;
+  const ConfigNode loaded = load_yaml_file(file, preset_diagnostics);
+  for (const Diagnostic& problem : preset_diagnostics.errors()) {
+    diagnostics.error(problem.location, problem.key_path, problem.message);
+  }
+  if (!preset_diagnostics.empty()) return ConfigNode{};
+  ConfigNode merged = resolve_preset(loaded, path, directory_of(file), diagnostics, depth + 1);
+  if (!merged.is_map()) {
+    diagnostics.error(loaded.location, path, "preset file " + file + " must be a mapping of DRAM fields");
+    return ConfigNode{};
+  }
+  for (const ConfigEntry& entry : node.entries) {
+    if (entry.key == "preset") continue;
+    if (ConfigNode* existing = merged.find(entry.key)) {
+      *existing = entry.value;
+    } else {
+      merged.entries.push_back(entry);
+    }
+  }
+  return merged;
+}
+
+std::optional<hw::AddressField> address_field(const std::string& word) {
+  static const std::map<std::string, hw::AddressField> fields{
+      {"ch", hw::AddressField::channel}, {"ra", hw::AddressField::rank},   {"bg", hw::AddressField::bank_group},
+      {"ba", hw::AddressField::bank},    {"ro", hw::AddressField::row},    {"co", hw::AddressField::column}};
+  const auto found = fields.find(word);
+  return found == fields.end() ? std::nullopt : std::optional<hw::AddressField>(found->second);
+}
+
+std::vector<hw::AddressField> read_address_mapping(MapReader& reader) {
+  std::vector<hw::AddressField> mapping;
+  const ConfigNode* node = reader.required("address_mapping");
+  if (node == nullptr) return mapping;
+  const std::string path = reader.child_path("address_mapping");
+  const std::string expected = "expected the six fields ch, ra, bg, ba, ro, co, each once, most significant first";
+  if (!node->is_scalar()) {
+    reader.diagnostics().error(node->location, path, expected + ", got " + node->describe());
+    return mapping;
+  }
+  std::string word;
+  std::vector<std::string> words;
+  for (char c : node->scalar + ",") {
+    if (c == ',') {
+      words.push_back(word);
+      word.clear();
+    } else if (c != ' ') {
+      word += c;
+    }
+  }
+  for (const std::string& w : words) {
+    const auto field = address_field(w);
+    if (!field) {
+      reader.diagnostics().error(node->location, path, "unknown field \"" + w + "\"; " + expected);
+      return {};
+    }
+    if (std::find(mapping.begin(), mapping.end(), *field) != mapping.end()) {
+      reader.diagnostics().error(node->location, path, "field \"" + w + "\" appears twice; " + expected);
+      return {};
+    }
+    mapping.push_back(*field);
+  }
+  if (mapping.size() != 6) {
+    reader.diagnostics().error(node->location, path, expected + ", got " + node->describe());
+    return {};
+  }
+  return mapping;
+}
+
+class DramReader {
+ public:
+  DramReader(MapReader& reader) : reader_(reader) {}
+
+  hw::DramSpec read() {
+    hw::DramSpec dram;
+    dram.name = reader_.string_or("name", "");
+    reader_.string_or("source", "");
+    dram.standard = reader_.required_choice("standard", {"ddr3", "ddr4", "lpddr4", "hbm2", "hbm3"}).value_or("");
+    dram.channels = power_of_two("channels");
+    dram.ranks = power_of_two("ranks");
+    dram.bank_groups = power_of_two("bank_groups");
+    dram.banks_per_group = power_of_two("banks_per_group");
+    dram.row_bytes = power_of_two("row_bytes");
+    dram.bus_bits = power_of_two("bus_bits");
+    dram.timing.tck_ns = reader_.required_number("tck_ns", 0).value_or(0);
+    hw::DramTiming& t = dram.timing;
+    for (auto [key, field] : std::initializer_list<std::pair<const char*, std::int64_t*>>{
+             {"cl", &t.cl},         {"cwl", &t.cwl},       {"trcd", &t.trcd},     {"trp", &t.trp},
+             {"tras", &t.tras},     {"trc", &t.trc},       {"tccd_s", &t.tccd_s}, {"tccd_l", &t.tccd_l},
+             {"trrd_s", &t.trrd_s}, {"trrd_l", &t.trrd_l}, {"tfaw", &t.tfaw},     {"twtr_s", &t.twtr_s},
+             {"twtr_l", &t.twtr_l}, {"twr", &t.twr},       {"trtp", &t.trtp},     {"trfc", &t.trfc},
+             {"trefi", &t.trefi}}) {
+      *field = reader_.required_integer(key, kCycles).value_or(0);
+    }
+    t.burst_length = power_of_two("burst_length");
+    dram.address_mapping = read_address_mapping(reader_);
+    dram.queue_depth = reader_.required_integer("queue_depth", kCount).value_or(0);
+    if (auto policy = reader_.required_choice("page_policy", {"open", "closed"})) {
+      dram.page_policy = *policy == "open" ? hw::PagePolicy::open : hw::PagePolicy::closed;
+    }
+    if (auto refresh = reader_.required_choice("refresh", {"all_bank", "per_bank"})) {
+      dram.refresh = *refresh == "all_bank" ? hw::RefreshMode::all_bank : hw::RefreshMode::per_bank;
+    }
+    dram.write_drain_high = reader_.required_integer("write_drain_high", kCount).value_or(0);
+    dram.write_drain_low = reader_.required_integer("write_drain_low", IntegerRange::non_negative()).value_or(0);
+    reader_.finish();
+    check_relations(dram);
+    return dram;
+  }
+
+ private:
+  std::int64_t power_of_two(const char* key) {
+    const auto value = reader_.required_integer(key, kCount);
+    if (value && !is_power_of_two(*value)) {
+      reader_.diagnostics().error(reader_.optional(key)->location, reader_.child_path(key),
+                                  "expected a power of two, got " + std::to_string(*value));
+    }
+    return value.value_or(0);
+  }
+
+  // `key` must be at least `bound`; `why` says which JEDEC relation that is.
+  void at_least(const char* key, std::int64_t value, std::int64_t bound, const std::string& why) {
+    const ConfigNode* node = reader_.optional(key);
+    if (node != nullptr && value > 0 && value < bound) {
+      reader_.diagnostics().error(node->location, reader_.child_path(key),
+                                  std::to_string(value) + " breaks " + why + " (needs at least " +
+                                      std::to_string(bound) + ")");
+    }
+  }
+
+  void check_relations(const hw::DramSpec& dram) {
+    const hw::DramTiming& t = dram.timing;
+    at_least("trc", t.trc, t.tras + t.trp, "tRC >= tRAS + tRP");
+    at_least("tras", t.tras, t.trcd, "tRAS >= tRCD");
+    at_least("tccd_l", t.tccd_l, t.tccd_s, "tCCD_L >= tCCD_S");
+    at_least("trrd_l", t.trrd_l, t.trrd_s, "tRRD_L >= tRRD_S");
+    at_least("twtr_l", t.twtr_l, t.twtr_s, "tWTR_L >= tWTR_S");
+    at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S");
+    at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC");
+    at_least("tccd_s", t.tccd_s, t.burst_length / 2, "tCCD_S >= burst length / 2 (a burst occupies the bus)");
+    at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
+             "write_drain_high > write_drain_low");
+    const ConfigNode* high = reader_.optional("write_drain_high");
+    if (high != nullptr && dram.queue_depth > 0 && dram.write_drain_high > dram.queue_depth) {
+      reader_.diagnostics().error(high->location, reader_.child_path("write_drain_high"),
+                                  std::to_string(dram.write_drain_high) + " exceeds queue_depth " +
+                                      std::to_string(dram.queue_depth));
+    }
+  }
+
+  MapReader& reader_;
+};
+
+hw::ComputeSpec read_compute(MapReader& reader) {
+  hw::ComputeSpec compute;
+  const std::string kind = reader.required_choice("type", {"systolic", "vector_mac"}).value_or("");
+  compute.kind = kind == "vector_mac" ? hw::ArrayKind::vector_mac : hw::ArrayKind::systolic;
+  if (kind == "systolic") {
+    compute.rows = reader.required_integer("rows", kCount).value_or(0);
+    compute.cols = reader.required_integer("cols", kCount).value_or(0);
+    const std::string dataflow = reader.required_choice("dataflow", {"ws", "os", "is"}).value_or("ws");
+    compute.dataflow = dataflow == "os" ? hw::Dataflow::os : dataflow == "is" ? hw::Dataflow::is : hw::Dataflow::ws;
+  } else if (kind == "vector_mac") {
+    compute.units = reader.required_integer("units", kCount).value_or(0);
+    compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
+  }
+  compute.clock_mhz = reader.required_number("clock_mhz", 0).value_or(0);
+  compute.operand_bits = reader.required_integer("operand_bits", IntegerRange{1, 64}).value_or(0);
+  compute.accumulator_bits = reader.required_integer("accumulator_bits", IntegerRange{1, 128}).value_or(0);
+  if (compute.operand_bits > 0 && compute.accumulator_bits > 0 && compute.accumulator_bits < compute.operand_bits) {
+    reader.diagnostics().error(reader.optional("accumulator_bits")->location, reader.child_path("accumulator_bits"),
+                               "accumulator (" + std::to_string(compute.accumulator_bits) +
+                                   " bits) narrower than the operands (" + std::to_string(compute.operand_bits) +
+                                   " bits)");
+  }
+  compute.vector_ops_per_cycle = reader.required_integer("vector_ops_per_cycle", kCount).value_or(0);
+  reader.finish();
+  return compute;
+}
+
+hw::SramSpec read_sram(MapReader& reader) {
+  hw::SramSpec sram;
+  Diagnostics& diagnostics = reader.diagnostics();
+  sram.clock_mhz = reader.required_number("clock_mhz", 0).value_or(0);
+  const ConfigNode* buffers = reader.required("buffers");
+  reader.finish();
+  if (buffers == nullptr) return sram;
+  if (!buffers->is_sequence() || buffers->items.empty()) {
+    diagnostics.error(buffers->location, reader.child_path("buffers"),
+                      "expected a non-empty list of buffers, got " + buffers->describe());
+    return sram;
+  }
+  std::map<hw::TensorKind, std::string> holder;
+  const std::vector<std::string> kinds{"weights", "inputs", "outputs"};
+  for (std::size_t i = 0; i < buffers->items.size(); ++i) {
+    const ConfigNode& item = buffers->items[i];
+    const ConfigNode* name_node = item.is_map() ? item.find("name") : nullptr;
+    const std::string segment = name_node != nullptr && name_node->is_scalar() ? name_node->scalar : std::to_string(i);
+    MapReader buffer(item, join_key_path(reader.child_path("buffers"), segment), diagnostics);
+    if (!buffer.valid()) continue;
+    hw::SramBufferSpec spec;
+    spec.name = buffer.required_string("name").value_or("");
+    const std::int64_t kib = buffer.required_integer("capacity_kib", IntegerRange{1, std::int64_t{1} << 30}).value_or(0);
+    spec.capacity_bytes = kib * 1024;
+    spec.banks = buffer.required_integer("banks", kCount).value_or(0);
+    spec.bank_width_bytes = buffer.required_integer("bank_width_bytes", kCount).value_or(0);
+    spec.read_ports = buffer.required_integer("read_ports", IntegerRange{1, 64}).value_or(0);
+    spec.write_ports = buffer.required_integer("write_ports", IntegerRange{1, 64}).value_or(0);
+    if (const ConfigNode* holds = buffer.required("holds")) {
+      const std::string holds_path = buffer.child_path("holds");
+      const std::vector<std::string> words = read_string_list(*holds, holds_path, diagnostics);
+      for (const std::string& word : words) {
+        const auto kind_index = std::find(kinds.begin(), kinds.end(), word) - kinds.begin();
+        if (kind_index == static_cast<std::ptrdiff_t>(kinds.size())) {
+          diagnostics.error(holds->location, holds_path,
+                            "expected weights, inputs or outputs, got \"" + word + "\"" + did_you_mean(word, kinds));
+          continue;
+        }
+        const auto kind = static_cast<hw::TensorKind>(kind_index);
+        if (!holder.emplace(kind, spec.name).second) {
+          diagnostics.error(holds->location, holds_path,
+                            word + " are already held by buffer \"" + holder[kind] + "\"");
+          continue;
+        }
+        spec.holds.push_back(kind);
+      }
+    }
+    buffer.finish();
+    sram.buffers.push_back(spec);
+  }
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (holder.count(static_cast<hw::TensorKind>(i)) == 0) {
+      diagnostics.error(buffers->location, reader.child_path("buffers"), "no buffer holds " + kinds[i]);
+    }
+  }
+  return sram;
+}
+
+hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& file, Diagnostics& diagnostics) {
+  hw::AcceleratorSpec accelerator;
+  MapReader reader(root, "", diagnostics);
+  if (!reader.valid()) return accelerator;
+  accelerator.name = reader.required_string("name").value_or("");
+  reader.string_or("source", "");
+  if (const ConfigNode* compute = reader.required("compute")) {
+    MapReader compute_reader(*compute, "compute", diagnostics);
+    if (compute_reader.valid()) accelerator.compute = read_compute(compute_reader);
+  }
+  if (const ConfigNode* sram = reader.required("sram")) {
+    MapReader sram_reader(*sram, "sram", diagnostics);
+    if (sram_reader.valid()) accelerator.sram = read_sram(sram_reader);
+  }
+  if (const ConfigNode* dram = reader.required("dram")) {
+    // A failed preset comes back null with its errors recorded; anything else is judged here.
+    const ConfigNode merged = resolve_preset(*dram, "dram", directory_of(file), diagnostics, 0);
+    if (merged.kind != ConfigNode::Kind::null || dram->kind == ConfigNode::Kind::null) {
+      MapReader dram_reader(merged, "dram", diagnostics);
+      if (dram_reader.valid()) accelerator.dram = DramReader(dram_reader).read();
+    }
+  }
+  reader.finish();
+  return accelerator;
+}
+
+hw::AcceleratorSpec load_accelerator(ConfigNode root, const std::string& origin,
+                                     const std::vector<std::string>& overrides, Diagnostics& diagnostics) {
+  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
+  diagnostics.throw_if_any();
+  hw::AcceleratorSpec accelerator = read_accelerator(root, origin, diagnostics);
+  diagnostics.throw_if_any();
+  return accelerator;
+}
+
+}  // namespace
+
+std::string dram_preset_directory() {
+  const char* from_environment = std::getenv("REUSESIM_PRESET_DIR");
+  return from_environment != nullptr && *from_environment != '\0' ? from_environment : REUSESIM_PRESET_DIR;
+}
+
+std::vector<std::string> dram_preset_names() {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dram_preset_directory(), error)) {
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  ConfigNode root = load_yaml_file(path, diagnostics);
+  diagnostics.throw_if_any();
+  return load_accelerator(std::move(root), path, overrides, diagnostics);
+}
+
+hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
+                                          const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  ConfigNode root = load_yaml_text(text, origin, diagnostics);
+  diagnostics.throw_if_any();
+  return load_accelerator(std::move(root), origin, overrides, diagnostics);
+}
+
+hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  // A bare preset name behaves like a file that says `preset: <name>`.
+  ConfigNode root;
+  root.kind = ConfigNode::Kind::map;
+  root.location = SourceLocation{"--dram " + preset_or_file, 0, 0};
+  ConfigNode preset;
+  preset.kind = ConfigNode::Kind::scalar;
+  preset.scalar = preset_or_file;
+  preset.location = root.location;
+  root.entries.push_back(ConfigEntry{"preset", root.location, preset});
+  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
+  diagnostics.throw_if_any();
+  const ConfigNode merged = resolve_preset(root, "", ".", diagnostics, 0);
+  diagnostics.throw_if_any();
+  MapReader reader(merged, "", diagnostics);
+  hw::DramSpec dram = DramReader(reader).read();
+  diagnostics.throw_if_any();
+  return dram;
+}
+
+}  // namespace reusesim::config

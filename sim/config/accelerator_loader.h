@@ -1,0 +1,24 @@
+#pragma once
+// Accelerator files and DRAM presets -> hw::AcceleratorSpec / hw::DramSpec.
+// A `dram:` section (or a DRAM file) names `preset: ddr4-2400` and overrides any field of it.
+
+#include <string>
+#include <vector>
+
+#include "config/config_node.h"
+#include "hw/accelerator_spec.h"
+
+namespace reusesim::config {
+
+// Where presets named without a path are found: $REUSESIM_PRESET_DIR, else the source tree's configs/dram.
+std::string dram_preset_directory();
+std::vector<std::string> dram_preset_names();
+
+// Throw InputError with every problem found.
+hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides = {});
+hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
+                                          const std::vector<std::string>& overrides = {});
+// A preset name (ddr4-2400) or a DRAM file.
+hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides = {});
+
+}  // namespace reusesim::config

@@ -1,0 +1,242 @@
+#include "config/config_node.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace reusesim::config {
+
+namespace {
+
+// Aliases can make a tiny file expand exponentially ("billion laughs"); no real config is near this.
+constexpr std::size_t kMaxNodes = 1'000'000;
+constexpr int kMaxDepth = 64;
+
+// Key paths are prefixed onto nested problems; the entry's path is its parent's plus its key.
+std::string join_path(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> segments;
+  std::string segment;
+  std::istringstream stream(path);
+  while (std::getline(stream, segment, '.')) segments.push_back(segment);
+  return segments;
+}
+
+bool is_index(const std::string& text) {
+  return !text.empty() && text.size() < 10 && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A list element is named by its `name` key when it has one (as --set addresses it), else by index.
+std::string item_segment(const YAML::Node& item, std::size_t index) {
+  if (item.IsMap()) {
+    const YAML::Node name = item["name"];
+    if (name && name.IsScalar()) return name.Scalar();
+  }
+  return std::to_string(index);
+}
+
+class Converter {
+ public:
+  Converter(std::string file, Diagnostics& diagnostics) : file_(std::move(file)), diagnostics_(diagnostics) {}
+
+  ConfigNode convert(const YAML::Node& node, int depth, const std::string& path) {
+    ConfigNode result;
+    result.location = location_of(node.Mark());
+    if (++node_count_ > kMaxNodes || depth > kMaxDepth) {
+      if (!too_large_reported_) {
+        diagnostics_.error(result.location, "", "document too large or too deeply nested (limits: " +
+                                                    std::to_string(kMaxNodes) + " values, depth " +
+                                                    std::to_string(kMaxDepth) + ")");
+        too_large_reported_ = true;
+      }
+      return result;
+    }
+    switch (node.Type()) {
+      case YAML::NodeType::Scalar:
+        result.kind = ConfigNode::Kind::scalar;
+        result.scalar = node.Scalar();
+        break;
+      case YAML::NodeType::Sequence:
+        result.kind = ConfigNode::Kind::sequence;
+        for (const YAML::Node& item : node) {
+          result.items.push_back(convert(item, depth + 1, join_path(path, item_segment(item, result.items.size()))));
+        }
+        break;
+      case YAML::NodeType::Map:
+        result.kind = ConfigNode::Kind::map;
+        for (auto it = node.begin(); it != node.end(); ++it) add_entry(result, it->first, it->second, depth, path);
+        break;
+      default:
+        break;
+    }
+    return result;
+  }
+
+ private:
+  void add_entry(ConfigNode& map, const YAML::Node& key, const YAML::Node& value, int depth, const std::string& path) {
+    const SourceLocation key_location = location_of(key.Mark());
+    if (!key.IsScalar()) {
+      diagnostics_.error(key_location, "", "a key must be a plain word, not a list or mapping");
+      return;
+    }
+    const std::string& name = key.Scalar();
+    for (const ConfigEntry& entry : map.entries) {
+      if (entry.key == name) {
+        diagnostics_.error(key_location, join_path(path, name),
+                           "duplicate key (first given at line " + std::to_string(entry.key_location.line) + ")");
+        return;
+      }
+    }
+    map.entries.push_back(ConfigEntry{name, key_location, convert(value, depth + 1, join_path(path, name))});
+  }
+
+  SourceLocation location_of(const YAML::Mark& mark) const {
+    if (mark.is_null()) return SourceLocation{file_, 0, 0};
+    return SourceLocation{file_, mark.line + 1, mark.column + 1};
+  }
+
+  std::string file_;
+  Diagnostics& diagnostics_;
+  std::size_t node_count_ = 0;
+  bool too_large_reported_ = false;
+};
+
+}  // namespace
+
+const ConfigNode* ConfigNode::find(const std::string& key) const {
+  for (const ConfigEntry& entry : entries) {
+    if (entry.key == key) return &entry.value;
+  }
+  return nullptr;
+}
+
+ConfigNode* ConfigNode::find(const std::string& key) {
+  return const_cast<ConfigNode*>(static_cast<const ConfigNode*>(this)->find(key));
+}
+
+std::string ConfigNode::describe() const {
+  switch (kind) {
+    case Kind::scalar: return "\"" + scalar + "\"";
+    case Kind::sequence: return "a list";
+    case Kind::map: return "a mapping";
+    default: return "nothing";
+  }
+}
+
+ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& error) {
+    const SourceLocation location{origin, error.mark.is_null() ? 0 : error.mark.line + 1,
+                                  error.mark.is_null() ? 0 : error.mark.column + 1};
+    diagnostics.error(location, "", "YAML syntax error: " + error.msg);
+    return ConfigNode{};
+  }
+  if (documents.size() > 1) {
+    diagnostics.error(SourceLocation{origin, documents[1].Mark().line + 1, 1}, "",
+                      "expected one YAML document, found " + std::to_string(documents.size()));
+    return ConfigNode{};
+  }
+  if (documents.empty()) {
+    ConfigNode empty;
+    empty.location = SourceLocation{origin, 1, 1};
+    return empty;
+  }
+  const std::size_t errors_before = diagnostics.size();
+  Converter converter(origin, diagnostics);
+  ConfigNode root = converter.convert(documents.front(), 0, "");
+  if (diagnostics.size() != errors_before) return ConfigNode{};
+  if (root.location.line == 0) root.location = SourceLocation{origin, 1, 1};
+  return root;
+}
+
+ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) {
+    diagnostics.error(SourceLocation{path, 0, 0}, "", "cannot open file");
+    return ConfigNode{};
+  }
+  std::ostringstream text;
+  text << stream.rdbuf();
+  if (stream.bad()) {
+    diagnostics.error(SourceLocation{path, 0, 0}, "", "cannot read file");
+    return ConfigNode{};
+  }
+  return load_yaml_text(text.str(), path, diagnostics);
+}
+
+void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics) {
+  const SourceLocation origin{"--set " + assignment, 0, 0};
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    diagnostics.error(origin, "", "expected key.path=value");
+    return;
+  }
+  const std::string path = assignment.substr(0, equals);
+  const std::vector<std::string> segments = split_path(path);
+  ConfigNode value = load_yaml_text(assignment.substr(equals + 1), origin.file, diagnostics);
+  if (value.kind == ConfigNode::Kind::null && !diagnostics.empty()) return;
+  // Every value that came from the command line reports the --set argument as its origin.
+  struct Relocate {
+    static void apply(ConfigNode& node, const SourceLocation& location) {
+      node.location = location;
+      for (ConfigNode& item : node.items) apply(item, location);
+      for (ConfigEntry& entry : node.entries) {
+        entry.key_location = location;
+        apply(entry.value, location);
+      }
+    }
+  };
+  Relocate::apply(value, origin);
+
+  ConfigNode* node = &root;
+  std::string walked;
+  for (const std::string& segment : segments) {
+    if (segment.empty()) {
+      diagnostics.error(origin, path, "empty segment in key path");
+      return;
+    }
+    if (node->kind == ConfigNode::Kind::null) node->kind = ConfigNode::Kind::map;
+    if (node->is_map()) {
+      ConfigNode* child = node->find(segment);
+      if (child == nullptr) {
+        node->entries.push_back(ConfigEntry{segment, origin, ConfigNode{}});
+        child = &node->entries.back().value;
+        child->location = origin;
+      }
+      node = child;
+    } else if (node->is_sequence()) {
+      ConfigNode* child = nullptr;
+      std::vector<std::string> names;
+      for (ConfigNode& item : node->items) {
+        const ConfigNode* name = item.find("name");
+        if (name != nullptr && name->is_scalar()) {
+          names.push_back(name->scalar);
+          if (name->scalar == segment && child == nullptr) child = &item;
+        }
+      }
+      if (child == nullptr && is_index(segment)) {
+        const std::size_t index = std::stoul(segment);
+        if (index < node->items.size()) child = &node->items[index];
+      }
+      if (child == nullptr) {
+        diagnostics.error(origin, join_path(walked, segment),
+                          "no list element named or numbered \"" + segment + "\"" + did_you_mean(segment, names));
+        return;
+      }
+      node = child;
+    } else {
+      diagnostics.error(origin, walked, "cannot descend into " + node->describe() + " to set " + path);
+      return;
+    }
+    walked = join_path(walked, segment);
+  }
+  *node = std::move(value);
+}
+
+}  // namespace reusesim::config

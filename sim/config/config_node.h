@@ -1,0 +1,53 @@
+#pragma once
+// A YAML document as a plain tree that remembers where every value came from (file, line,
+// column), rejects duplicate keys, and can take `--set key.path=value` overrides.
+// yaml-cpp is used only to parse; nothing outside sim/config sees a YAML node.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/diagnostics.h"
+
+namespace reusesim::config {
+
+struct ConfigEntry;
+
+class ConfigNode {
+ public:
+  enum class Kind { null, scalar, sequence, map };
+
+  Kind kind = Kind::null;
+  std::string scalar;                 // Kind::scalar
+  std::vector<ConfigNode> items;      // Kind::sequence
+  std::vector<ConfigEntry> entries;   // Kind::map, in file order
+  SourceLocation location;
+
+  bool is_map() const { return kind == Kind::map; }
+  bool is_sequence() const { return kind == Kind::sequence; }
+  bool is_scalar() const { return kind == Kind::scalar; }
+  // The value under `key`, or nullptr.
+  const ConfigNode* find(const std::string& key) const;
+  ConfigNode* find(const std::string& key);
+  // A short description for messages: the scalar in quotes, "a mapping", "a list" or "nothing".
+  std::string describe() const;
+};
+
+struct ConfigEntry {
+  std::string key;
+  SourceLocation key_location;
+  ConfigNode value;
+};
+
+// Parses a whole file. Problems (missing file, syntax error, duplicate key, several documents)
+// are recorded in `diagnostics`; the returned tree is then null.
+ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics);
+// Parses text as if it were the file `origin` (used by tests and for --set values).
+ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics);
+
+// Applies one `key.path=value` override. Path segments select map keys; on a list they select
+// the element whose `name` is the segment, or the element at a numeric index. A missing last
+// map key is added, so validation then judges it like any key written in the file.
+void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics);
+
+}  // namespace reusesim::config

@@ -1,0 +1,87 @@
+#include "config/diagnostics.h"
+
+#include <algorithm>
+
+namespace reusesim::config {
+
+std::string format_diagnostic(const Diagnostic& diagnostic) {
+  std::string text = diagnostic.location.file;
+  if (diagnostic.location.line > 0) {
+    text += ":" + std::to_string(diagnostic.location.line) + ":" + std::to_string(diagnostic.location.column);
+  }
+  text += ": error: ";
+  if (!diagnostic.key_path.empty()) text += diagnostic.key_path + ": ";
+  return text + diagnostic.message;
+}
+
+namespace {
+
+std::string format_all(const std::vector<Diagnostic>& diagnostics) {
+  std::string text;
+  for (const Diagnostic& diagnostic : diagnostics) text += format_diagnostic(diagnostic) + "\n";
+  return text;
+}
+
+}  // namespace
+
+void Diagnostics::error(const SourceLocation& location, const std::string& key_path, const std::string& message) {
+  Diagnostic diagnostic{location, key_path, message};
+  // A block template instantiated many times would repeat the same problem once per instance.
+  const std::string text = format_diagnostic(diagnostic);
+  for (const Diagnostic& known : errors_) {
+    if (format_diagnostic(known) == text) return;
+  }
+  errors_.push_back(std::move(diagnostic));
+}
+
+std::string Diagnostics::to_string() const { return format_all(errors_); }
+
+void Diagnostics::throw_if_any() const {
+  if (!errors_.empty()) throw InputError(errors_);
+}
+
+
+InputError::InputError(std::vector<Diagnostic> diagnostics)
+    : std::runtime_error(format_all(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      const std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitution});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  // Allow about one typo per three characters, so "chanels" finds "channels" but "x" finds nothing.
+  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const std::string& candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string match = closest_match(word, candidates);
+  return match.empty() ? std::string() : " (did you mean \"" + match + "\"?)";
+}
+
+}  // namespace reusesim::config

@@ -1,0 +1,57 @@
+#pragma once
+// Error reporting for every input file: each problem is collected with its origin so that all
+// of them can be shown at once, as `file:line:col: error: key.path: message`.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace reusesim::config {
+
+// Where a value came from. line/column are 1-based; line 0 means "no line", e.g. a value
+// given on the command line with --set (then `file` holds the whole `--set ...` argument).
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+struct Diagnostic {
+  SourceLocation location;
+  std::string key_path;  // e.g. "layers.conv1.kernel"; empty when the whole file is at fault
+  std::string message;
+};
+
+std::string format_diagnostic(const Diagnostic& diagnostic);
+
+class Diagnostics {
+ public:
+  void error(const SourceLocation& location, const std::string& key_path, const std::string& message);
+  bool empty() const { return errors_.empty(); }
+  std::size_t size() const { return errors_.size(); }
+  const std::vector<Diagnostic>& errors() const { return errors_; }
+  // All messages, one per line, in the order they were found.
+  std::string to_string() const;
+  // Throws InputError carrying every message when any error was recorded.
+  void throw_if_any() const;
+
+ private:
+  std::vector<Diagnostic> errors_;
+};
+
+// Bad input (exit code 2): what() holds every formatted diagnostic, one per line.
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<Diagnostic> diagnostics);
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+// The closest candidate within a small edit distance, or "" when nothing is close.
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+// " (did you mean \"x\"?)" or "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace reusesim::config

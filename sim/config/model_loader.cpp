@@ -1,0 +1,431 @@
+#include "config/model_loader.h"
+
+#include <deque>
+#include <map>
+#include <optional>
+
+#include "config/node_reader.h"
+
+namespace reusesim::config {
+
+namespace {
+
+using workload::HeightWidth;
+using workload::LayerSpec;
+using workload::LayerType;
+
+// Names visible to `inputs` in one list of layers (the model's, or one block instance's).
+struct NameScope {
+  std::string prefix;      // "" at top level, "inc3a/" inside an instance
+  std::string input_name;  // what $input means here (an expanded name, or the model input)
+  std::string previous;    // the default input of the next layer
+  std::map<std::string, std::string> names;  // written name -> expanded layer name
+};
+
+// An `inputs` entry, resolved once every name in its scope is known (references may point forward).
+struct WrittenInput {
+  std::string name;
+  const NameScope* scope = nullptr;  // nullptr: `name` is already expanded
+  SourceLocation location;
+  std::string path;
+};
+
+// Where a layer of the expanded model was written, to place the errors found when building it.
+struct LayerOrigin {
+  std::string path;      // e.g. "layers.conv1" or "blocks.inception.layers.b1"
+  bool in_block = false;
+  SourceLocation location;
+  std::map<std::string, SourceLocation> fields;  // key -> where its value was written
+  std::vector<WrittenInput> inputs;
+};
+
+struct BlockTemplate {
+  std::vector<std::string> parameters;
+  const ConfigNode* layers = nullptr;
+  std::string path;
+};
+
+constexpr std::int64_t kMaxRepeat = 10'000;
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
+const IntegerRange kSize{1, kMaxDimension};
+const IntegerRange kOffset{0, kMaxDimension};
+
+std::string item_path(const std::string& list_path, const ConfigNode& item, std::size_t index) {
+  const ConfigNode* name = item.is_map() ? item.find("name") : nullptr;
+  const bool named = name != nullptr && name->is_scalar() && !name->scalar.empty();
+  return join_key_path(list_path, named ? name->scalar : std::to_string(index));
+}
+
+// An integer, or a [height, width] pair.
+HeightWidth read_pair(MapReader& reader, const std::string& key, HeightWidth fallback, IntegerRange range,
+                      const ParameterScope& scope) {
+  const ConfigNode* node = reader.optional(key);
+  if (node == nullptr) return fallback;
+  const std::string path = reader.child_path(key);
+  if (node->is_sequence() && node->items.size() != 2) {
+    reader.diagnostics().error(node->location, path, "expected an integer or a [height, width] pair, got a list of " +
+                                                         std::to_string(node->items.size()));
+    return fallback;
+  }
+  const std::vector<std::int64_t> values = read_integer_list(*node, path, range, &scope, reader.diagnostics());
+  if (values.size() == 1 && node->is_scalar()) return HeightWidth{values[0], values[0]};
+  if (values.size() == 2) return HeightWidth{values[0], values[1]};
+  return fallback;
+}
+
+class ModelReader {
+ public:
+  explicit ModelReader(Diagnostics& diagnostics) : diagnostics_(diagnostics) {}
+
+  workload::ModelSpec read(const ConfigNode& root) {
+    workload::ModelSpec spec;
+    MapReader reader(root, "", diagnostics_);
+    if (!reader.valid()) return spec;
+    spec.name = reader.required_string("name").value_or("");
+    spec.source = reader.string_or("source", "");
+    if (auto precision = reader.required_choice("precision", workload::precision_names())) {
+      spec.precision = *workload::precision_from_name(*precision);
+    }
+    if (const ConfigNode* parameters = reader.optional("parameters")) read_parameters(*parameters);
+    if (const ConfigNode* input = reader.required("input")) spec.input = read_input(*input).value_or(spec.input);
+    if (const ConfigNode* blocks = reader.optional("blocks")) read_blocks(*blocks);
+    const ConfigNode* layers = reader.required("layers");
+    reader.finish();
+    if (layers != nullptr && (!layers->is_sequence() || layers->items.empty())) {
+      diagnostics_.error(layers->location, "layers", "expected a non-empty list of layers, got " + layers->describe());
+    } else if (layers != nullptr) {
+      NameScope& top = scopes_.emplace_back(NameScope{"", workload::kModelInput, workload::kModelInput, {}});
+      read_layer_list(*layers, "layers", top, model_parameters_, false);
+      resolve_inputs();
+    }
+    spec.layers = layers_;
+    return spec;
+  }
+
+  const std::vector<LayerOrigin>& origins() const { return origins_; }
+
+ private:
+  void read_parameters(const ConfigNode& node) {
+    MapReader reader(node, "parameters", diagnostics_);
+    for (const ConfigEntry& entry : node.entries) {
+      if (auto value = reader.optional_integer(entry.key, IntegerRange::non_negative())) {
+        model_parameters_.define(entry.key, *value);
+      }
+    }
+    reader.finish();
+  }
+
+  std::optional<workload::Shape> read_input(const ConfigNode& node) {
+    MapReader reader(node, "input", diagnostics_);
+    if (!reader.valid()) return std::nullopt;
+    const bool image = reader.has("channels") || reader.has("height") || reader.has("width");
+    const bool complete_image = reader.has("channels") && reader.has("height") && reader.has("width");
+    const bool has_features = reader.has("features"), has_sequence = reader.has("sequence");
+    const auto channels = reader.optional_integer("channels", kSize, &model_parameters_);
+    const auto height = reader.optional_integer("height", kSize, &model_parameters_);
+    const auto width = reader.optional_integer("width", kSize, &model_parameters_);
+    const auto features = reader.optional_integer("features", kSize, &model_parameters_);
+    const auto sequence = reader.optional_integer("sequence", kSize, &model_parameters_);
+    reader.finish();
+    if (complete_image && !has_features && !has_sequence) {
+      if (channels && height && width) return workload::Shape::image(*channels, *height, *width);
+    } else if (!image && has_features && !has_sequence) {
+      if (features) return workload::Shape::vector(*features);
+    } else if (!image && has_sequence) {
+      if (sequence && (features || !has_features)) return workload::Shape::sequence(*sequence, features.value_or(1));
+    } else {
+      diagnostics_.error(node.location, "input",
+                         "expected {channels, height, width} (image), {features} (vector), "
+                         "{sequence, features} (sequence) or {sequence} (token ids)");
+    }
+    return std::nullopt;
+  }
+
+  void read_blocks(const ConfigNode& node) {
+    MapReader reader(node, "blocks", diagnostics_);
+    for (const ConfigEntry& entry : node.entries) {
+      reader.optional(entry.key);
+      const std::string path = reader.child_path(entry.key);
+      MapReader block(entry.value, path, diagnostics_);
+      if (!block.valid()) continue;
+      BlockTemplate result;
+      result.path = path;
+      if (const ConfigNode* parameters = block.optional("parameters")) {
+        result.parameters = read_string_list(*parameters, block.child_path("parameters"), diagnostics_);
+      }
+      result.layers = block.required("layers");
+      if (result.layers != nullptr && (!result.layers->is_sequence() || result.layers->items.empty())) {
+        diagnostics_.error(result.layers->location, block.child_path("layers"),
+                           "expected a non-empty list of layers, got " + result.layers->describe());
+        result.layers = nullptr;
+      }
+      block.finish();
+      blocks_[entry.key] = result;
+    }
+    reader.finish();
+  }
+
+  void read_layer_list(const ConfigNode& list, const std::string& list_path, NameScope& names,
+                       const ParameterScope& scope, bool in_block) {
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+      const ConfigNode& item = list.items[i];
+      MapReader reader(item, item_path(list_path, item, i), diagnostics_);
+      if (!reader.valid()) continue;
+      const std::string name = reader.required_string("name").value_or("");
+      if (name.find('/') != std::string::npos) {
+        diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
+                           "a layer name cannot contain '/' (it separates block instances from their layers)");
+      }
+      if (!reader.has("block")) {
+        read_layer(reader, item, name, names, scope, in_block);
+      } else if (in_block) {
+        diagnostics_.error(item.location, reader.path(), "a block cannot instantiate another block");
+      } else {
+        read_block_instance(reader, name, names, scope);
+      }
+    }
+  }
+
+  void read_block_instance(MapReader& reader, const std::string& name, NameScope& names, const ParameterScope& scope) {
+    const std::optional<std::string> block_name = reader.required_string("block");
+    const std::int64_t repeat = reader.integer_or("repeat", 1, IntegerRange{1, kMaxRepeat}, &scope);
+    std::string input = names.previous;
+    if (const ConfigNode* inputs = reader.optional("inputs")) {
+      const std::vector<std::string> written = read_string_list(*inputs, reader.child_path("inputs"), diagnostics_);
+      if (written.size() > 1) {
+        diagnostics_.error(inputs->location, reader.child_path("inputs"), "a block instance takes one input");
+      } else if (written.size() == 1) {
+        // Resolved now: an instance must follow what feeds it.
+        const auto found = names.names.find(written[0]);
+        if (written[0] == workload::kModelInput) {
+          input = names.input_name;
+        } else if (found != names.names.end()) {
+          input = found->second;
+        } else {
+          diagnostics_.error(inputs->location, reader.child_path("inputs"),
+                             "unknown layer \"" + written[0] + "\" (a block instance's input must be written before it)" +
+                                 did_you_mean(written[0], known_names(names)));
+        }
+      }
+    }
+    const ConfigNode* args = reader.optional("args");
+    reader.finish();
+    if (!block_name || name.empty()) return;
+    const auto block = blocks_.find(*block_name);
+    if (block == blocks_.end()) {
+      std::vector<std::string> known;
+      for (const auto& entry : blocks_) known.push_back(entry.first);
+      diagnostics_.error(reader.optional("block")->location, reader.child_path("block"),
+                         "unknown block \"" + *block_name + "\"" + did_you_mean(*block_name, known));
+      return;
+    }
+    ParameterScope& block_scope = parameter_scopes_.emplace_back(&scope);
+    if (args != nullptr) {
+      MapReader args_reader(*args, reader.child_path("args"), diagnostics_);
+      for (const std::string& parameter : block->second.parameters) {
+        if (auto value = args_reader.required_integer(parameter, IntegerRange::non_negative(), &scope)) {
+          block_scope.define(parameter, *value);
+        }
+      }
+      args_reader.finish();
+    } else if (!block->second.parameters.empty()) {
+      diagnostics_.error(reader.location(), reader.child_path("args"),
+                         "missing required key (block " + *block_name + " takes parameters)");
+    }
+    if (block->second.layers == nullptr) return;
+    for (std::int64_t copy = 1; copy <= repeat; ++copy) {
+      const std::string instance = repeat == 1 ? name : name + "_" + std::to_string(copy);
+      NameScope& inner = scopes_.emplace_back(NameScope{instance + "/", input, input, {}});
+      read_layer_list(*block->second.layers, block->second.path + ".layers", inner, block_scope, true);
+      input = inner.previous;
+      names.names[instance] = input;  // an instance stands for its last layer
+    }
+    names.names[name] = input;
+    names.previous = input;
+  }
+
+  void read_layer(MapReader& reader, const ConfigNode& node, const std::string& name, NameScope& names,
+                  const ParameterScope& scope, bool in_block) {
+    LayerSpec layer;
+    LayerOrigin origin;
+    origin.path = reader.path();
+    origin.in_block = in_block;
+    origin.location = reader.location();
+    for (const ConfigEntry& entry : node.entries) origin.fields[entry.key] = entry.value.location;
+    layer.name = names.prefix + name;
+    if (const ConfigNode* inputs = reader.optional("inputs")) {
+      const std::string path = reader.child_path("inputs");
+      for (const std::string& input : read_string_list(*inputs, path, diagnostics_)) {
+        origin.inputs.push_back(WrittenInput{input, &names, inputs->location, path});
+      }
+    } else {
+      origin.inputs.push_back(WrittenInput{names.previous, nullptr, reader.location(), reader.path()});
+    }
+    const std::optional<std::string> type = reader.required_string("type");
+    const std::optional<LayerType> parsed = type ? workload::layer_type_from_name(*type) : std::nullopt;
+    if (type && !parsed) {
+      diagnostics_.error(reader.optional("type")->location, reader.child_path("type"),
+                         "unknown layer type \"" + *type + "\"" + did_you_mean(*type, workload::layer_type_names()));
+    }
+    if (parsed) {
+      layer.type = *parsed;
+      read_fields(reader, layer, scope);
+      reader.finish();  // only a known type knows which keys it allows
+    }
+    if (!name.empty()) {
+      if (!names.names.emplace(name, layer.name).second) {
+        diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
+                           "duplicate layer name \"" + layer.name + "\"");
+      }
+    }
+    names.previous = layer.name;
+    layers_.push_back(std::move(layer));
+    origins_.push_back(std::move(origin));
+  }
+
+  void read_fields(MapReader& reader, LayerSpec& layer, const ParameterScope& scope) {
+    const bool fused_activation_allowed = layer.type == LayerType::conv2d || layer.type == LayerType::linear;
+    if (fused_activation_allowed) {
+      const std::string activation = reader.choice_or("activation", "none", workload::activation_names());
+      layer.activation = *workload::activation_from_name(activation);
+    }
+    switch (layer.type) {
+      case LayerType::conv2d: {
+        workload::Conv2dParams& conv = layer.conv;
+        conv.depthwise = reader.boolean_or("depthwise", false);
+        conv.out_channels = conv.depthwise ? reader.integer_or("out_channels", 0, kSize, &scope)
+                                           : reader.required_integer("out_channels", kSize, &scope).value_or(1);
+        if (!reader.has("kernel")) reader.required("kernel");
+        conv.kernel = read_pair(reader, "kernel", conv.kernel, kSize, scope);
+        conv.stride = read_pair(reader, "stride", conv.stride, kSize, scope);
+        conv.padding = read_pair(reader, "padding", conv.padding, kOffset, scope);
+        conv.dilation = read_pair(reader, "dilation", conv.dilation, kSize, scope);
+        conv.groups = reader.integer_or("groups", 1, kSize, &scope);
+        if (conv.depthwise && reader.has("groups")) {
+          diagnostics_.error(reader.optional("groups")->location, reader.child_path("groups"),
+                             "depthwise sets groups to the input channels; give one or the other");
+        }
+        conv.bias = reader.boolean_or("bias", true);
+        conv.in_channels = reader.optional_integer("in_channels", kSize, &scope);
+        break;
+      }
+      case LayerType::linear:
+        layer.linear.out_features = reader.required_integer("out_features", kSize, &scope).value_or(1);
+        layer.linear.bias = reader.boolean_or("bias", true);
+        layer.linear.in_features = reader.optional_integer("in_features", kSize, &scope);
+        break;
+      case LayerType::rnn:
+      case LayerType::gru:
+      case LayerType::lstm: {
+        workload::RecurrentParams& rnn = layer.recurrent;
+        rnn.hidden_size = reader.required_integer("hidden_size", kSize, &scope).value_or(1);
+        rnn.num_layers = reader.integer_or("num_layers", 1, IntegerRange{1, kMaxRepeat}, &scope);
+        rnn.bidirectional = reader.boolean_or("bidirectional", false);
+        rnn.bias = reader.boolean_or("bias", true);
+        rnn.return_sequences = reader.boolean_or("return_sequences", true);
+        rnn.input_size = reader.optional_integer("input_size", kSize, &scope);
+        break;
+      }
+      case LayerType::maxpool:
+      case LayerType::avgpool: {
+        workload::PoolParams& pool = layer.pool;
+        pool.global = reader.boolean_or("global", false);
+        if (pool.global) {
+          for (const char* key : {"kernel", "stride", "padding", "ceil_mode"}) {
+            if (const ConfigNode* value = reader.optional(key)) {
+              diagnostics_.error(value->location, reader.child_path(key), "not used by a global pool");
+            }
+          }
+          break;
+        }
+        if (!reader.has("kernel")) reader.required("kernel");
+        pool.kernel = read_pair(reader, "kernel", pool.kernel, kSize, scope);
+        if (reader.has("stride")) pool.stride = read_pair(reader, "stride", pool.kernel, kSize, scope);
+        pool.padding = read_pair(reader, "padding", pool.padding, kOffset, scope);
+        pool.ceil_mode = reader.boolean_or("ceil_mode", false);
+        break;
+      }
+      case LayerType::embedding:
+        layer.embedding.num_embeddings = reader.required_integer("num_embeddings", kSize, &scope).value_or(1);
+        layer.embedding.embedding_dim = reader.required_integer("embedding_dim", kSize, &scope).value_or(1);
+        break;
+      default:
+        break;  // activations, batchnorm, add, concat, flatten, to_sequence, softmax: no fields
+    }
+  }
+
+  static std::vector<std::string> known_names(const NameScope& names) {
+    std::vector<std::string> known{workload::kModelInput};
+    for (const auto& entry : names.names) known.push_back(entry.first);
+    return known;
+  }
+
+  void resolve_inputs() {
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+      layers_[i].inputs.clear();
+      for (const WrittenInput& input : origins_[i].inputs) {
+        if (input.scope == nullptr) {
+          layers_[i].inputs.push_back(input.name);
+        } else if (input.name == workload::kModelInput) {
+          layers_[i].inputs.push_back(input.scope->input_name);
+        } else if (auto found = input.scope->names.find(input.name); found != input.scope->names.end()) {
+          layers_[i].inputs.push_back(found->second);
+        } else {
+          const std::string where = input.scope->prefix.empty() ? "" : " (inside a block, names refer to the block's own layers or $input)";
+          diagnostics_.error(input.location, input.path, "unknown layer \"" + input.name + "\"" + where +
+                                                             did_you_mean(input.name, known_names(*input.scope)));
+        }
+      }
+    }
+  }
+
+  Diagnostics& diagnostics_;
+  ParameterScope model_parameters_;
+  std::deque<ParameterScope> parameter_scopes_;  // deque: scopes point at their parents
+  std::deque<NameScope> scopes_;
+  std::map<std::string, BlockTemplate> blocks_;
+  std::vector<LayerSpec> layers_;
+  std::vector<LayerOrigin> origins_;
+};
+
+LoadedModel load_model(ConfigNode root, const std::string& origin, const std::vector<std::string>& overrides,
+                       Diagnostics& diagnostics) {
+  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
+  diagnostics.throw_if_any();
+  ModelReader reader(diagnostics);
+  LoadedModel loaded;
+  loaded.file = origin;
+  loaded.spec = reader.read(root);
+  diagnostics.throw_if_any();
+  workload::NetworkBuild build = workload::build_network(loaded.spec);
+  for (const workload::NetworkError& error : build.errors) {
+    const auto& layer_origin = reader.origins()[error.spec_index];
+    const auto field = layer_origin.fields.find(error.field);
+    const SourceLocation location = field != layer_origin.fields.end() ? field->second : layer_origin.location;
+    const std::string path = error.field.empty() ? layer_origin.path : join_key_path(layer_origin.path, error.field);
+    const std::string instance = layer_origin.in_block ? "in " + loaded.spec.layers[error.spec_index].name + ": " : "";
+    diagnostics.error(location, path, instance + error.message);
+  }
+  diagnostics.throw_if_any();
+  loaded.network = std::move(*build.network);
+  return loaded;
+}
+
+}  // namespace
+
+LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  ConfigNode root = load_yaml_file(path, diagnostics);
+  diagnostics.throw_if_any();
+  return load_model(std::move(root), path, overrides, diagnostics);
+}
+
+LoadedModel load_model_text(const std::string& text, const std::string& origin,
+                            const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  ConfigNode root = load_yaml_text(text, origin, diagnostics);
+  diagnostics.throw_if_any();
+  return load_model(std::move(root), origin, overrides, diagnostics);
+}
+
+}  // namespace reusesim::config

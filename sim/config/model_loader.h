@@ -1,0 +1,26 @@
+#pragma once
+// Model (network) files -> workload::ModelSpec -> validated workload::Network.
+// Format: docs/model-format.md.
+
+#include <string>
+#include <vector>
+
+#include "config/config_node.h"
+#include "workload/network.h"
+
+namespace reusesim::config {
+
+struct LoadedModel {
+  std::string file;
+  workload::ModelSpec spec;
+  workload::Network network;
+};
+
+// Loads, applies `--set` overrides, validates and builds the network. Throws InputError with
+// every problem found (file:line:col: error: key.path: message, one per line).
+LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides = {});
+// The same from text that stands for the file `origin` (tests, fuzzing).
+LoadedModel load_model_text(const std::string& text, const std::string& origin,
+                            const std::vector<std::string>& overrides = {});
+
+}  // namespace reusesim::config

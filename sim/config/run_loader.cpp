@@ -1,0 +1,195 @@
+#include "config/run_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "config/accelerator_loader.h"
+#include "config/model_loader.h"
+#include "config/node_reader.h"
+
+namespace reusesim::config {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::int64_t kMaxBatch = 1'000'000;
+
+std::string relative_to(const std::string& origin, const std::string& path) {
+  if (fs::path(path).is_absolute()) return path;
+  return (fs::path(origin).parent_path() / path).lexically_normal().string();
+}
+
+// Problems inside a file the run names keep their own file:line:col.
+void adopt(const InputError& error, Diagnostics& diagnostics) {
+  for (const Diagnostic& diagnostic : error.diagnostics()) {
+    diagnostics.error(diagnostic.location, diagnostic.key_path, diagnostic.message);
+  }
+}
+
+std::vector<std::string> read_files(MapReader& reader, const std::string& key, const std::string& origin) {
+  std::vector<std::string> files;
+  const ConfigNode* node = reader.required(key);
+  if (node == nullptr) return files;
+  for (const std::string& file : read_string_list(*node, reader.child_path(key), reader.diagnostics())) {
+    files.push_back(relative_to(origin, file));
+  }
+  return files;
+}
+
+void check_selection(const RunModel& model, const workload::Network& network, const ConfigNode& item,
+                     const std::string& path, Diagnostics& diagnostics) {
+  std::vector<std::string> names;
+  for (const workload::NetworkLayer& layer : network.layers) names.push_back(layer.spec.name);
+  for (const std::string& layer : model.layers) {
+    if (std::find(names.begin(), names.end(), layer) == names.end()) {
+      diagnostics.error(item.find("layers")->location, join_key_path(path, "layers"),
+                        "model " + network.name + " has no layer \"" + layer + "\"" + did_you_mean(layer, names));
+    }
+  }
+  const bool any_selected = std::any_of(network.layers.begin(), network.layers.end(), [&](const auto& layer) {
+    const std::string type = workload::layer_type_name(layer.spec.type);
+    const bool name_ok = model.layers.empty() ||
+                         std::find(model.layers.begin(), model.layers.end(), layer.spec.name) != model.layers.end();
+    const bool type_ok = model.layer_types.empty() ||
+                         std::find(model.layer_types.begin(), model.layer_types.end(), type) != model.layer_types.end();
+    return name_ok && type_ok;
+  });
+  if (!any_selected) diagnostics.error(item.location, path, "the layers and layer_types given select no layer");
+}
+
+RunModel read_run_model(const ConfigNode& item, const std::string& path, const std::string& origin,
+                        Diagnostics& diagnostics) {
+  RunModel model;
+  MapReader reader(item, path, diagnostics);
+  if (!reader.valid()) return model;
+  if (auto file = reader.required_string("model")) model.model_file = relative_to(origin, *file);
+  if (const ConfigNode* batch = reader.required("batch")) {
+    model.batches = read_integer_list(*batch, reader.child_path("batch"), IntegerRange{1, kMaxBatch}, nullptr, diagnostics);
+  }
+  if (const ConfigNode* layers = reader.optional("layers")) {
+    model.layers = read_string_list(*layers, reader.child_path("layers"), diagnostics);
+  }
+  if (const ConfigNode* types = reader.optional("layer_types")) {
+    const std::string types_path = reader.child_path("layer_types");
+    for (const std::string& type : read_string_list(*types, types_path, diagnostics)) {
+      if (!workload::layer_type_from_name(type)) {
+        diagnostics.error(types->location, types_path,
+                          "unknown layer type \"" + type + "\"" + did_you_mean(type, workload::layer_type_names()));
+      }
+      model.layer_types.push_back(type);
+    }
+  }
+  reader.finish();
+  if (model.model_file.empty()) return model;
+  try {
+    const LoadedModel loaded = load_model_file(model.model_file);
+    check_selection(model, loaded.network, item, path, diagnostics);
+  } catch (const InputError& error) {
+    adopt(error, diagnostics);
+  }
+  return model;
+}
+
+std::vector<SweepAxis> read_sweep(const ConfigNode& node, Diagnostics& diagnostics) {
+  std::vector<SweepAxis> sweep;
+  MapReader reader(node, "sweep", diagnostics);
+  if (!reader.valid()) return sweep;
+  for (const ConfigEntry& entry : node.entries) {
+    reader.optional(entry.key);
+    const std::string path = reader.child_path(entry.key);
+    if (!entry.value.is_sequence() || entry.value.items.empty()) {
+      diagnostics.error(entry.value.location, path, "expected a non-empty list of values, got " + entry.value.describe());
+      continue;
+    }
+    SweepAxis axis{entry.key, {}};
+    for (const ConfigNode& value : entry.value.items) {
+      if (!value.is_scalar()) {
+        diagnostics.error(value.location, path, "expected plain values to sweep, got " + value.describe());
+        continue;
+      }
+      axis.values.push_back(value.scalar);
+    }
+    sweep.push_back(axis);
+  }
+  return sweep;
+}
+
+// Every sweep value must give a valid accelerator; report a bad one where the run file gives it.
+void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, Diagnostics& diagnostics) {
+  for (const SweepAxis& axis : run.sweep) {
+    const ConfigNode& values = *sweep_node.find(axis.key_path);
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      const std::string assignment = axis.key_path + "=" + axis.values[i];
+      for (const std::string& file : run.accelerator_files) {
+        try {
+          load_accelerator_file(file, {assignment});
+        } catch (const InputError& error) {
+          for (const Diagnostic& problem : error.diagnostics()) {
+            diagnostics.error(values.items[i].location, join_key_path("sweep", axis.key_path),
+                              "with " + assignment + " on " + file + ": " + format_diagnostic(problem));
+          }
+        }
+      }
+    }
+  }
+}
+
+RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics& diagnostics) {
+  RunSpec run;
+  MapReader reader(root, "", diagnostics);
+  if (!reader.valid()) return run;
+  run.name = reader.required_string("name").value_or("");
+  run.accelerator_files = read_files(reader, "accelerators", origin);
+  const ConfigNode* models = reader.required("models");
+  const ConfigNode* sweep = reader.optional("sweep");
+  reader.finish();
+  if (models != nullptr && (!models->is_sequence() || models->items.empty())) {
+    diagnostics.error(models->location, "models", "expected a non-empty list of models, got " + models->describe());
+  } else if (models != nullptr) {
+    for (std::size_t i = 0; i < models->items.size(); ++i) {
+      run.models.push_back(read_run_model(models->items[i], "models." + std::to_string(i), origin, diagnostics));
+    }
+  }
+  const std::size_t errors_before_accelerators = diagnostics.size();
+  for (const std::string& file : run.accelerator_files) {
+    try {
+      load_accelerator_file(file);
+    } catch (const InputError& error) {
+      adopt(error, diagnostics);
+    }
+  }
+  if (sweep != nullptr) {
+    run.sweep = read_sweep(*sweep, diagnostics);
+    // Sweep values are only judged on accelerators that are valid without them.
+    if (diagnostics.size() == errors_before_accelerators) check_sweep(run, *sweep, diagnostics);
+  }
+  return run;
+}
+
+RunSpec load_run(ConfigNode root, const std::string& origin, const std::vector<std::string>& overrides,
+                 Diagnostics& diagnostics) {
+  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
+  diagnostics.throw_if_any();
+  RunSpec run = read_run(root, origin, diagnostics);
+  diagnostics.throw_if_any();
+  return run;
+}
+
+}  // namespace
+
+RunSpec load_run_file(const std::string& path, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  ConfigNode root = load_yaml_file(path, diagnostics);
+  diagnostics.throw_if_any();
+  return load_run(std::move(root), path, overrides, diagnostics);
+}
+
+RunSpec load_run_text(const std::string& text, const std::string& origin, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  ConfigNode root = load_yaml_text(text, origin, diagnostics);
+  diagnostics.throw_if_any();
+  return load_run(std::move(root), origin, overrides, diagnostics);
+}
+
+}  // namespace reusesim::config

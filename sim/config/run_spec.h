@@ -1,0 +1,31 @@
+#pragma once
+// A run file (batch trace): which accelerators x models x batch sizes to run, and which
+// accelerator fields to sweep. Paths are resolved relative to the run file.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace reusesim::config {
+
+struct RunModel {
+  std::string model_file;
+  std::vector<std::int64_t> batches;
+  std::vector<std::string> layers;       // only these layers (empty: all)
+  std::vector<std::string> layer_types;  // only layers of these types (empty: all)
+};
+
+// One swept accelerator field: every value is tried (the jobs are the cross product).
+struct SweepAxis {
+  std::string key_path;  // e.g. "dram.channels"
+  std::vector<std::string> values;  // YAML text of each value, applied like --set key_path=value
+};
+
+struct RunSpec {
+  std::string name;
+  std::vector<std::string> accelerator_files;
+  std::vector<RunModel> models;
+  std::vector<SweepAxis> sweep;
+};
+
+}  // namespace reusesim::config

@@ -1,0 +1,117 @@
+#include "report/analyze_report.h"
+
+namespace reusesim::report {
+
+namespace {
+
+using workload::checked_add;
+using workload::checked_mul;
+
+constexpr const char* kConventions =
+    "1 MAC = 2 ops; intensity = ops per byte of compulsory DRAM traffic (every input, weight and "
+    "output of a layer moved once; weights once per batch); GB/s = 1e9 bytes/s";
+
+struct Row {
+  std::int64_t macs = 0, params = 0, input_elems = 0, output_elems = 0, vector_ops = 0;
+  workload::TrafficBytes traffic;
+
+  void add(const Row& other) {
+    macs = checked_add(macs, other.macs);
+    params = checked_add(params, other.params);
+    input_elems = checked_add(input_elems, other.input_elems);
+    output_elems = checked_add(output_elems, other.output_elems);
+    vector_ops = checked_add(vector_ops, other.vector_ops);
+    traffic.weight = checked_add(traffic.weight, other.traffic.weight);
+    traffic.input = checked_add(traffic.input, other.traffic.input);
+    traffic.output = checked_add(traffic.output, other.traffic.output);
+  }
+};
+
+std::vector<Column> columns(const AnalyzeOptions& options) {
+  std::vector<Column> result{{"layer"},        {"type"},         {"output_shape"}, {"macs"},
+                             {"params"},       {"input_elems"},  {"output_elems"}, {"vector_ops"},
+                             {"weight_bytes"}, {"input_bytes"},  {"output_bytes"}, {"intensity_ops_per_byte", 2}};
+  if (options.peak_tops) {
+    for (Column column : std::vector<Column>{{"ideal_time_us", 3}, {"input_gbps", 2}, {"output_gbps", 2}, {"weight_gbps", 2}}) {
+      result.push_back(column);
+    }
+  }
+  return result;
+}
+
+std::vector<Cell> cells(const std::string& name, const std::string& type, const std::string& shape, const Row& row,
+                        const AnalyzeOptions& options) {
+  const double ops = 2.0 * static_cast<double>(row.macs);
+  const std::int64_t bytes = row.traffic.total();
+  std::vector<Cell> result{name,
+                           type,
+                           shape,
+                           row.macs,
+                           row.params,
+                           row.input_elems,
+                           row.output_elems,
+                           row.vector_ops,
+                           row.traffic.weight,
+                           row.traffic.input,
+                           row.traffic.output,
+                           bytes > 0 ? Cell(ops / static_cast<double>(bytes)) : Cell()};
+  if (options.peak_tops) {
+    const double seconds = ops / (*options.peak_tops * 1e12);
+    result.push_back(seconds * 1e6);
+    for (std::int64_t tensor_bytes : {row.traffic.input, row.traffic.output, row.traffic.weight}) {
+      result.push_back(seconds > 0 ? Cell(static_cast<double>(tensor_bytes) / seconds / 1e9) : Cell());
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+Table analyze_table(const workload::Network& network, const AnalyzeOptions& options) {
+  Table table(columns(options));
+  const std::int64_t element_bytes = workload::bytes_per_element(network.precision);
+  Row total;
+  for (const workload::NetworkLayer& layer : network.layers) {
+    Row row;
+    row.macs = checked_mul(layer.counts.macs, options.batch);
+    row.params = layer.counts.params;
+    row.input_elems = checked_mul(layer.counts.input_elems, options.batch);
+    row.output_elems = checked_mul(layer.counts.output_elems, options.batch);
+    row.vector_ops = checked_mul(layer.counts.vector_ops, options.batch);
+    row.traffic = workload::compulsory_traffic(layer, options.batch, element_bytes);
+    total.add(row);
+    table.add_row(cells(layer.spec.name, workload::layer_type_name(layer.spec.type), layer.output_shape.to_string(),
+                        row, options));
+  }
+  table.add_row(cells("TOTAL", "", "", total, options));
+  return table;
+}
+
+std::string render_analysis(const workload::Network& network, const AnalyzeOptions& options, Format format) {
+  const Table table = analyze_table(network, options);
+  const std::string precision = workload::precision_name(network.precision);
+  const std::int64_t element_bytes = workload::bytes_per_element(network.precision);
+  if (format == Format::csv) return table.to_csv();
+  if (format == Format::json) {
+    nlohmann::ordered_json document;
+    document["model"] = network.name;
+    document["precision"] = precision;
+    document["bytes_per_element"] = element_bytes;
+    document["batch"] = options.batch;
+    document["input_shape"] = network.input.to_string();
+    document["peak_tops"] = options.peak_tops ? nlohmann::ordered_json(*options.peak_tops) : nlohmann::ordered_json();
+    document["conventions"] = kConventions;
+    nlohmann::ordered_json rows = table.to_json();
+    document["total"] = rows.back();
+    rows.erase(rows.size() - 1);
+    document["layers"] = rows;
+    return document.dump(2) + "\n";
+  }
+  std::string text = "model " + network.name + ": input " + network.input.describe() + ", " + precision + " (" +
+                     std::to_string(element_bytes) + " bytes/element), batch " + std::to_string(options.batch);
+  if (options.peak_tops) text += ", ideal device " + format_number(*options.peak_tops) + " Tops/s";
+  text += "\n" + std::string(kConventions) + "\n\n";
+  return text + table.to_text();
+}
+
+}  // namespace reusesim::report

@@ -1,0 +1,67 @@
+#include "report/footprint_report.h"
+
+namespace reusesim::report {
+
+namespace {
+
+constexpr const char* kConventions =
+    "bytes; total = weights + gradients + optimizer state + stored activations + activation gradients + "
+    "largest im2col workspace, all held at once; peak = the most held at one time when each tensor is "
+    "freed after its last use (inference) or activation gradients live one layer at a time (training)";
+
+std::vector<Cell> row_cells(const std::string& name, const std::string& type, std::int64_t weights,
+                            std::int64_t gradients, std::int64_t optimizer, std::int64_t activations,
+                            std::int64_t activation_gradients, std::int64_t im2col) {
+  return {name, type, weights, gradients, optimizer, activations, activation_gradients, im2col};
+}
+
+}  // namespace
+
+std::string render_footprint(const workload::Network& network, const workload::FootprintOptions& options,
+                             const workload::Footprint& footprint, Format format) {
+  Table table({{"layer"}, {"type"}, {"weight_bytes"}, {"gradient_bytes"}, {"optimizer_bytes"},
+               {"activation_bytes"}, {"activation_gradient_bytes"}, {"im2col_bytes"}});
+  table.add_row(row_cells("(input)", "input", 0, 0, 0, footprint.input_bytes, 0, 0));
+  for (const workload::LayerFootprint& layer : footprint.layers) {
+    table.add_row(row_cells(layer.name, layer.type, layer.weight_bytes, layer.gradient_bytes, layer.optimizer_bytes,
+                            layer.activation_bytes, layer.activation_gradient_bytes, layer.im2col_bytes));
+  }
+  table.add_row(row_cells("TOTAL", "", footprint.weight_bytes, footprint.gradient_bytes, footprint.optimizer_bytes,
+                          footprint.activation_bytes, footprint.activation_gradient_bytes, footprint.im2col_bytes));
+  const bool train = options.mode == workload::FootprintMode::train;
+  const std::string mode = train ? "train" : "infer";
+  const std::string optimizer = train ? workload::optimizer_name(options.optimizer) : "none";
+  const std::string dtype = workload::precision_name(options.dtype);
+  if (format == Format::csv) return table.to_csv();
+  if (format == Format::json) {
+    nlohmann::ordered_json document;
+    document["model"] = network.name;
+    document["mode"] = mode;
+    document["optimizer"] = optimizer;
+    document["dtype"] = dtype;
+    document["batch"] = options.batch;
+    document["im2col"] = options.im2col;
+    document["inplace_activations"] = options.inplace_activations;
+    document["conventions"] = kConventions;
+    document["total_bytes"] = footprint.total_bytes;
+    document["peak_bytes"] = footprint.peak_bytes;
+    document["components"] = {{"weight_bytes", footprint.weight_bytes},
+                              {"gradient_bytes", footprint.gradient_bytes},
+                              {"optimizer_bytes", footprint.optimizer_bytes},
+                              {"activation_bytes", footprint.activation_bytes},
+                              {"activation_gradient_bytes", footprint.activation_gradient_bytes},
+                              {"im2col_bytes", footprint.im2col_bytes}};
+    nlohmann::ordered_json rows = table.to_json();
+    rows.erase(rows.size() - 1);
+    document["layers"] = rows;
+    return document.dump(2) + "\n";
+  }
+  std::string text = "model " + network.name + ": " + mode + ", optimizer " + optimizer + ", " + dtype + ", batch " +
+                     std::to_string(options.batch) + (options.im2col ? ", im2col" : "") +
+                     (options.inplace_activations ? ", in-place activations" : "") + "\n" + kConventions + "\n\n";
+  text += table.to_text();
+  text += "\ntotal_bytes " + group_digits(footprint.total_bytes) + "\npeak_bytes  " + group_digits(footprint.peak_bytes) + "\n";
+  return text;
+}
+
+}  // namespace reusesim::report

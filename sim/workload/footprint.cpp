@@ -1,0 +1,131 @@
+#include "workload/footprint.h"
+
+#include <algorithm>
+
+namespace reusesim::workload {
+
+namespace {
+
+// An activation layer working in place shares its input's buffer.
+bool shares_input_buffer(const NetworkLayer& layer, const FootprintOptions& options) {
+  return options.inplace_activations && is_activation(layer.spec.type);
+}
+
+struct InferencePeak {
+  std::int64_t activation_bytes = 0;  // the largest live set of activations
+  std::int64_t with_workspace_bytes = 0;  // the largest live set plus that layer's im2col workspace
+};
+
+// Layers run in topological order; a tensor lives from its producer until its last consumer has
+// run (outputs nobody consumes live to the end). An in-place activation's output is its input's
+// buffer, so that buffer lives until the output's last use.
+InferencePeak peak_live_inference(const Network& network, const Footprint& footprint, const FootprintOptions& options) {
+  const std::size_t count = network.layers.size();
+  std::vector<std::size_t> last_use(count, count);
+  std::vector<bool> consumed(count, false);
+  std::size_t input_last_use = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    for (int input : network.layers[i].input_ids) {
+      if (input < 0) {
+        input_last_use = i;
+        continue;
+      }
+      const auto producer = static_cast<std::size_t>(input);
+      last_use[producer] = consumed[producer] ? std::max(last_use[producer], i) : i;
+      consumed[producer] = true;
+    }
+  }
+  for (std::size_t i = count; i-- > 0;) {
+    if (!shares_input_buffer(network.layers[i], options)) continue;
+    const int input = network.layers[i].input_ids.front();
+    if (input < 0) {
+      input_last_use = std::max(input_last_use, last_use[i]);
+    } else {
+      last_use[static_cast<std::size_t>(input)] = std::max(last_use[static_cast<std::size_t>(input)], last_use[i]);
+    }
+  }
+  InferencePeak peak;
+  for (std::size_t step = 0; step < count; ++step) {
+    std::int64_t live = step <= input_last_use ? footprint.input_bytes : 0;
+    for (std::size_t i = 0; i <= step; ++i) {
+      if (last_use[i] >= step) live = checked_add(live, footprint.layers[i].activation_bytes);
+    }
+    peak.activation_bytes = std::max(peak.activation_bytes, live);
+    peak.with_workspace_bytes = std::max(peak.with_workspace_bytes, checked_add(live, footprint.layers[step].im2col_bytes));
+  }
+  return peak;
+}
+
+}  // namespace
+
+std::string optimizer_name(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::momentum: return "momentum";
+    case Optimizer::adam: return "adam";
+    default: return "sgd";
+  }
+}
+
+std::int64_t optimizer_state_per_parameter(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::momentum: return 1;
+    case Optimizer::adam: return 2;
+    default: return 0;
+  }
+}
+
+Footprint compute_footprint(const Network& network, const FootprintOptions& options) {
+  const std::int64_t element_bytes = bytes_per_element(options.dtype);
+  const bool train = options.mode == FootprintMode::train;
+  const auto tensor_bytes = [&](std::int64_t elements_per_sample) {
+    return checked_product({elements_per_sample, options.batch, element_bytes});
+  };
+  Footprint footprint;
+  footprint.input_bytes = tensor_bytes(network.input.elements());
+  for (const NetworkLayer& layer : network.layers) {
+    LayerFootprint row;
+    row.name = layer.spec.name;
+    row.type = layer_type_name(layer.spec.type);
+    row.weight_bytes = checked_mul(layer.counts.params, element_bytes);
+    if (train) {
+      row.gradient_bytes = row.weight_bytes;
+      row.optimizer_bytes = checked_mul(row.weight_bytes, optimizer_state_per_parameter(options.optimizer));
+      row.activation_gradient_bytes = tensor_bytes(layer.counts.output_elems);
+    }
+    row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);
+    if (options.im2col) row.im2col_bytes = tensor_bytes(layer.counts.im2col_elems);
+    footprint.weight_bytes = checked_add(footprint.weight_bytes, row.weight_bytes);
+    footprint.gradient_bytes = checked_add(footprint.gradient_bytes, row.gradient_bytes);
+    footprint.optimizer_bytes = checked_add(footprint.optimizer_bytes, row.optimizer_bytes);
+    footprint.activation_gradient_bytes = checked_add(footprint.activation_gradient_bytes, row.activation_gradient_bytes);
+    footprint.im2col_bytes = std::max(footprint.im2col_bytes, row.im2col_bytes);
+    footprint.layers.push_back(row);
+  }
+  const std::int64_t state_bytes =
+      checked_add(checked_add(footprint.weight_bytes, footprint.gradient_bytes), footprint.optimizer_bytes);
+  if (train) {
+    footprint.activation_bytes = footprint.input_bytes;
+    std::int64_t largest_backward_step = 0;
+    for (std::size_t i = 0; i < network.layers.size(); ++i) {
+      footprint.activation_bytes = checked_add(footprint.activation_bytes, footprint.layers[i].activation_bytes);
+      // Backward through one layer holds the gradient of its output and of each of its inputs.
+      std::int64_t step = footprint.layers[i].activation_gradient_bytes;
+      for (int input : network.layers[i].input_ids) {
+        step = checked_add(step, input < 0 ? footprint.input_bytes
+                                           : footprint.layers[static_cast<std::size_t>(input)].activation_gradient_bytes);
+      }
+      largest_backward_step = std::max(largest_backward_step, checked_add(step, footprint.layers[i].im2col_bytes));
+    }
+    footprint.total_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes),
+                                        checked_add(footprint.activation_gradient_bytes, footprint.im2col_bytes));
+    footprint.peak_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes), largest_backward_step);
+  } else {
+    const InferencePeak peak = peak_live_inference(network, footprint, options);
+    footprint.activation_bytes = peak.activation_bytes;
+    footprint.total_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes), footprint.im2col_bytes);
+    footprint.peak_bytes = checked_add(state_bytes, peak.with_workspace_bytes);
+  }
+  return footprint;
+}
+
+}  // namespace reusesim::workload

@@ -1,0 +1,59 @@
+#pragma once
+// Memory a network needs to run (inference) or to train, per layer and in total.
+//
+// total_bytes follows the textbook sum: parameters + gradients + optimizer state + every stored
+// activation + every activation gradient + the largest im2col workspace, all held at once.
+// peak_bytes is liveness-aware: inference keeps a tensor only until its last consumer has run;
+// training keeps every stored activation but only one layer's activation gradients at a time.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workload/network.h"
+
+namespace reusesim::workload {
+
+enum class FootprintMode { infer, train };
+enum class Optimizer { sgd, momentum, adam };
+
+struct FootprintOptions {
+  std::int64_t batch = 1;
+  FootprintMode mode = FootprintMode::infer;
+  Optimizer optimizer = Optimizer::sgd;  // train only
+  Precision dtype = Precision::fp32;     // every tensor, optimizer state included
+  bool im2col = false;                   // convolutions lowered to matrix products need a workspace
+  bool inplace_activations = false;      // activation layers overwrite their input
+};
+
+struct LayerFootprint {
+  std::string name;
+  std::string type;
+  std::int64_t weight_bytes = 0;
+  std::int64_t gradient_bytes = 0;
+  std::int64_t optimizer_bytes = 0;
+  std::int64_t activation_bytes = 0;           // this layer's stored output
+  std::int64_t activation_gradient_bytes = 0;  // gradient of that output (train)
+  std::int64_t im2col_bytes = 0;               // lowered input of a convolution (with im2col)
+};
+
+struct Footprint {
+  std::vector<LayerFootprint> layers;
+  std::int64_t input_bytes = 0;  // the model input, stored for the first layer's backward pass
+  std::int64_t weight_bytes = 0;
+  std::int64_t gradient_bytes = 0;
+  std::int64_t optimizer_bytes = 0;
+  std::int64_t activation_bytes = 0;  // train: input + all stored outputs; infer: the peak live set
+  std::int64_t activation_gradient_bytes = 0;
+  std::int64_t im2col_bytes = 0;  // the largest workspace: it is reused layer to layer
+  std::int64_t total_bytes = 0;
+  std::int64_t peak_bytes = 0;
+};
+
+std::string optimizer_name(Optimizer optimizer);
+// Optimizer state values per parameter: SGD 0, momentum 1 (velocity), Adam 2 (two moments).
+std::int64_t optimizer_state_per_parameter(Optimizer optimizer);
+
+Footprint compute_footprint(const Network& network, const FootprintOptions& options);
+
+}  // namespace reusesim::workload

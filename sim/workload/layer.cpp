@@ -1,0 +1,330 @@
+#include "workload/layer.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace reusesim::workload {
+
+namespace {
+
+constexpr std::array<std::pair<LayerType, const char*>, 19> kLayerTypeNames{{
+    {LayerType::conv2d, "conv2d"},       {LayerType::linear, "linear"},     {LayerType::rnn, "rnn"},
+    {LayerType::gru, "gru"},             {LayerType::lstm, "lstm"},         {LayerType::maxpool, "maxpool"},
+    {LayerType::avgpool, "avgpool"},     {LayerType::relu, "relu"},         {LayerType::relu6, "relu6"},
+    {LayerType::sigmoid, "sigmoid"},     {LayerType::tanh, "tanh"},         {LayerType::gelu, "gelu"},
+    {LayerType::batchnorm, "batchnorm"}, {LayerType::add, "add"},           {LayerType::concat, "concat"},
+    {LayerType::flatten, "flatten"},     {LayerType::to_sequence, "to_sequence"},
+    {LayerType::softmax, "softmax"},     {LayerType::embedding, "embedding"},
+}};
+
+constexpr std::array<std::pair<Activation, const char*>, 6> kActivationNames{{
+    {Activation::none, "none"}, {Activation::relu, "relu"}, {Activation::relu6, "relu6"},
+    {Activation::sigmoid, "sigmoid"}, {Activation::tanh, "tanh"}, {Activation::gelu, "gelu"},
+}};
+
+// Element operations per hidden unit per time step beyond the gate matrix products:
+// RNN: tanh (1). GRU: 3 gate nonlinearities + reset product + (1 - z), two products and a sum
+// for the blend (7). LSTM: 4 gate nonlinearities + f*c + i*g + their sum + tanh(c) + o*tanh(c) (9).
+std::int64_t gates(LayerType type) { return type == LayerType::lstm ? 4 : type == LayerType::gru ? 3 : 1; }
+std::int64_t recurrent_vector_ops_per_unit(LayerType type) {
+  return type == LayerType::lstm ? 9 : type == LayerType::gru ? 7 : 1;
+}
+
+ShapeResult fail(std::string field, std::string message) { return ShapeResult{std::nullopt, {std::move(field), std::move(message)}}; }
+ShapeResult ok(Shape shape) { return ShapeResult{shape, {}}; }
+
+std::string pair_text(HeightWidth value) { return std::to_string(value.height) + "x" + std::to_string(value.width); }
+
+// floor((size + 2 pad - dilation (kernel - 1) - 1) / stride) + 1, or the ceiling variant
+// (PyTorch's ceil_mode: a last window that would start inside the right padding is dropped).
+std::int64_t window_count(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
+                          std::int64_t dilation, bool ceil_mode) {
+  const std::int64_t span = size + 2 * pad - dilation * (kernel - 1) - 1;
+  std::int64_t count = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (ceil_mode && (count - 1) * stride >= size + pad) --count;
+  return count;
+}
+
+ShapeResult expect_single_input(const LayerSpec& layer, const std::vector<Shape>& inputs) {
+  if (inputs.size() != 1) {
+    return fail("inputs", layer_type_name(layer.type) + " takes one input, got " + std::to_string(inputs.size()));
+  }
+  return ok(inputs.front());
+}
+
+ShapeResult infer_conv2d(const LayerSpec& layer, const Shape& in) {
+  const Conv2dParams& conv = layer.conv;
+  if (in.kind != ShapeKind::image) return fail("", "conv2d needs an image input, got " + in.describe());
+  if (conv.in_channels && *conv.in_channels != in.channels) {
+    return fail("in_channels", "expects " + std::to_string(*conv.in_channels) + " input channels but is fed " +
+                                   in.describe());
+  }
+  const std::int64_t groups = conv.depthwise ? in.channels : conv.groups;
+  const std::int64_t out_channels = conv.out_channels > 0 ? conv.out_channels : in.channels;
+  if (in.channels % groups != 0) {
+    return fail("groups", "groups " + std::to_string(groups) + " does not divide the " +
+                              std::to_string(in.channels) + " input channels");
+  }
+  if (out_channels % groups != 0) {
+    return fail(conv.depthwise ? "out_channels" : "groups",
+                "groups " + std::to_string(groups) + " does not divide the " + std::to_string(out_channels) +
+                    " output channels");
+  }
+  const HeightWidth reach{conv.dilation.height * (conv.kernel.height - 1) + 1,
+                          conv.dilation.width * (conv.kernel.width - 1) + 1};
+  const HeightWidth padded{in.height + 2 * conv.padding.height, in.width + 2 * conv.padding.width};
+  if (reach.height > padded.height || reach.width > padded.width) {
+    return fail("kernel", "kernel " + pair_text(conv.kernel) +
+                              (reach.height != conv.kernel.height || reach.width != conv.kernel.width
+                                   ? " (" + pair_text(reach) + " dilated)"
+                                   : "") +
+                              " is larger than the padded input " + pair_text(padded));
+  }
+  return ok(Shape::image(out_channels,
+                         window_count(in.height, conv.kernel.height, conv.stride.height, conv.padding.height,
+                                      conv.dilation.height, false),
+                         window_count(in.width, conv.kernel.width, conv.stride.width, conv.padding.width,
+                                      conv.dilation.width, false)));
+}
+
+ShapeResult infer_pool(const LayerSpec& layer, const Shape& in) {
+  const PoolParams& pool = layer.pool;
+  if (in.kind != ShapeKind::image) {
+    return fail("", layer_type_name(layer.type) + " needs an image input, got " + in.describe());
+  }
+  if (pool.global) return ok(Shape::image(in.channels, 1, 1));
+  const HeightWidth stride = pool.stride.value_or(pool.kernel);
+  if (pool.padding.height * 2 > pool.kernel.height || pool.padding.width * 2 > pool.kernel.width) {
+    return fail("padding", "padding " + pair_text(pool.padding) + " is more than half the kernel " +
+                               pair_text(pool.kernel));
+  }
+  const HeightWidth padded{in.height + 2 * pool.padding.height, in.width + 2 * pool.padding.width};
+  if (pool.kernel.height > padded.height || pool.kernel.width > padded.width) {
+    return fail("kernel", "kernel " + pair_text(pool.kernel) + " is larger than the padded input " + pair_text(padded));
+  }
+  return ok(Shape::image(in.channels,
+                         window_count(in.height, pool.kernel.height, stride.height, pool.padding.height, 1,
+                                      pool.ceil_mode),
+                         window_count(in.width, pool.kernel.width, stride.width, pool.padding.width, 1,
+                                      pool.ceil_mode)));
+}
+
+ShapeResult infer_linear(const LayerSpec& layer, const Shape& in) {
+  if (in.kind == ShapeKind::image) {
+    return fail("", "linear needs a vector or sequence input, got " + in.describe() + " (add a flatten layer)");
+  }
+  if (layer.linear.in_features && *layer.linear.in_features != in.features) {
+    return fail("in_features", "expects " + std::to_string(*layer.linear.in_features) + " input features but is fed " +
+                                   in.describe());
+  }
+  return ok(in.kind == ShapeKind::sequence ? Shape::sequence(in.steps, layer.linear.out_features)
+                                           : Shape::vector(layer.linear.out_features));
+}
+
+ShapeResult infer_recurrent(const LayerSpec& layer, const Shape& in) {
+  const RecurrentParams& rnn = layer.recurrent;
+  if (in.kind != ShapeKind::sequence) {
+    return fail("", layer_type_name(layer.type) + " needs a sequence input, got " + in.describe() +
+                        (in.kind == ShapeKind::image ? " (add a to_sequence layer)" : ""));
+  }
+  if (rnn.input_size && *rnn.input_size != in.features) {
+    return fail("input_size", "expects " + std::to_string(*rnn.input_size) + " input features but is fed " +
+                                  in.describe());
+  }
+  const std::int64_t out_features = checked_mul(rnn.hidden_size, rnn.bidirectional ? 2 : 1);
+  return ok(rnn.return_sequences ? Shape::sequence(in.steps, out_features) : Shape::vector(out_features));
+}
+
+ShapeResult infer_concat(const std::vector<Shape>& inputs) {
+  if (inputs.size() < 2) return fail("inputs", "concat takes two or more inputs, got " + std::to_string(inputs.size()));
+  Shape out = inputs.front();
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    const Shape& in = inputs[i];
+    const bool same_kind = in.kind == out.kind;
+    const bool compatible = same_kind && (in.kind == ShapeKind::image ? in.height == out.height && in.width == out.width
+                                          : in.kind == ShapeKind::sequence ? in.steps == out.steps
+                                                                           : true);
+    if (!compatible) {
+      return fail("inputs", "cannot concatenate " + inputs.front().describe() + " with " + in.describe() +
+                                " (images need the same height and width, sequences the same length)");
+    }
+    if (in.kind == ShapeKind::image) {
+      out.channels = checked_add(out.channels, in.channels);
+    } else {
+      out.features = checked_add(out.features, in.features);
+    }
+  }
+  return ok(out);
+}
+
+ShapeResult infer_add(const std::vector<Shape>& inputs) {
+  if (inputs.size() < 2) return fail("inputs", "add takes two or more inputs, got " + std::to_string(inputs.size()));
+  for (const Shape& in : inputs) {
+    if (in != inputs.front()) {
+      return fail("inputs", "cannot add " + inputs.front().describe() + " and " + in.describe() +
+                                " (element-wise add needs equal shapes)");
+    }
+  }
+  return ok(inputs.front());
+}
+
+}  // namespace
+
+std::string layer_type_name(LayerType type) {
+  for (const auto& [value, name] : kLayerTypeNames) {
+    if (value == type) return name;
+  }
+  return "unknown";
+}
+
+std::optional<LayerType> layer_type_from_name(const std::string& name) {
+  for (const auto& [value, text] : kLayerTypeNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> layer_type_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : kLayerTypeNames) names.emplace_back(entry.second);
+  return names;
+}
+
+bool is_activation(LayerType type) {
+  return type == LayerType::relu || type == LayerType::relu6 || type == LayerType::sigmoid ||
+         type == LayerType::tanh || type == LayerType::gelu;
+}
+
+bool is_recurrent(LayerType type) { return type == LayerType::rnn || type == LayerType::gru || type == LayerType::lstm; }
+
+std::string activation_name(Activation activation) {
+  for (const auto& [value, name] : kActivationNames) {
+    if (value == activation) return name;
+  }
+  return "none";
+}
+
+std::optional<Activation> activation_from_name(const std::string& name) {
+  for (const auto& [value, text] : kActivationNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> activation_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : kActivationNames) names.emplace_back(entry.second);
+  return names;
+}
+
+ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>& inputs) {
+  if (layer.type == LayerType::concat) return infer_concat(inputs);
+  if (layer.type == LayerType::add) return infer_add(inputs);
+  const ShapeResult single = expect_single_input(layer, inputs);
+  if (!single.shape) return single;
+  const Shape& in = *single.shape;
+  switch (layer.type) {
+    case LayerType::conv2d: return infer_conv2d(layer, in);
+    case LayerType::linear: return infer_linear(layer, in);
+    case LayerType::rnn:
+    case LayerType::gru:
+    case LayerType::lstm: return infer_recurrent(layer, in);
+    case LayerType::maxpool:
+    case LayerType::avgpool: return infer_pool(layer, in);
+    case LayerType::batchnorm:
+      if (in.kind != ShapeKind::image) return fail("", "batchnorm needs an image input, got " + in.describe());
+      return ok(in);
+    case LayerType::flatten:
+      if (in.kind != ShapeKind::image) return fail("", "flatten needs an image input, got " + in.describe());
+      return ok(Shape::vector(in.elements()));
+    case LayerType::to_sequence:
+      if (in.kind != ShapeKind::image) return fail("", "to_sequence needs an image input, got " + in.describe());
+      return ok(Shape::sequence(in.width, checked_mul(in.channels, in.height)));
+    case LayerType::embedding:
+      if (in.kind != ShapeKind::sequence || in.features != 1) {
+        return fail("", "embedding needs a token sequence (sequence of 1 feature), got " + in.describe());
+      }
+      return ok(Shape::sequence(in.steps, layer.embedding.embedding_dim));
+    default:  // activations and softmax keep the shape
+      return ok(in);
+  }
+}
+
+LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs, const Shape& output) {
+  LayerCounts counts;
+  for (const Shape& in : inputs) counts.input_elems = checked_add(counts.input_elems, in.elements());
+  counts.output_elems = output.elements();
+  const Shape& in = inputs.front();
+  const std::int64_t fused_activation_ops = layer.activation == Activation::none ? 0 : counts.output_elems;
+  switch (layer.type) {
+    case LayerType::conv2d: {
+      const Conv2dParams& conv = layer.conv;
+      const std::int64_t groups = conv.depthwise ? in.channels : conv.groups;
+      const std::int64_t kernel_area = checked_mul(conv.kernel.height, conv.kernel.width);
+      const std::int64_t weights = checked_product({kernel_area, in.channels / groups, output.channels});
+      counts.params = checked_add(weights, conv.bias ? output.channels : 0);
+      // Each output element is a dot product over k_h k_w C_in/g inputs.
+      counts.macs = checked_product({counts.output_elems, kernel_area, in.channels / groups});
+      counts.vector_ops = fused_activation_ops;
+      const bool lowering_needed = kernel_area > 1 || conv.stride.height > 1 || conv.stride.width > 1 ||
+                                   conv.padding.height > 0 || conv.padding.width > 0;
+      if (lowering_needed) {
+        counts.im2col_elems = checked_product({in.channels, kernel_area, output.height, output.width});
+      }
+      break;
+    }
+    case LayerType::linear: {
+      const std::int64_t steps = in.kind == ShapeKind::sequence ? in.steps : 1;
+      const std::int64_t weights = checked_mul(in.features, layer.linear.out_features);
+      counts.params = checked_add(weights, layer.linear.bias ? layer.linear.out_features : 0);
+      counts.macs = checked_mul(steps, weights);
+      counts.vector_ops = fused_activation_ops;
+      break;
+    }
+    case LayerType::rnn:
+    case LayerType::gru:
+    case LayerType::lstm: {
+      const RecurrentParams& rnn = layer.recurrent;
+      const std::int64_t directions = rnn.bidirectional ? 2 : 1;
+      const std::int64_t hidden = rnn.hidden_size;
+      std::int64_t layer_input = in.features;
+      for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
+        // Per direction: gates x (W_ih: H x in, W_hh: H x H) and, with bias, b_ih and b_hh (2H each gate).
+        const std::int64_t matrix = checked_mul(hidden, checked_add(layer_input, hidden));
+        const std::int64_t per_direction = checked_mul(gates(layer.type), checked_add(matrix, rnn.bias ? 2 * hidden : 0));
+        counts.params = checked_add(counts.params, checked_mul(directions, per_direction));
+        counts.macs = checked_add(counts.macs, checked_product({in.steps, directions, gates(layer.type), matrix}));
+        counts.vector_ops = checked_add(
+            counts.vector_ops,
+            checked_product({in.steps, directions, hidden, recurrent_vector_ops_per_unit(layer.type)}));
+        layer_input = checked_mul(hidden, directions);
+      }
+      break;
+    }
+    case LayerType::maxpool:
+    case LayerType::avgpool: {
+      // One compare (or add) per window element.
+      const std::int64_t window = layer.pool.global ? checked_mul(in.height, in.width)
+                                                    : checked_mul(layer.pool.kernel.height, layer.pool.kernel.width);
+      counts.vector_ops = checked_mul(counts.output_elems, window);
+      break;
+    }
+    case LayerType::batchnorm:
+      // Inference form y = scale * x + shift (running mean and variance folded in).
+      counts.params = checked_mul(2, in.channels);
+      counts.vector_ops = checked_mul(2, counts.output_elems);
+      break;
+    case LayerType::add: counts.vector_ops = checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
+    case LayerType::softmax: counts.vector_ops = checked_mul(3, counts.output_elems); break;  // exp, sum, divide
+    case LayerType::embedding:
+      counts.params = checked_mul(layer.embedding.num_embeddings, layer.embedding.embedding_dim);
+      break;
+    default:
+      if (is_activation(layer.type)) counts.vector_ops = counts.output_elems;
+      break;  // flatten, to_sequence, concat only move data
+  }
+  return counts;
+}
+
+}  // namespace reusesim::workload

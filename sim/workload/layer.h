@@ -1,0 +1,117 @@
+#pragma once
+// One layer: what the model file says (LayerSpec), how its output shape follows from its inputs,
+// and what it costs per sample (LayerCounts). Conventions: docs/model-format.md.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workload/shape.h"
+
+namespace reusesim::workload {
+
+enum class LayerType {
+  conv2d, linear, rnn, gru, lstm, maxpool, avgpool,
+  relu, relu6, sigmoid, tanh, gelu,
+  batchnorm, add, concat, flatten, to_sequence, softmax, embedding
+};
+
+std::string layer_type_name(LayerType type);
+std::optional<LayerType> layer_type_from_name(const std::string& name);
+std::vector<std::string> layer_type_names();
+bool is_activation(LayerType type);
+bool is_recurrent(LayerType type);
+
+// Activation fused into a conv2d or linear layer: vector work, no extra tensor.
+enum class Activation { none, relu, relu6, sigmoid, tanh, gelu };
+std::string activation_name(Activation activation);
+std::optional<Activation> activation_from_name(const std::string& name);
+std::vector<std::string> activation_names();
+
+struct HeightWidth {
+  std::int64_t height = 1;
+  std::int64_t width = 1;
+};
+
+struct Conv2dParams {
+  std::int64_t out_channels = 0;  // 0 with depthwise: as many as input channels
+  HeightWidth kernel;
+  HeightWidth stride;
+  HeightWidth padding{0, 0};
+  HeightWidth dilation;
+  std::int64_t groups = 1;
+  bool depthwise = false;
+  bool bias = true;
+  std::optional<std::int64_t> in_channels;  // when given, must match what the layer is fed
+};
+
+struct LinearParams {
+  std::int64_t out_features = 0;
+  bool bias = true;
+  std::optional<std::int64_t> in_features;
+};
+
+struct RecurrentParams {
+  std::int64_t hidden_size = 0;
+  std::int64_t num_layers = 1;
+  bool bidirectional = false;
+  bool bias = true;
+  bool return_sequences = true;
+  std::optional<std::int64_t> input_size;
+};
+
+struct PoolParams {
+  HeightWidth kernel;
+  std::optional<HeightWidth> stride;  // default: the kernel
+  HeightWidth padding{0, 0};
+  bool ceil_mode = false;
+  bool global = false;
+};
+
+struct EmbeddingParams {
+  std::int64_t num_embeddings = 0;
+  std::int64_t embedding_dim = 0;
+};
+
+// The name the model input goes by in `inputs`.
+inline const std::string kModelInput = "$input";
+
+struct LayerSpec {
+  std::string name;
+  LayerType type = LayerType::relu;
+  std::vector<std::string> inputs;  // producing layers' names, or kModelInput
+  Activation activation = Activation::none;
+  Conv2dParams conv;
+  LinearParams linear;
+  RecurrentParams recurrent;
+  PoolParams pool;
+  EmbeddingParams embedding;
+};
+
+// Per-sample costs, except parameters which do not scale with the batch.
+struct LayerCounts {
+  std::int64_t macs = 0;
+  std::int64_t params = 0;
+  std::int64_t input_elems = 0;   // all inputs together
+  std::int64_t output_elems = 0;
+  std::int64_t vector_ops = 0;    // element operations that are not MACs (activations, pooling, ...)
+  std::int64_t im2col_elems = 0;  // a convolution's input lowered to a matrix (0 when no lowering is needed)
+};
+
+// A layer that cannot be built from what it is fed. `field` is the key at fault ("" = the layer).
+struct ShapeError {
+  std::string field;
+  std::string message;
+};
+
+// Output shape from input shapes, or the reason there is none.
+struct ShapeResult {
+  std::optional<Shape> shape;
+  ShapeError error;
+};
+
+ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>& inputs);
+LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs, const Shape& output);
+
+}  // namespace reusesim::workload

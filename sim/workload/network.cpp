@@ -1,0 +1,175 @@
+#include "workload/network.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace reusesim::workload {
+
+namespace {
+
+// Names one cycle among the layers Kahn's algorithm could not place, e.g. "a -> b -> a".
+std::string describe_cycle(const ModelSpec& model, const std::vector<std::vector<int>>& inputs_of,
+                           const std::vector<bool>& placed, std::size_t start) {
+  std::vector<std::size_t> path{start};
+  std::map<std::size_t, std::size_t> position{{start, 0}};
+  std::size_t current = start;
+  while (true) {
+    std::size_t next = current;
+    for (int input : inputs_of[current]) {
+      if (input >= 0 && !placed[static_cast<std::size_t>(input)]) {
+        next = static_cast<std::size_t>(input);
+        break;
+      }
+    }
+    const auto seen = position.find(next);
+    if (seen != position.end()) {
+      std::string text;
+      for (std::size_t i = seen->second; i < path.size(); ++i) text += model.layers[path[i]].name + " <- ";
+      return text + model.layers[next].name;
+    }
+    position[next] = path.size();
+    path.push_back(next);
+    current = next;
+  }
+}
+
+}  // namespace
+
+std::int64_t Network::total_macs() const {
+  std::int64_t total = 0;
+  for (const NetworkLayer& layer : layers) total = checked_add(total, layer.counts.macs);
+  return total;
+}
+
+std::int64_t Network::total_params() const {
+  std::int64_t total = 0;
+  for (const NetworkLayer& layer : layers) total = checked_add(total, layer.counts.params);
+  return total;
+}
+
+std::int64_t TrafficBytes::total() const { return checked_add(checked_add(weight, input), output); }
+
+TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
+  TrafficBytes traffic;
+  std::int64_t weight_elems = layer.counts.params;
+  if (layer.spec.type == LayerType::embedding) {
+    // Only the gathered rows move: at most one per token, at most the whole table.
+    const std::int64_t tokens = checked_mul(layer.input_shapes.front().steps, batch);
+    weight_elems = checked_mul(std::min(tokens, layer.spec.embedding.num_embeddings), layer.spec.embedding.embedding_dim);
+  }
+  traffic.weight = checked_mul(weight_elems, element_bytes);
+  traffic.input = checked_product({layer.counts.input_elems, batch, element_bytes});
+  traffic.output = checked_product({layer.counts.output_elems, batch, element_bytes});
+  return traffic;
+}
+
+NetworkBuild build_network(const ModelSpec& model) {
+  NetworkBuild build;
+  const std::size_t count = model.layers.size();
+  std::map<std::string, std::size_t> index_of;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!index_of.emplace(model.layers[i].name, i).second) {
+      build.errors.push_back({i, "name", "duplicate layer name \"" + model.layers[i].name + "\""});
+    }
+  }
+  // Inputs as spec indices (-1 = model input).
+  std::vector<std::vector<int>> inputs_of(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    for (const std::string& input : model.layers[i].inputs) {
+      if (input == kModelInput) {
+        inputs_of[i].push_back(-1);
+        continue;
+      }
+      const auto found = index_of.find(input);
+      if (found == index_of.end()) {
+        build.errors.push_back({i, "inputs", "unknown layer \"" + input + "\""});
+      } else {
+        inputs_of[i].push_back(static_cast<int>(found->second));
+      }
+    }
+  }
+  if (!build.errors.empty()) return build;
+
+  // Kahn's algorithm; the ready set is ordered by file position so the order is deterministic.
+  std::vector<std::size_t> pending(count, 0);
+  std::vector<std::vector<std::size_t>> consumers(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    for (int input : inputs_of[i]) {
+      if (input < 0) continue;
+      ++pending[i];
+      consumers[static_cast<std::size_t>(input)].push_back(i);
+    }
+  }
+  std::set<std::size_t> ready;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (pending[i] == 0) ready.insert(i);
+  }
+  std::vector<std::size_t> order;
+  std::vector<bool> placed(count, false);
+  while (!ready.empty()) {
+    const std::size_t next = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(next);
+    placed[next] = true;
+    for (std::size_t consumer : consumers[next]) {
+      if (--pending[consumer] == 0) ready.insert(consumer);
+    }
+  }
+  if (order.size() != count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!placed[i]) {
+        build.errors.push_back({i, "inputs", "the layer graph has a cycle: " + describe_cycle(model, inputs_of, placed, i)});
+        return build;
+      }
+    }
+  }
+
+  Network network;
+  network.name = model.name;
+  network.precision = model.precision;
+  network.input = model.input;
+  std::vector<int> position_of(count, -1);
+  std::vector<bool> failed(count, false);
+  for (std::size_t spec_index : order) {
+    NetworkLayer layer;
+    layer.spec = model.layers[spec_index];
+    layer.spec_index = spec_index;
+    bool inputs_ok = true;
+    for (int input : inputs_of[spec_index]) {
+      if (input < 0) {
+        layer.input_ids.push_back(-1);
+        layer.input_shapes.push_back(model.input);
+        continue;
+      }
+      const auto producer = static_cast<std::size_t>(input);
+      if (failed[producer]) {
+        inputs_ok = false;  // already reported at the producer
+        break;
+      }
+      layer.input_ids.push_back(position_of[producer]);
+      layer.input_shapes.push_back(network.layers[static_cast<std::size_t>(position_of[producer])].output_shape);
+    }
+    ShapeResult result;
+    if (inputs_ok) {
+      try {
+        result = infer_output_shape(layer.spec, layer.input_shapes);
+        if (result.shape) layer.counts = count_layer(layer.spec, layer.input_shapes, *result.shape);
+      } catch (const CountOverflow& overflow) {
+        result = ShapeResult{std::nullopt, {"", overflow.what()}};
+      }
+    }
+    if (!inputs_ok || !result.shape) {
+      failed[spec_index] = true;
+      if (inputs_ok) build.errors.push_back({spec_index, result.error.field, result.error.message});
+      continue;
+    }
+    layer.output_shape = *result.shape;
+    position_of[spec_index] = static_cast<int>(network.layers.size());
+    network.layers.push_back(std::move(layer));
+  }
+  if (build.errors.empty()) build.network = std::move(network);
+  return build;
+}
+
+}  // namespace reusesim::workload

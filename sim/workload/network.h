@@ -1,0 +1,64 @@
+#pragma once
+// A network: layers as a DAG, sorted topologically, with inferred shapes and per-layer counts.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workload/layer.h"
+
+namespace reusesim::workload {
+
+struct ModelSpec {
+  std::string name;
+  std::string source;
+  Precision precision = Precision::fp32;
+  Shape input;
+  std::vector<LayerSpec> layers;  // file order (block instances expanded)
+};
+
+struct NetworkLayer {
+  LayerSpec spec;
+  std::size_t spec_index = 0;      // position in ModelSpec::layers
+  std::vector<int> input_ids;      // positions in Network::layers; -1 is the model input
+  std::vector<Shape> input_shapes;
+  Shape output_shape;
+  LayerCounts counts;
+};
+
+struct Network {
+  std::string name;
+  Precision precision = Precision::fp32;
+  Shape input;
+  std::vector<NetworkLayer> layers;  // topological order, ties broken by file order
+
+  std::int64_t total_macs() const;
+  std::int64_t total_params() const;
+};
+
+// A problem with one layer: its position in ModelSpec::layers and the key at fault.
+struct NetworkError {
+  std::size_t spec_index = 0;
+  std::string field;
+  std::string message;
+};
+
+struct NetworkBuild {
+  std::optional<Network> network;  // set when there are no errors
+  std::vector<NetworkError> errors;
+};
+
+// Resolves inputs, sorts the DAG (reporting cycles), infers shapes and counts every layer.
+NetworkBuild build_network(const ModelSpec& model);
+
+// Compulsory DRAM traffic of one layer at a batch size: every input, weight and output moved once.
+struct TrafficBytes {
+  std::int64_t weight = 0;
+  std::int64_t input = 0;
+  std::int64_t output = 0;
+  std::int64_t total() const;
+};
+TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes);
+
+}  // namespace reusesim::workload

@@ -1,0 +1,112 @@
+#include "workload/shape.h"
+
+namespace reusesim::workload {
+
+Shape Shape::image(std::int64_t channels, std::int64_t height, std::int64_t width) {
+  Shape shape;
+  shape.kind = ShapeKind::image;
+  shape.channels = channels;
+  shape.height = height;
+  shape.width = width;
+  return shape;
+}
+
+Shape Shape::vector(std::int64_t features) {
+  Shape shape;
+  shape.kind = ShapeKind::vector;
+  shape.features = features;
+  return shape;
+}
+
+Shape Shape::sequence(std::int64_t steps, std::int64_t features) {
+  Shape shape;
+  shape.kind = ShapeKind::sequence;
+  shape.steps = steps;
+  shape.features = features;
+  return shape;
+}
+
+std::int64_t Shape::elements() const {
+  switch (kind) {
+    case ShapeKind::image: return checked_product({channels, height, width});
+    case ShapeKind::sequence: return checked_mul(steps, features);
+    default: return features;
+  }
+}
+
+std::string Shape::to_string() const {
+  switch (kind) {
+    case ShapeKind::image:
+      return std::to_string(channels) + "x" + std::to_string(height) + "x" + std::to_string(width);
+    case ShapeKind::sequence: return std::to_string(steps) + "x" + std::to_string(features);
+    default: return std::to_string(features);
+  }
+}
+
+std::string Shape::describe() const {
+  switch (kind) {
+    case ShapeKind::image: return "image " + to_string();
+    case ShapeKind::sequence: return "sequence " + to_string();
+    default: return "vector " + to_string();
+  }
+}
+
+bool Shape::operator==(const Shape& other) const {
+  return kind == other.kind && channels == other.channels && height == other.height && width == other.width &&
+         steps == other.steps && features == other.features;
+}
+
+std::int64_t bytes_per_element(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return 4;
+    case Precision::fp16:
+    case Precision::bf16:
+    case Precision::int16: return 2;
+    default: return 1;
+  }
+}
+
+std::string precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return "fp32";
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+    case Precision::int16: return "int16";
+    default: return "int8";
+  }
+}
+
+std::vector<std::string> precision_names() { return {"fp32", "fp16", "bf16", "int16", "int8"}; }
+
+std::optional<Precision> precision_from_name(const std::string& name) {
+  for (Precision precision : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::int16, Precision::int8}) {
+    if (precision_name(precision) == name) return precision;
+  }
+  return std::nullopt;
+}
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t result = 0;
+  if (__builtin_mul_overflow(a, b, &result)) {
+    throw CountOverflow("count overflow: " + std::to_string(a) + " x " + std::to_string(b) +
+                        " does not fit in 64 bits");
+  }
+  return result;
+}
+
+std::int64_t checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t result = 0;
+  if (__builtin_add_overflow(a, b, &result)) {
+    throw CountOverflow("count overflow: " + std::to_string(a) + " + " + std::to_string(b) +
+                        " does not fit in 64 bits");
+  }
+  return result;
+}
+
+std::int64_t checked_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t result = 1;
+  for (std::int64_t factor : factors) result = checked_mul(result, factor);
+  return result;
+}
+
+}  // namespace reusesim::workload

@@ -1,0 +1,53 @@
+#pragma once
+// Tensor shapes (per sample, without the batch), element precision, and checked arithmetic for
+// the products of dimensions that every count is built from.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace reusesim::workload {
+
+enum class ShapeKind { image, vector, sequence };
+
+struct Shape {
+  ShapeKind kind = ShapeKind::vector;
+  std::int64_t channels = 0;  // image
+  std::int64_t height = 0;    // image
+  std::int64_t width = 0;     // image
+  std::int64_t steps = 0;     // sequence: time steps
+  std::int64_t features = 0;  // vector and sequence
+
+  static Shape image(std::int64_t channels, std::int64_t height, std::int64_t width);
+  static Shape vector(std::int64_t features);
+  static Shape sequence(std::int64_t steps, std::int64_t features);
+
+  std::int64_t elements() const;
+  // "96x55x55" (C x H x W), "4096", "35x1024" (T x F).
+  std::string to_string() const;
+  // "image 96x55x55", "vector 4096", "sequence 35x1024".
+  std::string describe() const;
+  bool operator==(const Shape& other) const;
+  bool operator!=(const Shape& other) const { return !(*this == other); }
+};
+
+enum class Precision { fp32, fp16, bf16, int16, int8 };
+
+std::int64_t bytes_per_element(Precision precision);
+std::string precision_name(Precision precision);
+std::optional<Precision> precision_from_name(const std::string& name);
+std::vector<std::string> precision_names();
+
+// A product or sum of counts that would not fit in 64 bits: the input is absurd, say so.
+class CountOverflow : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b);
+std::int64_t checked_add(std::int64_t a, std::int64_t b);
+std::int64_t checked_product(std::initializer_list<std::int64_t> factors);
+
+}  // namespace reusesim::workload
