@@ -1,1 +1,104 @@
+// The network zoo against published counts (DESIGN.md section 6 and the figures).
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "config/model_loader.h"
+#include "report/analyze_report.h"
+#include "workload/footprint.h"
+
+using namespace reusesim;
+
+namespace {
+
+config::LoadedModel zoo(const std::string& name) {
+  return config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/" + name + ".yaml");
+}
+
+const workload::NetworkLayer& layer_named(const workload::Network& network, const std::string& name) {
+  for (const auto& layer : network.layers) {
+    if (layer.spec.name == name) return layer;
+  }
+  FAIL("no layer " << name);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("AlexNet (grouped): conv1, fc6 and total MACs", "[zoo]") {
+  const config::LoadedModel alexnet = zoo("alexnet");
+  const auto& conv1 = layer_named(alexnet.network, "conv1");
+  CHECK(conv1.counts.macs == 105'415'200);
+  CHECK(conv1.counts.input_elems == 154'587);  // 227 * 227 * 3
+  CHECK(conv1.counts.output_elems == 290'400);  // 55 * 55 * 96
+  CHECK(conv1.counts.params == 34'944);         // 34,848 weights + 96 biases
+  CHECK(layer_named(alexnet.network, "fc6").counts.macs == 37'748'736);
+  CHECK(alexnet.network.total_macs() == 724'406'816);
+}
+
+TEST_CASE("AlexNet conv1 on an ideal 120 Tops/s device needs 351.9 GB/s in and 661.1 GB/s out (fp32)", "[zoo]") {
+  const config::LoadedModel alexnet = zoo("alexnet");
+  report::AnalyzeOptions options;
+  options.peak_tops = 120;
+  const nlohmann::ordered_json rows = report::analyze_table(alexnet.network, options).to_json();
+  const nlohmann::ordered_json& conv1 = rows.front();
+  REQUIRE(conv1["layer"] == "conv1");
+  // time = 105,415,200 * 2 / 120e12 = 1.7569 us; input 154,587 * 4 B / 1.7569 us = 351.95 GB/s;
+  // output 290,400 * 4 B / 1.7569 us = 661.15 GB/s; weights 34,944 * 4 B / 1.7569 us = 79.56 GB/s.
+  CHECK(conv1["ideal_time_us"].get<double>() == Approx(1.75692).epsilon(1e-5));
+  CHECK(conv1["input_gbps"].get<double>() == Approx(351.9).epsilon(2e-4));
+  CHECK(conv1["output_gbps"].get<double>() == Approx(661.1).epsilon(2e-4));
+  CHECK(conv1["weight_gbps"].get<double>() == Approx(79.6).epsilon(1e-3));
+}
+
+TEST_CASE("zoo parameter and MAC totals match the reference implementations", "[zoo]") {
+  // torchvision's counts (trainable parameters; batchnorm = 2 per channel).
+  CHECK(zoo("alexnet_owt").network.total_params() == 61'100'840);
+  const config::LoadedModel resnet50 = zoo("resnet50");
+  CHECK(resnet50.network.total_params() == 25'557'032);
+  CHECK(static_cast<double>(resnet50.network.total_macs()) == Approx(4.09e9).epsilon(0.005));
+  const config::LoadedModel googlenet = zoo("googlenet");
+  CHECK(googlenet.network.total_params() == 6'624'904);
+  CHECK(static_cast<double>(googlenet.network.total_macs()) == Approx(1.50e9).epsilon(0.005));
+  const config::LoadedModel vgg16 = zoo("vgg16");
+  CHECK(vgg16.network.total_params() == 138'357'544);
+  CHECK(static_cast<double>(vgg16.network.total_macs()) == Approx(15.5e9).epsilon(0.005));
+  // 1000*100+100 + 3*(100*100+100) + 100*10+10 = 100,100 + 30,300 + 1,010.
+  CHECK(zoo("mlp").network.total_params() == 131'410);
+}
+
+TEST_CASE("DeepSpeech2: sequence length is a parameter and GRUs scale with it", "[zoo]") {
+  const config::LoadedModel base = zoo("deepspeech2");
+  const config::LoadedModel longer = config::load_model_file(
+      std::string(REUSESIM_SOURCE_DIR) + "/models/deepspeech2.yaml", {"parameters.seq_len=200"});
+  std::int64_t recurrent_layers = 0;
+  for (const auto& layer : base.network.layers) {
+    if (!workload::is_recurrent(layer.spec.type)) continue;
+    ++recurrent_layers;
+    CHECK(layer.spec.recurrent.hidden_size == 400);
+    // Twice the frames give twice the time steps after the convolutions: twice the MACs.
+    CHECK(layer_named(longer.network, layer.spec.name).counts.macs == 2 * layer.counts.macs);
+  }
+  CHECK(recurrent_layers == 4);
+}
+
+TEST_CASE("every model in models/ loads, and its footprint peak never exceeds its total", "[zoo]") {
+  std::int64_t models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(REUSESIM_SOURCE_DIR) + "/models")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++models;
+    const config::LoadedModel model = config::load_model_file(entry.path().string());
+    CHECK(model.network.total_params() > 0);
+    for (const auto mode : {workload::FootprintMode::infer, workload::FootprintMode::train}) {
+      workload::FootprintOptions options;
+      options.batch = 16;
+      options.mode = mode;
+      options.im2col = true;
+      const workload::Footprint footprint = workload::compute_footprint(model.network, options);
+      INFO(entry.path().string());
+      CHECK(footprint.peak_bytes <= footprint.total_bytes);
+      CHECK(footprint.peak_bytes >= footprint.weight_bytes);
+    }
+  }
+  CHECK(models >= 9);
+}

@@ -9,13 +9,11 @@ namespace reusesim::config {
 
 namespace {
 
+// The kind of integer expected; the upper bound is only named when a value exceeds it.
 std::string describe_range(IntegerRange range) {
-  if (range.max == INT64_MAX) {
-    if (range.min == 1) return "a positive integer";
-    if (range.min == 0) return "a non-negative integer";
-    return "an integer >= " + std::to_string(range.min);
-  }
-  return "an integer from " + std::to_string(range.min) + " to " + std::to_string(range.max);
+  if (range.min == 1) return "a positive integer";
+  if (range.min == 0) return "a non-negative integer";
+  return "an integer >= " + std::to_string(range.min);
 }
 
 std::string join_words(const std::vector<std::string>& words) {
@@ -83,9 +81,14 @@ std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::stri
       return std::nullopt;
     }
   }
-  if (*value < range.min || *value > range.max) {
+  if (*value < range.min) {
     diagnostics.error(node.location, path,
                       "expected " + describe_range(range) + ", got " + std::to_string(*value) + origin);
+    return std::nullopt;
+  }
+  if (*value > range.max) {
+    diagnostics.error(node.location, path,
+                      "expected at most " + std::to_string(range.max) + ", got " + std::to_string(*value) + origin);
     return std::nullopt;
   }
   return value;

@@ -108,11 +108,13 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
     std::int64_t largest_backward_step = 0;
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
       footprint.activation_bytes = checked_add(footprint.activation_bytes, footprint.layers[i].activation_bytes);
-      // Backward through one layer holds the gradient of its output and of each of its inputs.
+      // Backward through one layer holds the gradient of its output and of each input it has a
+      // producer for (nothing needs the gradient of the data itself).
       std::int64_t step = footprint.layers[i].activation_gradient_bytes;
       for (int input : network.layers[i].input_ids) {
-        step = checked_add(step, input < 0 ? footprint.input_bytes
-                                           : footprint.layers[static_cast<std::size_t>(input)].activation_gradient_bytes);
+        if (input >= 0) {
+          step = checked_add(step, footprint.layers[static_cast<std::size_t>(input)].activation_gradient_bytes);
+        }
       }
       largest_backward_step = std::max(largest_backward_step, checked_add(step, footprint.layers[i].im2col_bytes));
     }
