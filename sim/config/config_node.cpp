@@ -121,7 +121,7 @@ ConfigNode* ConfigNode::find(const std::string& key) {
 std::string ConfigNode::describe() const {
   switch (kind) {
     case Kind::scalar: return "\"" + scalar + "\"";
-    case Kind::sequence: return "a list";
+    case Kind::sequence: return items.empty() ? "an empty list" : "a list";
     case Kind::map: return "a mapping";
     default: return "nothing";
   }
@@ -179,8 +179,10 @@ void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics
   }
   const std::string path = assignment.substr(0, equals);
   const std::vector<std::string> segments = split_path(path);
-  ConfigNode value = load_yaml_text(assignment.substr(equals + 1), origin.file, diagnostics);
-  if (value.kind == ConfigNode::Kind::null && !diagnostics.empty()) return;
+  Diagnostics value_problems;
+  ConfigNode value = load_yaml_text(assignment.substr(equals + 1), origin.file, value_problems);
+  for (const Diagnostic& problem : value_problems.errors()) diagnostics.error(origin, path, problem.message);
+  if (!value_problems.empty()) return;
   // Every value that came from the command line reports the --set argument as its origin.
   struct Relocate {
     static void apply(ConfigNode& node, const SourceLocation& location) {

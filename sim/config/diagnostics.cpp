@@ -1,6 +1,7 @@
 #include "config/diagnostics.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace reusesim::config {
 
@@ -37,7 +38,22 @@ void Diagnostics::error(const SourceLocation& location, const std::string& key_p
 std::string Diagnostics::to_string() const { return format_all(errors_); }
 
 void Diagnostics::throw_if_any() const {
-  if (!errors_.empty()) throw InputError(errors_);
+  if (errors_.empty()) return;
+  // Report in reading order: files as first met, then line and column.
+  std::vector<std::string> files;
+  for (const Diagnostic& diagnostic : errors_) {
+    if (std::find(files.begin(), files.end(), diagnostic.location.file) == files.end()) {
+      files.push_back(diagnostic.location.file);
+    }
+  }
+  const auto rank = [&](const Diagnostic& diagnostic) {
+    const auto file = std::find(files.begin(), files.end(), diagnostic.location.file) - files.begin();
+    return std::make_tuple(file, diagnostic.location.line, diagnostic.location.column);
+  };
+  std::vector<Diagnostic> ordered = errors_;
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const Diagnostic& a, const Diagnostic& b) { return rank(a) < rank(b); });
+  throw InputError(ordered);
 }
 
 
@@ -65,8 +81,9 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
-  // Allow about one typo per three characters, so "chanels" finds "channels" but "x" finds nothing.
-  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  // Allow about one typo per three characters (two for a swapped pair in a five-letter word), so
+  // "chanels" finds "channels" and "widht" finds "width", but "x" finds nothing.
+  const std::size_t limit = std::max<std::size_t>(1, (word.size() + 1) / 3);
   std::string best;
   std::size_t best_distance = limit + 1;
   for (const std::string& candidate : candidates) {

@@ -1,5 +1,6 @@
 #include "config/model_loader.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -20,11 +21,13 @@ struct NameScope {
   std::string input_name;  // what $input means here (an expanded name, or the model input)
   std::string previous;    // the default input of the next layer
   std::map<std::string, std::string> names;  // written name -> expanded layer name
+  std::vector<std::string> failed;           // names whose definition was reported as wrong
 };
 
 // An `inputs` entry, resolved once every name in its scope is known (references may point forward).
 struct WrittenInput {
   std::string name;
+  std::string reader_name;  // the written name of the layer that reads it
   const NameScope* scope = nullptr;  // nullptr: `name` is already expanded
   SourceLocation location;
   std::string path;
@@ -94,7 +97,7 @@ class ModelReader {
     if (layers != nullptr && (!layers->is_sequence() || layers->items.empty())) {
       diagnostics_.error(layers->location, "layers", "expected a non-empty list of layers, got " + layers->describe());
     } else if (layers != nullptr) {
-      NameScope& top = scopes_.emplace_back(NameScope{"", workload::kModelInput, workload::kModelInput, {}});
+      NameScope& top = scopes_.emplace_back(NameScope{"", workload::kModelInput, workload::kModelInput, {}, {}});
       read_layer_list(*layers, "layers", top, model_parameters_, false);
       resolve_inputs();
     }
@@ -110,6 +113,8 @@ class ModelReader {
     for (const ConfigEntry& entry : node.entries) {
       if (auto value = reader.optional_integer(entry.key, IntegerRange::non_negative())) {
         model_parameters_.define(entry.key, *value);
+      } else {
+        model_parameters_.define_invalid(entry.key);
       }
     }
     reader.finish();
@@ -172,9 +177,10 @@ class ModelReader {
       MapReader reader(item, item_path(list_path, item, i), diagnostics_);
       if (!reader.valid()) continue;
       const std::string name = reader.required_string("name").value_or("");
-      if (name.find('/') != std::string::npos) {
+      if (name.find_first_of("/.$") != std::string::npos) {
         diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
-                           "a layer name cannot contain '/' (it separates block instances from their layers)");
+                           "a layer name cannot contain '/', '.' or '$' ('/' separates block instances from their "
+                           "layers, '.' key paths, '$' parameters and $input)");
       }
       if (!reader.has("block")) {
         read_layer(reader, item, name, names, scope, in_block);
@@ -210,9 +216,15 @@ class ModelReader {
     }
     const ConfigNode* args = reader.optional("args");
     reader.finish();
-    if (!block_name || name.empty()) return;
+    if (name.empty()) return;
+    if (!block_name) {
+      names.failed.push_back(name);
+      return;
+    }
+    if (!claim_name(reader, name, names)) return;
     const auto block = blocks_.find(*block_name);
     if (block == blocks_.end()) {
+      names.failed.push_back(name);
       std::vector<std::string> known;
       for (const auto& entry : blocks_) known.push_back(entry.first);
       diagnostics_.error(reader.optional("block")->location, reader.child_path("block"),
@@ -225,17 +237,25 @@ class ModelReader {
       for (const std::string& parameter : block->second.parameters) {
         if (auto value = args_reader.required_integer(parameter, IntegerRange::non_negative(), &scope)) {
           block_scope.define(parameter, *value);
+        } else {
+          block_scope.define_invalid(parameter);
         }
       }
       args_reader.finish();
     } else if (!block->second.parameters.empty()) {
       diagnostics_.error(reader.location(), reader.child_path("args"),
                          "missing required key (block " + *block_name + " takes parameters)");
+      for (const std::string& parameter : block->second.parameters) block_scope.define_invalid(parameter);
     }
     if (block->second.layers == nullptr) return;
     for (std::int64_t copy = 1; copy <= repeat; ++copy) {
       const std::string instance = repeat == 1 ? name : name + "_" + std::to_string(copy);
-      NameScope& inner = scopes_.emplace_back(NameScope{instance + "/", input, input, {}});
+      if (repeat > 1 && names.names.count(instance) > 0) {
+        diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
+                           "repeat instance \"" + instance + "\" has the name of another layer");
+        return;
+      }
+      NameScope& inner = scopes_.emplace_back(NameScope{instance + "/", input, input, {}, {}});
       read_layer_list(*block->second.layers, block->second.path + ".layers", inner, block_scope, true);
       input = inner.previous;
       names.names[instance] = input;  // an instance stands for its last layer
@@ -256,10 +276,10 @@ class ModelReader {
     if (const ConfigNode* inputs = reader.optional("inputs")) {
       const std::string path = reader.child_path("inputs");
       for (const std::string& input : read_string_list(*inputs, path, diagnostics_)) {
-        origin.inputs.push_back(WrittenInput{input, &names, inputs->location, path});
+        origin.inputs.push_back(WrittenInput{input, name, &names, inputs->location, path});
       }
     } else {
-      origin.inputs.push_back(WrittenInput{names.previous, nullptr, reader.location(), reader.path()});
+      origin.inputs.push_back(WrittenInput{names.previous, name, nullptr, reader.location(), reader.path()});
     }
     const std::optional<std::string> type = reader.required_string("type");
     const std::optional<LayerType> parsed = type ? workload::layer_type_from_name(*type) : std::nullopt;
@@ -272,12 +292,7 @@ class ModelReader {
       read_fields(reader, layer, scope);
       reader.finish();  // only a known type knows which keys it allows
     }
-    if (!name.empty()) {
-      if (!names.names.emplace(name, layer.name).second) {
-        diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
-                           "duplicate layer name \"" + layer.name + "\"");
-      }
-    }
+    if (!name.empty() && claim_name(reader, name, names)) names.names[name] = layer.name;
     names.previous = layer.name;
     layers_.push_back(std::move(layer));
     origins_.push_back(std::move(origin));
@@ -354,6 +369,17 @@ class ModelReader {
     }
   }
 
+  // Reserves a written name in its scope, reporting a duplicate; false if it was taken.
+  bool claim_name(MapReader& reader, const std::string& name, NameScope& names) {
+    if (names.names.count(name) > 0) {
+      diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
+                         "duplicate layer name \"" + names.prefix + name + "\"");
+      return false;
+    }
+    names.names[name] = names.prefix + name;
+    return true;
+  }
+
   static std::vector<std::string> known_names(const NameScope& names) {
     std::vector<std::string> known{workload::kModelInput};
     for (const auto& entry : names.names) known.push_back(entry.first);
@@ -370,10 +396,14 @@ class ModelReader {
           layers_[i].inputs.push_back(input.scope->input_name);
         } else if (auto found = input.scope->names.find(input.name); found != input.scope->names.end()) {
           layers_[i].inputs.push_back(found->second);
-        } else {
-          const std::string where = input.scope->prefix.empty() ? "" : " (inside a block, names refer to the block's own layers or $input)";
-          diagnostics_.error(input.location, input.path, "unknown layer \"" + input.name + "\"" + where +
-                                                             did_you_mean(input.name, known_names(*input.scope)));
+        } else if (std::find(input.scope->failed.begin(), input.scope->failed.end(), input.name) ==
+                   input.scope->failed.end()) {
+          const std::string where =
+              input.scope->prefix.empty() ? "" : " (inside a block, names refer to the block's own layers or $input)";
+          std::vector<std::string> candidates = known_names(*input.scope);
+          candidates.erase(std::remove(candidates.begin(), candidates.end(), input.reader_name), candidates.end());
+          diagnostics_.error(input.location, input.path,
+                             "unknown layer \"" + input.name + "\"" + where + did_you_mean(input.name, candidates));
         }
       }
     }

@@ -48,6 +48,11 @@ const std::int64_t* ParameterScope::find(const std::string& name) const {
   return parent_ != nullptr ? parent_->find(name) : nullptr;
 }
 
+bool ParameterScope::is_invalid(const std::string& name) const {
+  if (std::find(invalid_.begin(), invalid_.end(), name) != invalid_.end()) return true;
+  return parent_ != nullptr && parent_->is_invalid(name);
+}
+
 std::vector<std::string> ParameterScope::names() const {
   std::vector<std::string> all = parent_ != nullptr ? parent_->names() : std::vector<std::string>{};
   for (const auto& [name, value] : values_) all.push_back(name);
@@ -65,6 +70,7 @@ std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::stri
   if (!node.scalar.empty() && node.scalar[0] == '$') {
     const std::string name = node.scalar.substr(1);
     const std::int64_t* found = scope != nullptr ? scope->find(name) : nullptr;
+    if (found == nullptr && scope != nullptr && scope->is_invalid(name)) return std::nullopt;
     if (found == nullptr) {
       const std::vector<std::string> known = scope != nullptr ? scope->names() : std::vector<std::string>{};
       std::string hint = did_you_mean(name, known);

@@ -17,12 +17,16 @@ class ParameterScope {
  public:
   explicit ParameterScope(const ParameterScope* parent = nullptr) : parent_(parent) {}
   void define(const std::string& name, std::int64_t value) { values_[name] = value; }
+  // A name whose value was itself invalid (already reported): uses of it report nothing more.
+  void define_invalid(const std::string& name) { invalid_.push_back(name); }
+  bool is_invalid(const std::string& name) const;
   const std::int64_t* find(const std::string& name) const;
   std::vector<std::string> names() const;
 
  private:
   const ParameterScope* parent_;
   std::map<std::string, std::int64_t> values_;
+  std::vector<std::string> invalid_;
 };
 
 struct IntegerRange {

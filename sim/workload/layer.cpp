@@ -40,7 +40,7 @@ std::string pair_text(HeightWidth value) { return std::to_string(value.height) +
 // (PyTorch's ceil_mode: a last window that would start inside the right padding is dropped).
 std::int64_t window_count(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
                           std::int64_t dilation, bool ceil_mode) {
-  const std::int64_t span = size + 2 * pad - dilation * (kernel - 1) - 1;
+  const std::int64_t span = checked_add(size, checked_mul(2, pad)) - checked_mul(dilation, kernel - 1) - 1;
   std::int64_t count = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
   if (ceil_mode && (count - 1) * stride >= size + pad) --count;
   return count;
@@ -71,9 +71,10 @@ ShapeResult infer_conv2d(const LayerSpec& layer, const Shape& in) {
                 "groups " + std::to_string(groups) + " does not divide the " + std::to_string(out_channels) +
                     " output channels");
   }
-  const HeightWidth reach{conv.dilation.height * (conv.kernel.height - 1) + 1,
-                          conv.dilation.width * (conv.kernel.width - 1) + 1};
-  const HeightWidth padded{in.height + 2 * conv.padding.height, in.width + 2 * conv.padding.width};
+  const HeightWidth reach{checked_mul(conv.dilation.height, conv.kernel.height - 1) + 1,
+                          checked_mul(conv.dilation.width, conv.kernel.width - 1) + 1};
+  const HeightWidth padded{checked_add(in.height, checked_mul(2, conv.padding.height)),
+                           checked_add(in.width, checked_mul(2, conv.padding.width))};
   if (reach.height > padded.height || reach.width > padded.width) {
     return fail("kernel", "kernel " + pair_text(conv.kernel) +
                               (reach.height != conv.kernel.height || reach.width != conv.kernel.width
