@@ -316,11 +316,10 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
   return accelerator;
 }
 
-hw::AcceleratorSpec load_accelerator(ConfigNode root, const std::string& origin,
-                                     const std::vector<std::string>& overrides, Diagnostics& diagnostics) {
-  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
-  diagnostics.throw_if_any();
-  hw::AcceleratorSpec accelerator = read_accelerator(root, origin, diagnostics);
+hw::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  const ConfigNode root = load_document(source, overrides, diagnostics);
+  hw::AcceleratorSpec accelerator = read_accelerator(root, source.origin, diagnostics);
   diagnostics.throw_if_any();
   return accelerator;
 }
@@ -343,18 +342,12 @@ std::vector<std::string> dram_preset_names() {
 }
 
 hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
-  ConfigNode root = load_yaml_file(path, diagnostics);
-  diagnostics.throw_if_any();
-  return load_accelerator(std::move(root), path, overrides, diagnostics);
+  return load_accelerator({path, std::nullopt}, overrides);
 }
 
 hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
                                           const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
-  ConfigNode root = load_yaml_text(text, origin, diagnostics);
-  diagnostics.throw_if_any();
-  return load_accelerator(std::move(root), origin, overrides, diagnostics);
+  return load_accelerator({origin, text}, overrides);
 }
 
 hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides) {

@@ -170,6 +170,16 @@ ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics) {
   return load_yaml_text(text.str(), path, diagnostics);
 }
 
+ConfigNode load_document(const DocumentSource& source, const std::vector<std::string>& overrides,
+                         Diagnostics& diagnostics) {
+  ConfigNode root = source.text ? load_yaml_text(*source.text, source.origin, diagnostics)
+                                : load_yaml_file(source.origin, diagnostics);
+  diagnostics.throw_if_any();
+  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
+  diagnostics.throw_if_any();
+  return root;
+}
+
 void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics) {
   const SourceLocation origin{"--set " + assignment, 0, 0};
   const std::size_t equals = assignment.find('=');

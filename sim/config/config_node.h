@@ -3,6 +3,7 @@
 // column), rejects duplicate keys, and can take `--set key.path=value` overrides.
 // yaml-cpp is used only to parse; nothing outside sim/config sees a YAML node.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,17 @@ struct ConfigEntry {
 ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics);
 // Parses text as if it were the file `origin` (used by tests and for --set values).
 ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics);
+
+// Where a document comes from: the file `origin`, or `text` standing for it (tests, fuzzing).
+struct DocumentSource {
+  std::string origin;
+  std::optional<std::string> text;
+};
+
+// The front half of every loader: parse the document and apply `--set` overrides. Throws
+// InputError when anything is wrong so far.
+ConfigNode load_document(const DocumentSource& source, const std::vector<std::string>& overrides,
+                         Diagnostics& diagnostics);
 
 // Applies one `key.path=value` override. Path segments select map keys; on a list they select
 // the element whose `name` is the segment, or the element at a numeric index. A missing last

@@ -418,13 +418,12 @@ class ModelReader {
   std::vector<LayerOrigin> origins_;
 };
 
-LoadedModel load_model(ConfigNode root, const std::string& origin, const std::vector<std::string>& overrides,
-                       Diagnostics& diagnostics) {
-  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
-  diagnostics.throw_if_any();
+LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  const ConfigNode root = load_document(source, overrides, diagnostics);
   ModelReader reader(diagnostics);
   LoadedModel loaded;
-  loaded.file = origin;
+  loaded.file = source.origin;
   loaded.spec = reader.read(root);
   diagnostics.throw_if_any();
   workload::NetworkBuild build = workload::build_network(loaded.spec);
@@ -444,18 +443,12 @@ LoadedModel load_model(ConfigNode root, const std::string& origin, const std::ve
 }  // namespace
 
 LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
-  ConfigNode root = load_yaml_file(path, diagnostics);
-  diagnostics.throw_if_any();
-  return load_model(std::move(root), path, overrides, diagnostics);
+  return load_model({path, std::nullopt}, overrides);
 }
 
 LoadedModel load_model_text(const std::string& text, const std::string& origin,
                             const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
-  ConfigNode root = load_yaml_text(text, origin, diagnostics);
-  diagnostics.throw_if_any();
-  return load_model(std::move(root), origin, overrides, diagnostics);
+  return load_model({origin, text}, overrides);
 }
 
 }  // namespace reusesim::config

@@ -167,11 +167,10 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
   return run;
 }
 
-RunSpec load_run(ConfigNode root, const std::string& origin, const std::vector<std::string>& overrides,
-                 Diagnostics& diagnostics) {
-  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
-  diagnostics.throw_if_any();
-  RunSpec run = read_run(root, origin, diagnostics);
+RunSpec load_run(const DocumentSource& source, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  const ConfigNode root = load_document(source, overrides, diagnostics);
+  RunSpec run = read_run(root, source.origin, diagnostics);
   diagnostics.throw_if_any();
   return run;
 }
@@ -179,17 +178,11 @@ RunSpec load_run(ConfigNode root, const std::string& origin, const std::vector<s
 }  // namespace
 
 RunSpec load_run_file(const std::string& path, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
-  ConfigNode root = load_yaml_file(path, diagnostics);
-  diagnostics.throw_if_any();
-  return load_run(std::move(root), path, overrides, diagnostics);
+  return load_run({path, std::nullopt}, overrides);
 }
 
 RunSpec load_run_text(const std::string& text, const std::string& origin, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
-  ConfigNode root = load_yaml_text(text, origin, diagnostics);
-  diagnostics.throw_if_any();
-  return load_run(std::move(root), origin, overrides, diagnostics);
+  return load_run({origin, text}, overrides);
 }
 
 }  // namespace reusesim::config

@@ -23,6 +23,30 @@ constexpr std::array<std::pair<Activation, const char*>, 6> kActivationNames{{
     {Activation::sigmoid, "sigmoid"}, {Activation::tanh, "tanh"}, {Activation::gelu, "gelu"},
 }};
 
+// Lookups in the (value, name) tables above.
+template <typename Table, typename Value>
+std::string name_of(const Table& table, Value value, const char* fallback) {
+  for (const auto& [entry, name] : table) {
+    if (entry == value) return name;
+  }
+  return fallback;
+}
+
+template <typename Table>
+auto value_of(const Table& table, const std::string& name) -> std::optional<typename Table::value_type::first_type> {
+  for (const auto& [value, text] : table) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+template <typename Table>
+std::vector<std::string> names_of(const Table& table) {
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.emplace_back(entry.second);
+  return names;
+}
+
 // Element operations per hidden unit per time step beyond the gate matrix products:
 // RNN: tanh (1). GRU: 3 gate nonlinearities + reset product + (1 - z), two products and a sum
 // for the blend (7). LSTM: 4 gate nonlinearities + f*c + i*g + their sum + tanh(c) + o*tanh(c) (9).
@@ -172,25 +196,9 @@ ShapeResult infer_add(const std::vector<Shape>& inputs) {
 
 }  // namespace
 
-std::string layer_type_name(LayerType type) {
-  for (const auto& [value, name] : kLayerTypeNames) {
-    if (value == type) return name;
-  }
-  return "unknown";
-}
-
-std::optional<LayerType> layer_type_from_name(const std::string& name) {
-  for (const auto& [value, text] : kLayerTypeNames) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> layer_type_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kLayerTypeNames) names.emplace_back(entry.second);
-  return names;
-}
+std::string layer_type_name(LayerType type) { return name_of(kLayerTypeNames, type, "unknown"); }
+std::optional<LayerType> layer_type_from_name(const std::string& name) { return value_of(kLayerTypeNames, name); }
+std::vector<std::string> layer_type_names() { return names_of(kLayerTypeNames); }
 
 bool is_activation(LayerType type) {
   return type == LayerType::relu || type == LayerType::relu6 || type == LayerType::sigmoid ||
@@ -199,25 +207,9 @@ bool is_activation(LayerType type) {
 
 bool is_recurrent(LayerType type) { return type == LayerType::rnn || type == LayerType::gru || type == LayerType::lstm; }
 
-std::string activation_name(Activation activation) {
-  for (const auto& [value, name] : kActivationNames) {
-    if (value == activation) return name;
-  }
-  return "none";
-}
-
-std::optional<Activation> activation_from_name(const std::string& name) {
-  for (const auto& [value, text] : kActivationNames) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> activation_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kActivationNames) names.emplace_back(entry.second);
-  return names;
-}
+std::string activation_name(Activation activation) { return name_of(kActivationNames, activation, "none"); }
+std::optional<Activation> activation_from_name(const std::string& name) { return value_of(kActivationNames, name); }
+std::vector<std::string> activation_names() { return names_of(kActivationNames); }
 
 ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>& inputs) {
   if (layer.type == LayerType::concat) return infer_concat(inputs);
