@@ -1,1 +1,465 @@
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/accelerator_loader.h"
+#include "config/diagnostics.h"
+
+// Accelerator files and DRAM presets: the shipped configs, exact error messages for every kind of
+// bad input, --set overrides, preset overrides, and peak compute / bandwidth (derivations inline).
+
+using reusesim::config::InputError;
+using reusesim::config::load_accelerator_file;
+using reusesim::config::load_accelerator_text;
+using reusesim::config::load_dram;
+namespace hw = reusesim::hw;
+
+namespace {
+
+const std::string kSource = REUSESIM_SOURCE_DIR;
+
+// Lines 1-17 of a valid accelerator, ending with the `dram:` key on line 17.
+const std::string kHead =
+    "name: acc\n"                  // 1
+    "compute:\n"                   // 2
+    "  type: systolic\n"           // 3
+    "  rows: 16\n"                 // 4
+    "  cols: 16\n"                 // 5
+    "  dataflow: ws\n"             // 6
+    "  clock_mhz: 1000\n"          // 7
+    "  operand_bits: 8\n"          // 8
+    "  accumulator_bits: 32\n"     // 9
+    "  vector_ops_per_cycle: 16\n" // 10
+    "sram:\n"                      // 11
+    "  clock_mhz: 1000\n"          // 12
+    "  buffers:\n"                 // 13
+    "    - {name: weights, capacity_kib: 32, banks: 4, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: weights}\n"  // 14
+    "    - {name: inputs, capacity_kib: 32, banks: 4, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: inputs}\n"    // 15
+    "    - {name: outputs, capacity_kib: 16, banks: 4, bank_width_bytes: 16, read_ports: 1, write_ports: 1, holds: outputs}\n" // 16
+    "dram:\n";                     // 17
+
+// The valid accelerator: line 18 names the ddr4-2400 preset; lines appended after it are
+// per-field overrides starting at line 19.
+const std::string kAccelerator = kHead + "  preset: ddr4-2400\n";  // 18
+
+// Every DRAM field written out (the ddr4-2400 values), for a `dram:` section without a preset.
+// Starts at line 18 when appended to kHead.
+const std::vector<std::string> kDramLines = {
+    "  standard: ddr4",  "  channels: 1",     "  ranks: 2",          "  bank_groups: 4",   "  banks_per_group: 4",
+    "  row_bytes: 8192", "  bus_bits: 64",    "  tck_ns: 0.833",     "  cl: 17",           "  cwl: 12",
+    "  trcd: 17",        "  trp: 17",         "  tras: 39",          "  trc: 56",          "  burst_length: 8",
+    "  tccd_s: 4",       "  tccd_l: 6",       "  trrd_s: 4",         "  trrd_l: 6",        "  tfaw: 26",
+    "  twtr_s: 3",       "  twtr_l: 9",       "  twr: 18",           "  trtp: 9",          "  trfc: 420",
+    "  trefi: 9360",     "  address_mapping: ro,ra,ba,co,bg,ch",     "  queue_depth: 32",  "  page_policy: open",
+    "  refresh: all_bank", "  write_drain_high: 24", "  write_drain_low: 8"};
+
+// kHead + every DRAM line except the ones starting with `skip` (when given).
+std::string inline_dram(const std::string& skip = "") {
+  std::string text = kHead;
+  for (const std::string& line : kDramLines) {
+    if (!skip.empty() && line.rfind("  " + skip + ":", 0) == 0) continue;
+    text += line + "\n";
+  }
+  return text;
+}
+
+hw::AcceleratorSpec load(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return load_accelerator_text(text, "acc.yaml", overrides);
+}
+
+// The InputError's what() (every message, one per line) of loading `text`; fails the test when
+// loading succeeds or throws anything else.
+std::string errors_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    load(text, overrides);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  FAIL("expected an InputError");
+  return "";
+}
+
+std::string dram_errors_of(const std::string& preset, const std::vector<std::string>& overrides = {}) {
+  try {
+    load_dram(preset, overrides);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  FAIL("expected an InputError");
+  return "";
+}
+
+std::string preset_file(const std::string& name) {
+  return (std::filesystem::path(reusesim::config::dram_preset_directory()) / (name + ".yaml")).string();
+}
+
+const std::string kMappingRule = "expected the six fields ch, ra, bg, ba, ro, co, each once, most significant first";
+
+}  // namespace
+
+// --- the shipped files --------------------------------------------------------------------------
+
+// The test base text is itself valid, and the preset fills every DRAM field.
+TEST_CASE("base accelerator text loads with the ddr4-2400 preset", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load(kAccelerator);
+  CHECK(acc.name == "acc");
+  CHECK(acc.compute.kind == hw::ArrayKind::systolic);
+  CHECK(acc.compute.macs_per_cycle() == 256);  // 16 x 16
+  REQUIRE(acc.sram.buffers.size() == 3);
+  CHECK(acc.sram.buffers[0].capacity_bytes == 32 * 1024);
+  CHECK(acc.sram.buffers[2].holds == std::vector<hw::TensorKind>{hw::TensorKind::outputs});
+  CHECK(acc.dram.name == "ddr4-2400");
+  CHECK(acc.dram.standard == "ddr4");
+  CHECK(acc.dram.timing.trcd == 17);
+}
+
+// configs/small.yaml: 16 x 16 ws at 1 GHz -> 256 MACs x 2 x 1e9 = 512e9 ops/s; one DDR4-2400 channel.
+TEST_CASE("configs/small.yaml loads", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/small.yaml");
+  CHECK(acc.name == "small");
+  CHECK(acc.compute.rows == 16);
+  CHECK(acc.compute.cols == 16);
+  CHECK(acc.compute.dataflow == hw::Dataflow::ws);
+  CHECK(acc.compute.peak_ops_per_second() == Approx(512e9));
+  CHECK(acc.sram.buffers.size() == 3);
+  CHECK(acc.dram.name == "ddr4-2400");
+  CHECK(acc.dram.channels == 1);
+}
+
+// configs/snowflake.yaml: 16 vMACs x 16 MACs = 256 MACs; 256 x 2 ops x 250e6 = 128e9 ops/s
+// (Snowflake's 128 G-ops/s); DRAM is the 32-bit DDR3-1066: 4 B x 2 / 1.875 ns = 4.267e9 B/s.
+TEST_CASE("snowflake compute peak is 128 G-ops/s", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/snowflake.yaml");
+  CHECK(acc.compute.kind == hw::ArrayKind::vector_mac);
+  CHECK(acc.compute.units * acc.compute.lanes == 256);
+  CHECK(acc.compute.peak_ops_per_second() == Approx(128e9));
+  CHECK(acc.dram.name == "ddr3-1066");
+  CHECK(acc.dram.peak_bytes_per_second() == Approx(4.2667e9).epsilon(1e-4));
+  // maps hold inputs and outputs, weights the weights: every kind exactly once.
+  REQUIRE(acc.sram.buffers.size() == 2);
+  CHECK(acc.sram.buffers[0].holds == std::vector<hw::TensorKind>{hw::TensorKind::inputs, hw::TensorKind::outputs});
+  CHECK(acc.sram.buffers[1].holds == std::vector<hw::TensorKind>{hw::TensorKind::weights});
+}
+
+// configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; 24 MiB unified buffer, 4 MiB
+// accumulators (the outputs buffer); DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:
+// 2 x 8 B x 2 / 0.9375 ns = 34.133e9 B/s, with DDR3-2133N timings (tRCD 14, tRC 36 + 14 = 50).
+TEST_CASE("tpu_v1 loads with its DDR3-2133 overrides", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
+  CHECK(acc.compute.peak_ops_per_second() == Approx(91.7504e12));
+  REQUIRE(acc.sram.buffers.size() == 3);
+  CHECK(acc.sram.buffers[0].capacity_bytes == 24 * 1024 * 1024);
+  CHECK(acc.sram.buffers[2].capacity_bytes == 4 * 1024 * 1024);
+  CHECK(acc.sram.buffers[2].holds == std::vector<hw::TensorKind>{hw::TensorKind::outputs});
+  CHECK(acc.dram.standard == "ddr3");
+  CHECK(acc.dram.channels == 2);
+  CHECK(acc.dram.timing.trcd == 14);
+  CHECK(acc.dram.timing.trc == 50);
+  CHECK(acc.dram.timing.burst_length == 8);  // kept from the preset
+  CHECK(acc.dram.peak_bytes_per_second() == Approx(34.133e9).epsilon(1e-4));
+}
+
+// Each preset loads and has the peak bandwidth channels x bus_bits / 8 x 2 / tCK:
+//   ddr4-2400:   1 x  8 B x 2 / 0.833 ns  = 19.208e9 (19.2e9 within 0.1%: 0.04% off)
+//   ddr3-1600:   1 x  8 B x 2 / 1.25 ns   = 12.8e9
+//   ddr3-1066:   1 x  4 B x 2 / 1.875 ns  = 4.2667e9
+//   lpddr4-3200: 4 x  2 B x 2 / 0.625 ns  = 25.6e9
+//   hbm2:        8 x 16 B x 2 / 1.0 ns    = 256e9
+//   hbm3:       32 x  4 B x 2 / 0.3125 ns = 819.2e9
+TEST_CASE("DRAM presets load and have their peak bandwidth", "[accelerator]") {
+  const std::vector<std::pair<std::string, double>> presets{
+      {"ddr4-2400", 19.2e9}, {"ddr3-1600", 12.8e9}, {"ddr3-1066", 4.2667e9}, {"lpddr4-3200", 25.6e9}, {"hbm2", 256e9},
+      {"hbm3", 819.2e9}};
+  for (const auto& [name, peak] : presets) {
+    INFO(name);
+    const hw::DramSpec dram = load_dram(name);
+    CHECK(dram.name == name);
+    CHECK(dram.address_mapping.size() == 6);
+    CHECK(dram.peak_bytes_per_second() == Approx(peak).epsilon(0.001));
+  }
+}
+
+// ddr4-2400: 1 channel x 64 bits = 8 B per transfer, 2 transfers per 0.833 ns clock:
+// 16 B / 0.833e-9 s = 19.208e9 B/s, within 0.1% of the nominal 19.2 GB/s. A burst is 8 B x BL 8 = 64 B.
+TEST_CASE("ddr4-2400 peak bandwidth is 19.2 GB/s", "[accelerator]") {
+  const hw::DramSpec dram = load_dram("ddr4-2400");
+  CHECK(dram.peak_bytes_per_second() == Approx(19.2e9).epsilon(0.001));
+  CHECK(dram.burst_bytes() == 64);
+  // Most significant first: ro,ra,ba,co,bg,ch.
+  CHECK(dram.address_mapping == std::vector<hw::AddressField>{hw::AddressField::row, hw::AddressField::rank,
+                                                              hw::AddressField::bank, hw::AddressField::column,
+                                                              hw::AddressField::bank_group, hw::AddressField::channel});
+}
+
+// hbm2: 8 channels x 128 bits = 16 B per transfer each, 2 transfers per 1.0 ns clock:
+// 8 x 32e9 = 256e9 B/s per stack, with the issue's timings as written (tCCD_S 1, BL 4).
+TEST_CASE("hbm2 peak bandwidth is 256 GB/s", "[accelerator]") {
+  const hw::DramSpec dram = load_dram("hbm2");
+  CHECK(dram.timing.tccd_s == 1);
+  CHECK(dram.channels == 8);
+  CHECK(dram.peak_bytes_per_second() == Approx(256e9));
+  CHECK(dram.burst_bytes() == 64);  // 16 B x BL 4
+}
+
+// --- presets and overrides ----------------------------------------------------------------------
+
+// `dram: {preset: ddr4-2400, channels: 2}` takes channels from the section and everything else
+// from the preset: tRCD stays 17, and the peak doubles to 2 x 19.208e9 = 38.415e9 B/s.
+TEST_CASE("a preset field overridden in the dram section", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load(kAccelerator + "  channels: 2\n");
+  CHECK(acc.dram.channels == 2);
+  CHECK(acc.dram.timing.trcd == 17);
+  CHECK(acc.dram.ranks == 2);
+  CHECK(acc.dram.peak_bytes_per_second() == Approx(38.4e9).epsilon(0.001));
+}
+
+// load_dram takes overrides at the top level of the DRAM fields.
+TEST_CASE("load_dram applies overrides to a preset", "[accelerator]") {
+  const hw::DramSpec dram = load_dram("ddr4-2400", {"channels=2"});
+  CHECK(dram.channels == 2);
+  CHECK(dram.timing.trcd == 17);
+}
+
+// A dram section without a preset must give every field itself; with all of them it loads.
+TEST_CASE("a dram section written out in full needs no preset", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load(inline_dram());
+  CHECK(acc.dram.name.empty());
+  CHECK(acc.dram.standard == "ddr4");
+  CHECK(acc.dram.timing.trefi == 9360);
+}
+
+// `--set dram.channels=2` on the accelerator: channels 2, the preset's other fields kept.
+TEST_CASE("a --set override changes the spec", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load(kAccelerator, {"dram.channels=2"});
+  CHECK(acc.dram.channels == 2);
+  CHECK(acc.dram.timing.trcd == 17);
+}
+
+// --set addresses a list element by its name: 64 KiB = 65,536 bytes.
+TEST_CASE("a --set path reaches a buffer by name", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load(kAccelerator, {"sram.buffers.weights.capacity_kib=64"});
+  CHECK(acc.sram.buffers[0].capacity_bytes == 65536);
+}
+
+// A bad value given with --set is reported with the --set argument as its origin (no line).
+TEST_CASE("a bad --set value names the --set argument", "[accelerator]") {
+  CHECK(errors_of(kAccelerator, {"dram.channels=eight"}) ==
+        "--set dram.channels=eight: error: dram.channels: expected a positive integer, got \"eight\"\n");
+}
+
+// Bad --set paths: an unknown list element (with a hint), an unknown key (with a hint), a path
+// through a scalar, and an argument without '='.
+TEST_CASE("bad --set paths", "[accelerator]") {
+  CHECK(errors_of(kAccelerator, {"sram.buffers.weigths.capacity_kib=64"}) ==
+        "--set sram.buffers.weigths.capacity_kib=64: error: sram.buffers.weigths: no list element named or "
+        "numbered \"weigths\" (did you mean \"weights\"?)\n");
+  CHECK(errors_of(kAccelerator, {"dram.chanels=2"}) ==
+        "--set dram.chanels=2: error: dram.chanels: unknown key (did you mean \"channels\"?)\n");
+  CHECK(errors_of(kAccelerator, {"name.x=1"}) == "--set name.x=1: error: name: cannot descend into \"acc\" to set name.x\n");
+  CHECK(errors_of(kAccelerator, {"dram.channels"}) == "--set dram.channels: error: expected key.path=value\n");
+}
+
+// --- errors: keys ---------------------------------------------------------------------------------
+
+// "chanels" on line 19, column 3, is one deletion from "channels".
+TEST_CASE("unknown key with a did-you-mean hint", "[accelerator]") {
+  CHECK(errors_of(kAccelerator + "  chanels: 2\n") ==
+        "acc.yaml:19:3: error: dram.chanels: unknown key (did you mean \"channels\"?)\n");
+  // "rowz" in place of "rows" (line 4): rows is then missing (reported at compute, 3:3) and
+  // rowz unknown, one substitution from rows.
+  std::string text = kAccelerator;
+  text.replace(text.find("  rows: 16\n"), 11, "  rowz: 16\n");
+  CHECK(errors_of(text) ==
+        "acc.yaml:3:3: error: compute.rows: missing required key\n"
+        "acc.yaml:4:3: error: compute.rowz: unknown key (did you mean \"rows\"?)\n");
+}
+
+// The second `channels` (line 20) is the duplicate; the first was on line 19.
+TEST_CASE("duplicate key", "[accelerator]") {
+  CHECK(errors_of(kAccelerator + "  channels: 2\n  channels: 4\n") ==
+        "acc.yaml:20:3: error: dram.channels: duplicate key (first given at line 19)\n");
+}
+
+// A missing key is reported at its mapping: compute's first key is at 3:3, the root at 1:1, and
+// an inline dram section's first key (standard) at 18:3.
+TEST_CASE("missing required keys", "[accelerator]") {
+  std::string text = kAccelerator;
+  text.erase(text.find("  operand_bits: 8\n"), 18);
+  CHECK(errors_of(text) == "acc.yaml:3:3: error: compute.operand_bits: missing required key\n");
+
+  CHECK(errors_of(inline_dram("trfc")) == "acc.yaml:18:3: error: dram.trfc: missing required key\n");
+
+  std::string no_sram = kAccelerator;
+  no_sram.erase(no_sram.find("sram:\n"), no_sram.find("dram:\n") - no_sram.find("sram:\n"));
+  CHECK(errors_of(no_sram) == "acc.yaml:1:1: error: sram: missing required key\n");
+}
+
+// --- errors: values -------------------------------------------------------------------------------
+
+// "  channels: " is 12 characters, so the value starts at column 13 of line 19.
+TEST_CASE("wrong type: a word for an integer", "[accelerator]") {
+  CHECK(errors_of(kAccelerator + "  channels: eight\n") ==
+        "acc.yaml:19:13: error: dram.channels: expected a positive integer, got \"eight\"\n");
+  CHECK(errors_of(kAccelerator + "  tck_ns: fast\n") ==
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got \"fast\"\n");
+}
+
+// Zero, negative and too-large counts. Counts are 1 .. 2^20 = 1,048,576; write_drain_low may be 0.
+TEST_CASE("zero, negative and out-of-range values", "[accelerator]") {
+  CHECK(errors_of(kAccelerator + "  channels: 0\n") ==
+        "acc.yaml:19:13: error: dram.channels: expected a positive integer, got 0\n");
+  CHECK(errors_of(kAccelerator + "  ranks: -1\n") ==
+        "acc.yaml:19:10: error: dram.ranks: expected a positive integer, got -1\n");
+  CHECK(errors_of(kAccelerator + "  queue_depth: 0\n") ==
+        "acc.yaml:19:16: error: dram.queue_depth: expected a positive integer, got 0\n");
+  CHECK(errors_of(kAccelerator + "  write_drain_low: -1\n") ==
+        "acc.yaml:19:20: error: dram.write_drain_low: expected a non-negative integer, got -1\n");
+  CHECK(errors_of(kAccelerator + "  channels: 2097152\n") ==
+        "acc.yaml:19:13: error: dram.channels: expected at most 1048576, got 2097152\n");
+  CHECK(errors_of(kAccelerator, {"sram.buffers.outputs.capacity_kib=0"}) ==
+        "--set sram.buffers.outputs.capacity_kib=0: error: sram.buffers.outputs.capacity_kib: expected a "
+        "positive integer, got 0\n");
+}
+
+// Clocks must be > 0: compute.clock_mhz is on line 7 ("  clock_mhz: " = 13 characters -> column 14),
+// and a zero tCK on line 19 ("  tck_ns: " = 10 characters -> column 11).
+TEST_CASE("zero clock", "[accelerator]") {
+  std::string text = kAccelerator;
+  text.replace(text.find("  clock_mhz: 1000\n"), 18, "  clock_mhz: 0\n");
+  CHECK(errors_of(text) == "acc.yaml:7:14: error: compute.clock_mhz: expected a number greater than 0, got 0\n");
+  CHECK(errors_of(kAccelerator + "  tck_ns: 0\n") ==
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got 0\n");
+  CHECK(errors_of(kAccelerator + "  tck_ns: -1.25\n") ==
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got -1.25\n");
+}
+
+// A 32-bit accumulator (line 9, column 21) cannot be narrower than 64-bit operands.
+TEST_CASE("accumulator narrower than the operands", "[accelerator]") {
+  std::string text = kAccelerator;
+  text.replace(text.find("  operand_bits: 8\n"), 18, "  operand_bits: 64\n");
+  CHECK(errors_of(text) ==
+        "acc.yaml:9:21: error: compute.accumulator_bits: accumulator (32 bits) narrower than the operands (64 bits)\n");
+}
+
+// Organisation fields must be powers of two: 3 banks per group, 6 bank groups, 3 channels.
+TEST_CASE("non-power-of-two organisation", "[accelerator]") {
+  CHECK(errors_of(kAccelerator + "  banks_per_group: 3\n") ==
+        "acc.yaml:19:20: error: dram.banks_per_group: expected a power of two, got 3\n");
+  CHECK(errors_of(kAccelerator + "  bank_groups: 6\n") ==
+        "acc.yaml:19:16: error: dram.bank_groups: expected a power of two, got 6\n");
+  CHECK(errors_of(kAccelerator + "  channels: 3\n") ==
+        "acc.yaml:19:13: error: dram.channels: expected a power of two, got 3\n");
+}
+
+// "ddr4-2000" is one substitution from "ddr4-2400". "  preset: " is 10 characters -> column 11.
+TEST_CASE("unknown DRAM preset with a did-you-mean hint", "[accelerator]") {
+  CHECK(errors_of(kHead + "  preset: ddr4-2000\n") ==
+        "acc.yaml:18:11: error: dram.preset: unknown DRAM preset \"ddr4-2000\" (no file " + preset_file("ddr4-2000") +
+            ") (did you mean \"ddr4-2400\"?)\n");
+  // Through load_dram the origin is the --dram argument and the key path is the bare field.
+  CHECK(dram_errors_of("ddr4-240") == "--dram ddr4-240: error: preset: unknown DRAM preset \"ddr4-240\" (no file " +
+                                          preset_file("ddr4-240") + ") (did you mean \"ddr4-2400\"?)\n");
+}
+
+// --- errors: JEDEC relations ---------------------------------------------------------------------
+
+// Each relation broken by one override on line 19 of a ddr4-2400 accelerator, whose values are
+// tRCD 17, tRP 17, tRAS 39, tCCD_S 4, tRRD_S 4, tWTR_S 3, tRFC 420, BL 8, queue 32, drain 24/8.
+// The value's column is len("  <key>: ") + 1.
+TEST_CASE("every JEDEC relation check", "[accelerator]") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      // tRC >= tRAS + tRP = 39 + 17 = 56
+      {"  trc: 55", "acc.yaml:19:8: error: dram.trc: 55 breaks tRC >= tRAS + tRP (needs at least 56)"},
+      // tRAS >= tRCD = 17
+      {"  tras: 16", "acc.yaml:19:9: error: dram.tras: 16 breaks tRAS >= tRCD (needs at least 17)"},
+      // tCCD_L >= tCCD_S = 4
+      {"  tccd_l: 3", "acc.yaml:19:11: error: dram.tccd_l: 3 breaks tCCD_L >= tCCD_S (needs at least 4)"},
+      // tRRD_L >= tRRD_S = 4
+      {"  trrd_l: 3", "acc.yaml:19:11: error: dram.trrd_l: 3 breaks tRRD_L >= tRRD_S (needs at least 4)"},
+      // tWTR_L >= tWTR_S = 3
+      {"  twtr_l: 2", "acc.yaml:19:11: error: dram.twtr_l: 2 breaks tWTR_L >= tWTR_S (needs at least 3)"},
+      // tFAW >= tRRD_S = 4
+      {"  tfaw: 3", "acc.yaml:19:9: error: dram.tfaw: 3 breaks tFAW >= tRRD_S (needs at least 4)"},
+      // tREFI > tRFC = 420, so at least 421
+      {"  trefi: 420", "acc.yaml:19:10: error: dram.trefi: 420 breaks tREFI > tRFC (needs at least 421)"},
+      // write_drain_high > write_drain_low = 8, so at least 9
+      {"  write_drain_high: 8",
+       "acc.yaml:19:21: error: dram.write_drain_high: 8 breaks write_drain_high > write_drain_low (needs at least 9)"},
+      // write_drain_high <= queue_depth = 32
+      {"  write_drain_high: 40", "acc.yaml:19:21: error: dram.write_drain_high: 40 exceeds queue_depth 32"},
+  };
+  for (const auto& [line, message] : cases) {
+    INFO(line);
+    CHECK(errors_of(kAccelerator + line + "\n") == message + "\n");
+  }
+}
+
+// --- errors: address mapping --------------------------------------------------------------------
+
+// "  address_mapping: " is 19 characters -> column 20 of line 19.
+TEST_CASE("address mapping naming a field twice, missing one, or unknown", "[accelerator]") {
+  CHECK(errors_of(kAccelerator + "  address_mapping: ro,ra,ba,co,bg,ro\n") ==
+        "acc.yaml:19:20: error: dram.address_mapping: field \"ro\" appears twice; " + kMappingRule + "\n");
+  CHECK(errors_of(kAccelerator + "  address_mapping: ro,ra,ba,co,bg\n") ==
+        "acc.yaml:19:20: error: dram.address_mapping: " + kMappingRule + ", got \"ro,ra,ba,co,bg\"\n");
+  CHECK(errors_of(kAccelerator + "  address_mapping: ro,ra,ba,co,bg,xx\n") ==
+        "acc.yaml:19:20: error: dram.address_mapping: unknown field \"xx\"; " + kMappingRule + "\n");
+  // Spaces after the commas are allowed.
+  CHECK(load(kAccelerator + "  address_mapping: ch, ra, bg, ba, ro, co\n").dram.address_mapping.front() ==
+        hw::AddressField::channel);
+}
+
+// --- errors: SRAM buffers -----------------------------------------------------------------------
+
+// Buffer `inputs` (line 15) also claims weights (its `holds` value starts at column 109), and then
+// no buffer holds inputs (reported at the list, line 14, column 5). Messages come in file order.
+TEST_CASE("a tensor kind held by two buffers", "[accelerator]") {
+  std::string text = kAccelerator;
+  text.replace(text.find("holds: inputs}"), 14, "holds: weights}");
+  CHECK(errors_of(text) ==
+        "acc.yaml:14:5: error: sram.buffers: no buffer holds inputs\n"
+        "acc.yaml:15:109: error: sram.buffers.inputs.holds: weights are already held by buffer \"weights\"\n");
+}
+
+// Without the outputs buffer (line 16) nothing holds outputs; reported at the list (line 14, column 5).
+TEST_CASE("a tensor kind held by no buffer", "[accelerator]") {
+  std::string text = kAccelerator;
+  const std::size_t from = text.find("    - {name: outputs");
+  text.erase(from, text.find('\n', from) + 1 - from);
+  CHECK(errors_of(text) == "acc.yaml:14:5: error: sram.buffers: no buffer holds outputs\n");
+}
+
+// All problems are reported at once, in file order, and diagnostics() holds them as data.
+TEST_CASE("several errors are reported together", "[accelerator]") {
+  try {
+    load(kAccelerator + "  channels: 0\n  trc: 55\n");
+    FAIL("expected an InputError");
+  } catch (const InputError& error) {
+    CHECK(std::string(error.what()) ==
+          "acc.yaml:19:13: error: dram.channels: expected a positive integer, got 0\n"
+          "acc.yaml:20:8: error: dram.trc: 55 breaks tRC >= tRAS + tRP (needs at least 56)\n");
+    REQUIRE(error.diagnostics().size() == 2);
+    CHECK(error.diagnostics()[1].location.line == 20);
+    CHECK(error.diagnostics()[1].location.column == 8);
+    CHECK(error.diagnostics()[1].key_path == "dram.trc");
+  }
+}
+
+// Two buffers of one name would make `--set sram.buffers.<name>...` ambiguous.
+TEST_CASE("duplicate SRAM buffer names are rejected", "[accelerator]") {
+  const std::string text = R"(name: dup
+compute: {type: systolic, rows: 4, cols: 4, dataflow: ws, clock_mhz: 100, operand_bits: 8, accumulator_bits: 32, vector_ops_per_cycle: 4}
+sram:
+  clock_mhz: 100
+  buffers:
+    - {name: buf, capacity_kib: 1, banks: 1, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: [weights]}
+    - {name: buf, capacity_kib: 1, banks: 1, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: [inputs, outputs]}
+dram: {preset: ddr4-2400}
+)";
+  // Line 7, "    - {name: " is 13 characters: the second name starts at column 14.
+  CHECK_THROWS_WITH(reusesim::config::load_accelerator_text(text, "dup.yaml"),
+                    "dup.yaml:7:14: error: sram.buffers.buf.name: duplicate buffer name \"buf\"\n");
+}

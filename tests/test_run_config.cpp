@@ -1,1 +1,138 @@
 #include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "config/diagnostics.h"
+#include "config/run_loader.h"
+
+// Run files (batch traces): the shipped example, and exact messages for bad batches, layer
+// selections, missing files and sweep values that break an accelerator.
+
+using reusesim::config::InputError;
+using reusesim::config::load_run_file;
+using reusesim::config::load_run_text;
+using reusesim::config::RunSpec;
+
+namespace {
+
+const std::string kSource = REUSESIM_SOURCE_DIR;
+// Run texts stand for a file in traces/, so "../configs/..." and "../models/..." resolve to the
+// source tree's files. The file itself need not exist.
+const std::string kOrigin = kSource + "/traces/test_run.yaml";
+const std::string kSmall = kSource + "/configs/small.yaml";
+
+// Lines 1-4 of a run on the small accelerator and the MLP; line 5 onwards is the model's rest.
+const std::string kHead =
+    "name: r\n"                                  // 1
+    "accelerators: ../configs/small.yaml\n"      // 2
+    "models:\n"                                  // 3
+    "  - model: ../models/mlp.yaml\n";           // 4
+
+RunSpec load(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return load_run_text(text, kOrigin, overrides);
+}
+
+// what() of the InputError that loading throws; fails the test otherwise.
+std::string errors_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    load(text, overrides);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  FAIL("expected an InputError");
+  return "";
+}
+
+}  // namespace
+
+// traces/example_run.yaml: small.yaml x mlp.yaml at batch 1 and 16, sweeping dram.channels over
+// 1 and 2; paths come back relative to the run file's directory, normalised.
+TEST_CASE("traces/example_run.yaml loads", "[run]") {
+  const RunSpec run = load_run_file(kSource + "/traces/example_run.yaml");
+  CHECK(run.name == "example");
+  CHECK(run.accelerator_files == std::vector<std::string>{kSmall});
+  REQUIRE(run.models.size() == 1);
+  CHECK(run.models[0].model_file == kSource + "/models/mlp.yaml");
+  CHECK(run.models[0].batches == std::vector<std::int64_t>{1, 16});
+  CHECK(run.models[0].layers.empty());
+  CHECK(run.models[0].layer_types.empty());
+  REQUIRE(run.sweep.size() == 1);
+  CHECK(run.sweep[0].key_path == "dram.channels");
+  CHECK(run.sweep[0].values == std::vector<std::string>{"1", "2"});
+}
+
+// A run with a layer and type selection and a list of batches; the MLP's layers are fc1..fc5,
+// all linear.
+TEST_CASE("a valid run with a layer selection", "[run]") {
+  const RunSpec run = load(kHead +
+                           "    batch: [1, 8, 256]\n"
+                           "    layers: [fc1, fc2]\n"
+                           "    layer_types: linear\n");
+  REQUIRE(run.models.size() == 1);
+  CHECK(run.models[0].batches == std::vector<std::int64_t>{1, 8, 256});
+  CHECK(run.models[0].layers == std::vector<std::string>{"fc1", "fc2"});
+  CHECK(run.models[0].layer_types == std::vector<std::string>{"linear"});
+  CHECK(run.sweep.empty());
+}
+
+// Batch 0: the second item of `[1, 0]` on line 5; "    batch: [1, " is 15 characters -> column 16.
+TEST_CASE("batch 0 is rejected", "[run]") {
+  CHECK(errors_of(kHead + "    batch: [1, 0]\n") ==
+        kOrigin + ":5:16: error: models.0.batch.1: expected a positive integer, got 0\n");
+  // The same through --set on the run file: the origin is the --set argument.
+  CHECK(errors_of(kHead + "    batch: 1\n", {"models.0.batch=0"}) ==
+        "--set models.0.batch=0: error: models.0.batch: expected a positive integer, got 0\n");
+}
+
+// "fc_3" is one deletion from "fc3" (and two edits from the other layers). Reported at the list,
+// line 6, column 13 ("    layers: " is 12 characters).
+TEST_CASE("unknown layer name with a did-you-mean hint", "[run]") {
+  CHECK(errors_of(kHead + "    batch: 1\n    layers: [fc1, fc_3]\n") ==
+        kOrigin + ":6:13: error: models.0.layers: model mlp has no layer \"fc_3\" (did you mean \"fc3\"?)\n");
+}
+
+// "liner" is one insertion from "linear". Reported at the list, line 6, column 18 ("    layer_types: "
+// is 17 characters). `linear` is listed too, so the selection is not empty.
+TEST_CASE("unknown layer type with a did-you-mean hint", "[run]") {
+  CHECK(errors_of(kHead + "    batch: 1\n    layer_types: [linear, liner]\n") ==
+        kOrigin + ":6:18: error: models.0.layer_types: unknown layer type \"liner\" (did you mean \"linear\"?)\n");
+}
+
+// fc1 is linear (its ReLU is fused), so asking for fc1 among relu layers selects nothing. Reported
+// at the model item, whose first key is at line 4, column 5.
+TEST_CASE("a selection that selects no layer", "[run]") {
+  CHECK(errors_of(kHead + "    batch: 1\n    layers: fc1\n    layer_types: relu\n") ==
+        kOrigin + ":4:5: error: models.0: the layers and layer_types given select no layer\n");
+}
+
+// A misspelt key in a model item: batch is then missing (reported at the item, 4:5) and batchs
+// (line 5, column 5) unknown, one deletion from batch.
+TEST_CASE("unknown key in a run model", "[run]") {
+  CHECK(errors_of(kHead + "    batchs: 1\n") ==
+        kOrigin + ":4:5: error: models.0.batch: missing required key\n" + kOrigin +
+            ":5:5: error: models.0.batchs: unknown key (did you mean \"batch\"?)\n");
+}
+
+// A model or accelerator file that does not exist: the message names the resolved path.
+TEST_CASE("a missing model or accelerator file", "[run]") {
+  CHECK(errors_of("name: r\naccelerators: ../configs/small.yaml\nmodels:\n  - model: ../models/nope.yaml\n    batch: 1\n") ==
+        kSource + "/models/nope.yaml: error: cannot open file\n");
+  CHECK(errors_of("name: r\naccelerators: ../configs/nope.yaml\nmodels:\n  - model: ../models/mlp.yaml\n    batch: 1\n") ==
+        kSource + "/configs/nope.yaml: error: cannot open file\n");
+}
+
+// dram.channels 3 is not a power of two. The error is reported where the run file gives the 3:
+// line 7, column 22 ("  dram.channels: [1, " is 21 characters), with the accelerator's own
+// message (origin: the --set the sweep value becomes) after it. The value 1 is fine.
+TEST_CASE("a sweep value that makes the accelerator invalid", "[run]") {
+  CHECK(errors_of(kHead + "    batch: 1\nsweep:\n  dram.channels: [1, 3]\n") ==
+        kOrigin + ":7:22: error: sweep.dram.channels: with dram.channels=3 on " + kSmall +
+            ": --set dram.channels=3: error: dram.channels: expected a power of two, got 3\n");
+}
+
+// A sweep axis must be a non-empty list: a scalar on line 7 (column 18) is rejected.
+TEST_CASE("a sweep axis that is not a list", "[run]") {
+  CHECK(errors_of(kHead + "    batch: 1\nsweep:\n  dram.channels: 2\n") ==
+        kOrigin + ":7:18: error: sweep.dram.channels: expected a non-empty list of values, got \"2\"\n");
+}

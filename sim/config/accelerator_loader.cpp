@@ -129,6 +129,7 @@ class DramReader {
     hw::DramSpec dram;
     dram.name = reader_.string_or("name", "");
     reader_.string_or("source", "");
+    reader_.optional("preset");  // consumed by preset resolution; named so a typo of it gets a hint
     dram.standard = reader_.required_choice("standard", {"ddr3", "ddr4", "lpddr4", "hbm2", "hbm3"}).value_or("");
     dram.channels = power_of_two("channels");
     dram.ranks = power_of_two("ranks");
@@ -191,7 +192,6 @@ class DramReader {
     at_least("twtr_l", t.twtr_l, t.twtr_s, "tWTR_L >= tWTR_S");
     at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S");
     at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC");
-    at_least("tccd_s", t.tccd_s, t.burst_length / 2, "tCCD_S >= burst length / 2 (a burst occupies the bus)");
     at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
              "write_drain_high > write_drain_low");
     const ConfigNode* high = reader_.optional("write_drain_high");
@@ -254,6 +254,12 @@ hw::SramSpec read_sram(MapReader& reader) {
     if (!buffer.valid()) continue;
     hw::SramBufferSpec spec;
     spec.name = buffer.required_string("name").value_or("");
+    for (const hw::SramBufferSpec& earlier : sram.buffers) {
+      if (!spec.name.empty() && earlier.name == spec.name) {
+        diagnostics.error(buffer.optional("name")->location, buffer.child_path("name"),
+                          "duplicate buffer name \"" + spec.name + "\"");
+      }
+    }
     const std::int64_t kib = buffer.required_integer("capacity_kib", IntegerRange{1, std::int64_t{1} << 30}).value_or(0);
     spec.capacity_bytes = kib * 1024;
     spec.banks = buffer.required_integer("banks", kCount).value_or(0);
