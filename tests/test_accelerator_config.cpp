@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include "input_error_text.h"
 
 #include <filesystem>
 #include <string>
@@ -73,23 +74,11 @@ hw::AcceleratorSpec load(const std::string& text, const std::vector<std::string>
 // The InputError's what() (every message, one per line) of loading `text`; fails the test when
 // loading succeeds or throws anything else.
 std::string errors_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    load(text, overrides);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  FAIL("expected an InputError");
-  return "";
+  return input_error_text([&] { load(text, overrides); });
 }
 
 std::string dram_errors_of(const std::string& preset, const std::vector<std::string>& overrides = {}) {
-  try {
-    load_dram(preset, overrides);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  FAIL("expected an InputError");
-  return "";
+  return input_error_text([&] { load_dram(preset, overrides); });
 }
 
 std::string preset_file(const std::string& name) {

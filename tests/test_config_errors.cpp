@@ -1,6 +1,7 @@
 // Error reporting of model files: every class of mistake in a model file must produce exactly the
 // message a user should see (file:line:col: error: key.path: message), and valid files must load.
 #include <catch2/catch.hpp>
+#include "input_error_text.h"
 
 #include <stdexcept>
 #include <string>
@@ -14,14 +15,9 @@ using reusesim::config::load_model_text;
 
 namespace {
 
-// The full error text of loading `text` as model.yaml, or a marker when it loads.
+// The full error text of loading `text` as model.yaml; fails the test when it loads.
 std::string load_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    load_model_text(text, "model.yaml", overrides);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(loaded without error)";
+  return input_error_text([&] { load_model_text(text, "model.yaml", overrides); });
 }
 
 // A model whose `layers:` key is on line 4, so the first layer is on line 5.

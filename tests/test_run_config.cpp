@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include "input_error_text.h"
 
 #include <string>
 #include <vector>
@@ -35,13 +36,7 @@ RunSpec load(const std::string& text, const std::vector<std::string>& overrides 
 
 // what() of the InputError that loading throws; fails the test otherwise.
 std::string errors_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    load(text, overrides);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  FAIL("expected an InputError");
-  return "";
+  return input_error_text([&] { load(text, overrides); });
 }
 
 }  // namespace
