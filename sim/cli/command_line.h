@@ -47,5 +47,6 @@ int run_guarded(const std::string& command, const std::function<int()>& body);
 int analyze_command(const std::vector<std::string>& args);
 int footprint_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
+int memtest_command(const std::vector<std::string>& args);
 
 }  // namespace reusesim::cli

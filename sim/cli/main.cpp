@@ -19,6 +19,7 @@ const char* const kUsage =
     "  analyze    per-layer MACs, parameters, activations and compulsory DRAM traffic of a model\n"
     "  footprint  memory needed to run or train a model, per layer and in total\n"
     "  check      validate model, accelerator, DRAM and run files\n"
+    "  memtest    drive a DRAM/HBM memory with a request pattern or trace: bandwidth, latency, row hits\n"
     "\n"
     "reusesim <command> --help shows the options of a command.\n"
     "exit codes: 0 success, 2 bad input or usage, 3 internal error\n";
@@ -29,11 +30,15 @@ int sc_main(int argc, char* argv[]) {
   using Command = int (*)(const std::vector<std::string>&);
   const std::map<std::string, Command> commands{{"analyze", reusesim::cli::analyze_command},
                                                 {"footprint", reusesim::cli::footprint_command},
-                                                {"check", reusesim::cli::check_command}};
+                                                {"check", reusesim::cli::check_command},
+                                                {"memtest", reusesim::cli::memtest_command}};
   if (argc < 2) {
     std::cerr << kUsage;
     return reusesim::cli::kExitBadInput;
   }
+  // Errors inside the simulation stop it and are reported, rather than thrown across coroutines.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DISPLAY | sc_core::SC_STOP);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     std::cout << kUsage;

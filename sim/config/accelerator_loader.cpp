@@ -156,6 +156,12 @@ class DramReader {
     if (auto refresh = reader_.required_choice("refresh", {"all_bank", "per_bank"})) {
       dram.refresh = *refresh == "all_bank" ? hw::RefreshMode::all_bank : hw::RefreshMode::per_bank;
     }
+    if (dram.refresh == hw::RefreshMode::per_bank) {
+      t.trfc_pb = reader_.required_integer("trfc_pb", kCycles).value_or(0);
+    } else if (const ConfigNode* per_bank = reader_.optional("trfc_pb")) {
+      reader_.diagnostics().error(per_bank->location, reader_.child_path("trfc_pb"),
+                                  "used only with refresh: per_bank");
+    }
     dram.write_drain_high = reader_.required_integer("write_drain_high", kCount).value_or(0);
     dram.write_drain_low = reader_.required_integer("write_drain_low", IntegerRange::non_negative()).value_or(0);
     reader_.finish();

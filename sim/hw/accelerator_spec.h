@@ -57,6 +57,7 @@ struct DramTiming {
   std::int64_t burst_length = 0;  // beats; a burst holds the bus for burst_length / 2 clocks (DDR)
   std::int64_t tccd_s = 0, tccd_l = 0, trrd_s = 0, trrd_l = 0, tfaw = 0;
   std::int64_t twtr_s = 0, twtr_l = 0, twr = 0, trtp = 0, trfc = 0, trefi = 0;
+  std::int64_t trfc_pb = 0;  // per-bank refresh: how long one bank is busy (refresh: per_bank only)
 };
 
 struct DramSpec {

@@ -1,0 +1,113 @@
+#include "config/dram_trace_loader.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "config/diagnostics.h"
+
+namespace reusesim::config {
+
+namespace {
+
+constexpr std::int64_t kMaxCycle = std::int64_t{1} << 50;
+
+struct Field {
+  std::string text;
+  int column;  // 1-based
+};
+
+std::vector<Field> split_fields(const std::string& line) {
+  std::vector<Field> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    if (i >= line.size() || line[i] == '#') break;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '#') ++i;
+    fields.push_back(Field{line.substr(start, i - start), static_cast<int>(start) + 1});
+  }
+  return fields;
+}
+
+bool parse_unsigned(const std::string& text, int base, std::uint64_t& value) {
+  if (text.empty() || text[0] == '-' || text[0] == '+') return false;
+  errno = 0;
+  char* end = nullptr;
+  value = std::strtoull(text.c_str(), &end, base);
+  return *end == '\0' && errno != ERANGE;
+}
+
+std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::string& origin, std::uint64_t alignment) {
+  Diagnostics diagnostics;
+  std::vector<hw::MemoryRequest> requests;
+  std::string line;
+  int line_number = 0;
+  constexpr std::size_t kMaxReported = 20;  // a wrong file should not print a million lines
+  const auto error = [&](int column, const std::string& message) {
+    if (diagnostics.size() < kMaxReported) diagnostics.error(SourceLocation{origin, line_number, column}, "", message);
+  };
+  while (std::getline(stream, line)) {
+    ++line_number;
+    const std::vector<Field> fields = split_fields(line);
+    if (fields.empty()) continue;
+    hw::MemoryRequest request;
+    std::string address = fields[0].text;
+    if (address.size() > 2 && address[0] == '0' && (address[1] == 'x' || address[1] == 'X')) address = address.substr(2);
+    if (!parse_unsigned(address, 16, request.address)) {
+      error(fields[0].column, "expected a hexadecimal address, got \"" + fields[0].text + "\"");
+      continue;
+    }
+    if (request.address % alignment != 0) {
+      error(fields[0].column, "address " + fields[0].text + " is not a multiple of the " + std::to_string(alignment) +
+                                  "-byte request size");
+    }
+    if (fields.size() < 2) {
+      error(static_cast<int>(line.size()) + 1, "expected R or W after the address");
+      continue;
+    }
+    if (fields[1].text != "R" && fields[1].text != "W" && fields[1].text != "r" && fields[1].text != "w") {
+      error(fields[1].column, "expected R or W, got \"" + fields[1].text + "\"");
+      continue;
+    }
+    request.is_write = fields[1].text == "W" || fields[1].text == "w";
+    if (fields.size() >= 3) {
+      std::uint64_t cycle = 0;
+      if (!parse_unsigned(fields[2].text, 10, cycle) || cycle > static_cast<std::uint64_t>(kMaxCycle)) {
+        error(fields[2].column, "expected an earliest issue cycle (a non-negative integer up to 2^50), got \"" +
+                                    fields[2].text + "\"");
+        continue;
+      }
+      request.earliest_cycle = static_cast<std::int64_t>(cycle);
+    }
+    if (fields.size() > 3) {
+      error(fields[3].column, "unexpected \"" + fields[3].text + "\" (a line is: address R|W [cycle])");
+      continue;
+    }
+    requests.push_back(request);
+  }
+  if (requests.empty() && diagnostics.empty()) diagnostics.error(SourceLocation{origin, 0, 0}, "", "the trace has no requests");
+  diagnostics.throw_if_any();
+  return requests;
+}
+
+}  // namespace
+
+std::vector<hw::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes) {
+  std::ifstream stream(path);
+  if (!stream) {
+    Diagnostics diagnostics;
+    diagnostics.error(SourceLocation{path, 0, 0}, "", "cannot open file");
+    diagnostics.throw_if_any();
+  }
+  return parse_trace(stream, path, alignment_bytes);
+}
+
+std::vector<hw::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
+                                                    std::uint64_t alignment_bytes) {
+  std::istringstream stream(text);
+  return parse_trace(stream, origin, alignment_bytes);
+}
+
+}  // namespace reusesim::config

@@ -1,0 +1,111 @@
+#include "hw/dma_engine.h"
+
+#include <algorithm>
+
+#include "hw/systemc_compat.h"
+
+namespace reusesim::hw {
+
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const DramAddressMapper& mapper, std::int64_t max_outstanding,
+                     std::uint64_t max_request_bytes)
+    : sc_core::sc_module(name),
+      socket("socket"),
+      mapper_(mapper),
+      max_outstanding_(max_outstanding),
+      max_request_bytes_(max_request_bytes),
+      owners_(static_cast<std::size_t>(max_outstanding), nullptr),
+      responses_("responses") {
+  REUSESIM_HAS_PROCESS(DmaEngine);
+  socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
+  for (std::int64_t i = 0; i < max_outstanding; ++i) {
+    payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>());
+    slot_of_[payloads_.back().get()] = static_cast<std::size_t>(i);
+  }
+  for (std::size_t i = owners_.size(); i-- > 0;) free_slots_.push_back(i);
+  wake_events_ |= responses_.get_event();
+  wake_events_ |= work_event_;
+  SC_THREAD(run);
+}
+
+void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_done) {
+  transfers_.push_back(Pending{transfer, std::move(on_done), 0, 0});
+  ++stats_.transfers;
+  work_event_.notify();
+}
+
+void DmaEngine::run() {
+  while (true) {
+    while (tlm::tlm_generic_payload* done = responses_.get_next_transaction()) complete(*done);
+    // The oldest transfer that still has bytes to issue (earlier ones may wait for responses).
+    auto next = std::find_if(transfers_.begin(), transfers_.end(),
+                             [](const Pending& p) { return p.issued_bytes < p.transfer.bytes; });
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (next == transfers_.end() || free_slots_.empty() || waiting_for_accept_) {
+      sc_core::wait(wake_events_);
+      continue;
+    }
+    Pending& pending = *next;
+    if (now < pending.transfer.not_before) {
+      sc_core::wait(pending.transfer.not_before - now, wake_events_);
+      continue;
+    }
+    const std::uint64_t address = pending.transfer.address + pending.issued_bytes;
+    std::uint64_t bytes = std::min(pending.transfer.bytes - pending.issued_bytes, mapper_.bytes_to_run_end(address));
+    if (max_request_bytes_ > 0) bytes = std::min(bytes, max_request_bytes_);
+    const std::size_t slot_index = free_slots_.back();
+    free_slots_.pop_back();
+    owners_[slot_index] = &pending;
+    tlm::tlm_generic_payload& payload = *payloads_[slot_index];
+    payload.set_command(pending.transfer.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    payload.set_address(address);
+    payload.set_data_length(static_cast<unsigned int>(bytes));
+    payload.set_data_ptr(nullptr);  // timing only: no data is stored
+    payload.set_streaming_width(static_cast<unsigned int>(bytes));
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    pending.issued_bytes += bytes;
+    ++pending.requests_in_flight;
+    ++outstanding_;
+    ++stats_.requests;
+    (pending.transfer.is_write ? stats_.write_bytes : stats_.read_bytes) += static_cast<std::int64_t>(bytes);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum status = socket->nb_transport_fw(payload, phase, delay);
+    if (status == tlm::TLM_COMPLETED) {
+      complete(payload);  // refused outright (an error response)
+    } else if (status == tlm::TLM_ACCEPTED && phase == tlm::BEGIN_REQ) {
+      // The target's queue is full: in order, so nothing more is issued until it takes this one.
+      waiting_for_accept_ = true;
+    }
+  }
+}
+
+tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                              sc_core::sc_time& delay) {
+  if (phase == tlm::END_REQ || phase == tlm::BEGIN_RESP) {
+    if (waiting_for_accept_) {  // END_REQ, or a response, means the refused request was taken
+      waiting_for_accept_ = false;
+      work_event_.notify();
+    }
+  }
+  if (phase == tlm::BEGIN_RESP) {
+    responses_.notify(payload, delay);
+    return tlm::TLM_COMPLETED;
+  }
+  return tlm::TLM_ACCEPTED;
+}
+
+void DmaEngine::complete(tlm::tlm_generic_payload& payload) {
+  if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) ++stats_.failed_requests;
+  const std::size_t slot_index = slot_of_.at(&payload);
+  Pending* owner = owners_[slot_index];
+  free_slots_.push_back(slot_index);
+  --outstanding_;
+  if (--owner->requests_in_flight == 0 && owner->issued_bytes == owner->transfer.bytes) {
+    std::function<void()> on_done = std::move(owner->on_done);
+    transfers_.erase(std::find_if(transfers_.begin(), transfers_.end(), [&](const Pending& p) { return &p == owner; }));
+    if (on_done) on_done();
+  }
+  if (idle()) idle_event_.notify();
+}
+
+}  // namespace reusesim::hw

@@ -1,0 +1,85 @@
+#pragma once
+// A DMA engine: takes transfers (address, bytes, direction), splits them into requests at burst
+// and row boundaries (so each request stays in one bank and row), and keeps a bounded number of
+// requests outstanding on its TLM-2.0 initiator socket, issuing them in order. One thread both
+// issues requests and retires responses (timing-annotated responses wait in a PEQ).
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/peq_with_get.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "hw/dram_address.h"
+
+namespace reusesim::hw {
+
+struct DmaTransfer {
+  std::uint64_t address = 0;
+  std::uint64_t bytes = 0;
+  bool is_write = false;
+  sc_core::sc_time not_before = sc_core::SC_ZERO_TIME;  // earliest issue time of its first request
+};
+
+struct DmaStats {
+  std::int64_t transfers = 0;
+  std::int64_t requests = 0;
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t failed_requests = 0;  // answered with an error status
+};
+
+class DmaEngine : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<DmaEngine> socket;
+
+  // `max_request_bytes` caps a request (a multiple of the burst); 0 means up to the row run.
+  DmaEngine(sc_core::sc_module_name name, const DramAddressMapper& mapper, std::int64_t max_outstanding,
+            std::uint64_t max_request_bytes);
+
+  // Queues a transfer; `on_done` runs (in simulation context) when its last request completes.
+  void submit(const DmaTransfer& transfer, std::function<void()> on_done = {});
+  bool idle() const { return transfers_.empty() && outstanding_ == 0; }
+  // Notified whenever the engine becomes idle.
+  const sc_core::sc_event& idle_event() const { return idle_event_; }
+  const DmaStats& stats() const { return stats_; }
+
+ private:
+  struct Pending {
+    DmaTransfer transfer;
+    std::function<void()> on_done;
+    std::uint64_t issued_bytes = 0;
+    std::int64_t requests_in_flight = 0;
+  };
+
+  void run();
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void complete(tlm::tlm_generic_payload& payload);
+
+  const DramAddressMapper& mapper_;
+  std::int64_t max_outstanding_;
+  std::uint64_t max_request_bytes_;
+  std::list<Pending> transfers_;  // a list: in-flight requests point at their transfer
+  // One payload per outstanding request, reused; which transfer each serves.
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
+  std::vector<Pending*> owners_;
+  std::unordered_map<const tlm::tlm_generic_payload*, std::size_t> slot_of_;
+  std::vector<std::size_t> free_slots_;
+  std::int64_t outstanding_ = 0;
+  bool waiting_for_accept_ = false;
+  // Responses arrive annotated with the time their data ends; they complete at that time.
+  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
+  sc_core::sc_event work_event_;
+  sc_core::sc_event_or_list wake_events_;  // a response is due, or new work
+  sc_core::sc_event idle_event_;
+  DmaStats stats_;
+};
+
+}  // namespace reusesim::hw

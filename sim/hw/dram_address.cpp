@@ -1,0 +1,77 @@
+#include "hw/dram_address.h"
+
+#include <stdexcept>
+
+namespace reusesim::hw {
+
+namespace {
+
+int log2_exact(std::int64_t value) {
+  int bits = 0;
+  while ((std::int64_t{1} << bits) < value) ++bits;
+  if ((std::int64_t{1} << bits) != value) throw std::invalid_argument("DRAM dimension is not a power of two");
+  return bits;
+}
+
+}  // namespace
+
+DramAddressMapper::DramAddressMapper(const DramSpec& spec)
+    : burst_bytes_(static_cast<std::uint64_t>(spec.burst_bytes())), offset_bits_(log2_exact(spec.burst_bytes())) {
+  const auto bits_of = [&](AddressField field) {
+    switch (field) {
+      case AddressField::channel: return log2_exact(spec.channels);
+      case AddressField::rank: return log2_exact(spec.ranks);
+      case AddressField::bank_group: return log2_exact(spec.bank_groups);
+      case AddressField::bank: return log2_exact(spec.banks_per_group);
+      case AddressField::column: return log2_exact(spec.row_bytes / spec.burst_bytes());
+      default: return 0;  // rows: everything above the other fields
+    }
+  };
+  int fixed_bits = offset_bits_;
+  for (AddressField field : spec.address_mapping) fixed_bits += bits_of(field);
+  int shift = offset_bits_;
+  for (auto field = spec.address_mapping.rbegin(); field != spec.address_mapping.rend(); ++field) {
+    const int bits = *field == AddressField::row ? 64 - fixed_bits : bits_of(*field);
+    fields_.push_back(FieldBits{*field, shift, bits});
+    shift += bits;
+  }
+}
+
+DramCoordinates DramAddressMapper::decode(std::uint64_t address) const {
+  DramCoordinates coordinates;
+  for (const FieldBits& entry : fields_) {
+    const std::uint64_t mask = entry.bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << entry.bits) - 1;
+    const auto value = static_cast<std::int64_t>(entry.shift >= 64 ? 0 : (address >> entry.shift) & mask);
+    switch (entry.field) {
+      case AddressField::channel: coordinates.channel = value; break;
+      case AddressField::rank: coordinates.rank = value; break;
+      case AddressField::bank_group: coordinates.bank_group = value; break;
+      case AddressField::bank: coordinates.bank = value; break;
+      case AddressField::row: coordinates.row = value; break;
+      case AddressField::column: coordinates.column = value; break;
+    }
+  }
+  return coordinates;
+}
+
+std::uint64_t DramAddressMapper::bytes_to_run_end(std::uint64_t address) const {
+  // Consecutive addresses stay in one bank and row while only the burst offset and, when it is
+  // the lowest field that has bits, the column change.
+  int run_bits = offset_bits_;
+  for (const FieldBits& entry : fields_) {
+    if (entry.bits == 0) continue;
+    if (entry.field == AddressField::column) run_bits += entry.bits;
+    break;
+  }
+  const std::uint64_t run = std::uint64_t{1} << run_bits;
+  return run - (address & (run - 1));
+}
+
+std::uint64_t DramAddressMapper::row_stride_bytes() const {
+  for (const FieldBits& entry : fields_) {
+    if (entry.field == AddressField::row) return std::uint64_t{1} << entry.shift;
+  }
+  return 0;
+}
+
+}  // namespace reusesim::hw

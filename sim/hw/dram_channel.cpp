@@ -1,0 +1,299 @@
+#include "hw/dram_channel.h"
+
+#include <algorithm>
+
+#include "hw/systemc_compat.h"
+
+namespace reusesim::hw {
+
+std::int64_t DramChannelStats::read_latency_percentile(double fraction) const {
+  if (reads == 0) return 0;
+  const auto wanted = static_cast<std::int64_t>(fraction * static_cast<double>(reads) + 0.999999);
+  std::int64_t seen = 0;
+  for (std::size_t cycles = 0; cycles < read_latency_counts.size(); ++cycles) {
+    seen += read_latency_counts[cycles];
+    if (seen >= wanted) return static_cast<std::int64_t>(cycles);
+  }
+  return static_cast<std::int64_t>(read_latency_counts.size()) - 1;
+}
+
+DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
+    : sc_core::sc_module(name),
+      socket("socket"),
+      spec_(spec),
+      mapper_(spec),
+      timing_(spec),
+      period_(spec.timing.tck_ns, sc_core::SC_NS) {
+  REUSESIM_HAS_PROCESS(DramChannel);
+  socket.register_nb_transport_fw(this, &DramChannel::nb_transport_fw);
+  SC_THREAD(run);
+  const std::int64_t banks_per_rank = spec.bank_groups * spec.banks_per_group;
+  open_row_hits_.assign(static_cast<std::size_t>(spec.ranks * banks_per_rank), 0);
+  earliest_memo_.assign(open_row_hits_.size() * kCommandKinds, {0, 0});
+  // Refreshes are staggered so that ranks (or banks) do not all stop at once.
+  const std::int64_t refreshed_units = spec.refresh == RefreshMode::all_bank ? spec.ranks : spec.ranks * banks_per_rank;
+  refresh_interval_ = spec.timing.trefi;
+  for (std::int64_t unit = 0; unit < refreshed_units; ++unit) {
+    refresh_due_.push_back(spec.timing.trefi * (unit + 1) / refreshed_units);
+  }
+}
+
+std::int64_t DramChannel::now_cycle() const {
+  // Requests may arrive between clock edges: they are seen at the next edge.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const auto cycles = static_cast<std::int64_t>(now / period_);
+  return period_ * static_cast<double>(cycles) < now ? cycles + 1 : cycles;
+}
+
+std::size_t DramChannel::bank_index(const BankTarget& bank) const {
+  return static_cast<std::size_t>((bank.rank * spec_.bank_groups + bank.bank_group) * spec_.banks_per_group + bank.bank);
+}
+
+tlm::tlm_sync_enum DramChannel::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                                sc_core::sc_time&) {
+  if (phase == tlm::END_RESP) return tlm::TLM_COMPLETED;
+  if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
+  const std::uint64_t address = payload.get_address();
+  const std::uint64_t bytes = payload.get_data_length();
+  // A request covers whole bursts of one bank and row; the DMA engine splits transfers so.
+  if (bytes == 0 || bytes % mapper_.burst_bytes() != 0 || address % mapper_.burst_bytes() != 0 ||
+      bytes > mapper_.bytes_to_run_end(address)) {
+    payload.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  const std::int64_t arrival = now_cycle();
+  if (!admit(payload, arrival)) {
+    waiting_.emplace_back(&payload, arrival);
+    return tlm::TLM_ACCEPTED;  // END_REQ follows when the queue has room
+  }
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+bool DramChannel::admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_cycle) {
+  const bool is_write = payload.is_write();
+  std::vector<Request>& queue = is_write ? writes_ : reads_;
+  if (static_cast<std::int64_t>(queue.size()) >= spec_.queue_depth) return false;
+  Request request;
+  request.payload = &payload;
+  request.where = mapper_.decode(payload.get_address());
+  request.bank = BankTarget{request.where.rank, request.where.bank_group, request.where.bank};
+  request.flat_bank = bank_index(request.bank);
+  request.is_write = is_write;
+  request.arrival_cycle = arrival_cycle;
+  request.bursts_left = static_cast<std::int64_t>(payload.get_data_length() / mapper_.burst_bytes());
+  request.sequence = next_sequence_++;
+  queue.push_back(request);
+  // Wake the scheduler only if this request could go before what it is already waiting for.
+  const std::int64_t now = now_cycle();
+  if (next_command(queue, queue.size() - 1, std::max(now, command_bus_free_)).cycle < planned_wake_) wake_.notify();
+  return true;
+}
+
+void DramChannel::consider(Choice& best, const Choice& candidate) const {
+  // Earliest first; at equal times column commands (row hits) first, then the oldest.
+  if (candidate.cycle == DramTimingState::kNever) return;
+  const auto key = [](const Choice& c) { return std::make_tuple(c.cycle, !c.is_column, c.sequence); };
+  if (best.cycle == DramTimingState::kNever || key(candidate) < key(best)) best = candidate;
+}
+
+void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
+  const std::int64_t banks_per_rank = spec_.bank_groups * spec_.banks_per_group;
+  for (std::size_t unit = 0; unit < refresh_due_.size(); ++unit) {
+    if (refresh_due_[unit] > now) continue;
+    // A due refresh first closes what it needs closed, then refreshes; it goes before requests.
+    const auto index = static_cast<std::int64_t>(unit);
+    const bool all_bank = spec_.refresh == RefreshMode::all_bank;
+    const std::int64_t first = all_bank ? index * banks_per_rank : index;
+    const std::int64_t count = all_bank ? banks_per_rank : 1;
+    bool all_closed = true;
+    for (std::int64_t flat = first; flat < first + count; ++flat) {
+      const BankTarget bank{flat / banks_per_rank, (flat % banks_per_rank) / spec_.banks_per_group,
+                            flat % spec_.banks_per_group};
+      if (timing_.open_row(bank) == DramTimingState::kClosed) continue;
+      all_closed = false;
+      Choice close;
+      close.command = DramCommand::precharge;
+      close.bank = bank;
+      close.cycle = timing_.earliest(DramCommand::precharge, bank, now);
+      consider(best, close);
+    }
+    if (all_closed) {
+      Choice refresh;
+      refresh.command = DramCommand::refresh;
+      refresh.bank = BankTarget{first / banks_per_rank, (first % banks_per_rank) / spec_.banks_per_group,
+                                first % spec_.banks_per_group};
+      refresh.cycle = timing_.earliest(DramCommand::refresh, refresh.bank, now);
+      refresh.index = unit;
+      consider(best, refresh);
+    }
+  }
+}
+
+void DramChannel::choose_request(Choice& best, std::vector<Request>& queue, std::int64_t now) {
+  // Requests to one bank that need the same command share its earliest cycle: compute it once.
+  ++memo_generation_;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const Request& request = queue[i];
+    const std::size_t flat = request.flat_bank;
+    // A bank (or rank) waiting for its refresh takes no request commands.
+    const std::size_t refresh_unit =
+        spec_.refresh == RefreshMode::all_bank ? static_cast<std::size_t>(request.bank.rank) : flat;
+    if (refresh_due_[refresh_unit] <= now || request.arrival_cycle > now) continue;
+    Choice candidate = plan(queue, i);
+    if (!candidate.planned) continue;
+    auto& [generation, earliest] = earliest_memo_[flat * kCommandKinds + static_cast<std::size_t>(candidate.command)];
+    if (generation != memo_generation_) {
+      generation = memo_generation_;
+      earliest = timing_.earliest(candidate.command, request.bank, now);
+    }
+    candidate.cycle = earliest;
+    consider(best, candidate);
+    // Queued oldest first: a row hit that can go now cannot be beaten.
+    if (best.is_column && best.cycle == now) break;
+  }
+}
+
+DramChannel::Choice DramChannel::next_command(std::vector<Request>& queue, std::size_t index, std::int64_t now) const {
+  Choice candidate = plan(queue, index);
+  if (candidate.planned) {
+    candidate.cycle = timing_.earliest(candidate.command, candidate.bank, std::max(now, queue[index].arrival_cycle));
+  }
+  return candidate;
+}
+
+DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t index) const {
+  const Request& request = queue[index];
+  Choice candidate;
+  candidate.queue = &queue;
+  candidate.index = index;
+  candidate.bank = request.bank;
+  candidate.row = request.where.row;
+  candidate.sequence = request.sequence;
+  const std::int64_t open_row = timing_.open_row(request.flat_bank);
+  if (open_row == request.where.row) {
+    candidate.command = request.is_write ? DramCommand::write : DramCommand::read;
+    candidate.is_column = true;
+  } else if (open_row == DramTimingState::kClosed) {
+    candidate.command = DramCommand::activate;
+  } else if (open_row_hits_[request.flat_bank] == 0) {
+    candidate.command = DramCommand::precharge;  // a conflict: close the row nobody queued wants
+  } else {
+    return candidate;  // not planned: the queued hits to the open row go first
+  }
+  candidate.planned = true;
+  return candidate;
+}
+
+DramChannel::Choice DramChannel::choose(std::int64_t now) {
+  Choice best;
+  choose_refresh(best, now);
+  // Write drain: switch to writes at the high watermark, back to reads at the low one; writes
+  // also go when no read is waiting.
+  const auto queued_writes = static_cast<std::int64_t>(writes_.size());
+  if (queued_writes >= spec_.write_drain_high) draining_writes_ = true;
+  if (queued_writes <= spec_.write_drain_low) draining_writes_ = false;
+  std::vector<Request>& queue = draining_writes_ || reads_.empty() ? writes_ : reads_;
+  std::fill(open_row_hits_.begin(), open_row_hits_.end(), 0);
+  for (const Request& request : queue) {
+    if (timing_.open_row(request.flat_bank) == request.where.row) ++open_row_hits_[request.flat_bank];
+  }
+  choose_request(best, queue, now);
+  if (spec_.page_policy == PagePolicy::closed) {
+    for (const BankTarget& bank : banks_to_close_) {
+      if (open_row_hits_[bank_index(bank)] > 0 || timing_.open_row(bank) == DramTimingState::kClosed) continue;
+      Choice close;
+      close.command = DramCommand::precharge;
+      close.bank = bank;
+      close.cycle = timing_.earliest(DramCommand::precharge, bank, now);
+      consider(best, close);
+    }
+  }
+  return best;
+}
+
+void DramChannel::issue(const Choice& choice) {
+  const std::int64_t cycle = choice.cycle;
+  command_bus_free_ = cycle + 1;  // one command per clock
+  const std::int64_t data_end = timing_.issue(choice.command, choice.bank, choice.row, cycle);
+  switch (choice.command) {
+    case DramCommand::activate:
+      ++stats_.activates;
+      (*choice.queue)[choice.index].activated = true;
+      break;
+    case DramCommand::precharge:
+      ++stats_.precharges;
+      banks_to_close_.erase(std::remove_if(banks_to_close_.begin(), banks_to_close_.end(),
+                                           [&](const BankTarget& b) { return bank_index(b) == bank_index(choice.bank); }),
+                            banks_to_close_.end());
+      break;
+    case DramCommand::refresh:
+      ++stats_.refreshes;
+      refresh_due_[choice.index] += refresh_interval_;
+      break;
+    default:
+      finish_column(choice, data_end);
+      break;
+  }
+}
+
+void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
+  std::vector<Request>& queue = *choice.queue;
+  Request& request = queue[choice.index];
+  if (--request.bursts_left > 0) return;
+  const auto bytes = static_cast<std::int64_t>(request.payload->get_data_length());
+  if (!request.activated) ++stats_.row_hits;
+  if (request.is_write) {
+    ++stats_.writes;
+    stats_.write_bytes += bytes;
+  } else {
+    ++stats_.reads;
+    stats_.read_bytes += bytes;
+    const std::int64_t latency = data_end - request.arrival_cycle;
+    stats_.read_latency_cycles += latency;
+    if (static_cast<std::int64_t>(stats_.read_latency_counts.size()) <= latency) {
+      stats_.read_latency_counts.resize(static_cast<std::size_t>(latency) + 1, 0);
+    }
+    ++stats_.read_latency_counts[static_cast<std::size_t>(latency)];
+  }
+  stats_.last_data_cycle = data_end;
+  tlm::tlm_generic_payload* payload = request.payload;
+  const bool is_write = request.is_write;
+  if (spec_.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);
+  queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(choice.index));  // `request` is gone now
+  // Room in the queue: take the oldest request that was refused for it.
+  for (auto waiting = waiting_.begin(); waiting != waiting_.end(); ++waiting) {
+    if (waiting->first->is_write() != is_write) continue;
+    tlm::tlm_generic_payload* waiting_payload = waiting->first;
+    const std::int64_t arrival = waiting->second;
+    waiting_.erase(waiting);
+    admit(*waiting_payload, arrival);
+    tlm::tlm_phase phase = tlm::END_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    socket->nb_transport_bw(*waiting_payload, phase, delay);
+    break;
+  }
+  // The response, annotated with the time until the data burst ends.
+  payload->set_response_status(tlm::TLM_OK_RESPONSE);
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  sc_core::sc_time delay = period_ * static_cast<double>(data_end - choice.cycle);
+  socket->nb_transport_bw(*payload, phase, delay);
+}
+
+void DramChannel::run() {
+  while (true) {
+    const std::int64_t now = now_cycle();
+    const Choice choice = choose(std::max(now, command_bus_free_));
+    if (choice.cycle <= now) {
+      issue(choice);
+      continue;
+    }
+    std::int64_t wake_at = choice.cycle;
+    // Refresh goes on while idle too (a wake-up per tREFI): whoever runs the simulation ends it.
+    wake_at = std::min(wake_at, *std::min_element(refresh_due_.begin(), refresh_due_.end()));
+    planned_wake_ = std::max(wake_at, now + 1);
+    sc_core::wait(period_ * static_cast<double>(planned_wake_ - now), wake_);
+  }
+}
+
+}  // namespace reusesim::hw

@@ -1,0 +1,115 @@
+#pragma once
+// One DRAM channel (one pseudo-channel for HBM), reached through a TLM-2.0 target socket with the
+// approximately-timed protocol (BEGIN_REQ / END_REQ / BEGIN_RESP). Inside: bounded read and write
+// queues, FR-FCFS scheduling (row hits first, then oldest), a write-drain policy with watermarks,
+// open- or closed-page policy, refresh, and the JEDEC timing state. One scheduler thread computes
+// the next legal command and sleeps until then: events per command, never per clock. Responses
+// are sent when the last burst is scheduled, with the delay to its end annotated (TLM timing
+// annotation), so completions cost the channel no wake-up of its own.
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "hw/dram_address.h"
+#include "hw/dram_timing.h"
+
+namespace reusesim::hw {
+
+struct DramChannelStats {
+  std::int64_t reads = 0;   // requests
+  std::int64_t writes = 0;
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t activates = 0;
+  std::int64_t precharges = 0;
+  std::int64_t refreshes = 0;
+  std::int64_t row_hits = 0;  // requests served without an activate of their own
+  std::int64_t read_latency_cycles = 0;  // sum, from BEGIN_REQ to the end of the data burst
+  std::vector<std::int64_t> read_latency_counts;  // [cycles] -> reads with that latency
+  std::int64_t last_data_cycle = 0;
+
+  // The latency (in cycles) below which `fraction` of reads fall.
+  std::int64_t read_latency_percentile(double fraction) const;
+};
+
+class DramChannel : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<DramChannel> socket;
+
+  DramChannel(sc_core::sc_module_name name, const DramSpec& spec);
+
+  const DramChannelStats& stats() const { return stats_; }
+  sc_core::sc_time clock_period() const { return period_; }
+
+ private:
+  struct Request {
+    tlm::tlm_generic_payload* payload = nullptr;
+    DramCoordinates where;
+    BankTarget bank;
+    std::size_t flat_bank = 0;  // bank_index(bank), kept for the scheduler's scans
+    bool is_write = false;
+    std::int64_t arrival_cycle = 0;
+    std::int64_t bursts_left = 0;
+    std::uint64_t sequence = 0;
+    bool activated = false;  // an activate was issued for it
+  };
+  // The next command the scheduler would issue, and when.
+  struct Choice {
+    DramCommand command = DramCommand::activate;
+    std::int64_t cycle = DramTimingState::kNever;
+    BankTarget bank;
+    std::int64_t row = 0;
+    std::vector<Request>* queue = nullptr;
+    std::size_t index = 0;  // in *queue, for request commands
+    bool is_column = false;
+    bool planned = false;  // a request command was found (else the request must wait)
+    std::uint64_t sequence = 0;
+  };
+  static constexpr std::size_t kCommandKinds = 5;
+
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void run();
+  std::int64_t now_cycle() const;
+  bool admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_cycle);
+  void consider(Choice& best, const Choice& candidate) const;
+  Choice choose(std::int64_t now);
+  void choose_refresh(Choice& best, std::int64_t now);
+  void choose_request(Choice& best, std::vector<Request>& queue, std::int64_t now);
+  // The next command a queued request needs (not planned while it must wait for others).
+  Choice plan(std::vector<Request>& queue, std::size_t index) const;
+  // The same with its earliest cycle.
+  Choice next_command(std::vector<Request>& queue, std::size_t index, std::int64_t now) const;
+  void issue(const Choice& choice);
+  void finish_column(const Choice& choice, std::int64_t data_end);
+  std::size_t bank_index(const BankTarget& bank) const;
+
+  DramSpec spec_;
+  DramAddressMapper mapper_;
+  DramTimingState timing_;
+  sc_core::sc_time period_;
+  std::vector<Request> reads_;
+  std::vector<Request> writes_;
+  std::deque<std::pair<tlm::tlm_generic_payload*, std::int64_t>> waiting_;  // refused while full
+  std::vector<BankTarget> banks_to_close_;  // closed-page policy
+  std::vector<int> open_row_hits_;  // per bank: queued requests for its open row (rebuilt per choice)
+  // Per bank and command, the earliest cycle found in the current choice (valid when its
+  // generation matches).
+  std::vector<std::pair<std::uint64_t, std::int64_t>> earliest_memo_;
+  std::uint64_t memo_generation_ = 0;
+  std::vector<std::int64_t> refresh_due_;   // per rank (all-bank) or per bank (per-bank), in cycles
+  std::int64_t refresh_interval_ = 0;
+  std::int64_t command_bus_free_ = 0;
+  std::int64_t planned_wake_ = 0;  // when the scheduler next wakes unless a request comes sooner
+  std::uint64_t next_sequence_ = 0;
+  bool draining_writes_ = false;
+  sc_core::sc_event wake_;
+  DramChannelStats stats_;
+};
+
+}  // namespace reusesim::hw

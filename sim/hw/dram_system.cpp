@@ -1,0 +1,55 @@
+#include "hw/dram_system.h"
+
+#include <algorithm>
+
+namespace reusesim::hw {
+
+DramSystem::DramSystem(sc_core::sc_module_name name, const DramSpec& spec)
+    : sc_core::sc_module(name),
+      socket("socket"),
+      spec_(spec),
+      mapper_(spec),
+      channels_("channel", static_cast<std::size_t>(spec.channels),
+                [&](const char* channel_name, std::size_t) { return new DramChannel(channel_name, spec); }),
+      channel_sockets_("channel_socket", static_cast<std::size_t>(spec.channels)) {
+  socket.register_nb_transport_fw(this, &DramSystem::nb_transport_fw);
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    channel_sockets_[i].register_nb_transport_bw(this, &DramSystem::nb_transport_bw, static_cast<int>(i));
+    channel_sockets_[i].bind(channels_[i].socket);
+  }
+}
+
+tlm::tlm_sync_enum DramSystem::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                               sc_core::sc_time& delay) {
+  const auto channel = static_cast<std::size_t>(mapper_.decode(payload.get_address()).channel);
+  return channel_sockets_[channel]->nb_transport_fw(payload, phase, delay);
+}
+
+tlm::tlm_sync_enum DramSystem::nb_transport_bw(int, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                               sc_core::sc_time& delay) {
+  return socket->nb_transport_bw(payload, phase, delay);
+}
+
+DramChannelStats DramSystem::total_stats() const {
+  DramChannelStats total;
+  for (const DramChannel& channel : channels_) {
+    const DramChannelStats& s = channel.stats();
+    total.reads += s.reads;
+    total.writes += s.writes;
+    total.read_bytes += s.read_bytes;
+    total.write_bytes += s.write_bytes;
+    total.activates += s.activates;
+    total.precharges += s.precharges;
+    total.refreshes += s.refreshes;
+    total.row_hits += s.row_hits;
+    total.read_latency_cycles += s.read_latency_cycles;
+    total.last_data_cycle = std::max(total.last_data_cycle, s.last_data_cycle);
+    if (total.read_latency_counts.size() < s.read_latency_counts.size()) {
+      total.read_latency_counts.resize(s.read_latency_counts.size(), 0);
+    }
+    for (std::size_t i = 0; i < s.read_latency_counts.size(); ++i) total.read_latency_counts[i] += s.read_latency_counts[i];
+  }
+  return total;
+}
+
+}  // namespace reusesim::hw

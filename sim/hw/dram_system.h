@@ -1,0 +1,40 @@
+#pragma once
+// All channels of one memory: a TLM-2.0 target that routes each request to its channel by the
+// address mapping, and passes responses back. Channels interleave as the mapping says.
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "hw/dram_channel.h"
+
+namespace reusesim::hw {
+
+class DramSystem : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<DramSystem> socket;
+
+  DramSystem(sc_core::sc_module_name name, const DramSpec& spec);
+
+  const DramSpec& spec() const { return spec_; }
+  const DramAddressMapper& mapper() const { return mapper_; }
+  const sc_core::sc_vector<DramChannel>& channels() const { return channels_; }
+  // All channels' counters added up (latency histograms merged).
+  DramChannelStats total_stats() const;
+
+ private:
+  using ChannelSocket = tlm_utils::simple_initiator_socket_tagged<DramSystem>;
+
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(int channel, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+
+  DramSpec spec_;
+  DramAddressMapper mapper_;
+  sc_core::sc_vector<DramChannel> channels_;
+  sc_core::sc_vector<ChannelSocket> channel_sockets_;
+};
+
+}  // namespace reusesim::hw

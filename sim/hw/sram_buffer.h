@@ -1,0 +1,87 @@
+#pragma once
+// One on-chip SRAM buffer: word-interleaved banks behind independent read and write ports.
+//
+// A passive SystemC module with no processes: other modules' threads call reserve(), which books
+// the earliest free port of the right kind at or after the current simulation time (rounded up to
+// the SRAM clock) and returns the absolute time the access completes; the caller waits until then.
+// Port bookkeeping is in integer SRAM cycles; sc_time appears only at the edges.
+//
+// Bank model: bank = (address / bank_width_bytes) % banks. Each bank delivers one word
+// (bank_width_bytes) per cycle per port, so an access occupies its port for as many cycles as its
+// busiest bank has words. A word touched only partly (misaligned start or end) still costs a word.
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "hw/accelerator_spec.h"
+
+namespace reusesim::hw {
+
+// `rows` runs of `row_bytes` contiguous bytes, run r starting at address + r * row_stride_bytes
+// (a tile out of a larger array). A plain contiguous access is rows = 1 (stride ignored).
+struct SramAccess {
+  std::uint64_t address = 0;
+  std::uint64_t row_bytes = 0;
+  std::uint64_t rows = 1;
+  std::uint64_t row_stride_bytes = 0;
+  bool is_write = false;
+};
+
+struct SramStats {
+  std::int64_t reads = 0;   // accesses
+  std::int64_t writes = 0;  // accesses
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t read_busy_cycles = 0;   // port-cycles occupied by reads (summed over ports)
+  std::int64_t write_busy_cycles = 0;  // port-cycles occupied by writes
+  // Cycles beyond the conflict-free minimum ceil(words touched / banks), reads and writes together.
+  std::int64_t conflict_cycles = 0;
+  // Cycles accesses waited for a free port after arriving (port contention), reads and writes together.
+  std::int64_t port_wait_cycles = 0;
+};
+
+class SramBuffer : public sc_core::sc_module {
+ public:
+  // Throws std::invalid_argument unless capacity, banks, bank width, both port counts and the
+  // clock are positive.
+  SramBuffer(sc_core::sc_module_name name, const SramBufferSpec& spec, double clock_mhz);
+
+  // Cycles the access occupies one port. Pure; O(min(rows, banks * bank_width_bytes) + banks).
+  // Throws std::invalid_argument for an empty access, one larger than the capacity, one reaching
+  // past the capacity, or rows > 1 that overlap (row_stride_bytes < row_bytes).
+  std::int64_t access_cycles(const SramAccess& access) const;
+
+  // Books the access on the port of its kind that can start it earliest (lowest index on ties),
+  // no earlier than sc_time_stamp() rounded up to the SRAM clock; updates the counters and returns
+  // the absolute time the access completes. Same errors as access_cycles().
+  sc_core::sc_time reserve(const SramAccess& access);
+
+  const SramStats& stats() const { return stats_; }
+  const SramBufferSpec& spec() const { return spec_; }
+  double clock_mhz() const { return clock_mhz_; }
+  // The absolute time of SRAM clock edge `cycle` (cycle 0 is time 0).
+  sc_core::sc_time cycle_time(std::int64_t cycle) const;
+
+ private:
+  struct Cost {
+    std::int64_t cycles = 0;
+    std::int64_t conflict_cycles = 0;
+  };
+  Cost cost(const SramAccess& access) const;
+  void check(const SramAccess& access) const;
+  // The first SRAM clock edge at or after `time`.
+  std::int64_t first_cycle_at_or_after(const sc_core::sc_time& time) const;
+
+  SramBufferSpec spec_;
+  double clock_mhz_;
+  std::uint64_t width_;     // bank_width_bytes
+  std::uint64_t banks_;
+  std::uint64_t capacity_;
+  std::vector<std::int64_t> read_port_free_;   // per port: first cycle it is free
+  std::vector<std::int64_t> write_port_free_;
+  SramStats stats_;
+};
+
+}  // namespace reusesim::hw

@@ -1,0 +1,27 @@
+#pragma once
+// `reusesim memtest`: what a request stream achieved on a memory.
+
+#include <cstdint>
+#include <string>
+
+#include "hw/dram_channel.h"
+#include "report/table.h"
+
+namespace reusesim::report {
+
+struct MemtestResult {
+  std::string pattern;  // pattern name or trace file
+  std::string memory;   // preset or file
+  hw::DramSpec spec;
+  hw::DramChannelStats dram;  // all channels
+  std::int64_t requests = 0;  // as issued by the test (before DMA splitting)
+  std::int64_t request_bytes = 0;
+  std::int64_t outstanding = 0;
+  double simulated_seconds = 0;  // until the last response
+  double wall_seconds = 0;
+};
+
+Table memtest_table(const MemtestResult& result);
+std::string render_memtest(const MemtestResult& result, Format format);
+
+}  // namespace reusesim::report
