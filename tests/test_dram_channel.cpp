@@ -1,1 +1,188 @@
+// DRAM channel, system and DMA models under a tiny harness: exact cycle counts with the
+// arithmetic written out, and the analytic bandwidth bounds. ctest runs each case in its own
+// process (SystemC elaborates once per process).
 #include <catch2/catch.hpp>
+
+#include <systemc>
+
+#include "config/accelerator_loader.h"
+#include "hw/memory_tester.h"
+
+using namespace reusesim;
+
+namespace {
+
+struct Outcome {
+  std::int64_t finish_cycles = 0;  // DRAM clocks until the last response
+  hw::DramChannelStats dram;
+  hw::DmaStats dma;
+  std::vector<hw::DramChannelStats> per_channel;
+};
+
+// Runs `requests` through a DMA engine into the memory and returns what happened.
+Outcome run(const hw::DramSpec& spec, std::vector<hw::MemoryRequest> requests, std::int64_t outstanding,
+            std::uint64_t request_bytes = 64) {
+  hw::MemoryTester tester("tester", spec, std::move(requests), request_bytes, outstanding);
+  sc_core::sc_start();
+  Outcome outcome;
+  const sc_core::sc_time period = tester.dram().channels()[0].clock_period();
+  outcome.finish_cycles = static_cast<std::int64_t>(tester.finish_time() / period + 0.5);
+  outcome.dram = tester.dram().total_stats();
+  outcome.dma = tester.dma().stats();
+  for (const hw::DramChannel& channel : tester.dram().channels()) outcome.per_channel.push_back(channel.stats());
+  REQUIRE(tester.completed() == static_cast<std::int64_t>(outcome.dma.transfers));
+  return outcome;
+}
+
+std::vector<hw::MemoryRequest> pattern(const hw::DramSpec& spec, const std::string& name, std::int64_t count) {
+  return hw::make_traffic_pattern(name, count, 64, spec, hw::DramAddressMapper(spec));
+}
+
+}  // namespace
+
+TEST_CASE("ddr4: an idle read to a closed bank takes tRCD + CL + burst", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}}, 1);
+  // ACT at 0, RD at tRCD = 17, data from 17 + CL 17 = 34 for BL/2 = 4 clocks: done at 38.
+  CHECK(outcome.finish_cycles == 38);
+  CHECK(outcome.dram.read_latency_cycles == 38);
+  CHECK(outcome.dram.activates == 1);
+  CHECK(outcome.dram.row_hits == 0);
+}
+
+TEST_CASE("ddr4: a row hit completes CL + burst after it issues", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  // Two reads of one row (the second 4 KiB in, still column bits only above bg: same bank group 0,
+  // column 64), one at a time: the first ends at 38 as above; the second arrives then, finds the
+  // row open (tCCD_L from the RD at 17 allows 23) and issues at 38, ending at 38 + 17 + 4 = 59.
+  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}, hw::MemoryRequest{4096, false, 0}}, 1);
+  CHECK(outcome.finish_cycles == 59);
+  CHECK(outcome.dram.read_latency_cycles == 38 + 21);
+  CHECK(outcome.dram.row_hits == 1);
+  CHECK(outcome.dram.activates == 1);
+}
+
+TEST_CASE("ddr4: a bank_conflict stream delivers one request per tRC", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  // Each request needs ACT (k * tRC = 56k), RD at +17, PRE at +39 (tRAS), next ACT at +56 (tRC =
+  // tRAS + tRP). 80 requests finish before the first refresh (cycle 4,680): the last ACT at
+  // 79 * 56 = 4,424 ends its data at 4,424 + 38 = 4,462.
+  const Outcome outcome = run(spec, pattern(spec, "bank_conflict", 80), 8);
+  CHECK(outcome.finish_cycles == 4462);
+  CHECK(outcome.dram.activates == 80);
+  CHECK(outcome.dram.refreshes == 0);
+  // Bandwidth: 64 B per tRC = 64 / (56 * 0.833 ns) = 1.372 GB/s, within 3% over the run.
+  const double seconds = static_cast<double>(outcome.finish_cycles) * spec.timing.tck_ns * 1e-9;
+  CHECK(80 * 64 / seconds == Approx(64 / (56 * 0.833e-9)).epsilon(0.03));
+}
+
+TEST_CASE("ddr4: sequential reads approach peak x (1 - tRFC/tREFI)", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  // Bank groups sit in the lowest address bits (ro,ra,ba,co,bg,ch), so consecutive bursts go to
+  // different groups at tCCD_S = 4 = BL/2: the bus never idles except for refresh, which takes
+  // the rank for tRFC = 420 of every tREFI = 9,360 clocks. Bound: 19.208 GB/s x (1 - 420/9360) = 18.346 GB/s.
+  const Outcome outcome = run(spec, pattern(spec, "seq_read", 200'000), 32);
+  const double seconds = static_cast<double>(outcome.finish_cycles) * spec.timing.tck_ns * 1e-9;
+  const double achieved = static_cast<double>(outcome.dram.read_bytes) / seconds;
+  const double bound = spec.peak_bytes_per_second() * (1.0 - 420.0 / 9360.0);
+  CHECK(achieved == Approx(bound).epsilon(0.03));
+  CHECK(achieved <= spec.peak_bytes_per_second());
+  // Refresh: each of the 2 ranks refreshes once per tREFI.
+  const auto expected_refreshes = 2 * outcome.finish_cycles / 9360;
+  CHECK(outcome.dram.refreshes >= expected_refreshes - 2);
+  CHECK(outcome.dram.refreshes <= expected_refreshes + 2);
+}
+
+TEST_CASE("ddr4: closed-page policy activates for every request served alone", "[dram-channel]") {
+  hw::DramSpec spec = config::load_dram("ddr4-2400", {"page_policy=closed"});
+  // One request at a time: each finds its bank closed again (precharged after its read).
+  const Outcome closed = run(spec, pattern(spec, "seq_read", 64), 1);
+  CHECK(closed.dram.activates == 64);
+  CHECK(closed.dram.row_hits == 0);
+  // Each bank closes tRTP after its read; the last one would close after the last data, when the
+  // test has already stopped: 63 precharges.
+  CHECK(closed.dram.precharges == 63);
+}
+
+TEST_CASE("ddr4: open-page policy keeps rows open for later hits", "[dram-channel]") {
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  // 64 sequential bursts cover 4 bank groups x 16 columns of bank 0: one ACT per bank group.
+  const Outcome open = run(spec, pattern(spec, "seq_read", 64), 1);
+  CHECK(open.dram.activates == 4);
+  CHECK(open.dram.row_hits == 60);
+}
+
+TEST_CASE("a full request queue holds requests back and loses none", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"queue_depth=8", "write_drain_high=6", "write_drain_low=2"});
+  // 100 requests in flight against a queue of 8: the channel answers BEGIN_REQ with END_REQ only
+  // when a slot frees; every request still completes exactly once.
+  const Outcome outcome = run(spec, pattern(spec, "random_mix", 2000), 100);
+  CHECK(outcome.dram.reads == 1000);
+  CHECK(outcome.dram.writes == 1000);
+  CHECK(outcome.dma.failed_requests == 0);
+}
+
+TEST_CASE("hbm2: channels interleave sequential bursts evenly", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("hbm2");
+  // The channel field is the lowest (ro,ra,ba,co,bg,ch): burst i goes to channel i mod 8.
+  const Outcome outcome = run(spec, pattern(spec, "seq_read", 8000), 64);
+  REQUIRE(outcome.per_channel.size() == 8);
+  for (const hw::DramChannelStats& channel : outcome.per_channel) CHECK(channel.reads == 1000);
+}
+
+TEST_CASE("the DMA engine splits transfers where a bank's row run ends", "[dram-channel]") {
+  // ddr4-2400's mapping puts bank groups right above the burst offset: a 1 KiB transfer is 16
+  // separate 64-byte requests. With the column lowest, 1 KiB stays in one row: one request.
+  const hw::DramSpec interleaved = config::load_dram("ddr4-2400");
+  CHECK(run(interleaved, {hw::MemoryRequest{0, false, 0}}, 4, 1024).dma.requests == 16);
+}
+
+TEST_CASE("the DMA engine keeps a row-local transfer whole", "[dram-channel]") {
+  const hw::DramSpec row_major = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,ch,co"});
+  const Outcome outcome = run(row_major, {hw::MemoryRequest{0, false, 0}}, 4, 1024);
+  CHECK(outcome.dma.requests == 1);
+  // One ACT, then 16 bursts at tCCD_L = 6 (same bank group): RD at 17 + 6k, the last (k = 15)
+  // at 107, data ends at 107 + 17 + 4 = 128.
+  CHECK(outcome.finish_cycles == 128);
+}
+
+TEST_CASE("a trace's earliest issue cycle holds a request back", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  // Issued at cycle 1,000 to a closed bank: done at 1,000 + 38.
+  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 1000}}, 1);
+  CHECK(outcome.finish_cycles == 1038);
+  CHECK(outcome.dram.read_latency_cycles == 38);
+}
+
+TEST_CASE("a request that is not whole bursts gets an error response", "[dram-channel]") {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  // 64 bytes from address 32 split at the 64-byte run end: a 32-byte piece the channel refuses.
+  const Outcome outcome = run(spec, {hw::MemoryRequest{32, false, 0}}, 1);
+  CHECK(outcome.dma.failed_requests >= 1);
+  CHECK(outcome.dram.reads == 0);
+}
+
+namespace {
+
+// `writes` sequential writes (rank 0) then one read in rank 1 (address 2^17: the rank bit of
+// ro,ra,ba,co,bg,ch), all handed over at cycle 0; returns the read's latency in clocks.
+std::int64_t read_latency_behind_writes(std::int64_t writes) {
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");  // queue 32, drain from 24 down to 8
+  std::vector<hw::MemoryRequest> requests;
+  for (std::int64_t i = 0; i < writes; ++i) requests.push_back(hw::MemoryRequest{static_cast<std::uint64_t>(i) * 64, true, 0});
+  requests.push_back(hw::MemoryRequest{std::uint64_t{1} << 17, false, 0});
+  return run(spec, requests, 64).dram.read_latency_cycles;
+}
+
+}  // namespace
+
+TEST_CASE("write drain: below the high watermark a read goes before queued writes", "[dram-channel]") {
+  // 20 queued writes < 24: reads keep priority; the read's ACT goes at 0: 17 + 17 + 4 = 38.
+  CHECK(read_latency_behind_writes(20) == 38);
+}
+
+TEST_CASE("write drain: at the high watermark writes drain to the low one first", "[dram-channel]") {
+  // 24 queued writes reach the high watermark: 16 writes go first (down to 8), each holding the
+  // bus 4 clocks, so the read waits at least 16 x 4 = 64 clocks beyond its own 38.
+  CHECK(read_latency_behind_writes(24) > 38 + 64);
+}
