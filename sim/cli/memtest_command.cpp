@@ -30,6 +30,9 @@ int memtest_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("memtest", args, options, {}, values)) return kExitOk;
     if (pattern.empty() == trace.empty()) throw UsageError("give exactly one of --pattern and --trace");
+    if (!trace.empty() && !values["requests"].defaulted()) {
+      throw UsageError("--requests applies to --pattern; a trace has as many requests as lines");
+    }
     positive_option("--requests", requests, 100'000'000);
     positive_option("--request-bytes", request_bytes, std::int64_t{1} << 30);
     positive_option("--outstanding", outstanding, 4096);

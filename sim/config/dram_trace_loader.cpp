@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "config/diagnostics.h"
 
@@ -32,7 +33,8 @@ std::vector<Field> split_fields(const std::string& line) {
 }
 
 bool parse_unsigned(const std::string& text, int base, std::uint64_t& value) {
-  if (text.empty() || text[0] == '-' || text[0] == '+') return false;
+  const char* digits = base == 16 ? "0123456789abcdefABCDEF" : "0123456789";
+  if (text.empty() || text.find_first_not_of(digits) != std::string::npos) return false;
   errno = 0;
   char* end = nullptr;
   value = std::strtoull(text.c_str(), &end, base);
@@ -40,6 +42,7 @@ bool parse_unsigned(const std::string& text, int base, std::uint64_t& value) {
 }
 
 std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::string& origin, std::uint64_t alignment) {
+  if (alignment == 0) throw std::invalid_argument("DRAM trace alignment must be positive");
   Diagnostics diagnostics;
   std::vector<hw::MemoryRequest> requests;
   std::string line;
@@ -64,7 +67,7 @@ std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::stri
                                   "-byte request size");
     }
     if (fields.size() < 2) {
-      error(static_cast<int>(line.size()) + 1, "expected R or W after the address");
+      error(fields[0].column + static_cast<int>(fields[0].text.size()), "expected R or W after the address");
       continue;
     }
     if (fields[1].text != "R" && fields[1].text != "W" && fields[1].text != "r" && fields[1].text != "w") {

@@ -13,7 +13,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const DramAddressMapper& mapp
       mapper_(mapper),
       max_outstanding_(max_outstanding),
       max_request_bytes_(max_request_bytes),
-      owners_(static_cast<std::size_t>(max_outstanding), nullptr),
+      owners_(static_cast<std::size_t>(max_outstanding), transfers_.end()),
       responses_("responses") {
   REUSESIM_HAS_PROCESS(DmaEngine);
   socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
@@ -29,6 +29,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const DramAddressMapper& mapp
 
 void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_done) {
   transfers_.push_back(Pending{transfer, std::move(on_done), 0, 0});
+  if (next_to_issue_ == transfers_.end()) next_to_issue_ = std::prev(transfers_.end());
   ++stats_.transfers;
   work_event_.notify();
 }
@@ -36,15 +37,12 @@ void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_don
 void DmaEngine::run() {
   while (true) {
     while (tlm::tlm_generic_payload* done = responses_.get_next_transaction()) complete(*done);
-    // The oldest transfer that still has bytes to issue (earlier ones may wait for responses).
-    auto next = std::find_if(transfers_.begin(), transfers_.end(),
-                             [](const Pending& p) { return p.issued_bytes < p.transfer.bytes; });
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (next == transfers_.end() || free_slots_.empty() || waiting_for_accept_) {
+    if (next_to_issue_ == transfers_.end() || free_slots_.empty() || waiting_for_accept_) {
       sc_core::wait(wake_events_);
       continue;
     }
-    Pending& pending = *next;
+    Pending& pending = *next_to_issue_;
     if (now < pending.transfer.not_before) {
       sc_core::wait(pending.transfer.not_before - now, wake_events_);
       continue;
@@ -54,7 +52,7 @@ void DmaEngine::run() {
     if (max_request_bytes_ > 0) bytes = std::min(bytes, max_request_bytes_);
     const std::size_t slot_index = free_slots_.back();
     free_slots_.pop_back();
-    owners_[slot_index] = &pending;
+    owners_[slot_index] = next_to_issue_;
     tlm::tlm_generic_payload& payload = *payloads_[slot_index];
     payload.set_command(pending.transfer.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     payload.set_address(address);
@@ -63,6 +61,7 @@ void DmaEngine::run() {
     payload.set_streaming_width(static_cast<unsigned int>(bytes));
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     pending.issued_bytes += bytes;
+    if (pending.issued_bytes == pending.transfer.bytes) ++next_to_issue_;
     ++pending.requests_in_flight;
     ++outstanding_;
     ++stats_.requests;
@@ -97,12 +96,12 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
 void DmaEngine::complete(tlm::tlm_generic_payload& payload) {
   if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) ++stats_.failed_requests;
   const std::size_t slot_index = slot_of_.at(&payload);
-  Pending* owner = owners_[slot_index];
+  const auto owner = owners_[slot_index];
   free_slots_.push_back(slot_index);
   --outstanding_;
   if (--owner->requests_in_flight == 0 && owner->issued_bytes == owner->transfer.bytes) {
     std::function<void()> on_done = std::move(owner->on_done);
-    transfers_.erase(std::find_if(transfers_.begin(), transfers_.end(), [&](const Pending& p) { return &p == owner; }));
+    transfers_.erase(owner);
     if (on_done) on_done();
   }
   if (idle()) idle_event_.notify();

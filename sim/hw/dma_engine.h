@@ -67,9 +67,11 @@ class DmaEngine : public sc_core::sc_module {
   std::int64_t max_outstanding_;
   std::uint64_t max_request_bytes_;
   std::list<Pending> transfers_;  // a list: in-flight requests point at their transfer
+  // The oldest transfer with bytes still to issue (transfers are issued in order).
+  std::list<Pending>::iterator next_to_issue_ = transfers_.end();
   // One payload per outstanding request, reused; which transfer each serves.
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
-  std::vector<Pending*> owners_;
+  std::vector<std::list<Pending>::iterator> owners_;
   std::unordered_map<const tlm::tlm_generic_payload*, std::size_t> slot_of_;
   std::vector<std::size_t> free_slots_;
   std::int64_t outstanding_ = 0;

@@ -280,6 +280,17 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   socket->nb_transport_bw(*payload, phase, delay);
 }
 
+void DramChannel::catch_up_refreshes(std::int64_t now) {
+  // Refreshes that fell due while the channel was idle ran without disturbing anything: count
+  // them, and leave only the most recent one due, to run now (it also closes any open rows).
+  for (std::int64_t& due : refresh_due_) {
+    if (due > now) continue;
+    const std::int64_t missed = (now - due) / refresh_interval_;
+    stats_.refreshes += missed;
+    due += missed * refresh_interval_;
+  }
+}
+
 void DramChannel::run() {
   while (true) {
     const std::int64_t now = now_cycle();
@@ -288,9 +299,14 @@ void DramChannel::run() {
       issue(choice);
       continue;
     }
-    std::int64_t wake_at = choice.cycle;
-    // Refresh goes on while idle too (a wake-up per tREFI): whoever runs the simulation ends it.
-    wake_at = std::min(wake_at, *std::min_element(refresh_due_.begin(), refresh_due_.end()));
+    if (reads_.empty() && writes_.empty()) {
+      // Idle: sleep until a request comes; the refreshes due meanwhile are caught up then.
+      planned_wake_ = DramTimingState::kNever;
+      sc_core::wait(wake_);
+      catch_up_refreshes(now_cycle());
+      continue;
+    }
+    const std::int64_t wake_at = std::min(choice.cycle, *std::min_element(refresh_due_.begin(), refresh_due_.end()));
     planned_wake_ = std::max(wake_at, now + 1);
     sc_core::wait(period_ * static_cast<double>(planned_wake_ - now), wake_);
   }

@@ -87,6 +87,7 @@ class DramChannel : public sc_core::sc_module {
   Choice next_command(std::vector<Request>& queue, std::size_t index, std::int64_t now) const;
   void issue(const Choice& choice);
   void finish_column(const Choice& choice, std::int64_t data_end);
+  void catch_up_refreshes(std::int64_t now);
   std::size_t bank_index(const BankTarget& bank) const;
 
   DramSpec spec_;

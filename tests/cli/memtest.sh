@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# End-to-end checks of `reusesim memtest`: the CSV columns, every traffic pattern, trace replay,
+# bad traces and usage errors (exit 2 and their text), and deterministic simulated figures.
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+export SC_COPYRIGHT_MESSAGE=DISABLE  # keep SystemC's banner out of the output when run by hand
+failures=0
+checks=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# expect CODE NAME -- command...: runs it, keeps stdout/stderr in $out/$err, checks the exit code.
+expect() {
+  local code=$1 name=$2
+  shift 3
+  checks=$((checks + 1))
+  "$@" >"$work/out" 2>"$work/err"
+  local actual=$?
+  out=$(cat "$work/out")
+  err=$(cat "$work/err")
+  if [ "$actual" -ne "$code" ]; then
+    echo "FAIL: $name: exit $actual, expected $code"
+    echo "  stderr: $err"
+    failures=$((failures + 1))
+  fi
+}
+
+# contains NAME TEXT NEEDLE
+contains() {
+  checks=$((checks + 1))
+  if ! grep -qF -- "$3" <<<"$2"; then
+    echo "FAIL: $1: output lacks: $3"
+    echo "  got: $(head -c 600 <<<"$2")"
+    failures=$((failures + 1))
+  fi
+}
+
+# same NAME ACTUAL EXPECTED: an exact comparison.
+same() {
+  checks=$((checks + 1))
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1"
+    echo "  expected: $3"
+    echo "  got:      $2"
+    failures=$((failures + 1))
+  fi
+}
+
+# quiet NAME: the last command wrote nothing to stderr.
+quiet() {
+  checks=$((checks + 1))
+  [ -z "$err" ] || { echo "FAIL: $1 wrote to stderr: $err"; failures=$((failures + 1)); }
+}
+
+memtest() { "$REUSESIM" memtest "$@"; }
+
+header="pattern,memory,requests,request_bytes,outstanding,read_bytes,write_bytes,simulated_time_us,achieved_gbps,peak_gbps,efficiency,read_latency_mean_ns,read_latency_p50_ns,read_latency_p99_ns,row_hit_rate,activates,refreshes,wall_time_s,requests_per_wall_second"
+
+# --- The CSV: the header line exactly, one data row. ---
+expect 0 "seq_read csv" -- memtest --dram ddr4-2400 --pattern seq_read --requests 200 --format csv
+same "csv header" "$(head -n 1 <<<"$out")" "$header"
+same "one data row" "$(wc -l <<<"$out")" "2"
+# 200 requests x 64 B = 12,800 B read, none written; DDR4-2400 peak 64 bit / 8 x 2 / 0.833 ns = 19.21 GB/s.
+contains "seq_read row" "$out" "seq_read,ddr4-2400,200,64,32,12800,0,"
+contains "ddr4 peak" "$out" ",19.20768307,"
+quiet "memtest csv"
+
+# --- Every pattern runs on a DDR4 and an HBM2 preset. ---
+# Reads + writes move every request's bytes; efficiency lies in (0, 1].
+for dram in ddr4-2400 hbm2; do
+  for pattern in seq_read seq_write seq_mix random_read random_mix stride_row bank_conflict tile; do
+    expect 0 "$pattern on $dram" -- memtest --dram "$dram" --pattern "$pattern" --requests 200 --format csv
+    contains "$pattern on $dram row" "$out" "$pattern,$dram,200,64,32,"
+    checks=$((checks + 1))
+    awk -F, 'NR == 2 { ok = ($6 + $7 == 12800 && $11 > 0 && $11 <= 1) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+      { echo "FAIL: $pattern on $dram: bytes or efficiency: $(tail -n 1 <<<"$out")"; failures=$((failures + 1)); }
+  done
+done
+expect 0 "seq_write csv" -- memtest --dram ddr4-2400 --pattern seq_write --requests 200 --format csv
+contains "seq_write writes only" "$out" "seq_write,ddr4-2400,200,64,32,0,12800,"
+expect 0 "seq_mix csv" -- memtest --dram ddr4-2400 --pattern seq_mix --requests 200 --format csv
+contains "seq_mix alternates" "$out" "seq_mix,ddr4-2400,200,64,32,6400,6400,"
+
+# One bank and a new row every request is far slower than streaming.
+seq_eff=$(memtest --dram ddr4-2400 --pattern seq_read --requests 500 --format csv | awk -F, 'NR == 2 { print $11 }')
+conflict_eff=$(memtest --dram ddr4-2400 --pattern bank_conflict --requests 500 --format csv | awk -F, 'NR == 2 { print $11 }')
+checks=$((checks + 1))
+awk -v s="$seq_eff" -v c="$conflict_eff" 'BEGIN { exit (c > 0 && c * 5 < s) ? 0 : 1 }' ||
+  { echo "FAIL: bank_conflict efficiency $conflict_eff is not far below seq_read's $seq_eff"; failures=$((failures + 1)); }
+
+# Request size, outstanding limit, table and JSON output, a DRAM file instead of a preset, --set.
+expect 0 "128-byte requests" -- memtest --dram ddr4-2400 --pattern seq_read --requests 100 --request-bytes 128 --outstanding 4 --format csv
+contains "128-byte row" "$out" "seq_read,ddr4-2400,100,128,4,12800,0,"
+expect 0 "json" -- memtest --dram hbm2 --pattern random_read --requests 100 --format json
+contains "json pattern" "$out" '"pattern": "random_read"'
+# 8 channels x 128 bit / 8 x 2 transfers / 1.0 ns = 256 GB/s (JSON prints the double in full: 255.99999999999997).
+checks=$((checks + 1))
+awk '/"peak_gbps":/ { v = $2 + 0; ok = (v > 255.999999 && v < 256.000001) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+  { echo "FAIL: json peak: $(grep peak_gbps <<<"$out")"; failures=$((failures + 1)); }
+contains "json conventions" "$out" '"conventions": "GB/s = 1e9 bytes/s'
+expect 0 "table" -- memtest --dram hbm2 --pattern tile --requests 100
+contains "table conventions" "$out" "efficiency = achieved / peak"
+contains "table header" "$out" "achieved_gbps"
+expect 0 "dram file" -- memtest --dram "$SRC/configs/dram/lpddr4-3200.yaml" --pattern seq_read --requests 100 --format csv
+contains "dram file row" "$out" "seq_read,$SRC/configs/dram/lpddr4-3200.yaml,100,"
+expect 0 "set channels" -- memtest --dram ddr4-2400 --set channels=2 --pattern seq_read --requests 100 --format csv
+contains "two channels double the peak" "$out" ",38.41536615,"  # 2 x 19.20768307
+
+# --- Trace replay. ---
+cat >"$work/replay.trace" <<'TRACE'
+# four requests, two reads and two writes
+0x0 R
+40 W
+0x80 r 10
+
+c0 w 100   # not issued before DRAM clock 100
+TRACE
+expect 0 "trace replay" -- memtest --dram ddr4-2400 --trace "$work/replay.trace" --format csv
+quiet "trace replay"
+contains "trace row" "$out" "$work/replay.trace,ddr4-2400,4,64,32,128,128,"
+# The last request, the write at clock 100: ACT at 100, WR at 100 + tRCD 17 = 117, data from
+# 117 + CWL 12 = 129 for BL 8 / 2 = 4 clocks, done at 133; 133 x 0.833 ns = 0.110789 us.
+contains "trace honours the earliest cycle" "$out" ",128,128,0.110789,"
+expect 0 "trace replay, table" -- memtest --dram hbm2 --trace "$work/replay.trace"
+contains "trace table row" "$out" "$work/replay.trace"
+
+# A bad trace: every bad line with file:line:col, exit 2.
+cat >"$work/bad.trace" <<'TRACE'
+0x0 R
+0x40 X
+zz W
+0x41 R
+0x80
+0xc0 R -5
+0x100 R 1 extra
+TRACE
+b=$work/bad.trace
+expect 2 "bad trace" -- memtest --dram ddr4-2400 --trace "$b"
+same "bad trace messages" "$err" "$b:2:6: error: expected R or W, got \"X\"
+$b:3:1: error: expected a hexadecimal address, got \"zz\"
+$b:4:1: error: address 0x41 is not a multiple of the 64-byte request size
+$b:5:5: error: expected R or W after the address
+$b:6:8: error: expected an earliest issue cycle (a non-negative integer up to 2^50), got \"-5\"
+$b:7:11: error: unexpected \"extra\" (a line is: address R|W [cycle])"
+same "bad trace prints no table" "$out" ""
+
+# Aligned to 64 bytes but not to the 128 asked for.
+expect 2 "trace misaligned for the request size" -- memtest --dram ddr4-2400 --trace "$work/replay.trace" --request-bytes 128
+contains "misaligned message" "$err" "$work/replay.trace:3:1: error: address 40 is not a multiple of the 128-byte request size"
+printf '# nothing here\n\n' >"$work/empty.trace"
+expect 2 "empty trace" -- memtest --dram ddr4-2400 --trace "$work/empty.trace"
+contains "empty trace message" "$err" "$work/empty.trace: error: the trace has no requests"
+expect 2 "missing trace" -- memtest --dram ddr4-2400 --trace "$work/none.trace"
+contains "missing trace message" "$err" "$work/none.trace: error: cannot open file"
+
+# --- Usage errors: exit 2, `reusesim memtest: error: ...`. ---
+expect 2 "pattern and trace" -- memtest --dram ddr4-2400 --pattern seq_read --trace "$work/replay.trace"
+contains "pattern and trace message" "$err" "reusesim memtest: error: give exactly one of --pattern and --trace"
+expect 2 "neither pattern nor trace" -- memtest --dram ddr4-2400
+contains "neither message" "$err" "reusesim memtest: error: give exactly one of --pattern and --trace"
+expect 2 "unknown pattern" -- memtest --dram ddr4-2400 --pattern seq_raed
+contains "unknown pattern message" "$err" "reusesim memtest: error: --pattern: unknown pattern \"seq_raed\" (did you mean \"seq_read\"?)"
+expect 2 "request bytes not a burst multiple" -- memtest --dram ddr4-2400 --pattern seq_read --request-bytes 48
+contains "request bytes message" "$err" "reusesim memtest: error: --request-bytes: 48 is not a multiple of the 64-byte burst of ddr4-2400"
+expect 2 "zero outstanding" -- memtest --dram ddr4-2400 --pattern seq_read --outstanding 0
+contains "outstanding message" "$err" "reusesim memtest: error: --outstanding: expected a positive integer up to 4096, got 0"
+expect 2 "zero requests" -- memtest --dram ddr4-2400 --pattern seq_read --requests 0
+contains "requests message" "$err" "reusesim memtest: error: --requests: expected a positive integer up to 100000000, got 0"
+expect 2 "unknown preset" -- memtest --dram ddr4-240 --pattern seq_read
+contains "unknown preset message" "$err" "--dram ddr4-240: error: preset: unknown DRAM preset \"ddr4-240\""
+contains "unknown preset hint" "$err" "(did you mean \"ddr4-2400\"?)"
+expect 2 "bad --set value" -- memtest --dram ddr4-2400 --set tccd_l=abc --pattern seq_read
+contains "bad --set message" "$err" "--set tccd_l=abc: error: tccd_l: expected a positive integer, got \"abc\""
+expect 2 "missing --dram" -- memtest --pattern seq_read
+contains "missing --dram message" "$err" "reusesim memtest: error: the option '--dram' is required but missing"
+expect 2 "unknown format" -- memtest --dram ddr4-2400 --pattern seq_read --format xml
+contains "format message" "$err" "--format: expected table, csv or json, got \"xml\""
+expect 0 "help" -- memtest --help
+contains "help lists patterns" "$out" "bank_conflict"
+
+# --- Deterministic: every simulated column (all but wall_time_s, requests_per_wall_second) repeats. ---
+for pattern in random_mix tile; do
+  memtest --dram ddr4-2400 --pattern "$pattern" --requests 2000 --format csv | cut -d, -f1-17 >"$work/a.csv"
+  memtest --dram ddr4-2400 --pattern "$pattern" --requests 2000 --format csv | cut -d, -f1-17 >"$work/b.csv"
+  checks=$((checks + 1))
+  if ! [ -s "$work/a.csv" ] || ! cmp -s "$work/a.csv" "$work/b.csv"; then
+    echo "FAIL: $pattern: simulated columns differ between runs"
+    diff "$work/a.csv" "$work/b.csv" | head -n 5
+    failures=$((failures + 1))
+  fi
+done
+memtest --dram hbm2 --trace "$work/replay.trace" --format csv | cut -d, -f1-17 >"$work/a.csv"
+memtest --dram hbm2 --trace "$work/replay.trace" --format csv | cut -d, -f1-17 >"$work/b.csv"
+checks=$((checks + 1))
+cmp -s "$work/a.csv" "$work/b.csv" || { echo "FAIL: trace replay differs between runs"; failures=$((failures + 1)); }
+
+echo "$((checks - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]
