@@ -3,48 +3,7 @@
 # bad traces and usage errors (exit 2 and their text), and deterministic simulated figures.
 # Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
 set -u
-export SC_COPYRIGHT_MESSAGE=DISABLE  # keep SystemC's banner out of the output when run by hand
-failures=0
-checks=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-# expect CODE NAME -- command...: runs it, keeps stdout/stderr in $out/$err, checks the exit code.
-expect() {
-  local code=$1 name=$2
-  shift 3
-  checks=$((checks + 1))
-  "$@" >"$work/out" 2>"$work/err"
-  local actual=$?
-  out=$(cat "$work/out")
-  err=$(cat "$work/err")
-  if [ "$actual" -ne "$code" ]; then
-    echo "FAIL: $name: exit $actual, expected $code"
-    echo "  stderr: $err"
-    failures=$((failures + 1))
-  fi
-}
-
-# contains NAME TEXT NEEDLE
-contains() {
-  checks=$((checks + 1))
-  if ! grep -qF -- "$3" <<<"$2"; then
-    echo "FAIL: $1: output lacks: $3"
-    echo "  got: $(head -c 600 <<<"$2")"
-    failures=$((failures + 1))
-  fi
-}
-
-# same NAME ACTUAL EXPECTED: an exact comparison.
-same() {
-  checks=$((checks + 1))
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1"
-    echo "  expected: $3"
-    echo "  got:      $2"
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "$0")/lib.sh"
 
 # quiet NAME: the last command wrote nothing to stderr.
 quiet() {
@@ -194,5 +153,4 @@ memtest --dram hbm2 --trace "$work/replay.trace" --format csv | cut -d, -f1-17 >
 checks=$((checks + 1))
 cmp -s "$work/a.csv" "$work/b.csv" || { echo "FAIL: trace replay differs between runs"; failures=$((failures + 1)); }
 
-echo "$((checks - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

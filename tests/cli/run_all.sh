@@ -2,36 +2,7 @@
 # End-to-end checks of the reusesim binary: exit codes, output formats and error text.
 # Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
 set -u
-failures=0
-checks=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-# expect CODE NAME -- command...: runs it, keeps stdout/stderr in $out/$err, checks the exit code.
-expect() {
-  local code=$1 name=$2
-  shift 3
-  checks=$((checks + 1))
-  "$@" >"$work/out" 2>"$work/err"
-  local actual=$?
-  out=$(cat "$work/out")
-  err=$(cat "$work/err")
-  if [ "$actual" -ne "$code" ]; then
-    echo "FAIL: $name: exit $actual, expected $code"
-    echo "  stderr: $err"
-    failures=$((failures + 1))
-  fi
-}
-
-# contains NAME TEXT NEEDLE
-contains() {
-  checks=$((checks + 1))
-  if ! grep -qF -- "$3" <<<"$2"; then
-    echo "FAIL: $1: output lacks: $3"
-    echo "  got: $(head -c 600 <<<"$2")"
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "$0")/lib.sh"
 
 M=$SRC/models
 
@@ -112,5 +83,4 @@ contains "overflow is an error" "$err" "count overflow"
 checks=$((checks + 1))
 cmp -s "$work/a.json" "$work/b.json" || { echo "FAIL: analyze output differs between runs"; failures=$((failures + 1)); }
 
-echo "$((checks - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish
