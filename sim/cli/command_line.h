@@ -48,5 +48,6 @@ int analyze_command(const std::vector<std::string>& args);
 int footprint_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int memtest_command(const std::vector<std::string>& args);
+int run_command(const std::vector<std::string>& args);
 
 }  // namespace reusesim::cli

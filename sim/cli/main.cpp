@@ -19,6 +19,7 @@ const char* const kUsage =
     "  analyze    per-layer MACs, parameters, activations and compulsory DRAM traffic of a model\n"
     "  footprint  memory needed to run or train a model, per layer and in total\n"
     "  check      validate model, accelerator, DRAM and run files\n"
+    "  run        replay a model on an accelerator: time, stalls, traffic, efficiency per layer\n"
     "  memtest    drive a DRAM/HBM memory with a request pattern or trace: bandwidth, latency, row hits\n"
     "\n"
     "reusesim <command> --help shows the options of a command.\n"
@@ -31,7 +32,8 @@ int sc_main(int argc, char* argv[]) {
   const std::map<std::string, Command> commands{{"analyze", reusesim::cli::analyze_command},
                                                 {"footprint", reusesim::cli::footprint_command},
                                                 {"check", reusesim::cli::check_command},
-                                                {"memtest", reusesim::cli::memtest_command}};
+                                                {"memtest", reusesim::cli::memtest_command},
+                                                {"run", reusesim::cli::run_command}};
   if (argc < 2) {
     std::cerr << kUsage;
     return reusesim::cli::kExitBadInput;

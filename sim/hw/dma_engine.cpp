@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hw/systemc_compat.h"
+#include "mapping/program.h"
 
 namespace reusesim::hw {
 
@@ -28,7 +29,11 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const DramAddressMapper& mapp
 }
 
 void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_done) {
-  transfers_.push_back(Pending{transfer, std::move(on_done), 0, 0});
+  // DRAM moves whole bursts: widen the transfer to the bursts it touches.
+  DmaTransfer widened = transfer;
+  widened.address = transfer.address / mapper_.burst_bytes() * mapper_.burst_bytes();
+  widened.bytes = mapping::burst_extent(transfer.address, transfer.bytes, mapper_.burst_bytes());
+  transfers_.push_back(Pending{widened, std::move(on_done), 0, 0});
   if (next_to_issue_ == transfers_.end()) next_to_issue_ = std::prev(transfers_.end());
   ++stats_.transfers;
   work_event_.notify();

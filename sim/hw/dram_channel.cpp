@@ -28,8 +28,7 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
   socket.register_nb_transport_fw(this, &DramChannel::nb_transport_fw);
   SC_THREAD(run);
   const std::int64_t banks_per_rank = spec.bank_groups * spec.banks_per_group;
-  open_row_hits_.assign(static_cast<std::size_t>(spec.ranks * banks_per_rank), 0);
-  earliest_memo_.assign(open_row_hits_.size() * kCommandKinds, {0, 0});
+  bank_picks_.assign(static_cast<std::size_t>(spec.ranks * banks_per_rank), BankPick{});
   // Refreshes are staggered so that ranks (or banks) do not all stop at once.
   const std::int64_t refreshed_units = spec.refresh == RefreshMode::all_bank ? spec.ranks : spec.ranks * banks_per_rank;
   refresh_interval_ = spec.timing.trefi;
@@ -84,6 +83,7 @@ bool DramChannel::admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_
   request.bursts_left = static_cast<std::int64_t>(payload.get_data_length() / mapper_.burst_bytes());
   request.sequence = next_sequence_++;
   queue.push_back(request);
+  candidates_valid_ = false;
   // Wake the scheduler only if this request could go before what it is already waiting for.
   const std::int64_t now = now_cycle();
   if (next_command(queue, queue.size() - 1, std::max(now, command_bus_free_)).cycle < planned_wake_) wake_.notify();
@@ -130,39 +130,19 @@ void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
   }
 }
 
-void DramChannel::choose_request(Choice& best, std::vector<Request>& queue, std::int64_t now) {
-  // Requests to one bank that need the same command share its earliest cycle: compute it once.
-  ++memo_generation_;
-  for (std::size_t i = 0; i < queue.size(); ++i) {
-    const Request& request = queue[i];
-    const std::size_t flat = request.flat_bank;
-    // A bank (or rank) waiting for its refresh takes no request commands.
-    const std::size_t refresh_unit =
-        spec_.refresh == RefreshMode::all_bank ? static_cast<std::size_t>(request.bank.rank) : flat;
-    if (refresh_due_[refresh_unit] <= now || request.arrival_cycle > now) continue;
-    Choice candidate = plan(queue, i);
-    if (!candidate.planned) continue;
-    auto& [generation, earliest] = earliest_memo_[flat * kCommandKinds + static_cast<std::size_t>(candidate.command)];
-    if (generation != memo_generation_) {
-      generation = memo_generation_;
-      earliest = timing_.earliest(candidate.command, request.bank, now);
-    }
-    candidate.cycle = earliest;
-    consider(best, candidate);
-    // Queued oldest first: a row hit that can go now cannot be beaten.
-    if (best.is_column && best.cycle == now) break;
-  }
-}
-
 DramChannel::Choice DramChannel::next_command(std::vector<Request>& queue, std::size_t index, std::int64_t now) const {
-  Choice candidate = plan(queue, index);
+  const Request& request = queue[index];
+  const auto hits = std::count_if(queue.begin(), queue.end(), [&](const Request& other) {
+    return other.flat_bank == request.flat_bank && timing_.open_row(other.flat_bank) == other.where.row;
+  });
+  Choice candidate = plan(queue, index, static_cast<int>(hits));
   if (candidate.planned) {
     candidate.cycle = timing_.earliest(candidate.command, candidate.bank, std::max(now, queue[index].arrival_cycle));
   }
   return candidate;
 }
 
-DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t index) const {
+DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t index, int open_row_hits) const {
   const Request& request = queue[index];
   Choice candidate;
   candidate.queue = &queue;
@@ -176,7 +156,7 @@ DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t i
     candidate.is_column = true;
   } else if (open_row == DramTimingState::kClosed) {
     candidate.command = DramCommand::activate;
-  } else if (open_row_hits_[request.flat_bank] == 0) {
+  } else if (open_row_hits == 0) {
     candidate.command = DramCommand::precharge;  // a conflict: close the row nobody queued wants
   } else {
     return candidate;  // not planned: the queued hits to the open row go first
@@ -193,15 +173,22 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
   const auto queued_writes = static_cast<std::int64_t>(writes_.size());
   if (queued_writes >= spec_.write_drain_high) draining_writes_ = true;
   if (queued_writes <= spec_.write_drain_low) draining_writes_ = false;
-  std::vector<Request>& queue = draining_writes_ || reads_.empty() ? writes_ : reads_;
-  std::fill(open_row_hits_.begin(), open_row_hits_.end(), 0);
-  for (const Request& request : queue) {
-    if (timing_.open_row(request.flat_bank) == request.where.row) ++open_row_hits_[request.flat_bank];
+  if (!candidates_valid_ || now >= candidates_valid_until_) find_candidates(now);
+  // Between full passes only column commands were issued: the same commands. A column command
+  // moves the bus constraints of every column command and the precharge of its own bank; the
+  // other commands' earliest cycles stand (earliest() is the later of `now` and its constraints).
+  for (Choice& candidate : candidates_) {
+    const bool moved = candidate.cycle == DramTimingState::kNever || candidate.is_column ||
+                       (candidate.command == DramCommand::precharge && last_column_bank_ == bank_index(candidate.bank));
+    candidate.cycle = moved ? timing_.earliest(candidate.command, candidate.bank, now) : std::max(candidate.cycle, now);
+    consider(best, candidate);
   }
-  choose_request(best, queue, now);
   if (spec_.page_policy == PagePolicy::closed) {
     for (const BankTarget& bank : banks_to_close_) {
-      if (open_row_hits_[bank_index(bank)] > 0 || timing_.open_row(bank) == DramTimingState::kClosed) continue;
+      const BankPick& pick = bank_picks_[bank_index(bank)];
+      if ((pick.generation == pass_generation_ && pick.hits > 0) || timing_.open_row(bank) == DramTimingState::kClosed) {
+        continue;
+      }
       Choice close;
       close.command = DramCommand::precharge;
       close.bank = bank;
@@ -212,9 +199,48 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
   return best;
 }
 
-void DramChannel::issue(const Choice& choice) {
+void DramChannel::find_candidates(std::int64_t now) {
+  std::vector<Request>& queue = draining_writes_ || reads_.empty() ? writes_ : reads_;
+  candidates_.clear();
+  // One pass over the queue (oldest first) finds, per bank, the oldest request that may go and
+  // the oldest row hit; only those can win (younger ones to the same bank need the same command
+  // at the same cycle, or wait behind the hits), so each bank is timed once.
+  const std::uint64_t pass = ++pass_generation_;
+  touched_banks_.clear();
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const Request& request = queue[i];
+    BankPick& pick = bank_picks_[request.flat_bank];
+    if (pick.generation != pass) {
+      pick = BankPick{pass, kNone, kNone, 0};
+      touched_banks_.push_back(request.flat_bank);
+    }
+    const bool hit = timing_.open_row(request.flat_bank) == request.where.row;
+    if (hit) ++pick.hits;
+    // A bank (or rank) waiting for its refresh takes no request commands.
+    const std::size_t refresh_unit =
+        spec_.refresh == RefreshMode::all_bank ? static_cast<std::size_t>(request.bank.rank) : request.flat_bank;
+    if (refresh_due_[refresh_unit] <= now || request.arrival_cycle > now) continue;
+    if (pick.oldest == kNone) pick.oldest = i;
+    if (hit && pick.oldest_hit == kNone) pick.oldest_hit = i;
+  }
+  for (std::size_t flat : touched_banks_) {
+    const BankPick& pick = bank_picks_[flat];
+    const std::size_t index = pick.oldest_hit != kNone ? pick.oldest_hit : pick.oldest;
+    if (index == kNone) continue;
+    Choice candidate = plan(queue, index, pick.hits);
+    if (!candidate.planned) continue;
+    candidates_.push_back(candidate);  // cycle kNever: computed when first considered
+  }
+  // Valid until the queue changes, a row opens or closes, or a refresh falls due.
+  candidates_valid_ = true;
+  candidates_valid_until_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+}
+
+std::int64_t DramChannel::issue(const Choice& choice) {
   const std::int64_t cycle = choice.cycle;
   command_bus_free_ = cycle + 1;  // one command per clock
+  if (!choice.is_column) candidates_valid_ = false;  // rows open or close: the plans change
+  if (choice.is_column) last_column_bank_ = bank_index(choice.bank);
   const std::int64_t data_end = timing_.issue(choice.command, choice.bank, choice.row, cycle);
   switch (choice.command) {
     case DramCommand::activate:
@@ -235,6 +261,7 @@ void DramChannel::issue(const Choice& choice) {
       finish_column(choice, data_end);
       break;
   }
+  return data_end;
 }
 
 void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
@@ -261,6 +288,7 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   const bool is_write = request.is_write;
   if (spec_.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);
   queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(choice.index));  // `request` is gone now
+  candidates_valid_ = false;
   // Room in the queue: take the oldest request that was refused for it.
   for (auto waiting = waiting_.begin(); waiting != waiting_.end(); ++waiting) {
     if (waiting->first->is_write() != is_write) continue;
@@ -276,7 +304,7 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   // The response, annotated with the time until the data burst ends.
   payload->set_response_status(tlm::TLM_OK_RESPONSE);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  sc_core::sc_time delay = period_ * static_cast<double>(data_end - choice.cycle);
+  sc_core::sc_time delay = period_ * static_cast<double>(data_end - now_cycle());
   socket->nb_transport_bw(*payload, phase, delay);
 }
 
@@ -291,12 +319,26 @@ void DramChannel::catch_up_refreshes(std::int64_t now) {
   }
 }
 
+void DramChannel::run_ahead(Choice choice) {
+  // New requests come when responses reach their initiators (or when an initiator starts new
+  // work): until the first data burst issued here ends, the queue is what the scheduler knows.
+  // Commands due before then are committed now, at their legal cycles, without a wake-up each;
+  // a request arriving inside that window waits at most until its end.
+  std::int64_t horizon = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+  while (true) {
+    const std::int64_t data_end = issue(choice);
+    if (choice.is_column) horizon = std::min(horizon, data_end);
+    choice = choose(command_bus_free_);
+    if (choice.cycle >= horizon) return;
+  }
+}
+
 void DramChannel::run() {
   while (true) {
     const std::int64_t now = now_cycle();
     const Choice choice = choose(std::max(now, command_bus_free_));
     if (choice.cycle <= now) {
-      issue(choice);
+      run_ahead(choice);
       continue;
     }
     if (reads_.empty() && writes_.empty()) {

@@ -70,7 +70,6 @@ class DramChannel : public sc_core::sc_module {
     bool planned = false;  // a request command was found (else the request must wait)
     std::uint64_t sequence = 0;
   };
-  static constexpr std::size_t kCommandKinds = 5;
 
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
@@ -79,13 +78,17 @@ class DramChannel : public sc_core::sc_module {
   bool admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_cycle);
   void consider(Choice& best, const Choice& candidate) const;
   Choice choose(std::int64_t now);
+  // The full pass: per bank, the one request that can win, and its next command.
+  void find_candidates(std::int64_t now);
   void choose_refresh(Choice& best, std::int64_t now);
-  void choose_request(Choice& best, std::vector<Request>& queue, std::int64_t now);
-  // The next command a queued request needs (not planned while it must wait for others).
-  Choice plan(std::vector<Request>& queue, std::size_t index) const;
+  // The next command a queued request needs (not planned while it must wait for the
+  // `open_row_hits` queued requests to its bank's open row).
+  Choice plan(std::vector<Request>& queue, std::size_t index, int open_row_hits) const;
   // The same with its earliest cycle.
   Choice next_command(std::vector<Request>& queue, std::size_t index, std::int64_t now) const;
-  void issue(const Choice& choice);
+  // Applies a command; returns the end of its data burst (column commands) or its cycle.
+  std::int64_t issue(const Choice& choice);
+  void run_ahead(Choice choice);
   void finish_column(const Choice& choice, std::int64_t data_end);
   void catch_up_refreshes(std::int64_t now);
   std::size_t bank_index(const BankTarget& bank) const;
@@ -98,11 +101,24 @@ class DramChannel : public sc_core::sc_module {
   std::vector<Request> writes_;
   std::deque<std::pair<tlm::tlm_generic_payload*, std::int64_t>> waiting_;  // refused while full
   std::vector<BankTarget> banks_to_close_;  // closed-page policy
-  std::vector<int> open_row_hits_;  // per bank: queued requests for its open row (rebuilt per choice)
-  // Per bank and command, the earliest cycle found in the current choice (valid when its
-  // generation matches).
-  std::vector<std::pair<std::uint64_t, std::int64_t>> earliest_memo_;
-  std::uint64_t memo_generation_ = 0;
+  // Per bank, within one choice: its oldest request that may go, its oldest row hit, and how
+  // many queued requests hit its open row (valid when `generation` is the current pass).
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  struct BankPick {
+    std::uint64_t generation = 0;
+    std::size_t oldest = kNone;
+    std::size_t oldest_hit = kNone;
+    int hits = 0;
+  };
+  std::vector<BankPick> bank_picks_;
+  std::vector<std::size_t> touched_banks_;
+  std::uint64_t pass_generation_ = 0;
+  // The per-bank candidates of the last full pass; column commands that leave the queue as it
+  // was do not change them, only their cycles.
+  std::vector<Choice> candidates_;
+  bool candidates_valid_ = false;
+  std::size_t last_column_bank_ = 0;
+  std::int64_t candidates_valid_until_ = 0;
   std::vector<std::int64_t> refresh_due_;   // per rank (all-bank) or per bank (per-bank), in cycles
   std::int64_t refresh_interval_ = 0;
   std::int64_t command_bus_free_ = 0;

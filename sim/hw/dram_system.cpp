@@ -19,15 +19,21 @@ DramSystem::DramSystem(sc_core::sc_module_name name, const DramSpec& spec)
   }
 }
 
-tlm::tlm_sync_enum DramSystem::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
-                                               sc_core::sc_time& delay) {
+tlm::tlm_sync_enum DramSystem::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
+                                               tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  if (phase == tlm::BEGIN_REQ) initiator_of_[&payload] = initiator;
   const auto channel = static_cast<std::size_t>(mapper_.decode(payload.get_address()).channel);
-  return channel_sockets_[channel]->nb_transport_fw(payload, phase, delay);
+  const tlm::tlm_sync_enum status = channel_sockets_[channel]->nb_transport_fw(payload, phase, delay);
+  if (status == tlm::TLM_COMPLETED) initiator_of_.erase(&payload);
+  return status;
 }
 
 tlm::tlm_sync_enum DramSystem::nb_transport_bw(int, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                                sc_core::sc_time& delay) {
-  return socket->nb_transport_bw(payload, phase, delay);
+  const auto found = initiator_of_.find(&payload);
+  const int initiator = found->second;
+  if (phase == tlm::BEGIN_RESP) initiator_of_.erase(found);
+  return socket[initiator]->nb_transport_bw(payload, phase, delay);
 }
 
 DramChannelStats DramSystem::total_stats() const {

@@ -1,11 +1,14 @@
 #pragma once
 // All channels of one memory: a TLM-2.0 target that routes each request to its channel by the
-// address mapping, and passes responses back. Channels interleave as the mapping says.
+// address mapping, and passes responses back to the initiator that sent it (several DMA engines
+// may bind). Channels interleave as the mapping says.
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
+
+#include <unordered_map>
 
 #include "hw/dram_channel.h"
 
@@ -13,7 +16,7 @@ namespace reusesim::hw {
 
 class DramSystem : public sc_core::sc_module {
  public:
-  tlm_utils::simple_target_socket<DramSystem> socket;
+  tlm_utils::multi_passthrough_target_socket<DramSystem> socket;
 
   DramSystem(sc_core::sc_module_name name, const DramSpec& spec);
 
@@ -26,7 +29,7 @@ class DramSystem : public sc_core::sc_module {
  private:
   using ChannelSocket = tlm_utils::simple_initiator_socket_tagged<DramSystem>;
 
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+  tlm::tlm_sync_enum nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   tlm::tlm_sync_enum nb_transport_bw(int channel, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
@@ -35,6 +38,7 @@ class DramSystem : public sc_core::sc_module {
   DramAddressMapper mapper_;
   sc_core::sc_vector<DramChannel> channels_;
   sc_core::sc_vector<ChannelSocket> channel_sockets_;
+  std::unordered_map<const tlm::tlm_generic_payload*, int> initiator_of_;  // requests in flight
 };
 
 }  // namespace reusesim::hw

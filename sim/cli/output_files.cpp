@@ -1,0 +1,28 @@
+#include "cli/output_files.h"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace reusesim::cli {
+
+void write_output_files(const std::string& directory, const std::vector<std::pair<std::string, std::string>>& files) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error) throw std::runtime_error("cannot create output directory " + directory + ": " + error.message());
+  for (const auto& [name, contents] : files) {
+    const fs::path target = fs::path(directory) / name;
+    const fs::path temporary = fs::path(directory) / ("." + name + ".partial");
+    {
+      std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+      stream << contents;
+      stream.flush();
+      if (!stream) throw std::runtime_error("cannot write " + temporary.string());
+    }
+    fs::rename(temporary, target, error);
+    if (error) throw std::runtime_error("cannot move " + temporary.string() + " to " + target.string() + ": " + error.message());
+  }
+}
+
+}  // namespace reusesim::cli

@@ -1,0 +1,14 @@
+#pragma once
+// Result files are written whole or not at all: each goes to a temporary name in the same
+// directory and is renamed into place, so an interrupted run never leaves a file that looks complete.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace reusesim::cli {
+
+// Creates `directory` if needed; throws std::runtime_error naming the file on any failure.
+void write_output_files(const std::string& directory, const std::vector<std::pair<std::string, std::string>>& files);
+
+}  // namespace reusesim::cli

@@ -1,0 +1,130 @@
+#include <iostream>
+#include <sstream>
+
+#include "cli/command_line.h"
+#include "cli/output_files.h"
+#include "config/accelerator_loader.h"
+#include "config/model_loader.h"
+#include "hw/accelerator.h"
+#include "mapping/mapper.h"
+#include "report/run_report.h"
+
+namespace reusesim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::vector<std::int64_t> parse_batches(const std::string& list) {
+  std::vector<std::int64_t> batches;
+  std::stringstream stream(list);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    std::int64_t value = 0;
+    std::size_t used = 0;
+    try {
+      value = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || value < 1 || value > 1'000'000) {
+      throw UsageError("--batch: expected positive integers up to 1000000 separated by commas, got \"" + list + "\"");
+    }
+    batches.push_back(value);
+  }
+  if (batches.empty()) throw UsageError("--batch: expected at least one batch size");
+  return batches;
+}
+
+// The replay must agree with the analysis and the program, and cannot beat the roofline.
+void check_invariants(const hw::LayerResult& result, const workload::NetworkLayer& layer,
+                      const mapping::LayerProgram& program, const hw::AcceleratorSpec& spec) {
+  const auto fail = [&](const std::string& what) {
+    throw std::logic_error("layer " + result.layer + " (batch " + std::to_string(result.batch) + "): " + what);
+  };
+  const std::int64_t analytic_macs = layer.counts.macs * result.batch;
+  if (result.macs != analytic_macs || program.macs != analytic_macs) {
+    fail("replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs) +
+         ", the analysis " + std::to_string(analytic_macs));
+  }
+  if (result.dram_read_bytes != program.dram_read_bytes || result.dram_write_bytes != program.dram_write_bytes) {
+    fail("DRAM saw " + std::to_string(result.dram_read_bytes) + " B read and " + std::to_string(result.dram_write_bytes) +
+         " B written, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
+         std::to_string(program.dram_write_bytes));
+  }
+  const double compute_bound = 2.0 * static_cast<double>(result.macs) / spec.compute.peak_ops_per_second();
+  const double memory_bound =
+      static_cast<double>(result.dram_read_bytes + result.dram_write_bytes) / spec.dram.peak_bytes_per_second();
+  const double bound = std::max(compute_bound, memory_bound);
+  if (result.seconds < bound * (1 - 1e-9)) {
+    fail("simulated " + std::to_string(result.seconds) + " s beats the roofline bound " + std::to_string(bound) + " s");
+  }
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args) {
+  return run_guarded("run", [&] {
+    CommonOptions common;
+    std::string arch_file, model_file, batch_list, out_dir;
+    po::options_description options("reusesim run options");
+    options.add_options()
+        ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
+        ("model", po::value(&model_file)->required(), "model file (YAML)")
+        ("batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")
+        ("out", po::value(&out_dir), "also write results.csv, results.json, config.json and stats.txt here");
+    add_common_options(options, common);
+    po::variables_map values;
+    if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
+    const std::vector<std::int64_t> batches = parse_batches(batch_list);
+    const report::Format format = parse_format(common.format);
+    // --set model.<path> changes the model; any other path the accelerator.
+    std::vector<std::string> arch_overrides, model_overrides;
+    for (const std::string& assignment : common.overrides) {
+      if (assignment.rfind("model.", 0) == 0) {
+        model_overrides.push_back(assignment.substr(6));
+      } else {
+        arch_overrides.push_back(assignment);
+      }
+    }
+    const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides);
+    const config::LoadedModel model = config::load_model_file(model_file, model_overrides);
+    std::vector<hw::LayerRun> runs;
+    const std::int64_t element_bytes = mapping::element_bytes(spec);
+    for (std::int64_t batch : batches) {
+      const std::vector<mapping::DramLayout> layouts = mapping::layout_network(model.network, batch, element_bytes);
+      for (std::size_t i = 0; i < model.network.layers.size(); ++i) {
+        try {
+          runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
+        } catch (const mapping::MappingError& error) {
+          throw UsageError(std::string(error.what()) + " (accelerator " + arch_file + ", batch " + std::to_string(batch) + ")");
+        }
+      }
+    }
+    hw::Accelerator accelerator("accelerator", spec, runs);
+    sc_core::sc_start();
+    if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !accelerator.finished()) {
+      throw std::runtime_error("the simulation stopped before every layer finished");
+    }
+    report::RunReport report{spec.name, model.network.name, spec, {}};
+    const std::size_t layers = model.network.layers.size();
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      report.batches.emplace_back();
+      for (std::size_t i = 0; i < layers; ++i) {
+        const hw::LayerResult& result = accelerator.results()[b * layers + i];
+        check_invariants(result, model.network.layers[i], runs[b * layers + i].program, spec);
+        report.batches.back().push_back(result);
+      }
+    }
+    const std::string rendered = report::render_run(report, format);
+    std::cout << rendered;
+    if (!out_dir.empty()) {
+      write_output_files(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
+                                   {"results.json", report::render_run(report, report::Format::json)},
+                                   {"stats.txt", report::run_stats_legend()}});
+    }
+    return kExitOk;
+  });
+}
+
+}  // namespace reusesim::cli

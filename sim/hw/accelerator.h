@@ -1,0 +1,100 @@
+#pragma once
+// The accelerator top: DRAM/HBM system, a load and a store DMA engine, SRAM buffers, the compute
+// array, and the controller that replays data-movement programs layer after layer. The top owns
+// its children by value and binds every socket in its constructor.
+//
+// Replay: three engine threads walk a layer's program in order, each taking its own kind of step
+// (loads, compute/vector, stores) as soon as the steps it depends on have finished. Loads run
+// ahead of compute as far as the double-buffer slots allow; stores drain behind. Every cycle the
+// array waits is attributed to what it waited for.
+
+#include <systemc>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/compute_array.h"
+#include "hw/dma_engine.h"
+#include "hw/dram_system.h"
+#include "hw/sram_buffer.h"
+#include "mapping/program.h"
+
+namespace reusesim::hw {
+
+struct LayerResult {
+  std::string layer;
+  std::string type;
+  std::string mapping;
+  std::int64_t batch = 0;
+  std::int64_t cycles = 0;          // compute clock: from the layer's start to its last store
+  std::int64_t compute_cycles = 0;  // the array (or vector unit) busy
+  // Cycles the array waited, by cause; with compute_cycles they add up to cycles.
+  std::int64_t stall_weights = 0, stall_inputs = 0, stall_output_drain = 0, stall_sram = 0, stall_vector = 0;
+  std::int64_t macs = 0;
+  std::int64_t vector_ops = 0;
+  std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0, dram_write_output_bytes = 0;
+  std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;  // as the DRAM channels saw them
+  std::int64_t dram_requests = 0, dram_row_hits = 0, dram_activates = 0;
+  std::int64_t sram_read_bytes = 0, sram_write_bytes = 0;
+  double seconds = 0;
+
+  std::int64_t stall_cycles() const {
+    return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector;
+  }
+};
+
+struct LayerRun {
+  std::int64_t batch = 1;
+  mapping::LayerProgram program;
+};
+
+class Accelerator : public sc_core::sc_module {
+ public:
+  // DMA engines keep up to this many requests in flight each.
+  static constexpr std::int64_t kDmaOutstanding = 64;
+
+  Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs);
+
+  const std::vector<LayerResult>& results() const { return results_; }
+  bool finished() const { return results_.size() == runs_.size(); }
+
+ private:
+  enum class Cause { weights, inputs, output_drain, sram, vector };
+
+  void drive();
+  void load_engine();
+  void compute_engine();
+  void store_engine();
+  // Waits for the next layer; returns false never (engines live for the whole simulation).
+  void wait_for_layer(std::uint64_t& seen);
+  // Waits until every step `step` depends on has finished; returns the one that finished last.
+  std::int32_t wait_for_dependencies(const mapping::Step& step);
+  void finish(std::int32_t index);
+  SramBuffer& buffer_for(TensorKind kind);
+  sc_core::sc_time sram_access(TensorKind kind, std::uint64_t bytes, bool is_write);
+
+  AcceleratorSpec spec_;
+  DramSystem dram_;
+  DmaEngine load_dma_;
+  DmaEngine store_dma_;
+  ComputeArray array_;
+  sc_core::sc_vector<SramBuffer> buffers_;
+  std::vector<LayerRun> runs_;
+  std::vector<LayerResult> results_;
+
+  // The layer being replayed.
+  const mapping::LayerProgram* program_ = nullptr;
+  std::uint64_t generation_ = 0;
+  std::vector<bool> done_;
+  std::vector<sc_core::sc_time> finished_at_;
+  std::int64_t remaining_ = 0;
+  sc_core::sc_time compute_busy_;
+  sc_core::sc_time stall_by_cause_[5];
+  std::int64_t read_bytes_by_role_[4] = {0, 0, 0, 0};
+  sc_core::sc_event start_;
+  sc_core::sc_event step_done_;
+  sc_core::sc_event layer_done_;
+};
+
+}  // namespace reusesim::hw

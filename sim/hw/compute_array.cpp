@@ -1,0 +1,24 @@
+#include "hw/compute_array.h"
+
+#include <algorithm>
+
+namespace reusesim::hw {
+
+ComputeArray::ComputeArray(sc_core::sc_module_name name, const ComputeSpec& spec)
+    : sc_core::sc_module(name), spec_(spec), period_(1000.0 / spec.clock_mhz, sc_core::SC_NS) {}
+
+std::int64_t ComputeArray::execute(const mapping::Step& step) {
+  const std::int64_t vector = mapping::vector_cycles(spec_, step.vector_ops);
+  std::int64_t array = 0;
+  if (step.kind == mapping::StepKind::compute) {
+    array = mapping::gemm_cycles(spec_, step.gemm).cycles;
+    stats_.macs += step.macs;
+    ++stats_.tiles;
+  }
+  stats_.vector_ops += step.vector_ops;
+  stats_.array_cycles += array;
+  stats_.vector_cycles += vector;
+  return std::max(array, vector);
+}
+
+}  // namespace reusesim::hw

@@ -1,0 +1,40 @@
+#pragma once
+// The compute array (systolic or vector-MAC clusters) and its vector unit, timed per tile from
+// the closed-form cycle model (sim/mapping/array_model.h): no per-cycle or per-PE processes.
+// Callers' threads ask how long a step takes and wait; the array counts what it did.
+
+#include <systemc>
+
+#include <cstdint>
+
+#include "hw/accelerator_spec.h"
+#include "mapping/program.h"
+
+namespace reusesim::hw {
+
+struct ComputeStats {
+  std::int64_t macs = 0;
+  std::int64_t vector_ops = 0;
+  std::int64_t array_cycles = 0;   // cycles the MAC array was busy
+  std::int64_t vector_cycles = 0;  // cycles the vector unit was busy (in parallel with the array)
+  std::int64_t tiles = 0;
+};
+
+class ComputeArray : public sc_core::sc_module {
+ public:
+  ComputeArray(sc_core::sc_module_name name, const ComputeSpec& spec);
+
+  // Cycles a compute or vector step occupies the array (fused vector work overlaps the MACs;
+  // the longer of the two counts), and records it.
+  std::int64_t execute(const mapping::Step& step);
+  sc_core::sc_time clock_period() const { return period_; }
+  const ComputeSpec& spec() const { return spec_; }
+  const ComputeStats& stats() const { return stats_; }
+
+ private:
+  ComputeSpec spec_;
+  sc_core::sc_time period_;
+  ComputeStats stats_;
+};
+
+}  // namespace reusesim::hw

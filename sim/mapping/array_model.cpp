@@ -1,0 +1,87 @@
+#include "mapping/array_model.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "workload/shape.h"
+
+namespace reusesim::mapping {
+
+namespace {
+
+using workload::checked_add;
+using workload::checked_mul;
+
+void require_positive(std::int64_t value, const char* what) {
+  if (value <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(value));
+}
+
+// ceil(a / b) for a >= 0, b > 0, without forming a + b - 1.
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+double utilization_of(const GemmShape& gemm, std::int64_t cycles, std::int64_t macs_per_cycle) {
+  // A ratio: doubles, so that a huge but valid GEMM does not throw here.
+  const double work = static_cast<double>(gemm.m) * static_cast<double>(gemm.n) * static_cast<double>(gemm.k);
+  return work / (static_cast<double>(cycles) * static_cast<double>(macs_per_cycle));
+}
+
+ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+  require_positive(array.rows, "systolic array rows");
+  require_positive(array.cols, "systolic array cols");
+  const std::int64_t r = array.rows;
+  const std::int64_t c = array.cols;
+
+  std::int64_t rows_dim = 0, cols_dim = 0, streamed = 0, fill_drain = 0;
+  switch (array.dataflow) {
+    case hw::Dataflow::os:  // (M, N) on (R, C), K streamed: T + R + C - 2
+      rows_dim = gemm.m, cols_dim = gemm.n, streamed = gemm.k;
+      fill_drain = checked_add(r, c);
+      break;
+    case hw::Dataflow::ws:  // (K, N) on (R, C), M streamed: 2R + C + T - 2
+      rows_dim = gemm.k, cols_dim = gemm.n, streamed = gemm.m;
+      fill_drain = checked_add(checked_mul(2, r), c);
+      break;
+    case hw::Dataflow::is:  // (K, M) on (R, C), N streamed: 2R + C + T - 2
+      rows_dim = gemm.k, cols_dim = gemm.m, streamed = gemm.n;
+      fill_drain = checked_add(checked_mul(2, r), c);
+      break;
+  }
+
+  ArrayCycles result;
+  result.folds = checked_mul(ceil_div(rows_dim, r), ceil_div(cols_dim, c));
+  const std::int64_t per_fold = checked_add(checked_add(streamed, fill_drain), -2);
+  result.cycles = checked_mul(result.folds, per_fold);
+  result.utilization = utilization_of(gemm, result.cycles, checked_mul(r, c));
+  return result;
+}
+
+ArrayCycles vector_mac_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+  require_positive(array.units, "vector_mac units");
+  require_positive(array.lanes, "vector_mac lanes");
+  ArrayCycles result;
+  result.folds = checked_mul(gemm.m, ceil_div(gemm.n, array.units));
+  result.cycles = checked_mul(result.folds, ceil_div(gemm.k, array.lanes));
+  result.utilization = utilization_of(gemm, result.cycles, checked_mul(array.units, array.lanes));
+  return result;
+}
+
+}  // namespace
+
+ArrayCycles gemm_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+  require_positive(gemm.m, "GEMM dimension M");
+  require_positive(gemm.n, "GEMM dimension N");
+  require_positive(gemm.k, "GEMM dimension K");
+  switch (array.kind) {
+    case hw::ArrayKind::systolic: return systolic_cycles(array, gemm);
+    case hw::ArrayKind::vector_mac: return vector_mac_cycles(array, gemm);
+  }
+  throw std::invalid_argument("unknown compute array kind");
+}
+
+std::int64_t vector_cycles(const hw::ComputeSpec& array, std::int64_t ops) {
+  require_positive(array.vector_ops_per_cycle, "vector_ops_per_cycle");
+  if (ops < 0) throw std::invalid_argument("vector op count must not be negative, got " + std::to_string(ops));
+  return ceil_div(ops, array.vector_ops_per_cycle);
+}
+
+}  // namespace reusesim::mapping

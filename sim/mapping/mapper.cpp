@@ -1,0 +1,488 @@
+#include "mapping/mapper.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <tuple>
+
+namespace reusesim::mapping {
+
+namespace {
+
+using workload::checked_add;
+using workload::checked_mul;
+using workload::LayerType;
+
+constexpr std::uint64_t kAlignment = 4096;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::uint64_t align(std::uint64_t address) { return (address + kAlignment - 1) / kAlignment * kAlignment; }
+
+bool is_view(LayerType type) {
+  return type == LayerType::flatten || type == LayerType::to_sequence || type == LayerType::concat;
+}
+
+// SRAM bytes available to each tensor role: a buffer is shared evenly by the roles it holds.
+struct Capacity {
+  std::int64_t weights = 0, inputs = 0, outputs = 0;
+};
+
+Capacity role_capacity(const hw::SramSpec& sram) {
+  Capacity capacity;
+  for (const hw::SramBufferSpec& buffer : sram.buffers) {
+    if (buffer.holds.empty()) continue;
+    const std::int64_t share = buffer.capacity_bytes / static_cast<std::int64_t>(buffer.holds.size());
+    for (hw::TensorKind kind : buffer.holds) {
+      (kind == hw::TensorKind::weights ? capacity.weights : kind == hw::TensorKind::inputs ? capacity.inputs
+                                                                                          : capacity.outputs) = share;
+    }
+  }
+  return capacity;
+}
+
+std::vector<std::int64_t> halvings(std::int64_t n) {
+  std::vector<std::int64_t> values{n};
+  while (n > 1) {
+    n = (n + 1) / 2;
+    values.push_back(n);
+  }
+  return values;
+}
+
+// Builds a program step by step, keeping the totals the replay is checked against.
+class ProgramBuilder {
+ public:
+  ProgramBuilder(LayerProgram& program, std::uint64_t burst_bytes) : program_(program), burst_bytes_(burst_bytes) {}
+
+  std::int32_t add(Step step) {
+    const auto extent = static_cast<std::int64_t>(burst_extent(step.address, step.bytes, burst_bytes_));
+    if (step.kind == StepKind::load) program_.dram_read_bytes = checked_add(program_.dram_read_bytes, extent);
+    if (step.kind == StepKind::store) program_.dram_write_bytes = checked_add(program_.dram_write_bytes, extent);
+    program_.macs = checked_add(program_.macs, step.macs);
+    program_.vector_ops = checked_add(program_.vector_ops, step.vector_ops);
+    program_.steps.push_back(std::move(step));
+    return static_cast<std::int32_t>(program_.steps.size() - 1);
+  }
+  std::int32_t load(TensorRole role, std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
+    Step step;
+    step.kind = StepKind::load;
+    step.tensor = role;
+    step.address = address;
+    step.bytes = static_cast<std::uint64_t>(bytes);
+    step.after = std::move(after);
+    return add(std::move(step));
+  }
+  std::int32_t store(std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
+    Step step;
+    step.kind = StepKind::store;
+    step.tensor = TensorRole::outputs;
+    step.address = address;
+    step.bytes = static_cast<std::uint64_t>(bytes);
+    step.after = std::move(after);
+    return add(std::move(step));
+  }
+
+ private:
+  LayerProgram& program_;
+  std::uint64_t burst_bytes_;
+};
+
+// Double buffering: a tensor role has two SRAM slots; a load into a slot waits until the last
+// step using the slot's previous contents has finished.
+class Slots {
+ public:
+  // The step a load into the next slot must wait for (-1: none), and makes that slot current.
+  std::int32_t claim() {
+    current_ = 1 - current_;
+    return last_user_[current_];
+  }
+  void used_by(std::int32_t step) { last_user_[current_] = step; }
+
+ private:
+  std::array<std::int32_t, 2> last_user_{-1, -1};
+  int current_ = 1;
+};
+
+std::vector<std::int32_t> deps(std::initializer_list<std::int32_t> steps) {
+  std::vector<std::int32_t> result;
+  for (std::int32_t step : steps) {
+    if (step >= 0) result.push_back(step);
+  }
+  return result;
+}
+
+struct GemmProblem {
+  std::int64_t groups = 1, m = 0, n = 0, k = 0;
+  std::int64_t e = 1;
+  // Input bytes a tile of output rows [m0, m0 + tm) needs, with `tk` of K.
+  std::function<std::int64_t(std::int64_t m0, std::int64_t tm, std::int64_t tk)> input_bytes;
+  std::int64_t vector_ops_per_output = 0;
+  std::uint64_t weights = 0, inputs = 0, output = 0;
+};
+
+struct GemmTiling {
+  std::int64_t tm = 0, tn = 0, tk = 0;
+  bool n_outer = true;
+  std::int64_t cycles = 0;
+  std::int64_t dram_bytes = 0;
+  std::int64_t tiles = 0;
+};
+
+GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array, const Capacity& capacity,
+                              double dram_bytes_per_cycle, const std::string& layer) {
+  GemmTiling best;
+  bool found = false;
+  for (std::int64_t tk : halvings(p.k)) {
+    for (std::int64_t tn : halvings(p.n)) {
+      if (checked_mul(checked_mul(tk, tn), p.e) * 2 > capacity.weights) continue;
+      for (std::int64_t tm : halvings(p.m)) {
+        if (p.input_bytes(0, tm, tk) * 2 > capacity.inputs || checked_mul(checked_mul(tm, tn), p.e) * 2 > capacity.outputs) {
+          continue;
+        }
+        const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
+        const std::int64_t tiles = p.groups * tiles_m * tiles_n * tiles_k;
+        const std::int64_t compute = checked_mul(tiles, gemm_cycles(array, GemmShape{tm, tn, tk}).cycles);
+        const std::int64_t weight_bytes = p.groups * p.k * p.n * p.e;
+        std::int64_t input_sweep = 0;
+        for (std::int64_t m0 = 0; m0 < p.m; m0 += tm) input_sweep += p.input_bytes(m0, std::min(tm, p.m - m0), p.k);
+        input_sweep *= p.groups;
+        const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
+        for (bool n_outer : {true, false}) {
+          const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
+          const std::int64_t inputs = !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
+          const std::int64_t bytes = weights + inputs + output_bytes;
+          const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
+          const std::int64_t cycles = std::max(compute, memory);
+          GemmTiling candidate{tm, tn, tk, n_outer, cycles, bytes, tiles};
+          const auto key = [](const GemmTiling& t) { return std::make_tuple(t.cycles, t.dram_bytes, t.tiles, !t.n_outer); };
+          if (!found || key(candidate) < key(best)) best = candidate;
+          found = true;
+        }
+      }
+    }
+  }
+  if (!found) {
+    throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
+                       std::to_string(2 * p.e) + " bytes of weights, " + std::to_string(2 * p.input_bytes(0, 1, 1)) +
+                       " of inputs and " + std::to_string(2 * p.e) +
+                       " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) +
+                       ", " + std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
+  }
+  return best;
+}
+
+void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t) {
+  Slots weight_slots, input_slots, output_slots;
+  const std::int64_t tiles_k = ceil_div(p.k, t.tk);
+  const std::int64_t input_total = p.input_bytes(0, p.m, p.k);
+  for (std::int64_t g = 0; g < p.groups; ++g) {
+    const std::int64_t outer_count = t.n_outer ? ceil_div(p.n, t.tn) : ceil_div(p.m, t.tm);
+    const std::int64_t inner_count = t.n_outer ? ceil_div(p.m, t.tm) : ceil_div(p.n, t.tn);
+    for (std::int64_t outer = 0; outer < outer_count; ++outer) {
+      std::int32_t resident = -1;  // the outer operand's load, when all of K stays in SRAM
+      for (std::int64_t inner = 0; inner < inner_count; ++inner) {
+        const std::int64_t n0 = (t.n_outer ? outer : inner) * t.tn, m0 = (t.n_outer ? inner : outer) * t.tm;
+        const std::int64_t tn = std::min(t.tn, p.n - n0), tm = std::min(t.tm, p.m - m0);
+        const std::int32_t output_wait = output_slots.claim();
+        std::int32_t last_compute = -1;
+        for (std::int64_t k0 = 0; k0 < p.k; k0 += t.tk) {
+          const std::int64_t tk = std::min(t.tk, p.k - k0);
+          const bool reuse_outer = tiles_k == 1 && inner > 0;
+          const auto load_weights = [&] {
+            const std::uint64_t offset = static_cast<std::uint64_t>(((g * p.n + n0) * p.k + k0) * p.e);
+            return builder.load(TensorRole::weights, p.weights + offset, tk * tn * p.e, deps({weight_slots.claim()}));
+          };
+          const auto load_inputs = [&] {
+            // Rows of the input in proportion to the output rows (NHWC keeps a row contiguous).
+            const auto offset = static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups);
+            return builder.load(TensorRole::inputs, p.inputs + offset, p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
+          };
+          std::int32_t weight_load = -1, input_load = -1;
+          if (t.n_outer) {
+            weight_load = reuse_outer ? resident : load_weights();
+            input_load = load_inputs();
+            if (tiles_k == 1) resident = weight_load;
+          } else {
+            input_load = reuse_outer ? resident : load_inputs();
+            weight_load = load_weights();
+            if (tiles_k == 1) resident = input_load;
+          }
+          Step compute;
+          compute.kind = StepKind::compute;
+          compute.gemm = GemmShape{tm, tn, tk};
+          compute.macs = tm * tn * tk;
+          compute.bytes = static_cast<std::uint64_t>((tm * tk + tk * tn) * p.e);
+          if (k0 + tk == p.k) compute.vector_ops = tm * tn * p.vector_ops_per_output;
+          compute.after = deps({weight_load, input_load, output_wait});
+          last_compute = builder.add(std::move(compute));
+          weight_slots.used_by(last_compute);
+          input_slots.used_by(last_compute);
+        }
+        const auto offset = static_cast<std::uint64_t>((m0 * p.n * p.groups + g * p.n + n0) * p.e);
+        output_slots.used_by(builder.store(p.output + offset, tm * tn * p.e, deps({last_compute})));
+      }
+    }
+  }
+}
+
+std::string describe(const GemmProblem& p, const GemmTiling& t) {
+  std::string text = "gemm " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+  if (p.groups > 1) text += " x" + std::to_string(p.groups) + " groups";
+  text += ", tiles m" + std::to_string(t.tm) + " n" + std::to_string(t.tn) + " k" + std::to_string(t.tk) + ", order " +
+          (t.n_outer ? "n-m" : "m-n");
+  if (ceil_div(p.k, t.tk) == 1) text += t.n_outer ? ", weights stay for all m" : ", inputs stay for all n";
+  return text;
+}
+
+struct Context {
+  const hw::AcceleratorSpec& accelerator;
+  Capacity capacity;
+  std::int64_t e;
+  double dram_bytes_per_cycle;
+  std::uint64_t burst_bytes;
+};
+
+void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                        const DramLayout& layout, LayerProgram& program) {
+  GemmProblem p;
+  p.e = context.e;
+  p.weights = layout.weights;
+  p.inputs = layout.inputs.front();
+  p.output = layout.output;
+  p.vector_ops_per_output = layer.spec.activation == workload::Activation::none ? 0 : 1;
+  const workload::Shape& in = layer.input_shapes.front();
+  const workload::Shape& out = layer.output_shape;
+  const std::int64_t e = p.e;
+  if (layer.spec.type == LayerType::conv2d) {
+    const workload::Conv2dParams& conv = layer.spec.conv;
+    p.groups = conv.depthwise ? in.channels : conv.groups;
+    p.m = checked_mul(batch, checked_mul(out.height, out.width));
+    p.n = out.channels / p.groups;
+    const std::int64_t channels_per_group = in.channels / p.groups;
+    p.k = checked_mul(conv.kernel.height * conv.kernel.width, channels_per_group);
+    const std::int64_t k = p.k, out_width = out.width, out_rows = out.height, out_pixels = out.height * out.width;
+    const std::int64_t image_bytes = in.height * in.width * channels_per_group * e;
+    const std::int64_t row_bytes = in.width * channels_per_group * e;
+    const std::int64_t reach = conv.dilation.height * (conv.kernel.height - 1) + 1;
+    const std::int64_t stride = conv.stride.height, height = in.height;
+    // Output pixels m0 .. m0 + tm (image, row, column order) need whole input rows with the
+    // kernel's halo, per image; a share tk / K of the channels and taps.
+    p.input_bytes = [=](std::int64_t m0, std::int64_t tm, std::int64_t tk) {
+      std::int64_t bytes = 0;
+      if (tm >= out_pixels) {
+        bytes = ceil_div(tm, out_pixels) * image_bytes;
+      } else {
+        const std::int64_t first_row = (m0 % out_pixels) / out_width;
+        const std::int64_t last_row = std::min(((m0 % out_pixels) + tm - 1) / out_width, out_rows - 1);
+        const std::int64_t rows_in = std::min(height, (last_row - first_row) * stride + reach);
+        bytes = rows_in * row_bytes * (((m0 % out_pixels) + tm > out_pixels) ? 2 : 1);
+      }
+      return std::max<std::int64_t>(e, ceil_div(bytes * tk, k));
+    };
+  } else {
+    p.m = checked_mul(batch, in.kind == workload::ShapeKind::sequence ? in.steps : 1);
+    p.n = layer.spec.linear.out_features;
+    p.k = in.features;
+    p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
+  }
+  const GemmTiling tiling =
+      choose_gemm_tiling(p, context.accelerator.compute, context.capacity, context.dram_bytes_per_cycle, layer.spec.name);
+  ProgramBuilder builder(program, context.burst_bytes);
+  emit_gemm(builder, p, tiling);
+  program.mapping = describe(p, tiling);
+  program.estimated_cycles = tiling.cycles;
+}
+
+// Step t of a recurrent layer needs h(t-1): steps run in order, each one GEMM of M = batch,
+// K = in + H, N = gates x H. Weights load once when they fit the weight buffer, else they
+// stream in column blocks every step.
+void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                   const DramLayout& layout, LayerProgram& program) {
+  const workload::RecurrentParams& rnn = layer.spec.recurrent;
+  const std::int64_t gates = layer.spec.type == LayerType::lstm ? 4 : layer.spec.type == LayerType::gru ? 3 : 1;
+  const std::int64_t directions = rnn.bidirectional ? 2 : 1, hidden = rnn.hidden_size, e = context.e;
+  const std::int64_t steps = layer.input_shapes.front().steps;
+  const std::int64_t vector_ops_per_unit = layer.counts.vector_ops / std::max<std::int64_t>(1, steps * directions * hidden * rnn.num_layers);
+  ProgramBuilder builder(program, context.burst_bytes);
+  std::uint64_t weights = layout.weights;
+  std::int64_t input_features = layer.input_shapes.front().features;
+  bool all_resident = true;
+  std::int32_t previous_compute = -1;
+  for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
+    const std::uint64_t input = stacked == 0 ? layout.inputs.front() : layout.output;
+    const std::int64_t k = input_features + hidden, n = gates * hidden;
+    const std::int64_t weight_bytes = checked_mul(checked_mul(k, n), e);
+    const bool resident = weight_bytes <= context.capacity.weights;
+    all_resident = all_resident && resident;
+    // Column blocks that fit half the weight buffer (double-buffered) when streaming.
+    const std::int64_t block = resident ? n : std::max<std::int64_t>(1, context.capacity.weights / 2 / (k * e));
+    if (!resident && k * e * 2 > context.capacity.weights) {
+      throw MappingError("layer " + layer.spec.name + ": one weight column of " + std::to_string(k * e) +
+                         " bytes does not fit half the weight buffer (" + std::to_string(context.capacity.weights) + ")");
+    }
+    if (batch * input_features * e * 2 > context.capacity.inputs || batch * n * e * 2 > context.capacity.outputs) {
+      throw MappingError("layer " + layer.spec.name + ": one time step's inputs or outputs do not fit half their buffer");
+    }
+    for (std::int64_t direction = 0; direction < directions; ++direction) {
+      const std::int32_t resident_load = resident ? builder.load(TensorRole::weights, weights, weight_bytes, {}) : -1;
+      Slots input_slots, weight_slots, output_slots;
+      for (std::int64_t step = 0; step < steps; ++step) {
+        const std::int64_t t = direction == 0 ? step : steps - 1 - step;
+        const std::int32_t x = builder.load(TensorRole::inputs,
+                                            input + static_cast<std::uint64_t>(t * batch * input_features * e),
+                                            batch * input_features * e, deps({input_slots.claim()}));
+        const std::int32_t output_wait = output_slots.claim();
+        for (std::int64_t n0 = 0; n0 < n; n0 += block) {
+          const std::int64_t tn = std::min(block, n - n0);
+          const std::int32_t w = resident ? resident_load
+                                          : builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * k * e),
+                                                         tn * k * e, deps({weight_slots.claim()}));
+          Step compute;
+          compute.kind = StepKind::compute;
+          compute.gemm = GemmShape{batch, tn, k};
+          compute.macs = batch * tn * k;
+          compute.bytes = static_cast<std::uint64_t>((batch * k + k * tn) * e);
+          if (n0 + tn == n) compute.vector_ops = batch * hidden * vector_ops_per_unit;
+          // h(t-1) comes from the previous step's compute (kept in SRAM).
+          compute.after = deps({x, w, output_wait, previous_compute});
+          previous_compute = builder.add(std::move(compute));
+          input_slots.used_by(previous_compute);
+          if (!resident) weight_slots.used_by(previous_compute);
+        }
+        const auto offset = static_cast<std::uint64_t>((t * batch * hidden * directions + direction * hidden) * e);
+        output_slots.used_by(builder.store(layout.output + offset, batch * hidden * e, deps({previous_compute})));
+      }
+      weights += static_cast<std::uint64_t>(weight_bytes);
+      previous_compute = -1;
+    }
+    input_features = hidden * directions;
+  }
+  program.mapping = std::string("recurrent: ") + std::to_string(steps) + " steps in order, weights " +
+                    (all_resident ? "resident in SRAM" : "streamed from DRAM every step");
+}
+
+// Element-wise and pooling layers, batch-norm and softmax: chunks of the inputs through the vector unit.
+void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                const DramLayout& layout, LayerProgram& program) {
+  const std::int64_t e = context.e;
+  std::int64_t input_bytes = 0;
+  for (const workload::Shape& shape : layer.input_shapes) input_bytes += checked_mul(checked_mul(shape.elements(), batch), e);
+  const std::int64_t output_bytes = checked_mul(checked_mul(layer.counts.output_elems, batch), e);
+  const std::int64_t weight_bytes = checked_mul(layer.counts.params, e);
+  const bool gather = layer.spec.type == LayerType::embedding;
+  const std::int64_t moved_weights =
+      gather ? checked_mul(std::min(layer.input_shapes.front().steps * batch, layer.spec.embedding.num_embeddings) *
+                               layer.spec.embedding.embedding_dim, e)
+             : weight_bytes;
+  if (!gather && weight_bytes > context.capacity.weights) {
+    throw MappingError("layer " + layer.spec.name + ": its " + std::to_string(weight_bytes) +
+                       " bytes of parameters do not fit the weight buffer (" + std::to_string(context.capacity.weights) + ")");
+  }
+  const std::int64_t chunks = std::max<std::int64_t>(
+      {1, ceil_div(2 * (gather ? moved_weights : input_bytes), std::max<std::int64_t>(1, gather ? context.capacity.weights : context.capacity.inputs)),
+       ceil_div(2 * output_bytes, std::max<std::int64_t>(1, context.capacity.outputs))});
+  ProgramBuilder builder(program, context.burst_bytes);
+  const std::int32_t parameters = !gather && weight_bytes > 0 ? builder.load(TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
+  const std::int64_t ops = checked_mul(layer.counts.vector_ops, batch);
+  Slots input_slots, output_slots;
+  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const auto share = [&](std::int64_t total) { return total * (chunk + 1) / chunks - total * chunk / chunks; };
+    const auto start = [&](std::int64_t total) { return static_cast<std::uint64_t>(total * chunk / chunks); };
+    std::vector<std::int32_t> after = deps({parameters, output_slots.claim()});
+    const std::int32_t wait = input_slots.claim();
+    if (gather) {
+      after.push_back(builder.load(TensorRole::weights, layout.weights + start(moved_weights), share(moved_weights), deps({wait})));
+    } else {
+      for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
+        const std::int64_t bytes = checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e);
+        after.push_back(builder.load(TensorRole::inputs, layout.inputs[i] + start(bytes), share(bytes), deps({wait})));
+      }
+    }
+    Step vector;
+    vector.kind = StepKind::vector;
+    vector.vector_ops = share(ops);
+    vector.bytes = static_cast<std::uint64_t>(share(gather ? moved_weights : input_bytes));
+    vector.after = after;
+    const std::int32_t done = builder.add(std::move(vector));
+    input_slots.used_by(done);
+    output_slots.used_by(builder.store(layout.output + start(output_bytes), share(output_bytes), deps({done})));
+  }
+  program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
+}
+
+}  // namespace
+
+std::string role_name(TensorRole role) {
+  switch (role) {
+    case TensorRole::weights: return "weights";
+    case TensorRole::inputs: return "inputs";
+    case TensorRole::outputs: return "outputs";
+    default: return "state";
+  }
+}
+
+std::string step_kind_name(StepKind kind) {
+  switch (kind) {
+    case StepKind::load: return "load";
+    case StepKind::store: return "store";
+    case StepKind::compute: return "compute";
+    default: return "vector";
+  }
+}
+
+std::uint64_t burst_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t burst_bytes) {
+  if (bytes == 0) return 0;
+  const std::uint64_t first = address / burst_bytes * burst_bytes;
+  const std::uint64_t end = (address + bytes + burst_bytes - 1) / burst_bytes * burst_bytes;
+  return end - first;
+}
+
+std::int64_t element_bytes(const hw::AcceleratorSpec& accelerator) {
+  return std::max<std::int64_t>(1, (accelerator.compute.operand_bits + 7) / 8);
+}
+
+std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
+                                       std::int64_t element_bytes) {
+  std::vector<DramLayout> layouts(network.layers.size());
+  std::uint64_t next = align(static_cast<std::uint64_t>(checked_mul(checked_mul(network.input.elements(), batch), element_bytes)));
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    const workload::NetworkLayer& layer = network.layers[i];
+    DramLayout& layout = layouts[i];
+    for (int input : layer.input_ids) layout.inputs.push_back(input < 0 ? 0 : layouts[static_cast<std::size_t>(input)].output);
+    if (is_view(layer.spec.type)) {
+      layout.output = layout.inputs.front();  // a view of its (first) input: no data moves
+      continue;
+    }
+    layout.weights = next;
+    next = align(next + static_cast<std::uint64_t>(checked_mul(layer.counts.params, element_bytes)));
+    layout.output = next;
+    next = align(next + static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
+  }
+  return layouts;
+}
+
+LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const hw::AcceleratorSpec& accelerator,
+                       const DramLayout& layout) {
+  LayerProgram program;
+  program.layer = layer.spec.name;
+  program.type = workload::layer_type_name(layer.spec.type);
+  if (is_view(layer.spec.type)) {
+    program.mapping = "view of its input: no data moves";
+    return program;
+  }
+  const Context context{accelerator, role_capacity(accelerator.sram), element_bytes(accelerator),
+                        accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
+                        static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
+  switch (layer.spec.type) {
+    case LayerType::conv2d:
+    case LayerType::linear: map_conv_or_linear(layer, batch, context, layout, program); break;
+    case LayerType::rnn:
+    case LayerType::gru:
+    case LayerType::lstm: map_recurrent(layer, batch, context, layout, program); break;
+    default: map_vector(layer, batch, context, layout, program); break;
+  }
+  return program;
+}
+
+}  // namespace reusesim::mapping

@@ -1,0 +1,49 @@
+#pragma once
+// A data-movement program: what one layer does, step by step, for the hardware to replay.
+// Loads and stores move bytes between a DRAM range and an SRAM buffer; compute steps run a GEMM
+// tile on the array; vector steps run element-wise work on the vector unit. Each step lists the
+// earlier steps it must wait for (operands loaded, a double-buffer slot freed, h(t-1) computed).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mapping/array_model.h"
+
+namespace reusesim::mapping {
+
+enum class TensorRole { weights, inputs, outputs, state };
+std::string role_name(TensorRole role);
+
+enum class StepKind { load, store, compute, vector };
+std::string step_kind_name(StepKind kind);
+
+struct Step {
+  StepKind kind = StepKind::load;
+  TensorRole tensor = TensorRole::inputs;  // load / store: what moves
+  std::uint64_t address = 0;               // load / store: first DRAM byte of the range
+  std::uint64_t bytes = 0;                 // load / store: bytes moved; compute / vector: SRAM bytes read
+  GemmShape gemm;                          // compute
+  std::int64_t macs = 0;                   // compute
+  std::int64_t vector_ops = 0;             // vector, and a compute step's fused activation
+  std::vector<std::int32_t> after;         // indices of earlier steps of the same layer
+};
+
+struct LayerProgram {
+  std::string layer;
+  std::string type;
+  std::vector<Step> steps;
+  std::string mapping;  // what the mapper chose, e.g. "gemm 3136x64x576 tiles m784 n64 k576, order n-m, weights resident"
+  std::int64_t macs = 0;
+  std::int64_t vector_ops = 0;
+  // DRAM moves whole bursts: the sums over load and store steps of their burst-aligned extents
+  // (what the replay must observe).
+  std::int64_t dram_read_bytes = 0;
+  std::int64_t dram_write_bytes = 0;
+  std::int64_t estimated_cycles = 0;  // the mapper's estimate, compute clock
+};
+
+// The bytes a DRAM access of `bytes` from `address` moves when it is widened to whole bursts.
+std::uint64_t burst_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t burst_bytes);
+
+}  // namespace reusesim::mapping

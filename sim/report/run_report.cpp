@@ -1,0 +1,109 @@
+#include "report/run_report.h"
+
+namespace reusesim::report {
+
+namespace {
+
+constexpr const char* kConventions =
+    "1 MAC = 2 ops; cycles in the compute clock; gops = achieved 1e9 ops/s over the layer's time; efficiency = "
+    "achieved / peak ops/s; arithmetic intensity = ops per DRAM byte (reads + writes, as the channels saw them); "
+    "GB/s = 1e9 bytes/s; stalls are cycles the array waited, by cause";
+
+const std::vector<Column> kColumns{
+    {"batch"}, {"layer"}, {"type"}, {"macs"}, {"cycles"}, {"time_s", 9}, {"compute_cycles"}, {"stall_cycles"},
+    {"stall_weights_cycles"}, {"stall_inputs_cycles"}, {"stall_output_drain_cycles"}, {"stall_sram_cycles"},
+    {"stall_vector_cycles"}, {"vector_ops"}, {"dram_read_bytes"}, {"dram_write_bytes"}, {"dram_read_weight_bytes"},
+    {"dram_read_input_bytes"}, {"dram_write_output_bytes"}, {"sram_read_bytes"}, {"sram_write_bytes"},
+    {"dram_gbps", 3}, {"row_hit_rate", 4}, {"arithmetic_intensity", 3}, {"gops", 3}, {"efficiency", 4}, {"mapping"}};
+
+hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
+  total.cycles += layer.cycles;
+  total.compute_cycles += layer.compute_cycles;
+  total.stall_weights += layer.stall_weights;
+  total.stall_inputs += layer.stall_inputs;
+  total.stall_output_drain += layer.stall_output_drain;
+  total.stall_sram += layer.stall_sram;
+  total.stall_vector += layer.stall_vector;
+  total.macs += layer.macs;
+  total.vector_ops += layer.vector_ops;
+  total.dram_read_weight_bytes += layer.dram_read_weight_bytes;
+  total.dram_read_input_bytes += layer.dram_read_input_bytes;
+  total.dram_write_output_bytes += layer.dram_write_output_bytes;
+  total.dram_read_bytes += layer.dram_read_bytes;
+  total.dram_write_bytes += layer.dram_write_bytes;
+  total.dram_requests += layer.dram_requests;
+  total.dram_row_hits += layer.dram_row_hits;
+  total.dram_activates += layer.dram_activates;
+  total.sram_read_bytes += layer.sram_read_bytes;
+  total.sram_write_bytes += layer.sram_write_bytes;
+  total.seconds += layer.seconds;
+  return total;
+}
+
+std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spec) {
+  const double ops = 2.0 * static_cast<double>(r.macs);
+  const std::int64_t dram_bytes = r.dram_read_bytes + r.dram_write_bytes;
+  const bool timed = r.seconds > 0;
+  const Cell gops = timed ? Cell(ops / r.seconds / 1e9) : Cell();
+  return {r.batch, r.layer, r.type, r.macs, r.cycles, r.seconds, r.compute_cycles, r.stall_cycles(),
+          r.stall_weights, r.stall_inputs, r.stall_output_drain, r.stall_sram, r.stall_vector, r.vector_ops,
+          r.dram_read_bytes, r.dram_write_bytes, r.dram_read_weight_bytes, r.dram_read_input_bytes,
+          r.dram_write_output_bytes, r.sram_read_bytes, r.sram_write_bytes,
+          timed ? Cell(static_cast<double>(dram_bytes) / r.seconds / 1e9) : Cell(),
+          r.dram_requests > 0 ? Cell(static_cast<double>(r.dram_row_hits) / static_cast<double>(r.dram_requests)) : Cell(),
+          dram_bytes > 0 ? Cell(ops / static_cast<double>(dram_bytes)) : Cell(), gops,
+          timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), r.mapping};
+}
+
+}  // namespace
+
+Table run_table(const RunReport& report) {
+  Table table(kColumns);
+  for (const std::vector<hw::LayerResult>& layers : report.batches) {
+    hw::LayerResult total;
+    for (const hw::LayerResult& layer : layers) {
+      table.add_row(cells(layer, report.spec));
+      total = add(total, layer);
+      total.batch = layer.batch;
+    }
+    total.layer = "TOTAL";
+    table.add_row(cells(total, report.spec));
+  }
+  return table;
+}
+
+std::string run_stats_legend() {
+  return std::string(kConventions) + "\n"
+         "batch: samples per run\n"
+         "macs: multiply-accumulates replayed (1 MAC = 2 ops)\n"
+         "cycles: compute-clock cycles from the layer's start to its last store\n"
+         "time_s: seconds\n"
+         "compute_cycles: cycles the array (or the vector unit, for layers without MACs) was busy\n"
+         "stall_cycles: cycles - compute_cycles, split by cause into weights, inputs, output_drain, sram, vector\n"
+         "dram_*_bytes: bytes, as the DRAM channels (totals) or the DMA loads and stores (by tensor) moved them\n"
+         "sram_*_bytes: bytes read from and written to the SRAM buffers\n"
+         "dram_gbps: 1e9 bytes/s of DRAM traffic over the layer's time\n"
+         "row_hit_rate: DRAM requests served without an activate of their own, per request\n"
+         "arithmetic_intensity: ops per DRAM byte\n"
+         "gops: 1e9 ops/s achieved\n"
+         "efficiency: achieved ops/s / peak ops/s\n"
+         "mapping: the mapper's tiling and loop order\n";
+}
+
+std::string render_run(const RunReport& report, Format format) {
+  const Table table = run_table(report);
+  if (format == Format::csv) return table.to_csv();
+  if (format == Format::json) {
+    nlohmann::ordered_json document;
+    document["accelerator"] = report.accelerator;
+    document["model"] = report.model;
+    document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
+    document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
+    document["conventions"] = kConventions;
+    document["rows"] = table.to_json();
+    return document.dump(2) + "\n";
+  }
+  return "accelerator " + report.accelerator + ", model " + report.model + "\n" + kConventions + "\n\n" + table.to_text();
+}
+
+}  // namespace reusesim::report

@@ -1,0 +1,25 @@
+#pragma once
+// `reusesim run`: per layer and per network, for each batch size, what the replay measured.
+
+#include <string>
+#include <vector>
+
+#include "hw/accelerator.h"
+#include "report/table.h"
+
+namespace reusesim::report {
+
+struct RunReport {
+  std::string accelerator;
+  std::string model;
+  hw::AcceleratorSpec spec;
+  std::vector<std::vector<hw::LayerResult>> batches;  // per batch size, the layers in order
+};
+
+// Layer rows, and after each batch's layers a row with layer = TOTAL.
+Table run_table(const RunReport& report);
+std::string render_run(const RunReport& report, Format format);
+// Units and conventions of every column, one per line ("column: unit, meaning").
+std::string run_stats_legend();
+
+}  // namespace reusesim::report

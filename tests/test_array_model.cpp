@@ -1,0 +1,285 @@
+// Compute-array cycle model: exact SCALE-Sim v2 fold counts and cycles for the three systolic
+// dataflows, vector-MAC passes, utilisation, the vector unit, errors, and a brute-force
+// fold-by-fold cross-check. Derivations are inline.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+
+#include "hw/accelerator_spec.h"
+#include "mapping/array_model.h"
+#include "workload/shape.h"
+
+using reusesim::mapping::ArrayCycles;
+using reusesim::mapping::gemm_cycles;
+using reusesim::mapping::GemmShape;
+using reusesim::mapping::vector_cycles;
+namespace hw = reusesim::hw;
+
+namespace {
+
+hw::ComputeSpec systolic(std::int64_t rows, std::int64_t cols, hw::Dataflow dataflow) {
+  hw::ComputeSpec spec;
+  spec.kind = hw::ArrayKind::systolic;
+  spec.rows = rows;
+  spec.cols = cols;
+  spec.dataflow = dataflow;
+  spec.clock_mhz = 1000;
+  spec.vector_ops_per_cycle = 16;
+  return spec;
+}
+
+hw::ComputeSpec vector_mac(std::int64_t units, std::int64_t lanes) {
+  hw::ComputeSpec spec;
+  spec.kind = hw::ArrayKind::vector_mac;
+  spec.units = units;
+  spec.lanes = lanes;
+  spec.clock_mhz = 250;
+  spec.vector_ops_per_cycle = 16;
+  return spec;
+}
+
+GemmShape gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmShape shape;
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
+  return shape;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+TEST_CASE("16x16 systolic array, GEMM M=100 N=32 K=48, all three dataflows", "[array]") {
+  // M*N*K = 100*32*48 = 153600 MACs; the array does 256 MACs per cycle.
+  SECTION("ws: (K, N) on (R, C), M streamed") {
+    // folds = ceil(48/16) * ceil(32/16) = 3 * 2 = 6; per fold 2*16 + 16 + 100 - 2 = 146; 6 * 146 = 876.
+    const ArrayCycles result = gemm_cycles(systolic(16, 16, hw::Dataflow::ws), gemm(100, 32, 48));
+    CHECK(result.folds == 6);
+    CHECK(result.cycles == 876);
+    CHECK(result.utilization == Approx(153600.0 / (876.0 * 256.0)));  // 0.6849
+  }
+  SECTION("os: (M, N) on (R, C), K streamed") {
+    // folds = ceil(100/16) * ceil(32/16) = 7 * 2 = 14; per fold 48 + 16 + 16 - 2 = 78; 14 * 78 = 1092.
+    const ArrayCycles result = gemm_cycles(systolic(16, 16, hw::Dataflow::os), gemm(100, 32, 48));
+    CHECK(result.folds == 14);
+    CHECK(result.cycles == 1092);
+    CHECK(result.utilization == Approx(153600.0 / (1092.0 * 256.0)));  // 0.5495
+  }
+  SECTION("is: (K, M) on (R, C), N streamed") {
+    // folds = ceil(48/16) * ceil(100/16) = 3 * 7 = 21; per fold 2*16 + 16 + 32 - 2 = 78; 21 * 78 = 1638.
+    const ArrayCycles result = gemm_cycles(systolic(16, 16, hw::Dataflow::is), gemm(100, 32, 48));
+    CHECK(result.folds == 21);
+    CHECK(result.cycles == 1638);
+    CHECK(result.utilization == Approx(153600.0 / (1638.0 * 256.0)));  // 0.3663
+  }
+}
+
+TEST_CASE("a GEMM smaller than the array: one fold, fill and drain dominate", "[array]") {
+  // M=N=K=4 on 16x16: 64 MACs, one fold whatever the dataflow.
+  const GemmShape tiny = gemm(4, 4, 4);
+  // os: 4 + 16 + 16 - 2 = 34 cycles; utilisation 64 / (34 * 256) = 0.00735.
+  const ArrayCycles os = gemm_cycles(systolic(16, 16, hw::Dataflow::os), tiny);
+  CHECK(os.folds == 1);
+  CHECK(os.cycles == 34);
+  CHECK(os.utilization == Approx(64.0 / (34.0 * 256.0)));
+  // ws: 2*16 + 16 + 4 - 2 = 50 cycles; is: the same (N = M = 4 streamed).
+  const ArrayCycles ws = gemm_cycles(systolic(16, 16, hw::Dataflow::ws), tiny);
+  CHECK(ws.folds == 1);
+  CHECK(ws.cycles == 50);
+  CHECK(ws.utilization == Approx(64.0 / (50.0 * 256.0)));
+  CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::is), tiny).cycles == 50);
+}
+
+TEST_CASE("dimensions that do not divide the array cost whole folds", "[array]") {
+  const hw::ComputeSpec ws8 = systolic(8, 8, hw::Dataflow::ws);
+  // K=8, N=16 divide 8x8: folds = 1 * 2 = 2; per fold 2*8 + 8 + 10 - 2 = 32; 64 cycles.
+  const ArrayCycles even = gemm_cycles(ws8, gemm(10, 16, 8));
+  CHECK(even.folds == 2);
+  CHECK(even.cycles == 64);
+  // K=9, N=17: folds = ceil(9/8) * ceil(17/8) = 2 * 3 = 6; per fold still 32; 192 cycles,
+  // 3x the time for 1.195x the work (10*17*9 = 1530 vs 10*16*8 = 1280 MACs).
+  const ArrayCycles ragged = gemm_cycles(ws8, gemm(10, 17, 9));
+  CHECK(ragged.folds == 6);
+  CHECK(ragged.cycles == 192);
+  CHECK(ragged.utilization == Approx(1530.0 / (192.0 * 64.0)));  // 0.1245
+  CHECK(even.utilization == Approx(1280.0 / (64.0 * 64.0)));      // 0.3125
+  CHECK(ragged.utilization < even.utilization);
+}
+
+TEST_CASE("non-square arrays: R and C are not interchangeable", "[array]") {
+  // 32 rows x 8 cols, GEMM M=40 N=20 K=10.
+  // os: folds = ceil(40/32) * ceil(20/8) = 2 * 3 = 6; per fold 10 + 32 + 8 - 2 = 48; 288.
+  const ArrayCycles os = gemm_cycles(systolic(32, 8, hw::Dataflow::os), gemm(40, 20, 10));
+  CHECK(os.folds == 6);
+  CHECK(os.cycles == 288);
+  // ws: folds = ceil(10/32) * ceil(20/8) = 1 * 3 = 3; per fold 2*32 + 8 + 40 - 2 = 110; 330.
+  const ArrayCycles ws = gemm_cycles(systolic(32, 8, hw::Dataflow::ws), gemm(40, 20, 10));
+  CHECK(ws.folds == 3);
+  CHECK(ws.cycles == 330);
+  // The transposed array, 8 x 32, ws: folds = ceil(10/8) * ceil(20/32) = 2 * 1 = 2;
+  // per fold 2*8 + 32 + 40 - 2 = 86; 172.
+  const ArrayCycles ws_t = gemm_cycles(systolic(8, 32, hw::Dataflow::ws), gemm(40, 20, 10));
+  CHECK(ws_t.folds == 2);
+  CHECK(ws_t.cycles == 172);
+  // is on 32 x 8: folds = ceil(10/32) * ceil(40/8) = 1 * 5 = 5; per fold 2*32 + 8 + 20 - 2 = 90; 450.
+  const ArrayCycles is = gemm_cycles(systolic(32, 8, hw::Dataflow::is), gemm(40, 20, 10));
+  CHECK(is.folds == 5);
+  CHECK(is.cycles == 450);
+}
+
+TEST_CASE("256x256 weight-stationary TPU-like array on a 4096x4096 GEMV", "[array]") {
+  // M=1 (one input vector), N=4096 outputs, K=4096 inputs.
+  // folds = ceil(4096/256) * ceil(4096/256) = 16 * 16 = 256; per fold 2*256 + 256 + 1 - 2 = 767;
+  // 256 * 767 = 196352 cycles. Utilisation 4096*4096 / (196352 * 65536) = 16777216 / 12868124672:
+  // every weight is loaded for a single use.
+  const ArrayCycles result = gemm_cycles(systolic(256, 256, hw::Dataflow::ws), gemm(1, 4096, 4096));
+  CHECK(result.folds == 256);
+  CHECK(result.cycles == 196352);
+  CHECK(result.utilization == Approx(16777216.0 / 12868124672.0));  // 0.0013
+  CHECK(result.utilization < 0.0014);
+}
+
+TEST_CASE("vector_mac 16 units x 16 lanes", "[array]") {
+  const hw::ComputeSpec snowflake = vector_mac(16, 16);
+  SECTION("K=3 (a first conv layer with 1x1 kernels on RGB): 13 of 16 lanes idle") {
+    // passes = M * ceil(N/16) = 100 * ceil(64/16) = 400; per pass ceil(3/16) = 1 cycle; 400 cycles.
+    // Utilisation 100*64*3 / (400 * 256) = 19200 / 102400 = 3/16.
+    const ArrayCycles result = gemm_cycles(snowflake, gemm(100, 64, 3));
+    CHECK(result.folds == 400);
+    CHECK(result.cycles == 400);
+    CHECK(result.utilization == Approx(3.0 / 16.0));
+  }
+  SECTION("K=4096 GEMV: the lanes are full") {
+    // passes = 1 * ceil(4096/16) = 256; per pass ceil(4096/16) = 256 cycles; 65536 cycles.
+    // Utilisation 4096*4096 / (65536 * 256) = 1.
+    const ArrayCycles result = gemm_cycles(snowflake, gemm(1, 4096, 4096));
+    CHECK(result.folds == 256);
+    CHECK(result.cycles == 65536);
+    CHECK(result.utilization == Approx(1.0));
+  }
+  SECTION("N not a multiple of the units") {
+    // passes = 2 * ceil(40/16) = 2 * 3 = 6; per pass ceil(32/16) = 2; 12 cycles.
+    // Utilisation 2*40*32 / (12 * 256) = 2560 / 3072 = 5/6 (8 of 16 units idle in the last pass).
+    const ArrayCycles result = gemm_cycles(snowflake, gemm(2, 40, 32));
+    CHECK(result.folds == 6);
+    CHECK(result.cycles == 12);
+    CHECK(result.utilization == Approx(5.0 / 6.0));
+  }
+  SECTION("K not a multiple of the lanes") {
+    // passes = 3 * ceil(16/16) = 3; per pass ceil(27/16) = 2 (3x3x3 kernel); 6 cycles.
+    // Utilisation 3*16*27 / (6 * 256) = 1296 / 1536 = 0.84375.
+    const ArrayCycles result = gemm_cycles(snowflake, gemm(3, 16, 27));
+    CHECK(result.folds == 3);
+    CHECK(result.cycles == 6);
+    CHECK(result.utilization == Approx(0.84375));
+  }
+}
+
+TEST_CASE("utilisation reaches 1 only without fill and drain", "[array]") {
+  // os 4x4, M=N=4, K=1000: one fold, 1000 + 4 + 4 - 2 = 1006 cycles; 16000 / (1006 * 16) = 0.994.
+  const ArrayCycles os = gemm_cycles(systolic(4, 4, hw::Dataflow::os), gemm(4, 4, 1000));
+  CHECK(os.cycles == 1006);
+  CHECK(os.utilization == Approx(1000.0 / 1006.0));
+  CHECK(os.utilization < 1.0);
+  // vector_mac with dividing dims has no fill: exactly 1.
+  CHECK(gemm_cycles(vector_mac(4, 8), gemm(3, 8, 16)).utilization == 1.0);
+}
+
+TEST_CASE("vector unit: ceil(ops / vector_ops_per_cycle)", "[array]") {
+  const hw::ComputeSpec spec = systolic(16, 16, hw::Dataflow::ws);  // vector_ops_per_cycle = 16
+  CHECK(vector_cycles(spec, 0) == 0);
+  CHECK(vector_cycles(spec, 1) == 1);
+  CHECK(vector_cycles(spec, 16) == 1);
+  CHECK(vector_cycles(spec, 17) == 2);
+  CHECK(vector_cycles(spec, 1000) == 63);  // 62.5 rounds up
+  // 55*55*96 ReLU outputs = 290400 ops / 16 = 18150 exactly.
+  CHECK(vector_cycles(spec, 290400) == 18150);
+  hw::ComputeSpec one = spec;
+  one.vector_ops_per_cycle = 1;
+  CHECK(vector_cycles(one, 12345) == 12345);
+  // No a + b - 1 overflow near the top of the range.
+  CHECK(vector_cycles(spec, INT64_MAX) == INT64_MAX / 16 + 1);
+}
+
+TEST_CASE("errors: zero dimensions, empty arrays, overflow", "[array]") {
+  const hw::ComputeSpec ws = systolic(16, 16, hw::Dataflow::ws);
+  CHECK_THROWS_WITH(gemm_cycles(ws, gemm(0, 32, 48)), "GEMM dimension M must be positive, got 0");
+  CHECK_THROWS_WITH(gemm_cycles(ws, gemm(100, 0, 48)), "GEMM dimension N must be positive, got 0");
+  CHECK_THROWS_WITH(gemm_cycles(ws, gemm(100, 32, 0)), "GEMM dimension K must be positive, got 0");
+  CHECK_THROWS_AS(gemm_cycles(ws, gemm(-1, 32, 48)), std::invalid_argument);
+  CHECK_THROWS_AS(gemm_cycles(vector_mac(16, 16), gemm(100, 32, 0)), std::invalid_argument);
+
+  CHECK_THROWS_WITH(gemm_cycles(systolic(0, 16, hw::Dataflow::os), gemm(1, 1, 1)),
+                    "systolic array rows must be positive, got 0");
+  CHECK_THROWS_WITH(gemm_cycles(systolic(16, 0, hw::Dataflow::os), gemm(1, 1, 1)),
+                    "systolic array cols must be positive, got 0");
+  CHECK_THROWS_WITH(gemm_cycles(vector_mac(0, 16), gemm(1, 1, 1)), "vector_mac units must be positive, got 0");
+  CHECK_THROWS_WITH(gemm_cycles(vector_mac(16, 0), gemm(1, 1, 1)), "vector_mac lanes must be positive, got 0");
+
+  hw::ComputeSpec no_vector = ws;
+  no_vector.vector_ops_per_cycle = 0;
+  CHECK_THROWS_WITH(vector_cycles(no_vector, 10), "vector_ops_per_cycle must be positive, got 0");
+  CHECK_THROWS_WITH(vector_cycles(ws, -1), "vector op count must not be negative, got -1");
+
+  // folds = 4 * 4 = 16 on a 1x1 ws array; per fold 2 + 1 + 2^62 - 2 = 2^62 + 1; 16 * that overflows.
+  CHECK_THROWS_AS(gemm_cycles(systolic(1, 1, hw::Dataflow::ws), gemm(std::int64_t{1} << 62, 4, 4)),
+                  reusesim::workload::CountOverflow);
+  // vector_mac: M * ceil(N / units) = 2^62 * 4 overflows.
+  CHECK_THROWS_AS(gemm_cycles(vector_mac(1, 1), gemm(std::int64_t{1} << 62, 4, 1)), reusesim::workload::CountOverflow);
+}
+
+TEST_CASE("closed form equals a brute-force fold-by-fold sum", "[array]") {
+  // For random arrays and GEMMs, walk every fold of every dataflow, add the per-fold formula, and
+  // count the MACs each fold really does (the tile it covers times the streamed dimension): the
+  // folds must cover exactly M*N*K MACs, and the closed form must match cycles, folds and utilisation.
+  std::mt19937_64 rng(20200823);
+  std::uniform_int_distribution<std::int64_t> array_dim(1, 48);
+  std::uniform_int_distribution<std::int64_t> gemm_dim(1, 300);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::int64_t r = array_dim(rng), c = array_dim(rng);
+    const GemmShape shape = gemm(gemm_dim(rng), gemm_dim(rng), gemm_dim(rng));
+    for (hw::Dataflow dataflow : {hw::Dataflow::os, hw::Dataflow::ws, hw::Dataflow::is}) {
+      std::int64_t rows_dim = 0, cols_dim = 0, streamed = 0;
+      if (dataflow == hw::Dataflow::os) rows_dim = shape.m, cols_dim = shape.n, streamed = shape.k;
+      if (dataflow == hw::Dataflow::ws) rows_dim = shape.k, cols_dim = shape.n, streamed = shape.m;
+      if (dataflow == hw::Dataflow::is) rows_dim = shape.k, cols_dim = shape.m, streamed = shape.n;
+      std::int64_t cycles = 0, folds = 0, macs = 0;
+      for (std::int64_t row0 = 0; row0 < rows_dim; row0 += r) {
+        for (std::int64_t col0 = 0; col0 < cols_dim; col0 += c) {
+          ++folds;
+          cycles += dataflow == hw::Dataflow::os ? streamed + r + c - 2 : 2 * r + c + streamed - 2;
+          macs += std::min(r, rows_dim - row0) * std::min(c, cols_dim - col0) * streamed;
+        }
+      }
+      INFO("array " << r << "x" << c << " dataflow " << static_cast<int>(dataflow) << " GEMM M=" << shape.m
+                    << " N=" << shape.n << " K=" << shape.k);
+      REQUIRE(macs == shape.m * shape.n * shape.k);
+      const ArrayCycles result = gemm_cycles(systolic(r, c, dataflow), shape);
+      CHECK(result.folds == folds);
+      CHECK(result.cycles == cycles);
+      CHECK(result.utilization == Approx(static_cast<double>(macs) / (static_cast<double>(cycles) * r * c)));
+      CHECK(result.utilization > 0.0);
+      CHECK(result.utilization <= 1.0);
+    }
+    // vector_mac: walk M rows and groups of `units` outputs; each pass takes ceil(K / lanes) cycles.
+    const std::int64_t units = array_dim(rng), lanes = array_dim(rng);
+    std::int64_t cycles = 0, passes = 0, macs = 0;
+    for (std::int64_t m = 0; m < shape.m; ++m) {
+      for (std::int64_t n0 = 0; n0 < shape.n; n0 += units) {
+        ++passes;
+        cycles += ceil_div(shape.k, lanes);
+        macs += std::min(units, shape.n - n0) * shape.k;
+      }
+    }
+    REQUIRE(macs == shape.m * shape.n * shape.k);
+    const ArrayCycles result = gemm_cycles(vector_mac(units, lanes), shape);
+    CHECK(result.folds == passes);
+    CHECK(result.cycles == cycles);
+    CHECK(result.utilization == Approx(static_cast<double>(macs) / (static_cast<double>(cycles) * units * lanes)));
+    CHECK(result.utilization <= 1.0);
+  }
+}
