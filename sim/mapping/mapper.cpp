@@ -295,70 +295,82 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
 }
 
 // Step t of a recurrent layer needs h(t-1): steps run in order, each one GEMM of M = batch,
-// K = in + H, N = gates x H. Weights load once when they fit the weight buffer, else they
-// stream in column blocks every step.
+// K = in + H, N = gates x H, split into column blocks and batch chunks that fit the buffers
+// (double-buffered). Weights load once when they all fit the weight buffer, else their column
+// blocks stream from DRAM every step. h(t-1) stays in SRAM; x(t) is loaded, h(t) stored.
 void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                    const DramLayout& layout, LayerProgram& program) {
   const workload::RecurrentParams& rnn = layer.spec.recurrent;
   const std::int64_t gates = layer.spec.type == LayerType::lstm ? 4 : layer.spec.type == LayerType::gru ? 3 : 1;
   const std::int64_t directions = rnn.bidirectional ? 2 : 1, hidden = rnn.hidden_size, e = context.e;
   const std::int64_t steps = layer.input_shapes.front().steps;
-  const std::int64_t vector_ops_per_unit = layer.counts.vector_ops / std::max<std::int64_t>(1, steps * directions * hidden * rnn.num_layers);
+  const std::int64_t vector_ops_per_unit =
+      layer.counts.vector_ops / std::max<std::int64_t>(1, steps * directions * hidden * rnn.num_layers);
   ProgramBuilder builder(program, context.burst_bytes);
   std::uint64_t weights = layout.weights;
   std::int64_t input_features = layer.input_shapes.front().features;
   bool all_resident = true;
-  std::int32_t previous_compute = -1;
+  std::int64_t most_blocks = 1;
   for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
     const std::uint64_t input = stacked == 0 ? layout.inputs.front() : layout.output;
     const std::int64_t k = input_features + hidden, n = gates * hidden;
     const std::int64_t weight_bytes = checked_mul(checked_mul(k, n), e);
     const bool resident = weight_bytes <= context.capacity.weights;
     all_resident = all_resident && resident;
-    // Column blocks that fit half the weight buffer (double-buffered) when streaming.
-    const std::int64_t block = resident ? n : std::max<std::int64_t>(1, context.capacity.weights / 2 / (k * e));
-    if (!resident && k * e * 2 > context.capacity.weights) {
-      throw MappingError("layer " + layer.spec.name + ": one weight column of " + std::to_string(k * e) +
-                         " bytes does not fit half the weight buffer (" + std::to_string(context.capacity.weights) + ")");
+    // Batch chunks whose operands (x and h: K values a sample) and gate outputs fit.
+    const std::int64_t chunk = std::min(batch, context.capacity.inputs / 2 / (k * e));
+    const std::int64_t weight_block = resident ? n : context.capacity.weights / 2 / (k * e);
+    const std::int64_t block = std::min(weight_block, context.capacity.outputs / 2 / (std::max<std::int64_t>(1, chunk) * e));
+    if (chunk < 1 || block < 1) {
+      throw MappingError("layer " + layer.spec.name + ": one sample's step (" + std::to_string(k * e) +
+                         " bytes of x and h, a weight column of as many) does not fit half the input, weight and "
+                         "output buffers (" + std::to_string(context.capacity.inputs) + ", " +
+                         std::to_string(context.capacity.weights) + ", " + std::to_string(context.capacity.outputs) + ")");
     }
-    if (batch * input_features * e * 2 > context.capacity.inputs || batch * n * e * 2 > context.capacity.outputs) {
-      throw MappingError("layer " + layer.spec.name + ": one time step's inputs or outputs do not fit half their buffer");
-    }
+    most_blocks = std::max(most_blocks, ceil_div(n, block) * ceil_div(batch, chunk));
     for (std::int64_t direction = 0; direction < directions; ++direction) {
       const std::int32_t resident_load = resident ? builder.load(TensorRole::weights, weights, weight_bytes, {}) : -1;
       Slots input_slots, weight_slots, output_slots;
+      std::int32_t previous_step_end = -1;  // the last compute of step t-1: h(t-1) is complete
       for (std::int64_t step = 0; step < steps; ++step) {
         const std::int64_t t = direction == 0 ? step : steps - 1 - step;
-        const std::int32_t x = builder.load(TensorRole::inputs,
-                                            input + static_cast<std::uint64_t>(t * batch * input_features * e),
-                                            batch * input_features * e, deps({input_slots.claim()}));
-        const std::int32_t output_wait = output_slots.claim();
+        std::int32_t last_compute = -1;
         for (std::int64_t n0 = 0; n0 < n; n0 += block) {
           const std::int64_t tn = std::min(block, n - n0);
           const std::int32_t w = resident ? resident_load
                                           : builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * k * e),
                                                          tn * k * e, deps({weight_slots.claim()}));
-          Step compute;
-          compute.kind = StepKind::compute;
-          compute.gemm = GemmShape{batch, tn, k};
-          compute.macs = batch * tn * k;
-          compute.bytes = static_cast<std::uint64_t>((batch * k + k * tn) * e);
-          if (n0 + tn == n) compute.vector_ops = batch * hidden * vector_ops_per_unit;
-          // h(t-1) comes from the previous step's compute (kept in SRAM).
-          compute.after = deps({x, w, output_wait, previous_compute});
-          previous_compute = builder.add(std::move(compute));
-          input_slots.used_by(previous_compute);
-          if (!resident) weight_slots.used_by(previous_compute);
+          for (std::int64_t m0 = 0; m0 < batch; m0 += chunk) {
+            const std::int64_t tm = std::min(chunk, batch - m0);
+            const std::int32_t x = builder.load(
+                TensorRole::inputs, input + static_cast<std::uint64_t>((t * batch + m0) * input_features * e),
+                tm * input_features * e, deps({input_slots.claim()}));
+            Step compute;
+            compute.kind = StepKind::compute;
+            compute.gemm = GemmShape{tm, tn, k};
+            compute.macs = tm * tn * k;
+            compute.bytes = static_cast<std::uint64_t>((tm * k + k * tn) * e);
+            if (n0 + tn == n) compute.vector_ops = tm * hidden * vector_ops_per_unit;
+            compute.after = deps({x, w, output_slots.claim(), previous_step_end});
+            last_compute = builder.add(std::move(compute));
+            input_slots.used_by(last_compute);
+            if (!resident) weight_slots.used_by(last_compute);
+            if (n0 + tn == n) {
+              const auto offset = static_cast<std::uint64_t>(((t * batch + m0) * hidden * directions + direction * hidden) * e);
+              output_slots.used_by(builder.store(layout.output + offset, tm * hidden * e, deps({last_compute})));
+            } else {
+              output_slots.used_by(last_compute);
+            }
+          }
         }
-        const auto offset = static_cast<std::uint64_t>((t * batch * hidden * directions + direction * hidden) * e);
-        output_slots.used_by(builder.store(layout.output + offset, batch * hidden * e, deps({previous_compute})));
+        previous_step_end = last_compute;
       }
       weights += static_cast<std::uint64_t>(weight_bytes);
-      previous_compute = -1;
     }
     input_features = hidden * directions;
   }
-  program.mapping = std::string("recurrent: ") + std::to_string(steps) + " steps in order, weights " +
+  program.mapping = std::string("recurrent: ") + std::to_string(steps) + " steps in order, " +
+                    std::to_string(most_blocks) + " tile(s) a step, weights " +
                     (all_resident ? "resident in SRAM" : "streamed from DRAM every step");
 }
 
