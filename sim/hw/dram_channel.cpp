@@ -29,12 +29,14 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
   SC_THREAD(run);
   const std::int64_t banks_per_rank = spec.bank_groups * spec.banks_per_group;
   bank_picks_.assign(static_cast<std::size_t>(spec.ranks * banks_per_rank), BankPick{});
+  column_floors_.assign(static_cast<std::size_t>(spec.ranks * spec.bank_groups * 2), {0, 0});
   // Refreshes are staggered so that ranks (or banks) do not all stop at once.
   const std::int64_t refreshed_units = spec.refresh == RefreshMode::all_bank ? spec.ranks : spec.ranks * banks_per_rank;
   refresh_interval_ = spec.timing.trefi;
   for (std::int64_t unit = 0; unit < refreshed_units; ++unit) {
     refresh_due_.push_back(spec.timing.trefi * (unit + 1) / refreshed_units);
   }
+  next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
 std::int64_t DramChannel::now_cycle() const {
@@ -98,6 +100,7 @@ void DramChannel::consider(Choice& best, const Choice& candidate) const {
 }
 
 void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
+  if (next_refresh_due_ > now) return;
   const std::int64_t banks_per_rank = spec_.bank_groups * spec_.banks_per_group;
   for (std::size_t unit = 0; unit < refresh_due_.size(); ++unit) {
     if (refresh_due_[unit] > now) continue;
@@ -177,10 +180,23 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
   // Between full passes only column commands were issued: the same commands. A column command
   // moves the bus constraints of every column command and the precharge of its own bank; the
   // other commands' earliest cycles stand (earliest() is the later of `now` and its constraints).
+  ++floor_generation_;
   for (Choice& candidate : candidates_) {
-    const bool moved = candidate.cycle == DramTimingState::kNever || candidate.is_column ||
-                       (candidate.command == DramCommand::precharge && last_column_bank_ == bank_index(candidate.bank));
-    candidate.cycle = moved ? timing_.earliest(candidate.command, candidate.bank, now) : std::max(candidate.cycle, now);
+    if (candidate.is_column) {
+      const bool is_write = candidate.command == DramCommand::write;
+      auto& [generation, floor] = column_floors_[static_cast<std::size_t>(
+          (candidate.bank.rank * spec_.bank_groups + candidate.bank.bank_group) * 2 + (is_write ? 1 : 0))];
+      if (generation != floor_generation_) {
+        generation = floor_generation_;
+        floor = timing_.column_floor(is_write, candidate.bank, now);
+      }
+      candidate.cycle = std::max(floor, timing_.column_ready(candidate.bank));
+    } else if (candidate.cycle == DramTimingState::kNever ||
+               (candidate.command == DramCommand::precharge && last_column_bank_ == bank_index(candidate.bank))) {
+      candidate.cycle = timing_.earliest(candidate.command, candidate.bank, now);
+    } else {
+      candidate.cycle = std::max(candidate.cycle, now);
+    }
     consider(best, candidate);
   }
   if (spec_.page_policy == PagePolicy::closed) {
@@ -233,7 +249,7 @@ void DramChannel::find_candidates(std::int64_t now) {
   }
   // Valid until the queue changes, a row opens or closes, or a refresh falls due.
   candidates_valid_ = true;
-  candidates_valid_until_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+  candidates_valid_until_ = next_refresh_due_;
 }
 
 std::int64_t DramChannel::issue(const Choice& choice) {
@@ -256,6 +272,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
     case DramCommand::refresh:
       ++stats_.refreshes;
       refresh_due_[choice.index] += refresh_interval_;
+      next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
       break;
     default:
       finish_column(choice, data_end);
@@ -317,6 +334,7 @@ void DramChannel::catch_up_refreshes(std::int64_t now) {
     stats_.refreshes += missed;
     due += missed * refresh_interval_;
   }
+  next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
 void DramChannel::run_ahead(Choice choice) {
@@ -324,7 +342,7 @@ void DramChannel::run_ahead(Choice choice) {
   // work): until the first data burst issued here ends, the queue is what the scheduler knows.
   // Commands due before then are committed now, at their legal cycles, without a wake-up each;
   // a request arriving inside that window waits at most until its end.
-  std::int64_t horizon = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+  std::int64_t horizon = next_refresh_due_;
   while (true) {
     const std::int64_t data_end = issue(choice);
     if (choice.is_column) horizon = std::min(horizon, data_end);
@@ -348,7 +366,7 @@ void DramChannel::run() {
       catch_up_refreshes(now_cycle());
       continue;
     }
-    const std::int64_t wake_at = std::min(choice.cycle, *std::min_element(refresh_due_.begin(), refresh_due_.end()));
+    const std::int64_t wake_at = std::min(choice.cycle, next_refresh_due_);
     planned_wake_ = std::max(wake_at, now + 1);
     sc_core::wait(period_ * static_cast<double>(planned_wake_ - now), wake_);
   }

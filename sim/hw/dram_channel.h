@@ -118,9 +118,13 @@ class DramChannel : public sc_core::sc_module {
   std::vector<Choice> candidates_;
   bool candidates_valid_ = false;
   std::size_t last_column_bank_ = 0;
+  // Per (rank, bank group, read/write): the column floor within one choice.
+  std::vector<std::pair<std::uint64_t, std::int64_t>> column_floors_;
+  std::uint64_t floor_generation_ = 0;
   std::int64_t candidates_valid_until_ = 0;
   std::vector<std::int64_t> refresh_due_;   // per rank (all-bank) or per bank (per-bank), in cycles
   std::int64_t refresh_interval_ = 0;
+  std::int64_t next_refresh_due_ = 0;  // the earliest of refresh_due_
   std::int64_t command_bus_free_ = 0;
   std::int64_t planned_wake_ = 0;  // when the scheduler next wakes unless a request comes sooner
   std::uint64_t next_sequence_ = 0;

@@ -52,10 +52,13 @@ bool DramTimingState::rank_precharged(std::int64_t rank) const {
 }
 
 std::int64_t DramTimingState::column_earliest(bool is_write, const BankTarget& target, std::int64_t now) const {
-  const Bank& b = bank(target);
+  return std::max(column_floor(is_write, target, now), bank(target).next_column);  // tRCD
+}
+
+std::int64_t DramTimingState::column_floor(bool is_write, const BankTarget& target, std::int64_t now) const {
   const Rank& rank = ranks_[static_cast<std::size_t>(target.rank)];
   const auto group = static_cast<std::size_t>(target.bank_group);
-  std::int64_t earliest = std::max(now, b.next_column);  // tRCD
+  std::int64_t earliest = now;
   // Column-to-column: tCCD_L within a bank group, tCCD_S across groups (or ranks).
   const bool same_group = target.rank == last_column_rank_ && target.bank_group == last_column_group_;
   earliest = std::max(earliest, last_column_cycle_ + (same_group ? timing_.tccd_l : timing_.tccd_s));

@@ -64,6 +64,15 @@ class DramTimingState {
   const Bank& bank(const BankTarget& target) const;
   Bank& bank(const BankTarget& target);
   std::int64_t column_earliest(bool is_write, const BankTarget& target, std::int64_t now) const;
+
+ public:
+  // A column command's earliest cycle is the later of its bank's tRCD and a floor shared by
+  // every bank of the same rank and bank group (tCCD, data bus, tWTR, read-to-write): the
+  // scheduler computes the floor once per group when it weighs many banks.
+  std::int64_t column_floor(bool is_write, const BankTarget& target, std::int64_t now) const;
+  std::int64_t column_ready(const BankTarget& target) const { return bank(target).next_column; }
+
+ private:
   // tRRD_S, tRRD_L and tFAW: row activations (and per-bank refreshes) of one rank.
   std::int64_t activate_spacing(const BankTarget& target, std::int64_t not_before) const;
   static void record_activate(Rank& rank, std::size_t group, std::int64_t cycle);

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# End-to-end checks of `reusesim run`: columns, TOTAL rows, --out files, and bad input.
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+source "$(dirname "$0")/lib.sh"
+
+A=$SRC/configs
+M=$SRC/models
+header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,mapping"
+
+expect 0 "run mlp csv" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,16 --format csv
+same "csv header" "$(head -1 <<<"$out")" "$header"
+# 5 layers and a TOTAL row per batch size, after the header.
+same "rows" "$(wc -l <<<"$out")" "13"
+contains "batch 1 total: 131,000 MACs" "$out" "1,TOTAL,,131000,"
+contains "batch 16 total: 16 x 131,000 MACs" "$out" "16,TOTAL,,2096000,"
+
+expect 0 "run json" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/mlp.yaml" --format json
+contains "json peak" "$out" '"peak_gops": 128'
+contains "json conventions" "$out" "1 MAC = 2 ops"
+
+expect 0 "run table" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.yaml"
+contains "table names the accelerator" "$out" "accelerator tpu_v1"
+
+expect 0 "--out writes files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --out "$work/results" --format csv
+for file in results.csv results.json stats.txt; do
+  checks=$((checks + 1))
+  [ -s "$work/results/$file" ] || { echo "FAIL: --out did not write $file"; failures=$((failures + 1)); }
+done
+same "results.csv equals stdout" "$(cat "$work/results/results.csv")" "$out"
+checks=$((checks + 1))
+if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was left behind"; failures=$((failures + 1)); fi
+
+# --set goes to the accelerator, --set model.* to the model.
+expect 0 "set both files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set dram.channels=2 --set model.layers.fc1.out_features=50 --format csv
+# fc1 1000 -> 50 feeds fc2 50 -> 100: 1000*50 + 50*100 + 2 * 100*100 + 100*10 = 76,000 MACs.
+contains "model override took" "$out" "1,TOTAL,,76000,"
+expect 2 "bad batch" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,0
+contains "bad batch message" "$err" "--batch: expected positive integers up to 1000000 separated by commas, got \"1,0\""
+expect 2 "bad arch" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set compute.rows=0
+contains "bad arch message" "$err" "--set compute.rows=0: error: compute.rows: expected a positive integer, got 0"
+expect 2 "missing model" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$work/none.yaml"
+expect 2 "nothing fits" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/deepspeech2.yaml" --set sram.buffers.inputs.capacity_kib=1
+contains "nothing fits message" "$err" "does not fit half the input, weight and output buffers"
+
+# Deterministic: the same inputs give byte-identical output.
+"$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/alexnet.yaml" --format csv >"$work/a.csv"
+"$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/alexnet.yaml" --format csv >"$work/b.csv"
+checks=$((checks + 1))
+cmp -s "$work/a.csv" "$work/b.csv" || { echo "FAIL: run output differs between runs"; failures=$((failures + 1)); }
+finish
