@@ -12,6 +12,15 @@
 
 #include "report/table.h"
 
+namespace reusesim::mapping {
+struct LayerProgram;
+}
+namespace reusesim::hw {
+struct AcceleratorSpec;
+struct LayerResult;
+struct LayerRun;
+}  // namespace reusesim::hw
+
 namespace reusesim::cli {
 
 constexpr int kExitOk = 0;
@@ -49,5 +58,15 @@ int footprint_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int memtest_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
+int replay_command(const std::vector<std::string>& args);
+
+// Shared by run and replay (run_command.cpp). Replays the programs, in order, on one
+// hw::Accelerator (a SystemC simulation: once per process) and checks every layer with
+// check_replay; the results come in the order of `runs`. Throws std::runtime_error when the
+// simulation stops early, std::logic_error when a check fails.
+std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs);
+// The replay must agree with its program (MACs, burst-widened DRAM bytes read and written) and
+// cannot beat the roofline. Throws std::logic_error naming the layer and batch.
+void check_replay(const hw::LayerResult& result, const mapping::LayerProgram& program, const hw::AcceleratorSpec& spec);
 
 }  // namespace reusesim::cli

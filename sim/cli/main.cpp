@@ -20,6 +20,7 @@ const char* const kUsage =
     "  footprint  memory needed to run or train a model, per layer and in total\n"
     "  check      validate model, accelerator, DRAM and run files\n"
     "  run        replay a model on an accelerator: time, stalls, traffic, efficiency per layer\n"
+    "  replay     replay a data-movement program file (run --dump-program, or a compiler) on an accelerator\n"
     "  memtest    drive a DRAM/HBM memory with a request pattern or trace: bandwidth, latency, row hits\n"
     "\n"
     "reusesim <command> --help shows the options of a command.\n"
@@ -33,7 +34,8 @@ int sc_main(int argc, char* argv[]) {
                                                 {"footprint", reusesim::cli::footprint_command},
                                                 {"check", reusesim::cli::check_command},
                                                 {"memtest", reusesim::cli::memtest_command},
-                                                {"run", reusesim::cli::run_command}};
+                                                {"run", reusesim::cli::run_command},
+                                                {"replay", reusesim::cli::replay_command}};
   if (argc < 2) {
     std::cerr << kUsage;
     return reusesim::cli::kExitBadInput;

@@ -25,4 +25,27 @@ void write_output_files(const std::string& directory, const std::vector<std::pai
   }
 }
 
+void write_output_file(const std::string& path, const std::string& contents) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temporary(path + ".partial");
+  std::error_code error;
+  {
+    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+    stream << contents;
+    stream.flush();
+    if (!stream) {
+      stream.close();
+      fs::remove(temporary, error);
+      throw std::runtime_error("cannot write " + temporary.string());
+    }
+  }
+  fs::rename(temporary, target, error);
+  if (error) {
+    const std::string reason = error.message();
+    fs::remove(temporary, error);
+    throw std::runtime_error("cannot move " + temporary.string() + " to " + target.string() + ": " + reason);
+  }
+}
+
 }  // namespace reusesim::cli

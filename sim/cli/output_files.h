@@ -11,4 +11,8 @@ namespace reusesim::cli {
 // Creates `directory` if needed; throws std::runtime_error naming the file on any failure.
 void write_output_files(const std::string& directory, const std::vector<std::pair<std::string, std::string>>& files);
 
+// One file at `path`, written to `path`.partial and renamed into place (the directory must exist);
+// throws std::runtime_error naming the file on any failure, leaving no .partial behind.
+void write_output_file(const std::string& path, const std::string& contents);
+
 }  // namespace reusesim::cli

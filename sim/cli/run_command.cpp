@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include "cli/command_line.h"
 #include "cli/output_files.h"
@@ -7,6 +9,7 @@
 #include "config/model_loader.h"
 #include "hw/accelerator.h"
 #include "mapping/mapper.h"
+#include "mapping/program_text.h"
 #include "report/run_report.h"
 
 namespace reusesim::cli {
@@ -36,16 +39,23 @@ std::vector<std::int64_t> parse_batches(const std::string& list) {
   return batches;
 }
 
-// The replay must agree with the analysis and the program, and cannot beat the roofline.
-void check_invariants(const hw::LayerResult& result, const workload::NetworkLayer& layer,
-                      const mapping::LayerProgram& program, const hw::AcceleratorSpec& spec) {
+// The program must agree with the analysis (the replay is checked against the program).
+void check_analysis(const workload::NetworkLayer& layer, const mapping::LayerProgram& program, std::int64_t batch) {
+  const std::int64_t analytic_macs = layer.counts.macs * batch;
+  if (program.macs != analytic_macs) {
+    throw std::logic_error("layer " + program.layer + " (batch " + std::to_string(batch) + "): the program has " +
+                           std::to_string(program.macs) + " MACs, the analysis " + std::to_string(analytic_macs));
+  }
+}
+
+}  // namespace
+
+void check_replay(const hw::LayerResult& result, const mapping::LayerProgram& program, const hw::AcceleratorSpec& spec) {
   const auto fail = [&](const std::string& what) {
     throw std::logic_error("layer " + result.layer + " (batch " + std::to_string(result.batch) + "): " + what);
   };
-  const std::int64_t analytic_macs = layer.counts.macs * result.batch;
-  if (result.macs != analytic_macs || program.macs != analytic_macs) {
-    fail("replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs) +
-         ", the analysis " + std::to_string(analytic_macs));
+  if (result.macs != program.macs) {
+    fail("replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs));
   }
   if (result.dram_read_bytes != program.dram_read_bytes || result.dram_write_bytes != program.dram_write_bytes) {
     fail("DRAM saw " + std::to_string(result.dram_read_bytes) + " B read and " + std::to_string(result.dram_write_bytes) +
@@ -61,18 +71,30 @@ void check_invariants(const hw::LayerResult& result, const workload::NetworkLaye
   }
 }
 
-}  // namespace
+std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs) {
+  hw::Accelerator accelerator("accelerator", spec, runs);
+  sc_core::sc_start();
+  if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !accelerator.finished()) {
+    throw std::runtime_error("the simulation stopped before every layer finished");
+  }
+  const std::vector<hw::LayerResult>& results = accelerator.results();
+  for (std::size_t i = 0; i < runs.size(); ++i) check_replay(results[i], runs[i].program, spec);
+  return results;
+}
 
 int run_command(const std::vector<std::string>& args) {
   return run_guarded("run", [&] {
     CommonOptions common;
-    std::string arch_file, model_file, batch_list, out_dir;
+    std::string arch_file, model_file, batch_list, out_dir, dump_file;
     po::options_description options("reusesim run options");
     options.add_options()
         ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
         ("model", po::value(&model_file)->required(), "model file (YAML)")
         ("batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")
-        ("out", po::value(&out_dir), "also write results.csv, results.json, config.json and stats.txt here");
+        ("out", po::value(&out_dir), "also write results.csv, results.json, config.json and stats.txt here")
+        ("dump-program", po::value(&dump_file),
+         "also write the data-movement programs of every batch and layer to this file "
+         "(docs/program-format.md; replay it with reusesim replay)");
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
@@ -101,27 +123,33 @@ int run_command(const std::vector<std::string>& args) {
         }
       }
     }
-    hw::Accelerator accelerator("accelerator", spec, runs);
-    sc_core::sc_start();
-    if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !accelerator.finished()) {
-      throw std::runtime_error("the simulation stopped before every layer finished");
-    }
-    report::RunReport report{spec.name, model.network.name, spec, {}};
-    const std::size_t layers = model.network.layers.size();
-    for (std::size_t b = 0; b < batches.size(); ++b) {
-      report.batches.emplace_back();
-      for (std::size_t i = 0; i < layers; ++i) {
-        const hw::LayerResult& result = accelerator.results()[b * layers + i];
-        check_invariants(result, model.network.layers[i], runs[b * layers + i].program, spec);
-        report.batches.back().push_back(result);
+    if (!dump_file.empty()) {
+      std::vector<mapping::ProgramRecord> records;
+      for (const hw::LayerRun& run : runs) records.push_back(mapping::ProgramRecord{run.batch, run.program});
+      try {
+        write_output_file(dump_file, mapping::write_programs(records));
+      } catch (const std::runtime_error& error) {
+        throw UsageError(std::string("--dump-program: ") + error.what());
       }
+    }
+    const std::size_t layers = model.network.layers.size();
+    for (std::size_t i = 0; i < runs.size(); ++i) check_analysis(model.network.layers[i % layers], runs[i].program, runs[i].batch);
+    const std::vector<hw::LayerResult> results = replay_programs(spec, std::move(runs));
+    report::RunReport report{spec.name, model.network.name, spec, {}};
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),
+                                  results.begin() + static_cast<std::ptrdiff_t>((b + 1) * layers));
     }
     const std::string rendered = report::render_run(report, format);
     std::cout << rendered;
     if (!out_dir.empty()) {
-      write_output_files(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
-                                   {"results.json", report::render_run(report, report::Format::json)},
-                                   {"stats.txt", report::run_stats_legend()}});
+      try {
+        write_output_files(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
+                                     {"results.json", report::render_run(report, report::Format::json)},
+                                     {"stats.txt", report::run_stats_legend()}});
+      } catch (const std::runtime_error& error) {
+        throw UsageError(std::string("--out: ") + error.what());
+      }
     }
     return kExitOk;
   });

@@ -1,0 +1,645 @@
+#include "mapping/program_text.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+namespace reusesim::mapping {
+
+namespace {
+
+constexpr const char* kHeader = "# reusesim data-movement program, version ";
+constexpr std::size_t kMaxReported = 20;
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
+// --- Writing ---------------------------------------------------------------------------------
+
+std::string quote(const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (is_control(c)) {
+          const auto u = static_cast<unsigned char>(c);
+          out += "\\x";
+          out += kHex[u >> 4];
+          out += kHex[u & 15];
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A name or type: bare when it is one plain word, else quoted.
+std::string word(const std::string& text) {
+  const bool plain = !text.empty() && std::none_of(text.begin(), text.end(), [](char c) {
+    return c == ' ' || is_control(c) || c == '"' || c == '#' || c == '\\';
+  });
+  return plain ? text : quote(text);
+}
+
+// Mapping text: literal to the end of the line unless reading it back would change it.
+std::string mapping_text(const std::string& text) {
+  const bool literal = text.empty() || (text.front() != ' ' && text.front() != '"' && text.back() != ' ' &&
+                                        std::none_of(text.begin(), text.end(), is_control));
+  return literal ? text : quote(text);
+}
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+std::string after_list(const std::vector<std::int32_t>& after) {
+  if (after.empty()) return "-";
+  std::string text;
+  for (std::size_t i = 0; i < after.size(); ++i) text += (i > 0 ? "," : "") + std::to_string(after[i]);
+  return text;
+}
+
+// --- Reading ---------------------------------------------------------------------------------
+
+struct Token {
+  std::string text;  // a string's text after its escapes
+  int column = 0;    // 1-based
+  int end_column = 0;  // the column just after the token
+  bool quoted = false;
+};
+
+int column_of(std::size_t index) { return static_cast<int>(index) + 1; }
+
+std::size_t skip_blanks(const std::string& text, std::size_t i) {
+  while (i < text.size() && is_blank(text[i])) ++i;
+  return i;
+}
+
+std::string trim(const std::string& text) {
+  std::size_t begin = skip_blanks(text, 0);
+  std::size_t end = text.size();
+  while (end > begin && is_blank(text[end - 1])) --end;
+  return text.substr(begin, end - begin);
+}
+
+// Decimal digits only (no sign); nullopt when not a number or beyond 64 bits.
+std::optional<std::uint64_t> parse_decimal(const std::string& text) {
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const std::uint64_t value = std::strtoull(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return std::nullopt;
+  return value;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+enum class Directive { layer, mapping, load, store, compute, vector, end, unknown };
+
+Directive directive_of(const std::string& keyword) {
+  if (keyword == "layer") return Directive::layer;
+  if (keyword == "mapping") return Directive::mapping;
+  if (keyword == "load") return Directive::load;
+  if (keyword == "store") return Directive::store;
+  if (keyword == "compute") return Directive::compute;
+  if (keyword == "vector") return Directive::vector;
+  if (keyword == "end") return Directive::end;
+  return Directive::unknown;
+}
+
+const char* syntax_of(Directive directive) {
+  switch (directive) {
+    case Directive::layer: return "a layer line is: layer <name> type <type> batch <n>";
+    case Directive::mapping: return "a mapping line is: mapping <text>";
+    case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
+    case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
+    case Directive::compute:
+      return "a compute line is: compute m <m> n <n> k <k> vector_ops <ops> bytes <n> after <steps>";
+    case Directive::vector: return "a vector line is: vector ops <ops> bytes <n> after <steps>";
+    case Directive::end: return "an end line is: end";
+    default: return "";
+  }
+}
+
+class Reader {
+ public:
+  Reader(std::string origin, std::uint64_t burst_bytes) : origin_(std::move(origin)), burst_bytes_(burst_bytes) {}
+
+  std::vector<ProgramRecord> read(const std::string& text) {
+    std::istringstream stream(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(stream, line)) read_line(line, ++number);
+    if (open_) {
+      error(open_->line, 1, "layer \"" + open_->record.program.layer + "\" has no \"end\"");
+      close_layer(number);
+    }
+    if (records_.empty() && errors_.empty()) error(0, 0, "the program has no layers");
+    if (!errors_.empty()) throw ProgramFormatError(messages());
+    return std::move(records_);
+  }
+
+ private:
+  struct Error {
+    int line, column;
+    std::string message;
+  };
+  struct OpenLayer {
+    ProgramRecord record;
+    int line = 0;
+    int mapping_line = 0;  // 0: no mapping line yet
+  };
+
+  // The fields of one line, taken in order; the first missing or misplaced one stops the line.
+  class Fields {
+   public:
+    Fields(Reader& reader, int line, const std::vector<Token>& tokens, Directive directive)
+        : reader_(reader), line_(line), tokens_(tokens), syntax_(syntax_of(directive)) {}
+
+    // The next token, the value called `what` (e.g. "the layer name").
+    const Token* positional(const std::string& what, bool may_quote = false) {
+      return take("missing " + what, may_quote);
+    }
+    // `key` and the token after it.
+    const Token* keyed(const std::string& key, bool may_quote = false) {
+      const Token* name = take("missing \"" + key + "\"", false);
+      if (name == nullptr) return nullptr;
+      if (name->text != key) {
+        fail(name->column, "expected \"" + key + "\", got \"" + name->text + "\"");
+        return nullptr;
+      }
+      return take("missing a value after \"" + key + "\"", may_quote);
+    }
+    // Nothing may follow the last field.
+    void finish() {
+      if (!failed_ && next_ < tokens_.size()) fail(tokens_[next_].column, "unexpected \"" + tokens_[next_].text + "\"");
+    }
+
+   private:
+    const Token* take(const std::string& missing, bool may_quote) {
+      if (failed_) return nullptr;
+      if (next_ >= tokens_.size()) {
+        fail(tokens_.back().end_column, missing);
+        return nullptr;
+      }
+      const Token& token = tokens_[next_++];
+      if (token.quoted && !may_quote) {
+        fail(token.column, "only layer names and types may be quoted");
+        return nullptr;
+      }
+      return &token;
+    }
+    void fail(int column, const std::string& message) {
+      reader_.error(line_, column, message + " (" + syntax_ + ")");
+      failed_ = true;
+    }
+
+    Reader& reader_;
+    int line_;
+    const std::vector<Token>& tokens_;
+    std::string syntax_;
+    std::size_t next_ = 1;  // tokens_[0] is the keyword
+    bool failed_ = false;
+  };
+
+  void error(int line, int column, const std::string& message) {
+    // Enough to sort and keep the first kMaxReported by line; a broken file cannot flood memory.
+    if (errors_.size() < 100 * kMaxReported) errors_.push_back(Error{line, column, message});
+  }
+
+  std::vector<std::string> messages() {
+    std::stable_sort(errors_.begin(), errors_.end(), [](const Error& a, const Error& b) {
+      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+    });
+    std::vector<std::string> result;
+    for (const Error& e : errors_) {
+      if (result.size() == kMaxReported) break;
+      std::string location = origin_;
+      if (e.line > 0) location += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
+      result.push_back(location + ": error: " + e.message);
+    }
+    return result;
+  }
+
+  // Splits text[i..] into tokens up to a comment or the end. False (reported) on a malformed string.
+  bool tokenize(const std::string& text, std::size_t i, int line, std::vector<Token>& tokens) {
+    while (true) {
+      i = skip_blanks(text, i);
+      if (i >= text.size() || text[i] == '#') return true;
+      Token token;
+      token.column = column_of(i);
+      if (text[i] != '"') {
+        std::size_t j = i;
+        while (j < text.size() && !is_blank(text[j]) && text[j] != '#') ++j;
+        token.text = text.substr(i, j - i);
+        token.end_column = column_of(j);
+        tokens.push_back(token);
+        i = j;
+        continue;
+      }
+      token.quoted = true;
+      std::size_t j = i + 1;
+      bool closed = false;
+      while (j < text.size()) {
+        const char c = text[j];
+        if (c == '"') {
+          closed = true;
+          ++j;
+          break;
+        }
+        if (c != '\\') {
+          token.text += c;
+          ++j;
+          continue;
+        }
+        if (j + 1 >= text.size()) break;
+        const char escape = text[j + 1];
+        switch (escape) {
+          case '"': token.text += '"'; break;
+          case '\\': token.text += '\\'; break;
+          case 't': token.text += '\t'; break;
+          case 'n': token.text += '\n'; break;
+          case 'r': token.text += '\r'; break;
+          case 'x': {
+            const int high = j + 2 < text.size() ? hex_digit(text[j + 2]) : -1;
+            const int low = j + 3 < text.size() ? hex_digit(text[j + 3]) : -1;
+            if (high < 0 || low < 0) {
+              error(line, column_of(j), "\\x in a string needs two hexadecimal digits");
+              return false;
+            }
+            token.text += static_cast<char>(high * 16 + low);
+            j += 2;
+            break;
+          }
+          default:
+            error(line, column_of(j),
+                  std::string("unknown escape \"\\") + escape + "\" in a string (known: \\\" \\\\ \\t \\n \\r \\xHH)");
+            return false;
+        }
+        j += 2;
+      }
+      if (!closed) {
+        error(line, token.column, "the string has no closing quote");
+        return false;
+      }
+      if (j < text.size() && !is_blank(text[j]) && text[j] != '#') {
+        error(line, column_of(j), "expected a space after the closing quote");
+        return false;
+      }
+      token.end_column = column_of(j);
+      tokens.push_back(token);
+      i = j;
+    }
+  }
+
+  void read_line(const std::string& text, int line) {
+    const std::size_t start = skip_blanks(text, 0);
+    if (start >= text.size()) return;
+    if (text[start] == '#') {
+      check_header(text, start, line);
+      return;
+    }
+    if (text[start] == '"') {
+      error(line, column_of(start), "expected a keyword, got a string");
+      return;
+    }
+    std::size_t keyword_end = start;
+    while (keyword_end < text.size() && !is_blank(text[keyword_end]) && text[keyword_end] != '#') ++keyword_end;
+    const std::string keyword = text.substr(start, keyword_end - start);
+    const Directive directive = directive_of(keyword);
+    if (directive == Directive::unknown) {
+      error(line, column_of(start),
+            "unknown keyword \"" + keyword + "\" (a line is layer, mapping, load, store, compute, vector or end)");
+      return;
+    }
+    if (directive == Directive::layer) {
+      if (open_) {
+        error(open_->line, 1, "layer \"" + open_->record.program.layer + "\" has no \"end\" (the next layer starts on line " +
+                                  std::to_string(line) + ")");
+        close_layer(line);
+      }
+    } else if (!open_) {
+      error(line, column_of(start),
+            directive == Directive::end
+                ? std::string("\"end\" without a layer")
+                : "\"" + keyword + "\" outside a layer: mapping and step lines go between \"layer\" and \"end\"");
+      return;
+    }
+    if (directive == Directive::mapping) {
+      read_mapping(text, start, keyword_end, line);
+      return;
+    }
+    if (directive != Directive::layer && open_->mapping_line == 0) {
+      error(line, column_of(start), "expected \"mapping <text>\" after the layer line, got \"" + keyword + "\"");
+      open_->mapping_line = -1;  // reported once
+    }
+    std::vector<Token> tokens;
+    const bool tokenized = tokenize(text, start, line, tokens);
+    switch (directive) {
+      case Directive::layer: read_layer(tokens, tokenized, line); break;
+      case Directive::end:
+        if (tokenized) Fields(*this, line, tokens, directive).finish();
+        close_layer(line);
+        break;
+      default: {
+        // A step line takes its index even when it is malformed, so later indices stay as written.
+        Step step;
+        if (tokenized) step = read_step(directive, tokens, line);
+        open_->record.program.steps.push_back(std::move(step));
+      }
+    }
+  }
+
+  void check_header(const std::string& text, std::size_t hash, int line) {
+    if (text.compare(hash, std::strlen(kHeader), kHeader) != 0) return;
+    const std::size_t at = skip_blanks(text, hash + std::strlen(kHeader));
+    const std::string version = trim(text.substr(at));
+    if (version != std::to_string(kProgramFormatVersion)) {
+      error(line, column_of(at), "unsupported format version \"" + version + "\" (this reader knows version " +
+                                     std::to_string(kProgramFormatVersion) + ")");
+    }
+  }
+
+  void read_layer(const std::vector<Token>& tokens, bool tokenized, int line) {
+    open_.emplace();
+    open_->line = line;
+    if (!tokenized) return;
+    Fields fields(*this, line, tokens, Directive::layer);
+    if (const Token* name = fields.positional("the layer name", true)) open_->record.program.layer = name->text;
+    if (const Token* type = fields.keyed("type", true)) open_->record.program.type = type->text;
+    if (const Token* batch = fields.keyed("batch")) {
+      const auto value = parse_decimal(batch->text);
+      if (!value || *value < 1 || *value > static_cast<std::uint64_t>(kMaxProgramBatch)) {
+        error(line, batch->column, "expected a batch size from 1 to " + std::to_string(kMaxProgramBatch) + ", got \"" +
+                                       batch->text + "\"");
+      } else {
+        open_->record.batch = static_cast<std::int64_t>(*value);
+      }
+    }
+    fields.finish();
+  }
+
+  void read_mapping(const std::string& text, std::size_t start, std::size_t keyword_end, int line) {
+    if (open_->mapping_line > 0) {
+      error(line, column_of(start),
+            "a layer has one mapping line; the first is on line " + std::to_string(open_->mapping_line));
+      return;
+    }
+    // mapping_line -1: a step came first, which was reported there; take the text all the same.
+    open_->mapping_line = line;
+    const std::size_t at = skip_blanks(text, keyword_end);
+    if (at < text.size() && text[at] == '"') {
+      std::vector<Token> tokens{Token{"mapping", column_of(start), column_of(keyword_end), false}};
+      if (!tokenize(text, at, line, tokens)) return;
+      open_->record.program.mapping = tokens[1].text;
+      if (tokens.size() > 2) {
+        error(line, tokens[2].column,
+              "unexpected \"" + tokens[2].text + "\" after the quoted mapping text (" + syntax_of(Directive::mapping) + ")");
+      }
+      return;
+    }
+    open_->record.program.mapping = trim(text.substr(at));
+  }
+
+  // Numbers -----------------------------------------------------------------------------------
+
+  std::uint64_t read_address(const Token* token, int line) {
+    if (token == nullptr) return 0;
+    const std::string& text = token->text;
+    std::uint64_t value = 0;
+    bool ok = text.size() > 2 && text.size() <= 18 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    for (std::size_t i = 2; ok && i < text.size(); ++i) {
+      const int digit = hex_digit(text[i]);
+      ok = digit >= 0;
+      value = value * 16 + static_cast<std::uint64_t>(std::max(digit, 0));
+    }
+    if (!ok || value > kMaxProgramAddress) {
+      error(line, token->column, "expected an address 0x<hex> below 2^48, got \"" + text + "\"");
+      return 0;
+    }
+    return value;
+  }
+
+  std::uint64_t read_bytes(const Token* token, int line) {
+    if (token == nullptr) return 0;
+    const auto value = parse_decimal(token->text);
+    if (value && *value == 0) {
+      error(line, token->column, "bytes is 0: every step moves or reads at least one byte");
+    } else if (!value || *value > kMaxStepBytes) {
+      error(line, token->column, "expected a byte count from 1 to 2^40, got \"" + token->text + "\"");
+    } else {
+      return *value;
+    }
+    return 0;
+  }
+
+  // A count from `low` (0 or 1) to 2^50; -1 when wrong (reported).
+  std::int64_t read_count(const Token* token, const std::string& name, std::int64_t low, int line) {
+    if (token == nullptr) return -1;
+    const auto value = parse_decimal(token->text);
+    if (!value || *value < static_cast<std::uint64_t>(low) || *value > static_cast<std::uint64_t>(kMaxStepCount)) {
+      error(line, token->column,
+            "expected " + name + " from " + std::to_string(low) + " to 2^50, got \"" + token->text + "\"");
+      return -1;
+    }
+    return static_cast<std::int64_t>(*value);
+  }
+
+  std::vector<std::int32_t> read_after(const Token* token, std::size_t index, int line) {
+    std::vector<std::int32_t> after;
+    if (token == nullptr || token->text == "-") return after;
+    const std::string& text = token->text;
+    const bool well_formed = text.front() != ',' && text.back() != ',' && text.find(",,") == std::string::npos &&
+                             text.find_first_not_of("0123456789,") == std::string::npos;
+    if (!well_formed) {
+      error(line, token->column, "expected earlier step numbers separated by commas, or \"-\", got \"" + text + "\"");
+      return after;
+    }
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+      std::size_t end = text.find(',', begin);
+      if (end == std::string::npos) end = text.size();
+      const std::string item = text.substr(begin, end - begin);
+      const int column = token->column + static_cast<int>(begin);
+      const auto value = parse_decimal(item);
+      if (!value || *value >= index) {
+        error(line, column, "step " + std::to_string(index) + " cannot wait for step " + item +
+                                ": only earlier steps can be listed");
+      } else if (std::find(after.begin(), after.end(), static_cast<std::int32_t>(*value)) != after.end()) {
+        error(line, column, "step " + item + " is listed twice");
+      } else {
+        after.push_back(static_cast<std::int32_t>(*value));
+      }
+      begin = end + 1;
+    }
+    return after;
+  }
+
+  Step read_step(Directive directive, const std::vector<Token>& tokens, int line) {
+    const std::size_t index = open_->record.program.steps.size();
+    Fields fields(*this, line, tokens, directive);
+    Step step;
+    switch (directive) {
+      case Directive::load:
+      case Directive::store: {
+        step.kind = directive == Directive::load ? StepKind::load : StepKind::store;
+        if (const Token* tensor = fields.positional("the tensor")) {
+          const std::vector<std::pair<std::string, TensorRole>> roles{{"weights", TensorRole::weights},
+                                                                      {"inputs", TensorRole::inputs},
+                                                                      {"outputs", TensorRole::outputs},
+                                                                      {"state", TensorRole::state}};
+          const auto role = std::find_if(roles.begin(), roles.end(), [&](const auto& r) { return r.first == tensor->text; });
+          if (directive == Directive::store && tensor->text != "outputs") {
+            error(line, tensor->column, "a store writes outputs, got \"" + tensor->text + "\"");
+          } else if (role == roles.end()) {
+            error(line, tensor->column,
+                  "unknown tensor \"" + tensor->text + "\" (expected weights, inputs, outputs or state)");
+          } else {
+            step.tensor = role->second;
+          }
+        }
+        step.address = read_address(fields.keyed("addr"), line);
+        step.bytes = read_bytes(fields.keyed("bytes"), line);
+        break;
+      }
+      case Directive::compute: {
+        step.kind = StepKind::compute;
+        const Token* m = fields.keyed("m");
+        const std::int64_t m_value = read_count(m, "m", 1, line);
+        const std::int64_t n_value = read_count(fields.keyed("n"), "n", 1, line);
+        const std::int64_t k_value = read_count(fields.keyed("k"), "k", 1, line);
+        if (m_value > 0 && n_value > 0 && k_value > 0) {
+          if (m_value > kMaxStepCount / n_value || m_value * n_value > kMaxStepCount / k_value) {
+            error(line, m->column, "m x n x k is more than 2^50 MACs");
+          } else {
+            step.gemm = GemmShape{m_value, n_value, k_value};
+            step.macs = m_value * n_value * k_value;
+          }
+        }
+        step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("vector_ops"), "vector_ops", 0, line));
+        step.bytes = read_bytes(fields.keyed("bytes"), line);
+        break;
+      }
+      default: {
+        step.kind = StepKind::vector;
+        step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("ops"), "ops", 0, line));
+        step.bytes = read_bytes(fields.keyed("bytes"), line);
+        break;
+      }
+    }
+    step.after = read_after(fields.keyed("after"), index, line);
+    fields.finish();
+    return step;
+  }
+
+  // Ends the open layer at `line`: its totals, as the mapper's ProgramBuilder keeps them.
+  void close_layer(int line) {
+    LayerProgram& program = open_->record.program;
+    bool overflow[4] = {false, false, false, false};
+    const auto add = [&](std::int64_t& total, std::int64_t value, int which) {
+      if (overflow[which]) return;
+      total += value;
+      if (total > kMaxLayerTotal) overflow[which] = true;
+    };
+    for (const Step& step : program.steps) {
+      const auto extent = static_cast<std::int64_t>(burst_extent(step.address, step.bytes, burst_bytes_));
+      if (step.kind == StepKind::load) add(program.dram_read_bytes, extent, 2);
+      if (step.kind == StepKind::store) add(program.dram_write_bytes, extent, 3);
+      add(program.macs, step.macs, 0);
+      add(program.vector_ops, step.vector_ops, 1);
+    }
+    const char* const names[4] = {"MACs", "vector ops", "DRAM read bytes", "DRAM write bytes"};
+    for (int i = 0; i < 4; ++i) {
+      if (overflow[i]) error(line, 1, std::string("the layer's ") + names[i] + " add up to more than 2^62");
+    }
+    records_.push_back(std::move(open_->record));
+    open_.reset();
+  }
+
+  std::string origin_;
+  std::uint64_t burst_bytes_;
+  std::vector<Error> errors_;
+  std::vector<ProgramRecord> records_;
+  std::optional<OpenLayer> open_;
+};
+
+std::string join_lines(const std::vector<std::string>& messages) {
+  std::string text;
+  for (const std::string& message : messages) text += message + "\n";
+  return text;
+}
+
+}  // namespace
+
+ProgramFormatError::ProgramFormatError(std::vector<std::string> messages)
+    : std::runtime_error(join_lines(messages)), messages_(std::move(messages)) {}
+
+std::string write_programs(const std::vector<ProgramRecord>& programs) {
+  std::string text = std::string(kHeader) + std::to_string(kProgramFormatVersion) + "\n";
+  text += "# steps are numbered from 0 within each layer; \"after\" lists the earlier steps a step waits for\n";
+  for (const ProgramRecord& record : programs) {
+    const LayerProgram& program = record.program;
+    const auto invalid = [&](std::size_t index, const std::string& what) {
+      throw std::invalid_argument("write_programs: layer " + program.layer + ", step " + std::to_string(index) + ": " +
+                                  what);
+    };
+    text += "\nlayer " + word(program.layer) + " type " + word(program.type) + " batch " + std::to_string(record.batch) +
+            "\n";
+    const std::string mapping = mapping_text(program.mapping);
+    text += mapping.empty() ? "mapping\n" : "mapping " + mapping + "\n";
+    for (std::size_t i = 0; i < program.steps.size(); ++i) {
+      const Step& step = program.steps[i];
+      switch (step.kind) {
+        case StepKind::load:
+        case StepKind::store:
+          if (step.macs != 0 || step.vector_ops != 0) invalid(i, "a load or store has no MACs or vector ops");
+          if (step.kind == StepKind::store && step.tensor != TensorRole::outputs) invalid(i, "a store writes outputs");
+          text += step_kind_name(step.kind) + " " + role_name(step.tensor) + " addr " + hex(step.address) + " bytes " +
+                  std::to_string(step.bytes);
+          break;
+        case StepKind::compute:
+          if (step.macs != step.gemm.m * step.gemm.n * step.gemm.k) invalid(i, "macs is not m x n x k");
+          text += "compute m " + std::to_string(step.gemm.m) + " n " + std::to_string(step.gemm.n) + " k " +
+                  std::to_string(step.gemm.k) + " vector_ops " + std::to_string(step.vector_ops) + " bytes " +
+                  std::to_string(step.bytes);
+          break;
+        default:
+          if (step.macs != 0) invalid(i, "a vector step has no MACs");
+          text += "vector ops " + std::to_string(step.vector_ops) + " bytes " + std::to_string(step.bytes);
+          break;
+      }
+      text += " after " + after_list(step.after) + "\n";
+    }
+    text += "end\n";
+  }
+  return text;
+}
+
+std::vector<ProgramRecord> read_programs(const std::string& text, const std::string& origin,
+                                         std::uint64_t burst_bytes) {
+  if (burst_bytes == 0) throw std::invalid_argument("read_programs: burst_bytes must be positive");
+  return Reader(origin, burst_bytes).read(text);
+}
+
+}  // namespace reusesim::mapping

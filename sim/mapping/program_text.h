@@ -1,0 +1,66 @@
+#pragma once
+// The text form of data-movement programs, so that external compilers can drive the simulator and
+// `reusesim run --dump-program` can hand its programs to `reusesim replay`. Plain C++.
+//
+// One line per directive, steps numbered from 0 in order within a layer (docs/program-format.md):
+//   # reusesim data-movement program, version 1
+//   layer <name> type <type> batch <b>
+//   mapping <free text to the end of the line>
+//   load <weights|inputs|outputs|state> addr 0x<hex> bytes <n> after <i,j,...|->
+//   compute m <m> n <n> k <k> vector_ops <v> bytes <sram bytes> after <...>
+//   vector ops <v> bytes <sram bytes> after <...>
+//   store outputs addr 0x<hex> bytes <n> after <...>
+//   end
+//
+// The reader checks everything strictly and reports every problem (up to 20) at once as
+// `origin:line:col: error: message`; it recomputes each layer's totals (MACs = m*n*k per compute
+// step, vector ops, burst-widened DRAM bytes) rather than trusting the file. Writing what was read
+// gives back the same text: write(read(write(x))) == write(x).
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mapping/program.h"
+
+namespace reusesim::mapping {
+
+constexpr int kProgramFormatVersion = 1;
+
+// Limits of the format (larger values are errors).
+constexpr std::int64_t kMaxProgramBatch = 1'000'000;
+constexpr std::uint64_t kMaxProgramAddress = (std::uint64_t{1} << 48) - 1;  // addresses below 2^48
+constexpr std::uint64_t kMaxStepBytes = std::uint64_t{1} << 40;             // bytes of one step
+constexpr std::int64_t kMaxStepCount = std::int64_t{1} << 50;               // m, n, k, ops; m*n*k
+constexpr std::int64_t kMaxLayerTotal = std::int64_t{1} << 62;              // a layer's sums
+
+// One layer's program and the batch size it was mapped for.
+struct ProgramRecord {
+  std::int64_t batch = 1;
+  LayerProgram program;
+};
+
+// A program text that does not follow the format. what() holds every message, each followed by a
+// newline; messages() the same without newlines, in line order (at most 20).
+class ProgramFormatError : public std::runtime_error {
+ public:
+  explicit ProgramFormatError(std::vector<std::string> messages);
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  std::vector<std::string> messages_;
+};
+
+// The programs as text, in order. Throws std::invalid_argument for a program the format cannot
+// carry: a compute step whose macs is not m*n*k, MACs or vector ops on a load or store, MACs on a
+// vector step, a store of anything but outputs. (LayerProgram::estimated_cycles is not written.)
+std::string write_programs(const std::vector<ProgramRecord>& programs);
+
+// Parses `text`, which stands for the file `origin` in messages. `burst_bytes` (the DRAM burst)
+// widens load and store ranges to whole bursts for dram_read_bytes and dram_write_bytes.
+// Throws ProgramFormatError listing every problem; std::invalid_argument if burst_bytes is 0.
+std::vector<ProgramRecord> read_programs(const std::string& text, const std::string& origin,
+                                         std::uint64_t burst_bytes);
+
+}  // namespace reusesim::mapping
