@@ -28,6 +28,15 @@ std::vector<mapping::LayerProgram> map_all(const workload::Network& network, std
   return programs;
 }
 
+// Bytes the program loads of weights.
+std::int64_t weight_load_bytes(const mapping::LayerProgram& program) {
+  std::int64_t bytes = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) bytes += static_cast<std::int64_t>(step.bytes);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 TEST_CASE("mapper: every program replays exactly the layer's MACs and vector work", "[mapper]") {
@@ -80,11 +89,7 @@ layers:
   - {name: fc, type: linear, out_features: 128, bias: false}
 )", "m.yaml");
   const auto programs = map_all(model.network, 256, accelerator("small"));
-  std::int64_t weight_bytes = 0;
-  for (const mapping::Step& step : programs.front().steps) {
-    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) weight_bytes += static_cast<std::int64_t>(step.bytes);
-  }
-  CHECK(weight_bytes == 16'384);
+  CHECK(weight_load_bytes(programs.front()) == 16'384);
   CHECK(programs.front().mapping == "gemm 256x128x128, tiles m256 n32 k64, order n-m");
   CHECK(programs.front().estimated_cycles == 19'328);
 }
@@ -99,11 +104,7 @@ layers:
   - {name: fc, type: linear, out_features: 4096, bias: false}
 )", "m.yaml");
   const auto programs = map_all(model.network, 1, accelerator("snowflake"));
-  std::int64_t weight_bytes = 0;
-  for (const mapping::Step& step : programs.front().steps) {
-    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) weight_bytes += static_cast<std::int64_t>(step.bytes);
-  }
-  CHECK(weight_bytes == 4096LL * 4096 * 2);
+  CHECK(weight_load_bytes(programs.front()) == 4096LL * 4096 * 2);
 }
 
 TEST_CASE("mapper: recurrent steps run in order and keep fitting weights resident", "[mapper]") {
@@ -148,11 +149,7 @@ TEST_CASE("mapper: weights that do not fit stream every step", "[mapper]") {
   const auto programs = map_all(zoo("lstm_lm").network, 1, accelerator("snowflake"));
   const mapping::LayerProgram& lstm = programs[1];
   REQUIRE(lstm.layer == "lstm1");
-  std::int64_t weight_bytes = 0;
-  for (const mapping::Step& step : lstm.steps) {
-    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) weight_bytes += static_cast<std::int64_t>(step.bytes);
-  }
-  CHECK(weight_bytes == 35LL * 4 * 1024 * 2048 * 2);
+  CHECK(weight_load_bytes(lstm) == 35LL * 4 * 1024 * 2048 * 2);
   CHECK(lstm.mapping.find("streamed from DRAM every step") != std::string::npos);
 }
 

@@ -86,41 +86,35 @@ void Accelerator::finish(std::int32_t index) {
   if (--remaining_ == 0) layer_done_.notify();
 }
 
-void Accelerator::load_engine() {
+void Accelerator::transfer_engine(mapping::StepKind kind) {
+  // Loads and stores: each step goes to its DMA engine once its dependencies are done.
+  const bool is_load = kind == mapping::StepKind::load;
+  DmaEngine& dma = is_load ? load_dma_ : store_dma_;
   std::uint64_t seen = 0;
   while (true) {
     wait_for_layer(seen);
     const mapping::LayerProgram& program = *program_;
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
       const mapping::Step& step = program.steps[i];
-      if (step.kind != mapping::StepKind::load) continue;
+      if (step.kind != kind) continue;
       wait_for_dependencies(step);
       const auto index = static_cast<std::int32_t>(i);
-      read_bytes_by_role_[static_cast<int>(step.tensor)] +=
-          static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, dram_.mapper().burst_bytes()));
-      load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME}, [this, index, &step] {
-        sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
+      if (is_load) {
+        read_bytes_by_role_[static_cast<int>(step.tensor)] +=
+            static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, dram_.mapper().burst_bytes()));
+      } else {
+        sram_access(TensorKind::outputs, step.bytes, false);  // read out of the output buffer
+      }
+      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME}, [this, index, &step, is_load] {
+        if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
         finish(index);
       });
     }
   }
 }
 
-void Accelerator::store_engine() {
-  std::uint64_t seen = 0;
-  while (true) {
-    wait_for_layer(seen);
-    const mapping::LayerProgram& program = *program_;
-    for (std::size_t i = 0; i < program.steps.size(); ++i) {
-      const mapping::Step& step = program.steps[i];
-      if (step.kind != mapping::StepKind::store) continue;
-      wait_for_dependencies(step);
-      const auto index = static_cast<std::int32_t>(i);
-      sram_access(TensorKind::outputs, step.bytes, false);  // read out of the output buffer
-      store_dma_.submit(DmaTransfer{step.address, step.bytes, true, sc_core::SC_ZERO_TIME}, [this, index] { finish(index); });
-    }
-  }
-}
+void Accelerator::load_engine() { transfer_engine(mapping::StepKind::load); }
+void Accelerator::store_engine() { transfer_engine(mapping::StepKind::store); }
 
 void Accelerator::compute_engine() {
   std::uint64_t seen = 0;

@@ -64,8 +64,9 @@ class Accelerator : public sc_core::sc_module {
 
   void drive();
   void load_engine();
-  void compute_engine();
   void store_engine();
+  void transfer_engine(mapping::StepKind kind);
+  void compute_engine();
   // Waits for the next layer; returns false never (engines live for the whole simulation).
   void wait_for_layer(std::uint64_t& seen);
   // Waits until every step `step` depends on has finished; returns the one that finished last.
