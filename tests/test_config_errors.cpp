@@ -788,3 +788,11 @@ TEST_CASE("model errors: several errors in file order", "[model-errors]") {
         "\"swish\"\n"
         "model.yaml:5:62: error: layers.c.out_channels: expected a positive integer, got \"eight\"\n");
 }
+
+// A pinned tiling needs all of m, n, k and a known loop order.
+TEST_CASE("model errors: a pinned tiling with a bad order and a missing size", "[model-errors]") {
+  CHECK(load_error("name: m\nprecision: fp32\ninput: {features: 8}\nlayers:\n"
+                   "  - {name: fc, type: linear, out_features: 4, tiling: {m: 1, n: 4, order: k-m}}\n") ==
+        "model.yaml:5:55: error: layers.fc.tiling.k: missing required key\n"
+        "model.yaml:5:75: error: layers.fc.tiling.order: expected one of n-m, m-n, got \"k-m\" (did you mean \"n-m\"?)\n");
+}

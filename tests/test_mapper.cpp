@@ -188,3 +188,32 @@ TEST_CASE("mapper: DRAM accesses widen to whole bursts", "[mapper]") {
   CHECK(mapping::burst_extent(64, 64, 64) == 64);
   CHECK(mapping::burst_extent(0, 0, 64) == 0);
 }
+
+TEST_CASE("mapper: a layer can pin its tiling and loop order", "[mapper]") {
+  // The same 128 -> 128 layer as above, pinned to the tiling the search did not pick: all
+  // weights in one tile, 4 M tiles of 64, order n-m. Weights move once (16,384 bytes); the
+  // estimate is the 28,160 compute cycles derived above.
+  const config::LoadedModel model = config::load_model_text(R"(
+name: linear128
+precision: int8
+input: {features: 128}
+layers:
+  - {name: fc, type: linear, out_features: 128, bias: false, tiling: {m: 64, n: 128, k: 128, order: n-m}}
+)", "m.yaml");
+  const auto programs = map_all(model.network, 256, accelerator("small"));
+  CHECK(programs.front().mapping == "gemm 256x128x128, tiles m64 n128 k128, order n-m, weights stay for all m (pinned)");
+  CHECK(programs.front().estimated_cycles == 28'160);
+  CHECK(weight_load_bytes(programs.front()) == 16'384);
+  // Pinned tiles of M 256 need 256 * 128 = 32 KiB of outputs, twice the 8 KiB half-buffer.
+  const config::LoadedModel too_big = config::load_model_text(R"(
+name: linear128
+precision: int8
+input: {features: 128}
+layers:
+  - {name: fc, type: linear, out_features: 128, bias: false, tiling: {m: 256, n: 128, k: 128, order: m-n}}
+)", "m.yaml");
+  const auto layouts = mapping::layout_network(too_big.network, 256, 1);
+  CHECK_THROWS_WITH(mapping::map_layer(too_big.network.layers.front(), 256, accelerator("small"), layouts.front()),
+                    "layer fc: the pinned tiling m256 n128 k128 does not fit half the weight, input and output buffers "
+                    "(32768, 32768, 16384 bytes)");
+}

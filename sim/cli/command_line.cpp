@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "config/diagnostics.h"
+#include "mapping/mapper.h"
 #include "workload/shape.h"
 
 namespace reusesim::cli {
@@ -52,6 +53,9 @@ int run_guarded(const std::string& command, const std::function<int()>& body) {
     return body();
   } catch (const config::InputError& error) {
     std::cerr << error.what();
+    return kExitBadInput;
+  } catch (const mapping::MappingError& error) {
+    std::cerr << "reusesim " << command << ": error: " << error.what() << "\n";
     return kExitBadInput;
   } catch (const workload::CountOverflow& error) {
     std::cerr << "reusesim " << command << ": error: " << error.what() << "\n";

@@ -119,7 +119,8 @@ int run_command(const std::vector<std::string>& args) {
         try {
           runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
         } catch (const mapping::MappingError& error) {
-          throw UsageError(std::string(error.what()) + " (accelerator " + arch_file + ", batch " + std::to_string(batch) + ")");
+          throw mapping::MappingError(std::string(error.what()) + " (accelerator " + arch_file + ", batch " +
+                                      std::to_string(batch) + ")");
         }
       }
     }

@@ -299,10 +299,11 @@ class ModelReader {
   }
 
   void read_fields(MapReader& reader, LayerSpec& layer, const ParameterScope& scope) {
-    const bool fused_activation_allowed = layer.type == LayerType::conv2d || layer.type == LayerType::linear;
-    if (fused_activation_allowed) {
+    const bool gemm_layer = layer.type == LayerType::conv2d || layer.type == LayerType::linear;
+    if (gemm_layer) {
       const std::string activation = reader.choice_or("activation", "none", workload::activation_names());
       layer.activation = *workload::activation_from_name(activation);
+      if (const ConfigNode* tiling = reader.optional("tiling")) layer.tiling = read_tiling(*tiling, reader.child_path("tiling"), scope);
     }
     switch (layer.type) {
       case LayerType::conv2d: {
@@ -378,6 +379,25 @@ class ModelReader {
     }
     names.names[name] = names.prefix + name;
     return true;
+  }
+
+  // tiling: {m, n, k, order}: the GEMM tile sizes and loop order the mapper must use.
+  std::optional<workload::PinnedTiling> read_tiling(const ConfigNode& node, const std::string& path,
+                                                    const ParameterScope& scope) {
+    MapReader reader(node, path, diagnostics_);
+    if (!reader.valid()) return std::nullopt;
+    workload::PinnedTiling tiling;
+    const auto m = reader.required_integer("m", kSize, &scope);
+    const auto n = reader.required_integer("n", kSize, &scope);
+    const auto k = reader.required_integer("k", kSize, &scope);
+    const auto order = reader.required_choice("order", {"n-m", "m-n"});
+    reader.finish();
+    if (!m || !n || !k || !order) return std::nullopt;
+    tiling.m = *m;
+    tiling.n = *n;
+    tiling.k = *k;
+    tiling.n_outer = *order == "n-m";
+    return tiling;
   }
 
   static std::vector<std::string> known_names(const NameScope& names) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <optional>
 #include <tuple>
 
 namespace reusesim::mapping {
@@ -130,13 +131,18 @@ struct GemmTiling {
 };
 
 GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array, const Capacity& capacity,
-                              double dram_bytes_per_cycle, const std::string& layer) {
+                              double dram_bytes_per_cycle, const std::string& layer,
+                              const std::optional<workload::PinnedTiling>& pinned) {
   GemmTiling best;
   bool found = false;
-  for (std::int64_t tk : halvings(p.k)) {
-    for (std::int64_t tn : halvings(p.n)) {
+  // A pinned tiling is the only candidate (tiles larger than the GEMM are clipped to it).
+  const auto sizes = [&](std::int64_t dimension, std::int64_t pin) {
+    return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : halvings(dimension);
+  };
+  for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0)) {
+    for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0)) {
       if (checked_mul(checked_mul(tk, tn), p.e) * 2 > capacity.weights) continue;
-      for (std::int64_t tm : halvings(p.m)) {
+      for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0)) {
         if (p.input_bytes(0, tm, tk) * 2 > capacity.inputs || checked_mul(checked_mul(tm, tn), p.e) * 2 > capacity.outputs) {
           continue;
         }
@@ -149,6 +155,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
         input_sweep *= p.groups;
         const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
         for (bool n_outer : {true, false}) {
+          if (pinned && n_outer != pinned->n_outer) continue;
           const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
           const std::int64_t inputs = !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
           const std::int64_t bytes = weights + inputs + output_bytes;
@@ -161,6 +168,12 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
         }
       }
     }
+  }
+  if (!found && pinned) {
+    throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
+                       std::to_string(pinned->n) + " k" + std::to_string(pinned->k) +
+                       " does not fit half the weight, input and output buffers (" + std::to_string(capacity.weights) +
+                       ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)");
   }
   if (!found) {
     throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
@@ -287,10 +300,11 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
     p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   }
   const GemmTiling tiling =
-      choose_gemm_tiling(p, context.accelerator.compute, context.capacity, context.dram_bytes_per_cycle, layer.spec.name);
+      choose_gemm_tiling(p, context.accelerator.compute, context.capacity, context.dram_bytes_per_cycle, layer.spec.name,
+                         layer.spec.tiling);
   ProgramBuilder builder(program, context.burst_bytes);
   emit_gemm(builder, p, tiling);
-  program.mapping = describe(p, tiling);
+  program.mapping = describe(p, tiling) + (layer.spec.tiling ? " (pinned)" : "");
   program.estimated_cycles = tiling.cycles;
 }
 

@@ -74,6 +74,13 @@ struct EmbeddingParams {
   std::int64_t embedding_dim = 0;
 };
 
+// A tiling the model file pins for a conv2d or linear layer's GEMM (per group): tile sizes and the
+// loop order (n-m: N tiles outside M tiles; m-n: the reverse). The mapper uses it instead of searching.
+struct PinnedTiling {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool n_outer = true;
+};
+
 // The name the model input goes by in `inputs`.
 inline const std::string kModelInput = "$input";
 
@@ -87,6 +94,7 @@ struct LayerSpec {
   RecurrentParams recurrent;
   PoolParams pool;
   EmbeddingParams embedding;
+  std::optional<PinnedTiling> tiling;
 };
 
 // Per-sample costs, except parameters which do not scale with the batch.
