@@ -147,6 +147,7 @@ int run_command(const std::vector<std::string>& args) {
       try {
         write_output_files(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
                                      {"results.json", report::render_run(report, report::Format::json)},
+                                     {"config.json", report::resolved_accelerator_json(spec)},
                                      {"stats.txt", report::run_stats_legend()}});
       } catch (const std::runtime_error& error) {
         throw UsageError(std::string("--out: ") + error.what());

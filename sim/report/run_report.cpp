@@ -72,6 +72,59 @@ Table run_table(const RunReport& report) {
   return table;
 }
 
+std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
+  nlohmann::ordered_json document;
+  const hw::ComputeSpec& compute = spec.compute;
+  document["name"] = spec.name;
+  nlohmann::ordered_json& array = document["compute"];
+  if (compute.kind == hw::ArrayKind::systolic) {
+    array["type"] = "systolic";
+    array["rows"] = compute.rows;
+    array["cols"] = compute.cols;
+    array["dataflow"] = compute.dataflow == hw::Dataflow::ws ? "ws" : compute.dataflow == hw::Dataflow::os ? "os" : "is";
+  } else {
+    array["type"] = "vector_mac";
+    array["units"] = compute.units;
+    array["lanes"] = compute.lanes;
+  }
+  array["clock_mhz"] = compute.clock_mhz;
+  array["operand_bits"] = compute.operand_bits;
+  array["accumulator_bits"] = compute.accumulator_bits;
+  array["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
+  array["peak_gops"] = compute.peak_ops_per_second() / 1e9;
+  document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
+  for (const hw::SramBufferSpec& buffer : spec.sram.buffers) {
+    nlohmann::ordered_json holds = nlohmann::ordered_json::array();
+    for (hw::TensorKind kind : buffer.holds) {
+      holds.push_back(kind == hw::TensorKind::weights ? "weights" : kind == hw::TensorKind::inputs ? "inputs" : "outputs");
+    }
+    document["sram"]["buffers"].push_back({{"name", buffer.name}, {"capacity_bytes", buffer.capacity_bytes},
+                                           {"banks", buffer.banks}, {"bank_width_bytes", buffer.bank_width_bytes},
+                                           {"read_ports", buffer.read_ports}, {"write_ports", buffer.write_ports},
+                                           {"holds", holds}});
+  }
+  const hw::DramSpec& dram = spec.dram;
+  const hw::DramTiming& t = dram.timing;
+  std::string mapping;
+  for (hw::AddressField field : dram.address_mapping) {
+    static const char* const kNames[] = {"ch", "ra", "bg", "ba", "ro", "co"};
+    mapping += (mapping.empty() ? "" : ",") + std::string(kNames[static_cast<int>(field)]);
+  }
+  document["dram"] = {{"name", dram.name}, {"standard", dram.standard}, {"channels", dram.channels},
+                      {"ranks", dram.ranks}, {"bank_groups", dram.bank_groups}, {"banks_per_group", dram.banks_per_group},
+                      {"row_bytes", dram.row_bytes}, {"bus_bits", dram.bus_bits}, {"tck_ns", t.tck_ns},
+                      {"cl", t.cl}, {"cwl", t.cwl}, {"trcd", t.trcd}, {"trp", t.trp}, {"tras", t.tras}, {"trc", t.trc},
+                      {"burst_length", t.burst_length}, {"tccd_s", t.tccd_s}, {"tccd_l", t.tccd_l},
+                      {"trrd_s", t.trrd_s}, {"trrd_l", t.trrd_l}, {"tfaw", t.tfaw}, {"twtr_s", t.twtr_s},
+                      {"twtr_l", t.twtr_l}, {"twr", t.twr}, {"trtp", t.trtp}, {"trfc", t.trfc}, {"trefi", t.trefi},
+                      {"address_mapping", mapping}, {"queue_depth", dram.queue_depth},
+                      {"page_policy", dram.page_policy == hw::PagePolicy::open ? "open" : "closed"},
+                      {"refresh", dram.refresh == hw::RefreshMode::all_bank ? "all_bank" : "per_bank"},
+                      {"write_drain_high", dram.write_drain_high}, {"write_drain_low", dram.write_drain_low},
+                      {"peak_gbps", dram.peak_bytes_per_second() / 1e9}};
+  return document.dump(2) + "\n";
+}
+
 std::string run_stats_legend() {
   return std::string(kConventions) + "\n"
          "batch: samples per run\n"

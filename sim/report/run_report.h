@@ -19,6 +19,8 @@ struct RunReport {
 // Layer rows, and after each batch's layers a row with layer = TOTAL.
 Table run_table(const RunReport& report);
 std::string render_run(const RunReport& report, Format format);
+// The accelerator as the run used it (presets and --set overrides applied), as JSON.
+std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec);
 // Units and conventions of every column, one per line ("column: unit, meaning").
 std::string run_stats_legend();
 

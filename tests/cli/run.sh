@@ -23,11 +23,13 @@ expect 0 "run table" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.
 contains "table names the accelerator" "$out" "accelerator tpu_v1"
 
 expect 0 "--out writes files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --out "$work/results" --format csv
-for file in results.csv results.json stats.txt; do
+for file in results.csv results.json config.json stats.txt; do
   checks=$((checks + 1))
   [ -s "$work/results/$file" ] || { echo "FAIL: --out did not write $file"; failures=$((failures + 1)); }
 done
 same "results.csv equals stdout" "$(cat "$work/results/results.csv")" "$out"
+contains "config.json has the resolved DRAM" "$(cat "$work/results/config.json")" '"trcd": 17'
+contains "stats.txt states units" "$(cat "$work/results/stats.txt")" "1 MAC = 2 ops"
 checks=$((checks + 1))
 if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was left behind"; failures=$((failures + 1)); fi
 
@@ -42,6 +44,23 @@ contains "bad arch message" "$err" "--set compute.rows=0: error: compute.rows: e
 expect 2 "missing model" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$work/none.yaml"
 expect 2 "nothing fits" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/deepspeech2.yaml" --set sram.buffers.inputs.capacity_kib=1
 contains "nothing fits message" "$err" "does not fit half the input, weight and output buffers"
+
+# Convolutions of AlexNet, GoogLeNet and ResNet-50 on snowflake sit near the compute roof: over
+# all conv layers of each, achieved ops / (time x 128 Gops/s) is at least 90 %.
+for model in alexnet googlenet resnet50; do
+  expect 0 "$model on snowflake" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/$model.yaml" --format csv
+  checks=$((checks + 1))
+  awk -F, '$3 == "conv2d" { ops += 2 * $4; seconds += $6 } END { exit !(ops / seconds / 128e9 >= 0.9) }' <<<"$out" ||
+    { echo "FAIL: $model convolutions below 90 % of the compute roof"; failures=$((failures + 1)); }
+done
+
+# DeepSpeech2's GRU layers climb the bandwidth slope with batch: about 1 op/byte and about the
+# 4.27 GB/s DRAM bandwidth in Gops/s at batch 1; at batch 64 over 8 times the Gops/s.
+expect 0 "deepspeech2 batch sweep" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/deepspeech2.yaml" --batch 1,64 --format csv
+checks=$((checks + 1))
+awk -F, '$2 == "gru2" { gops[$1] = $25; intensity[$1] = $24 }
+         END { exit !(intensity[1] > 0.9 && intensity[1] < 1.1 && gops[1] > 3.5 && gops[1] < 4.3 && gops[64] > 8 * gops[1]) }' <<<"$out" ||
+  { echo "FAIL: deepspeech2 gru2 does not climb: $(grep ',gru2,' <<<"$out" | cut -d, -f1,24,25)"; failures=$((failures + 1)); }
 
 # Deterministic: the same inputs give byte-identical output.
 "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/alexnet.yaml" --format csv >"$work/a.csv"
