@@ -92,11 +92,16 @@ bool DramChannel::admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_
   return true;
 }
 
-void DramChannel::consider(Choice& best, const Choice& candidate) const {
+bool DramChannel::earlier(const Choice& a, const Choice& b) {
   // Earliest first; at equal times column commands (row hits) first, then the oldest.
+  if (a.cycle != b.cycle) return a.cycle < b.cycle;
+  if (a.is_column != b.is_column) return a.is_column;
+  return a.sequence < b.sequence;
+}
+
+void DramChannel::consider(Choice& best, const Choice& candidate) const {
   if (candidate.cycle == DramTimingState::kNever) return;
-  const auto key = [](const Choice& c) { return std::make_tuple(c.cycle, !c.is_column, c.sequence); };
-  if (best.cycle == DramTimingState::kNever || key(candidate) < key(best)) best = candidate;
+  if (best.cycle == DramTimingState::kNever || earlier(candidate, best)) best = candidate;
 }
 
 void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
@@ -181,24 +186,24 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
   // moves the bus constraints of every column command and the precharge of its own bank; the
   // other commands' earliest cycles stand (earliest() is the later of `now` and its constraints).
   ++floor_generation_;
+  const Choice* winner = nullptr;
   for (Choice& candidate : candidates_) {
     if (candidate.is_column) {
-      const bool is_write = candidate.command == DramCommand::write;
-      auto& [generation, floor] = column_floors_[static_cast<std::size_t>(
-          (candidate.bank.rank * spec_.bank_groups + candidate.bank.bank_group) * 2 + (is_write ? 1 : 0))];
+      auto& [generation, floor] = column_floors_[candidate.floor_slot];
       if (generation != floor_generation_) {
         generation = floor_generation_;
-        floor = timing_.column_floor(is_write, candidate.bank, now);
+        floor = timing_.column_floor(candidate.command == DramCommand::write, candidate.bank, now);
       }
-      candidate.cycle = std::max(floor, timing_.column_ready(candidate.bank));
+      candidate.cycle = std::max(floor, timing_.column_ready(candidate.flat_bank));
     } else if (candidate.cycle == DramTimingState::kNever ||
-               (candidate.command == DramCommand::precharge && last_column_bank_ == bank_index(candidate.bank))) {
+               (candidate.command == DramCommand::precharge && last_column_bank_ == candidate.flat_bank)) {
       candidate.cycle = timing_.earliest(candidate.command, candidate.bank, now);
-    } else {
-      candidate.cycle = std::max(candidate.cycle, now);
+    } else if (candidate.cycle < now) {
+      candidate.cycle = now;
     }
-    consider(best, candidate);
+    if (winner == nullptr || earlier(candidate, *winner)) winner = &candidate;
   }
+  if (winner != nullptr) consider(best, *winner);
   if (spec_.page_policy == PagePolicy::closed) {
     for (const BankTarget& bank : banks_to_close_) {
       const BankPick& pick = bank_picks_[bank_index(bank)];
@@ -245,6 +250,10 @@ void DramChannel::find_candidates(std::int64_t now) {
     if (index == kNone) continue;
     Choice candidate = plan(queue, index, pick.hits);
     if (!candidate.planned) continue;
+    candidate.flat_bank = flat;
+    candidate.floor_slot = static_cast<std::size_t>(
+        (candidate.bank.rank * spec_.bank_groups + candidate.bank.bank_group) * 2 +
+        (candidate.command == DramCommand::write ? 1 : 0));
     candidates_.push_back(candidate);  // cycle kNever: computed when first considered
   }
   // Valid until the queue changes, a row opens or closes, or a refresh falls due.

@@ -69,7 +69,10 @@ class DramChannel : public sc_core::sc_module {
     bool is_column = false;
     bool planned = false;  // a request command was found (else the request must wait)
     std::uint64_t sequence = 0;
+    std::size_t flat_bank = 0;   // kept candidates: bank_index(bank)
+    std::size_t floor_slot = 0;  // kept column candidates: their (rank, bank group, read/write)
   };
+  static bool earlier(const Choice& a, const Choice& b);
 
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);

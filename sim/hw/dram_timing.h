@@ -70,7 +70,7 @@ class DramTimingState {
   // every bank of the same rank and bank group (tCCD, data bus, tWTR, read-to-write): the
   // scheduler computes the floor once per group when it weighs many banks.
   std::int64_t column_floor(bool is_write, const BankTarget& target, std::int64_t now) const;
-  std::int64_t column_ready(const BankTarget& target) const { return bank(target).next_column; }
+  std::int64_t column_ready(std::size_t flat_bank) const { return banks_[flat_bank].next_column; }
 
  private:
   // tRRD_S, tRRD_L and tFAW: row activations (and per-bank refreshes) of one rank.
