@@ -133,8 +133,7 @@ struct GemmTiling {
 GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned) {
-  GemmTiling best;
-  bool found = false;
+  std::vector<GemmTiling> candidates;
   // A pinned tiling is the only candidate (tiles larger than the GEMM are clipped to it).
   const auto sizes = [&](std::int64_t dimension, std::int64_t pin) {
     return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : halvings(dimension);
@@ -161,12 +160,26 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
           const std::int64_t bytes = weights + inputs + output_bytes;
           const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
           const std::int64_t cycles = std::max(compute, memory);
-          GemmTiling candidate{tm, tn, tk, n_outer, cycles, bytes, tiles};
-          const auto key = [](const GemmTiling& t) { return std::make_tuple(t.cycles, t.dram_bytes, t.tiles, !t.n_outer); };
-          if (!found || key(candidate) < key(best)) best = candidate;
-          found = true;
+          candidates.push_back(GemmTiling{tm, tn, tk, n_outer, cycles, bytes, tiles});
         }
       }
+    }
+  }
+  // The estimate is coarse (full-size tiles, no pipeline effects): tilings within 1 % of the
+  // fastest count as equally fast, and among them the least DRAM traffic wins, then the fewest
+  // tiles. Traffic is what the estimate cannot see once a layer is compute-bound.
+  const bool found = !candidates.empty();
+  GemmTiling best;
+  if (found) {
+    std::int64_t fastest = candidates.front().cycles;
+    for (const GemmTiling& t : candidates) fastest = std::min(fastest, t.cycles);
+    const std::int64_t tolerance = fastest + fastest / 100;
+    bool chosen = false;
+    const auto key = [](const GemmTiling& t) { return std::make_tuple(t.dram_bytes, t.tiles, t.cycles, !t.n_outer); };
+    for (const GemmTiling& t : candidates) {
+      if (t.cycles > tolerance) continue;
+      if (!chosen || key(t) < key(best)) best = t;
+      chosen = true;
     }
   }
   if (!found && pinned) {

@@ -8,8 +8,8 @@
 // Loops run with K innermost, so each output tile is written once. Candidates: tile sizes
 // halving from each full dimension, and two orders: n-m (a weight tile with all of K stays for
 // every M tile) and m-n (an input tile with all of K stays for every N tile). The estimate per
-// candidate is max(compute cycles, DRAM bytes / DRAM bytes per cycle); the lowest wins, then
-// the least traffic, then the fewest tiles.
+// candidate is max(compute cycles, DRAM bytes / DRAM bytes per cycle); candidates within 1 % of
+// the lowest count as equally fast, and among them the least traffic wins, then the fewest tiles.
 //
 // DRAM layout: tensors are contiguous (activations NHWC, weights [group][n][k]); a tile's
 // range is taken as contiguous from its first element, an approximation for tiles that cut K
