@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -42,12 +43,17 @@ Capacity role_capacity(const hw::SramSpec& sram) {
   return capacity;
 }
 
-std::vector<std::int64_t> halvings(std::int64_t n) {
-  std::vector<std::int64_t> values{n};
-  while (n > 1) {
+// Tile sizes to try for a dimension: the dimension halved again and again, and the powers of two
+// from 8 up, which line tiles up with array rows, columns, units and lanes.
+std::vector<std::int64_t> tile_sizes(std::int64_t dimension) {
+  std::vector<std::int64_t> values{dimension};
+  for (std::int64_t n = dimension; n > 1;) {
     n = (n + 1) / 2;
     values.push_back(n);
   }
+  for (std::int64_t power = 8; power < dimension; power *= 2) values.push_back(power);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
   return values;
 }
 
@@ -134,24 +140,45 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned) {
   std::vector<GemmTiling> candidates;
+  // By tile height: the input bytes of one sweep over M and of its largest tile, with all of K.
+  struct InputSweep {
+    std::int64_t total = 0;
+    std::int64_t largest = 0;
+  };
+  std::map<std::int64_t, InputSweep> input_sweeps;
+  const auto sweep_of = [&](std::int64_t tm) -> const InputSweep& {
+    auto cached = input_sweeps.find(tm);
+    if (cached == input_sweeps.end()) {
+      InputSweep sweep;
+      for (std::int64_t m0 = 0; m0 < p.m; m0 += tm) {
+        const std::int64_t bytes = p.input_bytes(m0, std::min(tm, p.m - m0), p.k);
+        sweep.total += bytes;
+        sweep.largest = std::max(sweep.largest, bytes);
+      }
+      sweep.total *= p.groups;
+      cached = input_sweeps.emplace(tm, sweep).first;
+    }
+    return cached->second;
+  };
   // A pinned tiling is the only candidate (tiles larger than the GEMM are clipped to it).
   const auto sizes = [&](std::int64_t dimension, std::int64_t pin) {
-    return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : halvings(dimension);
+    return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : tile_sizes(dimension);
   };
   for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0)) {
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0)) {
       if (checked_mul(checked_mul(tk, tn), p.e) * 2 > capacity.weights) continue;
       for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0)) {
-        if (p.input_bytes(0, tm, tk) * 2 > capacity.inputs || checked_mul(checked_mul(tm, tn), p.e) * 2 > capacity.outputs) {
+        // Every input tile must fit (tiles that straddle images or rows are the largest).
+        const InputSweep& sweep = sweep_of(tm);
+        const std::int64_t largest_input_tile = std::max(p.e, ceil_div(sweep.largest * tk, p.k));
+        if (largest_input_tile * 2 > capacity.inputs || checked_mul(checked_mul(tm, tn), p.e) * 2 > capacity.outputs) {
           continue;
         }
         const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
         const std::int64_t tiles = p.groups * tiles_m * tiles_n * tiles_k;
         const std::int64_t compute = checked_mul(tiles, gemm_cycles(array, GemmShape{tm, tn, tk}).cycles);
         const std::int64_t weight_bytes = p.groups * p.k * p.n * p.e;
-        std::int64_t input_sweep = 0;
-        for (std::int64_t m0 = 0; m0 < p.m; m0 += tm) input_sweep += p.input_bytes(m0, std::min(tm, p.m - m0), p.k);
-        input_sweep *= p.groups;
+        const std::int64_t input_sweep = sweep.total;
         const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
         for (bool n_outer : {true, false}) {
           if (pinned && n_outer != pinned->n_outer) continue;

@@ -6,7 +6,7 @@
 // linear M = batch x steps, K = in, N = out; recurrent layers are one GEMM per time step
 // (M = batch, K = in + H, N = gates x H), replayed in order because step t needs h(t-1).
 // Loops run with K innermost, so each output tile is written once. Candidates: tile sizes
-// halving from each full dimension, and two orders: n-m (a weight tile with all of K stays for
+// halving from each full dimension and powers of two from 8, and two orders: n-m (a weight tile with all of K stays for
 // every M tile) and m-n (an input tile with all of K stays for every N tile). The estimate per
 // candidate is max(compute cycles, DRAM bytes / DRAM bytes per cycle); candidates within 1 % of
 // the lowest count as equally fast, and among them the least traffic wins, then the fewest tiles.

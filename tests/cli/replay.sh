@@ -73,7 +73,7 @@ contains "tpu_v1 replays every layer" "$out" "1,fc5,linear,1000,"
 # ...but not where a compute step's SRAM bytes cannot hold its weight tile (16-bit operands).
 expect 2 "replay on a wider-operand accelerator" -- replay --arch "$SRC/configs/snowflake.yaml" --program "$work/mlp.program"
 contains "wider operands message" "$err" \
-  "$work/mlp.program: error: layer fc1 (batch 1), step 2: compute reads 1616 SRAM bytes, fewer than its k x n weight tile (16 x 100 x 2 bytes on snowflake)"
+  "$work/mlp.program: error: layer fc1 (batch 1), step 2: compute reads 17000 SRAM bytes, fewer than its k x n weight tile (1000 x 16 x 2 bytes on snowflake)"
 same "at most 20 messages" "$(wc -l <<<"$err")" "20"
 
 # --- A hand-written program: its totals are what the format defines. ---
