@@ -217,3 +217,43 @@ layers:
                     "layer fc: the pinned tiling m256 n128 k128 does not fit half the weight, input and output buffers "
                     "(32768, 32768, 16384 bytes)");
 }
+
+TEST_CASE("mapper: stacked and bidirectional recurrent layers wait for what they read and replace", "[mapper]") {
+  // 2 stacked bidirectional LSTM layers (input 8, hidden 16, 4 steps) on small: every pass's
+  // weights (4 * 16 * 24 = 1,536 and 4 * 16 * 48 = 3,072 bytes) fit the weight buffer, but one
+  // pass's resident weights may only replace the previous pass's after its last compute; and the
+  // upper layer's x(t) holds both directions of the lower layer, so it waits for their last stores.
+  const config::LoadedModel model = config::load_model_text(R"(
+name: stacked
+precision: int8
+input: {sequence: 4, features: 8}
+layers:
+  - {name: lstm, type: lstm, hidden_size: 16, num_layers: 2, bidirectional: true}
+)", "m.yaml");
+  const std::vector<mapping::LayerProgram> programs = map_all(model.network, 1, accelerator("small"));
+  const mapping::LayerProgram& program = programs.front();
+  std::vector<std::int32_t> weight_loads, stores;
+  std::int32_t first_upper_x = -1;
+  for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    const mapping::Step& step = program.steps[i];
+    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) {
+      weight_loads.push_back(static_cast<std::int32_t>(i));
+    }
+    if (step.kind == mapping::StepKind::store) stores.push_back(static_cast<std::int32_t>(i));
+    // The first input load after the third weight load belongs to the upper layer.
+    if (weight_loads.size() == 3 && first_upper_x < 0 && step.kind == mapping::StepKind::load &&
+        step.tensor == mapping::TensorRole::inputs) {
+      first_upper_x = static_cast<std::int32_t>(i);
+    }
+  }
+  REQUIRE(weight_loads.size() == 4);  // 2 layers x 2 directions, each resident
+  REQUIRE(stores.size() >= 8);        // 4 steps x 2 directions in the lower layer alone
+  for (std::size_t pass = 1; pass < weight_loads.size(); ++pass) {
+    CHECK_FALSE(program.steps[static_cast<std::size_t>(weight_loads[pass])].after.empty());
+  }
+  REQUIRE(first_upper_x >= 0);
+  const auto& after = program.steps[static_cast<std::size_t>(first_upper_x)].after;
+  // The lower layer's two directions end with stores 3 (forward, t = 3) and 7 (backward, t = 0).
+  CHECK(std::find(after.begin(), after.end(), stores[3]) != after.end());
+  CHECK(std::find(after.begin(), after.end(), stores[7]) != after.end());
+}

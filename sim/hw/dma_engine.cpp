@@ -79,6 +79,7 @@ void DmaEngine::run() {
     } else if (status == tlm::TLM_ACCEPTED && phase == tlm::BEGIN_REQ) {
       // The target's queue is full: in order, so nothing more is issued until it takes this one.
       waiting_for_accept_ = true;
+      refused_ = &payload;
     }
   }
 }
@@ -86,7 +87,7 @@ void DmaEngine::run() {
 tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                               sc_core::sc_time& delay) {
   if (phase == tlm::END_REQ || phase == tlm::BEGIN_RESP) {
-    if (waiting_for_accept_) {  // END_REQ, or a response, means the refused request was taken
+    if (waiting_for_accept_ && &payload == refused_) {  // END_REQ, or its response: the target took it
       waiting_for_accept_ = false;
       work_event_.notify();
     }

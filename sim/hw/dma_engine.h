@@ -76,6 +76,7 @@ class DmaEngine : public sc_core::sc_module {
   std::vector<std::size_t> free_slots_;
   std::int64_t outstanding_ = 0;
   bool waiting_for_accept_ = false;
+  const tlm::tlm_generic_payload* refused_ = nullptr;  // the request the target has not yet taken
   // Responses arrive annotated with the time their data ends; they complete at that time.
   tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
   sc_core::sc_event work_event_;

@@ -365,8 +365,17 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
   std::int64_t input_features = layer.input_shapes.front().features;
   bool all_resident = true;
   std::int64_t most_blocks = 1;
+  // Stacked layers alternate between the output region and a second one after it (the layout
+  // reserves both), so the last layer writes the output and each reads what the one below wrote.
+  const auto sequence_bytes = static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), e));
+  const auto region = [&](std::int64_t stacked) {
+    return layout.output + ((rnn.num_layers - 1 - stacked) % 2 == 0 ? 0 : align(sequence_bytes));
+  };
+  std::vector<std::int32_t> below_done;  // the last store of each direction of the layer below
+  std::int32_t previous_pass_end = -1;   // the last compute of the previous direction or layer
   for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
-    const std::uint64_t input = stacked == 0 ? layout.inputs.front() : layout.output;
+    const std::uint64_t input = stacked == 0 ? layout.inputs.front() : region(stacked - 1);
+    std::vector<std::int32_t> this_layer_done;
     const std::int64_t k = input_features + hidden, n = gates * hidden;
     const std::int64_t weight_bytes = checked_mul(checked_mul(k, n), e);
     const bool resident = weight_bytes <= context.capacity.weights;
@@ -383,9 +392,12 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
     }
     most_blocks = std::max(most_blocks, ceil_div(n, block) * ceil_div(batch, chunk));
     for (std::int64_t direction = 0; direction < directions; ++direction) {
-      const std::int32_t resident_load = resident ? builder.load(TensorRole::weights, weights, weight_bytes, {}) : -1;
+      // Resident weights replace the previous pass's in the weight buffer.
+      const std::int32_t resident_load =
+          resident ? builder.load(TensorRole::weights, weights, weight_bytes, deps({previous_pass_end})) : -1;
       Slots input_slots, weight_slots, output_slots;
       std::int32_t previous_step_end = -1;  // the last compute of step t-1: h(t-1) is complete
+      std::int32_t last_store = -1;
       for (std::int64_t step = 0; step < steps; ++step) {
         const std::int64_t t = direction == 0 ? step : steps - 1 - step;
         std::int32_t last_compute = -1;
@@ -396,9 +408,12 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
                                                          tn * k * e, deps({weight_slots.claim()}));
           for (std::int64_t m0 = 0; m0 < batch; m0 += chunk) {
             const std::int64_t tm = std::min(chunk, batch - m0);
+            // x(t) of an upper layer exists once the layer below has finished (both directions).
+            std::vector<std::int32_t> x_after = below_done;
+            if (const std::int32_t slot = input_slots.claim(); slot >= 0) x_after.push_back(slot);
             const std::int32_t x = builder.load(
                 TensorRole::inputs, input + static_cast<std::uint64_t>((t * batch + m0) * input_features * e),
-                tm * input_features * e, deps({input_slots.claim()}));
+                tm * input_features * e, x_after);
             Step compute;
             compute.kind = StepKind::compute;
             compute.gemm = GemmShape{tm, tn, k};
@@ -411,7 +426,9 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
             if (!resident) weight_slots.used_by(last_compute);
             if (n0 + tn == n) {
               const auto offset = static_cast<std::uint64_t>(((t * batch + m0) * hidden * directions + direction * hidden) * e);
-              output_slots.used_by(builder.store(layout.output + offset, tm * hidden * e, deps({last_compute})));
+              const std::int32_t stored = builder.store(region(stacked) + offset, tm * hidden * e, deps({last_compute}));
+              output_slots.used_by(stored);
+              last_store = stored;
             } else {
               output_slots.used_by(last_compute);
             }
@@ -420,7 +437,10 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
         previous_step_end = last_compute;
       }
       weights += static_cast<std::uint64_t>(weight_bytes);
+      previous_pass_end = previous_step_end;
+      this_layer_done.push_back(last_store);
     }
+    below_done = this_layer_done;
     input_features = hidden * directions;
   }
   program.mapping = std::string("recurrent: ") + std::to_string(steps) + " steps in order, " +
@@ -523,7 +543,10 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
     layout.weights = next;
     next = align(next + static_cast<std::uint64_t>(checked_mul(layer.counts.params, element_bytes)));
     layout.output = next;
-    next = align(next + static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
+    const auto output_bytes = align(static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
+    // Stacked recurrent layers also need a second sequence region to alternate with.
+    const bool stacked = workload::is_recurrent(layer.spec.type) && layer.spec.recurrent.num_layers > 1;
+    next += stacked ? 2 * output_bytes : output_bytes;
   }
   return layouts;
 }
