@@ -96,14 +96,7 @@ layers:
 
 TEST_CASE("mapper: at batch 1 a linear layer moves each weight once", "[mapper]") {
   // 4096 x 4096 fp16 on snowflake: M = 1, a single M tile: 4096 * 4096 * 2 = 33,554,432 bytes.
-  const config::LoadedModel model = config::load_model_text(R"(
-name: linear4096
-precision: fp16
-input: {features: 4096}
-layers:
-  - {name: fc, type: linear, out_features: 4096, bias: false}
-)", "m.yaml");
-  const auto programs = map_all(model.network, 1, accelerator("snowflake"));
+  const auto programs = map_all(zoo("linear4096").network, 1, accelerator("snowflake"));
   CHECK(weight_load_bytes(programs.front()) == 4096LL * 4096 * 2);
 }
 
