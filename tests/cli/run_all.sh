@@ -36,6 +36,8 @@ contains "footprint header" "$out" "layer,type,weight_bytes,gradient_bytes,optim
 
 expect 0 "check every model" -- "$REUSESIM" check "$M"/*.yaml
 contains "check says ok" "$out" "ok: model resnet50"
+expect 0 "check every config and trace" -- "$REUSESIM" check "$SRC"/configs/*.yaml "$SRC"/configs/dram/*.yaml "$SRC"/traces/*.yaml
+contains "the figure trace is valid" "$out" "ok: run snowflake_figure"
 
 # --set overrides a field before validation.
 expect 0 "set a parameter" -- "$REUSESIM" analyze --model "$M/deepspeech2.yaml" --set parameters.seq_len=200 --format csv
