@@ -11,18 +11,7 @@ void write_output_files(const std::string& directory, const std::vector<std::pai
   std::error_code error;
   fs::create_directories(directory, error);
   if (error) throw std::runtime_error("cannot create output directory " + directory + ": " + error.message());
-  for (const auto& [name, contents] : files) {
-    const fs::path target = fs::path(directory) / name;
-    const fs::path temporary = fs::path(directory) / ("." + name + ".partial");
-    {
-      std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-      stream << contents;
-      stream.flush();
-      if (!stream) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, target, error);
-    if (error) throw std::runtime_error("cannot move " + temporary.string() + " to " + target.string() + ": " + error.message());
-  }
+  for (const auto& [name, contents] : files) write_output_file((fs::path(directory) / name).string(), contents);
 }
 
 void write_output_file(const std::string& path, const std::string& contents) {

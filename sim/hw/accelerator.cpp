@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "hw/systemc_compat.h"
+#include "mapping/mapper.h"
 
 namespace reusesim::hw {
 
@@ -119,7 +120,7 @@ void Accelerator::store_engine() { transfer_engine(mapping::StepKind::store); }
 void Accelerator::compute_engine() {
   std::uint64_t seen = 0;
   const sc_core::sc_time period = array_.clock_period();
-  const std::int64_t element_bytes = std::max<std::int64_t>(1, (spec_.compute.operand_bits + 7) / 8);
+  const std::int64_t element_bytes = mapping::element_bytes(spec_);
   while (true) {
     wait_for_layer(seen);
     const mapping::LayerProgram& program = *program_;
