@@ -6,6 +6,7 @@
 #include "cli/command_line.h"
 #include "cli/output_files.h"
 #include "config/accelerator_loader.h"
+#include "config/diagnostics.h"
 #include "config/model_loader.h"
 #include "hw/accelerator.h"
 #include "mapping/mapper.h"
@@ -37,6 +38,40 @@ std::vector<std::int64_t> parse_batches(const std::string& list) {
   }
   if (batches.empty()) throw UsageError("--batch: expected at least one batch size");
   return batches;
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream stream(list);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+// --layers and --layer-types: the positions of the layers to run, or a UsageError naming what is wrong.
+std::vector<std::size_t> selected_layers(const workload::Network& network, const std::string& layer_list,
+                                         const std::string& type_list) {
+  std::vector<std::string> names;
+  for (const workload::NetworkLayer& layer : network.layers) names.push_back(layer.spec.name);
+  const std::vector<std::string> wanted_names = split_list(layer_list);
+  const std::vector<std::string> wanted_types = split_list(type_list);
+  for (const std::string& name : wanted_names) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw UsageError("--layers: model " + network.name + " has no layer \"" + name + "\"" +
+                       config::did_you_mean(name, names));
+    }
+  }
+  for (const std::string& type : wanted_types) {
+    if (!workload::layer_type_from_name(type)) {
+      throw UsageError("--layer-types: unknown layer type \"" + type + "\"" +
+                       config::did_you_mean(type, workload::layer_type_names()));
+    }
+  }
+  std::vector<std::size_t> selected = workload::select_layers(network, wanted_names, wanted_types);
+  if (selected.empty()) throw UsageError("--layers and --layer-types select no layer of model " + network.name);
+  return selected;
 }
 
 // The program must agree with the analysis (the replay is checked against the program).
@@ -85,12 +120,14 @@ std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, st
 int run_command(const std::vector<std::string>& args) {
   return run_guarded("run", [&] {
     CommonOptions common;
-    std::string arch_file, model_file, batch_list, out_dir, dump_file;
+    std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file;
     po::options_description options("reusesim run options");
     options.add_options()
         ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
         ("model", po::value(&model_file)->required(), "model file (YAML)")
         ("batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")
+        ("layers", po::value(&layer_list), "run only these layers, e.g. fc6,fc7 (default: all)")
+        ("layer-types", po::value(&type_list), "run only layers of these types, e.g. linear,gru (default: all)")
         ("out", po::value(&out_dir), "also write results.csv, results.json, config.json and stats.txt here")
         ("dump-program", po::value(&dump_file),
          "also write the data-movement programs of every batch and layer to this file "
@@ -111,11 +148,12 @@ int run_command(const std::vector<std::string>& args) {
     }
     const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides);
+    const std::vector<std::size_t> selected = selected_layers(model.network, layer_list, type_list);
     std::vector<hw::LayerRun> runs;
     const std::int64_t element_bytes = mapping::element_bytes(spec);
     for (std::int64_t batch : batches) {
       const std::vector<mapping::DramLayout> layouts = mapping::layout_network(model.network, batch, element_bytes);
-      for (std::size_t i = 0; i < model.network.layers.size(); ++i) {
+      for (std::size_t i : selected) {
         try {
           runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
         } catch (const mapping::MappingError& error) {
@@ -133,8 +171,10 @@ int run_command(const std::vector<std::string>& args) {
         throw UsageError(std::string("--dump-program: ") + error.what());
       }
     }
-    const std::size_t layers = model.network.layers.size();
-    for (std::size_t i = 0; i < runs.size(); ++i) check_analysis(model.network.layers[i % layers], runs[i].program, runs[i].batch);
+    const std::size_t layers = selected.size();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      check_analysis(model.network.layers[selected[i % layers]], runs[i].program, runs[i].batch);
+    }
     const std::vector<hw::LayerResult> results = replay_programs(spec, std::move(runs));
     report::RunReport report{spec.name, model.network.name, spec, {}};
     for (std::size_t b = 0; b < batches.size(); ++b) {

@@ -47,15 +47,9 @@ void check_selection(const RunModel& model, const workload::Network& network, co
                         "model " + network.name + " has no layer \"" + layer + "\"" + did_you_mean(layer, names));
     }
   }
-  const bool any_selected = std::any_of(network.layers.begin(), network.layers.end(), [&](const auto& layer) {
-    const std::string type = workload::layer_type_name(layer.spec.type);
-    const bool name_ok = model.layers.empty() ||
-                         std::find(model.layers.begin(), model.layers.end(), layer.spec.name) != model.layers.end();
-    const bool type_ok = model.layer_types.empty() ||
-                         std::find(model.layer_types.begin(), model.layer_types.end(), type) != model.layer_types.end();
-    return name_ok && type_ok;
-  });
-  if (!any_selected) diagnostics.error(item.location, path, "the layers and layer_types given select no layer");
+  if (workload::select_layers(network, model.layers, model.layer_types).empty()) {
+    diagnostics.error(item.location, path, "the layers and layer_types given select no layer");
+  }
 }
 
 RunModel read_run_model(const ConfigNode& item, const std::string& path, const std::string& origin,

@@ -172,4 +172,17 @@ NetworkBuild build_network(const ModelSpec& model) {
   return build;
 }
 
+std::vector<std::size_t> select_layers(const Network& network, const std::vector<std::string>& names,
+                                       const std::vector<std::string>& types) {
+  const auto allows = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  };
+  std::vector<std::size_t> selected;
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    const LayerSpec& spec = network.layers[i].spec;
+    if (allows(names, spec.name) && allows(types, layer_type_name(spec.type))) selected.push_back(i);
+  }
+  return selected;
+}
+
 }  // namespace reusesim::workload

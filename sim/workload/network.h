@@ -52,6 +52,11 @@ struct NetworkBuild {
 // Resolves inputs, sorts the DAG (reporting cycles), infers shapes and counts every layer.
 NetworkBuild build_network(const ModelSpec& model);
 
+// The positions of the layers whose name is in `names` and whose type is in `types` (an empty list
+// allows any), in network order: how run files and `run --layers` pick part of a model.
+std::vector<std::size_t> select_layers(const Network& network, const std::vector<std::string>& names,
+                                       const std::vector<std::string>& types);
+
 // Compulsory DRAM traffic of one layer at a batch size: every input, weight and output moved once.
 struct TrafficBytes {
   std::int64_t weight = 0;

@@ -45,6 +45,19 @@ expect 2 "missing model" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$wor
 expect 2 "nothing fits" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/deepspeech2.yaml" --set sram.buffers.inputs.capacity_kib=1
 contains "nothing fits message" "$err" "does not fit half the input, weight and output buffers"
 
+# --layers and --layer-types run part of a model; the TOTAL row adds up only those layers.
+expect 0 "layers subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layers fc1,fc3 --format csv
+# fc1 is 1000 -> 100 and fc3 100 -> 100 (models/mlp.yaml): 100,000 + 10,000 MACs.
+same "subset rows" "$(cut -d, -f1-4 <<<"$out" | tail -n +2 | tr '\n' ' ')" "1,fc1,linear,100000 1,fc3,linear,10000 1,TOTAL,,110000 "
+expect 0 "layer types subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/lstm_lm.yaml" --layer-types lstm --format csv
+same "only lstm rows" "$(tail -n +2 <<<"$out" | cut -d, -f3 | sort -u | tr '\n' ' ')" " lstm "
+expect 2 "unknown layer" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layers fc9
+contains "unknown layer message" "$err" '--layers: model mlp has no layer "fc9" (did you mean "fc1"?)'
+expect 2 "unknown type" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layer-types lnear
+contains "unknown type message" "$err" '--layer-types: unknown layer type "lnear" (did you mean "linear"?)'
+expect 2 "empty selection" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layer-types conv2d
+contains "empty selection message" "$err" "--layers and --layer-types select no layer of model mlp"
+
 # Convolutions of AlexNet, GoogLeNet and ResNet-50 on snowflake sit near the compute roof: over
 # all conv layers of each, achieved ops / (time x 128 Gops/s) is at least 90 %.
 for model in alexnet googlenet resnet50; do
