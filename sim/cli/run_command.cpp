@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "cli/command_line.h"
-#include "cli/output_files.h"
+#include "report/output_files.h"
 #include "config/accelerator_loader.h"
 #include "config/diagnostics.h"
 #include "config/model_loader.h"
@@ -166,7 +166,7 @@ int run_command(const std::vector<std::string>& args) {
       std::vector<mapping::ProgramRecord> records;
       for (const hw::LayerRun& run : runs) records.push_back(mapping::ProgramRecord{run.batch, run.program});
       try {
-        write_output_file(dump_file, mapping::write_programs(records));
+        report::write_output_file(dump_file, mapping::write_programs(records));
       } catch (const std::runtime_error& error) {
         throw UsageError(std::string("--dump-program: ") + error.what());
       }
@@ -185,7 +185,7 @@ int run_command(const std::vector<std::string>& args) {
     std::cout << rendered;
     if (!out_dir.empty()) {
       try {
-        write_output_files(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
+        report::write_output_files(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
                                      {"results.json", report::render_run(report, report::Format::json)},
                                      {"config.json", report::resolved_accelerator_json(spec)},
                                      {"stats.txt", report::run_stats_legend()}});

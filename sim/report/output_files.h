@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace reusesim::cli {
+namespace reusesim::report {
 
 // Creates `directory` if needed; throws std::runtime_error naming the file on any failure.
 void write_output_files(const std::string& directory, const std::vector<std::pair<std::string, std::string>>& files);
@@ -15,4 +15,4 @@ void write_output_files(const std::string& directory, const std::vector<std::pai
 // throws std::runtime_error naming the file on any failure, leaving no .partial behind.
 void write_output_file(const std::string& path, const std::string& contents);
 
-}  // namespace reusesim::cli
+}  // namespace reusesim::report

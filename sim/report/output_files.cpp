@@ -1,10 +1,10 @@
-#include "cli/output_files.h"
+#include "report/output_files.h"
 
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
-namespace reusesim::cli {
+namespace reusesim::report {
 
 void write_output_files(const std::string& directory, const std::vector<std::pair<std::string, std::string>>& files) {
   namespace fs = std::filesystem;
@@ -37,4 +37,4 @@ void write_output_file(const std::string& path, const std::string& contents) {
   }
 }
 
-}  // namespace reusesim::cli
+}  // namespace reusesim::report
