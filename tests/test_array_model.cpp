@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <string>
 
+#include "config/accelerator_loader.h"
 #include "hw/accelerator_spec.h"
 #include "mapping/array_model.h"
 #include "workload/shape.h"
@@ -282,4 +284,28 @@ TEST_CASE("closed form equals a brute-force fold-by-fold sum", "[array]") {
     CHECK(result.utilization == Approx(static_cast<double>(macs) / (static_cast<double>(cycles) * units * lanes)));
     CHECK(result.utilization <= 1.0);
   }
+}
+
+// The SRAM roof, from the shipped configs and a starved variant.
+TEST_CASE("SRAM roof: binds only when a buffer cannot feed the array's per-cycle demand", "[array]") {
+  const std::string configs = std::string(REUSESIM_SOURCE_DIR) + "/configs/";
+  // snowflake: 16 units x 16 lanes of 16-bit operands at 250 MHz, buffers at 250 MHz.
+  //   inputs: 16 lanes x 2 B = 32 B/cycle from maps (4 banks x 32 B = 128 B/cycle): 4x the demand.
+  //   weights: 256 x 2 B = 512 B/cycle from weights (16 banks x 32 B = 512 B/cycle): exactly the demand.
+  CHECK_FALSE(reusesim::mapping::sram_bound_ops_per_second(
+                  reusesim::config::load_accelerator_file(configs + "snowflake.yaml")).has_value());
+  // tpu_v1: ws 256 x 256 int8; 256 inputs x 1 B per cycle from the unified buffer, 8 banks x 32 B = 256 B.
+  CHECK_FALSE(reusesim::mapping::sram_bound_ops_per_second(
+                  reusesim::config::load_accelerator_file(configs + "tpu_v1.yaml")).has_value());
+  // small (ws 16 x 16 int8 at 1 GHz) with the input buffer cut to 1 bank x 4 B: 4 of the 16 B a cycle
+  // the array wants, so a quarter of its 2 x 256 x 1e9 = 512 Gops/s peak: 128 Gops/s.
+  const auto starved = reusesim::mapping::sram_bound_ops_per_second(reusesim::config::load_accelerator_file(
+      configs + "small.yaml", {"sram.buffers.inputs.banks=1"}));
+  REQUIRE(starved.has_value());
+  CHECK(*starved == Approx(128e9));
+  // os wants 16 inputs and 16 weights a cycle; weights halved to 2 banks x 4 B = 8 B: half the peak.
+  const auto os_half = reusesim::mapping::sram_bound_ops_per_second(reusesim::config::load_accelerator_file(
+      configs + "small.yaml", {"compute.dataflow=os", "sram.buffers.weights.banks=2"}));
+  REQUIRE(os_half.has_value());
+  CHECK(*os_half == Approx(256e9));
 }

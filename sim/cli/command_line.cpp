@@ -60,6 +60,9 @@ int run_guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const workload::CountOverflow& error) {
     std::cerr << "reusesim " << command << ": error: " << error.what() << "\n";
     return kExitBadInput;
+  } catch (const FileError& error) {
+    std::cerr << "reusesim " << command << ": error: " << error.what() << "\n";
+    return kExitBadInput;
   } catch (const UsageError& error) {
     std::cerr << "reusesim " << command << ": error: " << error.what() << "\n"
               << "try: reusesim " << command << " --help\n";

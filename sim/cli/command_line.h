@@ -1,6 +1,7 @@
 #pragma once
 // What every subcommand shares: option parsing, --set and --format, and turning errors into
-// messages and exit codes (0 ok, 2 bad input or usage, 3 internal error).
+// messages and exit codes (0 ok, 2 bad input or usage, 3 internal error; trace: 4 some jobs
+// failed, 130 interrupted).
 
 #include <boost/program_options.hpp>
 
@@ -26,9 +27,17 @@ namespace reusesim::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitBadInput = 2;
 constexpr int kExitInternalError = 3;
+constexpr int kExitJobsFailed = 4;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
 // A mistake on the command line itself.
 class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A file or program the command needs is missing, unreadable or unwritable (not a bug: exit 2).
+class FileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -59,6 +68,8 @@ int check_command(const std::vector<std::string>& args);
 int memtest_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int replay_command(const std::vector<std::string>& args);
+int trace_command(const std::vector<std::string>& args);
+int figure_command(const std::vector<std::string>& args);
 
 // Shared by run and replay (run_command.cpp). Replays the programs, in order, on one
 // hw::Accelerator (a SystemC simulation: once per process) and checks every layer with

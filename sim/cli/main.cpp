@@ -21,10 +21,12 @@ const char* const kUsage =
     "  check      validate model, accelerator, DRAM and run files\n"
     "  run        replay a model on an accelerator: time, stalls, traffic, efficiency per layer\n"
     "  replay     replay a data-movement program file (run --dump-program, or a compiler) on an accelerator\n"
+    "  trace      run a batch trace (accelerators x sweeps x models x batch sizes) in parallel, then draw its figure\n"
+    "  figure     draw the arithmetic-intensity (roofline) figure of a trace's results directory\n"
     "  memtest    drive a DRAM/HBM memory with a request pattern or trace: bandwidth, latency, row hits\n"
     "\n"
     "reusesim <command> --help shows the options of a command.\n"
-    "exit codes: 0 success, 2 bad input or usage, 3 internal error\n";
+    "exit codes: 0 success, 2 bad input or usage, 3 internal error, 4 some trace jobs failed, 130 interrupted\n";
 
 }  // namespace
 
@@ -35,7 +37,9 @@ int sc_main(int argc, char* argv[]) {
                                                 {"check", reusesim::cli::check_command},
                                                 {"memtest", reusesim::cli::memtest_command},
                                                 {"run", reusesim::cli::run_command},
-                                                {"replay", reusesim::cli::replay_command}};
+                                                {"replay", reusesim::cli::replay_command},
+                                                {"trace", reusesim::cli::trace_command},
+                                                {"figure", reusesim::cli::figure_command}};
   if (argc < 2) {
     std::cerr << kUsage;
     return reusesim::cli::kExitBadInput;

@@ -1,8 +1,10 @@
 #include "mapping/array_model.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "mapping/mapper.h"
 #include "workload/shape.h"
 
 namespace reusesim::mapping {
@@ -82,6 +84,37 @@ std::int64_t vector_cycles(const hw::ComputeSpec& array, std::int64_t ops) {
   require_positive(array.vector_ops_per_cycle, "vector_ops_per_cycle");
   if (ops < 0) throw std::invalid_argument("vector op count must not be negative, got " + std::to_string(ops));
   return ceil_div(ops, array.vector_ops_per_cycle);
+}
+
+std::optional<double> sram_bound_ops_per_second(const hw::AcceleratorSpec& accelerator) {
+  const hw::ComputeSpec& array = accelerator.compute;
+  const auto operand_bytes = static_cast<double>(element_bytes(accelerator));
+  // Bytes per compute cycle that one access stream of the buffer holding `kind` delivers.
+  const auto supply = [&](hw::TensorKind kind) {
+    for (const hw::SramBufferSpec& buffer : accelerator.sram.buffers) {
+      if (std::find(buffer.holds.begin(), buffer.holds.end(), kind) != buffer.holds.end()) {
+        return static_cast<double>(buffer.banks * buffer.bank_width_bytes) * accelerator.sram.clock_mhz / array.clock_mhz;
+      }
+    }
+    return 0.0;
+  };
+  double input_elements = 0, weight_elements = 0;  // demanded per compute cycle
+  if (array.kind == hw::ArrayKind::vector_mac) {
+    input_elements = static_cast<double>(array.lanes);
+    weight_elements = static_cast<double>(array.units * array.lanes);
+  } else if (array.dataflow == hw::Dataflow::ws) {
+    input_elements = static_cast<double>(array.rows);
+  } else if (array.dataflow == hw::Dataflow::is) {
+    weight_elements = static_cast<double>(array.rows);
+  } else {
+    input_elements = static_cast<double>(array.rows);
+    weight_elements = static_cast<double>(array.cols);
+  }
+  double fraction = 1.0;
+  if (input_elements > 0) fraction = std::min(fraction, supply(hw::TensorKind::inputs) / (input_elements * operand_bytes));
+  if (weight_elements > 0) fraction = std::min(fraction, supply(hw::TensorKind::weights) / (weight_elements * operand_bytes));
+  if (fraction >= 1.0) return std::nullopt;
+  return fraction * array.peak_ops_per_second();
 }
 
 }  // namespace reusesim::mapping

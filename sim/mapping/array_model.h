@@ -33,6 +33,7 @@
 // count does not fit in 64 bits.
 
 #include <cstdint>
+#include <optional>
 
 #include "hw/accelerator_spec.h"
 
@@ -57,5 +58,15 @@ ArrayCycles gemm_cycles(const hw::ComputeSpec& array, const GemmShape& gemm);
 // ceil(ops / vector_ops_per_cycle). ops = 0 gives 0 cycles; negative ops or a non-positive
 // vector_ops_per_cycle throw std::invalid_argument.
 std::int64_t vector_cycles(const hw::ComputeSpec& array, std::int64_t ops);
+
+// The SRAM roof of the roofline: the ops/s the array reaches when its buffers deliver operands no
+// faster than one access stream of banks x bank_width_bytes per SRAM cycle each, and the array
+// demands per compute cycle (elements x operand bytes):
+//   ws: R inputs (a row of A enters each cycle; weights are preloaded once per fold),
+//   is: R weights (symmetrically), os: R inputs and C weights,
+//   vector_mac: `lanes` inputs (broadcast to every unit) and units x lanes weights.
+// ceiling = peak x min over the streamed operands of (supply / demand). Returns the ceiling when it
+// is below the compute peak (the SRAM binds), otherwise nothing.
+std::optional<double> sram_bound_ops_per_second(const hw::AcceleratorSpec& accelerator);
 
 }  // namespace reusesim::mapping

@@ -16,14 +16,14 @@ std::string fixed(double value, int decimals) {
 
 bool is_text(const Cell& cell) { return std::holds_alternative<std::string>(cell); }
 
+}  // namespace
+
 std::string csv_escape(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
-
-}  // namespace
 
 std::optional<Format> format_from_name(const std::string& name) {
   if (name == "table") return Format::table;

@@ -37,6 +37,8 @@ class Table {
   std::vector<std::vector<Cell>> rows_;
 };
 
+// One CSV field: quoted (with "" for ") when it holds a comma, a quote or a newline.
+std::string csv_escape(const std::string& text);
 // 12345678 -> "12,345,678".
 std::string group_digits(std::int64_t value);
 // Shortest round-trip-safe text for CSV ("%.10g").

@@ -1,0 +1,106 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+
+#include "cli/command_line.h"
+#include "config/run_loader.h"
+#include "trace/figure.h"
+#include "trace/trace_plan.h"
+#include "trace/trace_runner.h"
+
+namespace reusesim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+void draw_figure(const std::string& results_dir) {
+  try {
+    trace::draw_figure(results_dir);
+  } catch (const std::runtime_error& error) {
+    throw FileError(error.what());
+  }
+}
+
+}  // namespace
+
+int trace_command(const std::vector<std::string>& args) {
+  return run_guarded("trace", [&] {
+    std::vector<std::string> overrides;
+    std::string trace_file, out_dir;
+    std::int64_t workers = std::max(1u, std::thread::hardware_concurrency());
+    bool resume = false, no_figure = false, timeline = false;
+    po::options_description options("reusesim trace options");
+    options.add_options()
+        ("help,h", "show this help")
+        ("trace", po::value(&trace_file)->required(), "run file (batch trace, YAML; also positional)")
+        ("out", po::value(&out_dir)->required(), "results directory")
+        ("jobs", po::value(&workers)->default_value(workers), "worker processes running jobs at once")
+        ("resume", po::bool_switch(&resume), "complete the results in --out: skip the jobs already finished")
+        ("no-figure", po::bool_switch(&no_figure), "do not draw the figure at the end")
+        ("timeline", po::bool_switch(&timeline), "also write each job's Chrome/Perfetto timeline (timeline.json)")
+        ("set", po::value(&overrides)->composing(),
+         "override a field of the run file: key.path=value (repeatable), e.g. models.0.batch=[1,2]");
+    po::positional_options_description positional;
+    positional.add("trace", 1);
+    po::variables_map values;
+    if (!parse_arguments("trace", args, options, positional, values)) return kExitOk;
+    trace::TraceOptions run;
+    run.out_dir = out_dir;
+    run.workers = static_cast<std::size_t>(positive_option("--jobs", workers, 256));
+    run.resume = resume;
+    run.timeline = timeline;
+    const trace::TracePlan plan = trace::plan_trace(config::load_run_file(trace_file, overrides), trace_file);
+    std::cerr << "trace " << plan.name << ": " << plan.jobs.size() << " jobs on " << plan.panels.size()
+              << " accelerator variant(s), " << run.workers << " worker(s), results in " << out_dir << "\n";
+    trace::TraceSummary summary;
+    try {
+      summary = trace::run_trace(plan, run, std::cerr, isatty(STDERR_FILENO) != 0);
+    } catch (const std::runtime_error& error) {
+      throw FileError(error.what());
+    }
+    std::cerr << summary.done << " job(s) run, " << summary.skipped << " already finished, " << summary.failed
+              << " failed";
+    if (summary.not_run > 0) std::cerr << ", " << summary.not_run << " not run";
+    std::cerr << "\n";
+    if (summary.interrupted) {
+      std::cerr << "interrupted: the finished jobs are kept; complete the trace with:\n  reusesim trace " << trace_file
+                << " --out " << out_dir << " --resume\n";
+      return kExitInterrupted;
+    }
+    std::cout << "tables:  " << out_dir << "/layers.csv, " << out_dir << "/networks.csv (jobs: " << out_dir
+              << "/jobs.csv)\n";
+    if (!no_figure && summary.done + summary.skipped > 0) {
+      draw_figure(out_dir);
+      std::cout << "figure:  " << out_dir << "/figure.png, " << out_dir << "/figure.svg (points: " << out_dir
+                << "/figure_points.csv)\n";
+    }
+    if (summary.failed > 0) {
+      std::cerr << "failed jobs are listed with their errors in " << out_dir << "/jobs.csv; rerun them with --resume\n";
+      return kExitJobsFailed;
+    }
+    return kExitOk;
+  });
+}
+
+int figure_command(const std::vector<std::string>& args) {
+  return run_guarded("figure", [&] {
+    std::string results_dir;
+    po::options_description options("reusesim figure options");
+    options.add_options()
+        ("help,h", "show this help")
+        ("dir", po::value(&results_dir)->required(), "results directory of reusesim trace (also positional)");
+    po::positional_options_description positional;
+    positional.add("dir", 1);
+    po::variables_map values;
+    if (!parse_arguments("figure", args, options, positional, values)) return kExitOk;
+    draw_figure(results_dir);
+    std::cout << "figure:  " << results_dir << "/figure.png, " << results_dir << "/figure.svg (points: " << results_dir
+              << "/figure_points.csv)\n";
+    return kExitOk;
+  });
+}
+
+}  // namespace reusesim::cli

@@ -1,0 +1,115 @@
+#include "trace/figure.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "report/output_files.h"
+#include "report/table.h"
+#include "trace/process.h"
+#include "trace/results_directory.h"
+
+namespace reusesim::trace {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const std::string& path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+// A number cell of results.json (null when not applicable) as CSV text.
+std::string number_text(const nlohmann::json& value) {
+  return value.is_number() ? report::format_number(value.get<double>()) : "";
+}
+
+std::string setting(const char* variable, const std::string& fallback) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? value : fallback;
+}
+
+}  // namespace
+
+FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir) {
+  FigureTables tables;
+  tables.roofs_csv = "panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops\n";
+  for (const TracePanel& panel : plan.panels) {
+    tables.roofs_csv += report::csv_escape(panel.title) + "," + report::csv_escape(panel.accelerator) + "," +
+                        report::format_number(panel.peak_gops) + "," + report::format_number(panel.dram_gbps) + "," +
+                        report::format_number(panel.peak_gops / panel.dram_gbps) + "," +
+                        (panel.sram_gops ? report::format_number(*panel.sram_gops) : "") + "\n";
+  }
+  tables.points_csv = "panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency\n";
+  std::set<std::tuple<std::size_t, std::string, std::int64_t>> plotted;  // panel, series, batch
+  const auto add = [&](const TraceJob& job, const std::string& kind, const std::string& layer,
+                       const std::string& type, const std::string& series, const nlohmann::json& row) {
+    if (!plotted.insert({job.panel, kind + ":" + series, job.batch}).second) return;
+    tables.points_csv += report::csv_escape(plan.panels[job.panel].title) + "," + kind + "," +
+                         report::csv_escape(job.model) + "," + report::csv_escape(layer) + "," +
+                         report::csv_escape(type) + "," + report::csv_escape(series) + "," +
+                         std::to_string(job.batch) + "," + number_text(row.at("arithmetic_intensity")) + "," +
+                         number_text(row.at("gops")) + "," + number_text(row.at("efficiency")) + "\n";
+  };
+  for (const TraceJob& job : plan.jobs) {
+    const fs::path results = fs::path(results_dir) / "jobs" / job.id / "results.json";
+    if (!fs::exists(fs::path(results_dir) / "jobs" / job.id / "job.json")) continue;  // not finished
+    const std::string origin = results.string();
+    try {
+      const nlohmann::json document = nlohmann::json::parse(read_text(origin));
+      for (const nlohmann::json& row : document.at("rows")) {
+        const std::string type = row.at("type").get<std::string>();
+        if (type.empty()) {
+          if (job.whole_model()) add(job, "network", "", "", job.model, row);
+        } else if (row.at("macs").get<std::int64_t>() > 0) {
+          const std::string layer = row.at("layer").get<std::string>();
+          add(job, "layer", layer, type, job.model + "/" + layer, row);
+        }
+      }
+    } catch (const nlohmann::json::exception& error) {
+      throw std::runtime_error(origin + " is not a results file of reusesim run (" + error.what() + ")");
+    }
+  }
+  return tables;
+}
+
+void draw_figure(const std::string& results_dir) {
+  const std::string plan_file = (fs::path(results_dir) / "trace.json").string();
+  if (!fs::exists(plan_file)) throw std::runtime_error(results_dir + " holds no trace results (no trace.json)");
+  const TracePlan plan = read_plan_json(read_text(plan_file), plan_file);
+  const FigureTables tables = figure_tables(plan, results_dir);
+  const auto in_dir = [&](const std::string& name) { return (fs::path(results_dir) / name).string(); };
+  report::write_output_file(in_dir("figure_points.csv"), tables.points_csv);
+  report::write_output_file(in_dir("figure_roofs.csv"), tables.roofs_csv);
+
+  const std::string python = setting("REUSESIM_PYTHON", "/usr/bin/python3");
+  const std::string script = setting("REUSESIM_SCRIPTS_DIR", REUSESIM_SCRIPTS_DIR) + "/plot_figure.py";
+  const std::string log = in_dir("figure.log");
+  std::string problem;
+  try {
+    const ProcessExit exit = wait_for_process(start_process(
+        python, {script, in_dir("figure_points.csv"), in_dir("figure_roofs.csv"), in_dir("figure"), "--title", plan.name},
+        "/dev/null", log));
+    if (!exit.ok()) problem = failure_summary(read_text(log), exit.describe() + ", see " + log);
+  } catch (const std::runtime_error& error) {
+    problem = error.what();
+  }
+  if (!problem.empty()) {
+    throw std::runtime_error("drawing the figure with " + python + " " + script + " failed: " + problem +
+                             "\nthe figure needs Python 3 with matplotlib (Debian: apt-get install python3-matplotlib); "
+                             "the tables are in " + results_dir + "; draw again with: reusesim figure " + results_dir);
+  }
+  fs::remove(log);
+}
+
+}  // namespace reusesim::trace

@@ -1,0 +1,28 @@
+#pragma once
+// The arithmetic-intensity (roofline) figure of a trace's results: x = ops per DRAM byte,
+// y = achieved Gops/s (1 MAC = 2 ops), one panel per accelerator variant with its compute,
+// DRAM and (where it binds) SRAM roofs. This side gathers the points and roofs into two CSV
+// files; scripts/plot_figure.py (matplotlib) draws them as PNG and SVG.
+
+#include <string>
+
+#include "trace/trace_plan.h"
+
+namespace reusesim::trace {
+
+struct FigureTables {
+  std::string points_csv;  // panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency
+  std::string roofs_csv;   // panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops
+};
+
+// From the finished jobs in `results_dir` (jobs/<id>/results.json), in plan order. One point per
+// network (whole-model jobs) and per layer with MACs; layers without MACs (pooling, activations)
+// have no ops to place. A layer run twice at one batch (e.g. fc6 in the whole network and on its
+// own) is plotted once, from the first job.
+FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir);
+
+// Reads results_dir/trace.json, writes figure_points.csv and figure_roofs.csv, and runs the plot
+// script for figure.png and figure.svg. Throws std::runtime_error saying what is missing.
+void draw_figure(const std::string& results_dir);
+
+}  // namespace reusesim::trace

@@ -1,0 +1,35 @@
+#pragma once
+// Child processes for the trace runner: start one with its output sent to files, and collect
+// the ones that have ended. POSIX only (posix_spawn, waitpid).
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace reusesim::trace {
+
+struct ProcessExit {
+  bool signalled = false;
+  int status = 0;  // the exit code, or the signal that ended the process
+
+  bool ok() const { return !signalled && status == 0; }
+  std::string describe() const;  // "exit status 2", "killed by signal 9 (Killed)"
+};
+
+// Starts `program` with `arguments` (argv[1..]); stdout and stderr go to the given files (created,
+// or truncated). Throws std::runtime_error when the process cannot be started.
+pid_t start_process(const std::string& program, const std::vector<std::string>& arguments,
+                    const std::string& stdout_path, const std::string& stderr_path);
+
+// A child that has ended, if any (without waiting).
+std::optional<std::pair<pid_t, ProcessExit>> collect_ended_child();
+
+// Waits for `pid` to end.
+ProcessExit wait_for_process(pid_t pid);
+
+// The running program's own binary, for starting workers of the same build.
+std::string own_executable();
+
+}  // namespace reusesim::trace

@@ -1,0 +1,186 @@
+#include "trace/results_directory.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "report/output_files.h"
+#include "report/table.h"
+
+namespace reusesim::trace {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPartial = ".partial";
+constexpr const char* kFailed = ".failed";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  std::string line;
+  while (std::getline(stream, line)) lines.push_back(line);
+  return lines;
+}
+
+void remove_or_throw(const fs::path& path) {
+  std::error_code error;
+  fs::remove_all(path, error);
+  if (error) throw std::runtime_error("cannot remove " + path.string() + ": " + error.message());
+}
+
+}  // namespace
+
+ResultsDirectory::ResultsDirectory(std::string directory, const TracePlan& plan)
+    : directory_(std::move(directory)), plan_(plan) {}
+
+std::string ResultsDirectory::path(const std::string& name) const { return (fs::path(directory_) / name).string(); }
+
+std::string ResultsDirectory::job_dir(const TraceJob& job) const { return path("jobs/" + job.id); }
+
+void ResultsDirectory::prepare(bool resume) {
+  const std::string plan_file = path("trace.json");
+  const std::string plan_text = plan_json(plan_);
+  std::error_code error;
+  if (fs::exists(plan_file, error)) {
+    if (!resume) {
+      throw std::runtime_error(directory_ + " already holds trace results; add --resume to complete them, "
+                               "or choose another --out directory");
+    }
+    if (read_text(plan_file) != plan_text) {
+      throw std::runtime_error(directory_ + " holds results of a different trace (its trace.json does not match " +
+                               plan_.run_file + " as given now); choose another --out directory");
+    }
+  } else if (fs::exists(directory_, error) && !fs::is_empty(directory_, error)) {
+    throw std::runtime_error(directory_ + " exists and is not a trace results directory; choose another --out directory");
+  }
+  fs::create_directories(path("jobs"), error);
+  if (error) throw std::runtime_error("cannot create " + path("jobs") + ": " + error.message());
+  report::write_output_file(plan_file, plan_text);
+  for (const TraceJob& job : plan_.jobs) {
+    remove_or_throw(job_dir(job) + kPartial);
+    remove_or_throw(job_dir(job) + kFailed);
+  }
+}
+
+bool ResultsDirectory::finished(const TraceJob& job) const {
+  std::error_code error;
+  return fs::exists(fs::path(job_dir(job)) / "job.json", error);
+}
+
+std::string ResultsDirectory::start(const TraceJob& job) {
+  const std::string dir = job_dir(job) + kPartial;
+  remove_or_throw(dir);
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) throw std::runtime_error("cannot create " + dir + ": " + error.message());
+  return dir;
+}
+
+std::string ResultsDirectory::job_json(const TraceJob& job) const {
+  const TracePanel& panel = plan_.panels[job.panel];
+  nlohmann::ordered_json sweep = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : panel.sweep) sweep[key] = value;
+  nlohmann::ordered_json document{{"job", job.id},           {"trace", plan_.name},
+                                  {"accelerator", panel.accelerator}, {"panel", panel.title},
+                                  {"sweep", sweep},          {"model", job.model},
+                                  {"selection", job.selection()}, {"batch", job.batch},
+                                  {"status", "done"}};
+  return document.dump(2) + "\n";
+}
+
+ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) const {
+  const std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
+  const nlohmann::json rows = nlohmann::json::parse(read_text(fs::path(dir) / "results.json")).at("rows");
+  if (csv.size() != rows.size() + 1) {
+    throw std::runtime_error(dir + ": results.csv and results.json disagree on the number of rows");
+  }
+  JobRows job_rows;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    // A TOTAL row is the only one without a layer type.
+    (rows[i].at("type").get<std::string>().empty() ? job_rows.network_lines : job_rows.layer_lines).push_back(csv[i + 1]);
+  }
+  return job_rows;
+}
+
+void ResultsDirectory::finish(const TraceJob& job) {
+  const std::string partial = job_dir(job) + kPartial;
+  for (const char* log : {"stdout.txt", "stderr.txt"}) remove_or_throw(fs::path(partial) / log);
+  JobRows rows = read_rows(partial);
+  if (run_header_.empty()) run_header_ = lines_of(read_text(fs::path(partial) / "results.csv")).at(0);
+  report::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
+  remove_or_throw(job_dir(job));
+  std::error_code error;
+  fs::rename(partial, job_dir(job), error);
+  if (error) throw std::runtime_error("cannot move " + partial + " to " + job_dir(job) + ": " + error.message());
+  rows_[job.id] = std::move(rows);
+  errors_.erase(job.id);
+}
+
+void ResultsDirectory::fail(const TraceJob& job, const std::string& error_text) {
+  const std::string partial = job_dir(job) + kPartial;
+  std::error_code error;
+  fs::rename(partial, job_dir(job) + kFailed, error);
+  if (error) throw std::runtime_error("cannot move " + partial + " to " + job_dir(job) + kFailed + ": " + error.message());
+  errors_[job.id] = error_text;
+}
+
+void ResultsDirectory::abandon(const TraceJob& job) { remove_or_throw(job_dir(job) + kPartial); }
+
+void ResultsDirectory::load_finished() {
+  for (const TraceJob& job : plan_.jobs) {
+    if (!finished(job)) continue;
+    rows_[job.id] = read_rows(job_dir(job));
+    if (run_header_.empty()) run_header_ = lines_of(read_text(fs::path(job_dir(job)) / "results.csv")).at(0);
+  }
+}
+
+void ResultsDirectory::write_tables() const {
+  std::string job_columns = "job,accelerator,model,selection";
+  for (const std::string& key : plan_.sweep_keys) job_columns += "," + report::csv_escape(key);
+  std::string jobs = job_columns + ",batch,status,error\n";
+  std::string layers = job_columns + "," + run_header_ + "\n";
+  std::string networks = layers;
+  for (const TraceJob& job : plan_.jobs) {
+    const TracePanel& panel = plan_.panels[job.panel];
+    std::string prefix = report::csv_escape(job.id) + "," + report::csv_escape(panel.accelerator) + "," +
+                         report::csv_escape(job.model) + "," + report::csv_escape(job.selection());
+    for (const auto& [key, value] : panel.sweep) prefix += "," + report::csv_escape(value);
+    const auto rows = rows_.find(job.id);
+    const auto error = errors_.find(job.id);
+    const std::string status = rows != rows_.end() ? "done" : error != errors_.end() ? "failed" : "pending";
+    jobs += prefix + "," + std::to_string(job.batch) + "," + status + "," +
+            (error != errors_.end() ? report::csv_escape(error->second) : "") + "\n";
+    if (rows == rows_.end()) continue;
+    for (const std::string& line : rows->second.layer_lines) layers += prefix + "," + line + "\n";
+    for (const std::string& line : rows->second.network_lines) networks += prefix + "," + line + "\n";
+  }
+  report::write_output_file(path("jobs.csv"), jobs);
+  if (run_header_.empty()) return;  // no job has finished: no columns to give yet
+  report::write_output_file(path("layers.csv"), layers);
+  report::write_output_file(path("networks.csv"), networks);
+}
+
+std::string failure_summary(const std::string& stderr_text, const std::string& how_it_ended) {
+  for (const std::string& line : lines_of(stderr_text)) {
+    std::string lower = line;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("error") != std::string::npos) return line;
+  }
+  return how_it_ended;
+}
+
+}  // namespace reusesim::trace

@@ -1,0 +1,65 @@
+#pragma once
+// The results directory of a batch trace. Nothing in it ever looks complete when it is not:
+//   trace.json           the plan (what a resumed run must match; what `reusesim figure` reads)
+//   jobs/<id>/           a finished job: results.csv, results.json, config.json, stats.txt, job.json
+//                        (and timeline.json); it is renamed into place from <id>.partial/ in one step
+//   jobs/<id>.failed/    a failed job's stderr.txt (retried by --resume)
+//   jobs.csv             every job with its status: done, failed or pending
+//   layers.csv           layer rows of every finished job: the job columns, then `reusesim run`'s
+//   networks.csv         the TOTAL row of every finished job, the same columns
+// Tables are rebuilt from the finished jobs in plan order, so they do not depend on which worker
+// finished first, and are written atomically.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "trace/trace_plan.h"
+
+namespace reusesim::trace {
+
+class ResultsDirectory {
+ public:
+  ResultsDirectory(std::string directory, const TracePlan& plan);
+
+  // Creates the directory and writes trace.json. Without `resume` the directory must not hold a
+  // trace yet; with it, it must hold this same plan. Clears what unfinished runs left behind.
+  // Throws std::runtime_error saying what to do otherwise.
+  void prepare(bool resume);
+
+  bool finished(const TraceJob& job) const;
+  // Where a running job writes (created empty); stderr.txt and stdout.txt go inside.
+  std::string start(const TraceJob& job);
+  // The job ended well: check its files, add job.json, move it into place, take its rows.
+  void finish(const TraceJob& job);
+  // The job failed: keep its stderr as jobs/<id>.failed/, remember `error`.
+  void fail(const TraceJob& job, const std::string& error);
+  // The job was stopped (interrupted): forget its partial results.
+  void abandon(const TraceJob& job);
+  // Loads the rows of every job already finished (for --resume).
+  void load_finished();
+
+  void write_tables() const;
+  std::string path(const std::string& name) const;
+
+ private:
+  struct JobRows {
+    std::vector<std::string> layer_lines;    // CSV lines of `reusesim run`, without the header
+    std::vector<std::string> network_lines;
+  };
+
+  std::string job_dir(const TraceJob& job) const;
+  JobRows read_rows(const std::string& dir) const;
+  std::string job_json(const TraceJob& job) const;
+
+  std::string directory_;
+  const TracePlan& plan_;
+  std::string run_header_;  // the run columns, from the first finished job
+  std::map<std::string, JobRows> rows_;     // by job id
+  std::map<std::string, std::string> errors_;  // failed jobs, by id
+};
+
+// The first line of a failed run's stderr that says what went wrong, else how the process ended.
+std::string failure_summary(const std::string& stderr_text, const std::string& how_it_ended);
+
+}  // namespace reusesim::trace

@@ -1,0 +1,183 @@
+#include "trace/trace_plan.h"
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "config/accelerator_loader.h"
+#include "config/model_loader.h"
+#include "mapping/array_model.h"
+
+namespace reusesim::trace {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string joined;
+  for (const std::string& item : items) joined += (joined.empty() ? "" : separator) + item;
+  return joined;
+}
+
+std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
+
+// File names keep letters, digits and ".+=_-"; anything else becomes "_".
+std::string file_safe(const std::string& text) {
+  std::string safe;
+  for (char c : text) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string(".+=_-").find(c) != std::string::npos;
+    safe += keep ? c : '_';
+  }
+  return safe;
+}
+
+// Every combination of one value per axis, the first axis slowest.
+std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const std::vector<config::SweepAxis>& sweep) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> points{{}};
+  for (const config::SweepAxis& axis : sweep) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> extended;
+    for (const auto& point : points) {
+      for (const std::string& value : axis.values) {
+        extended.push_back(point);
+        extended.back().emplace_back(axis.key_path, value);
+      }
+    }
+    points = std::move(extended);
+  }
+  return points;
+}
+
+TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair<std::string, std::string>> sweep) {
+  std::vector<std::string> assignments;
+  for (const auto& [key, value] : sweep) assignments.push_back(key + "=" + value);
+  const hw::AcceleratorSpec spec = config::load_accelerator_file(accelerator_file, assignments);
+  TracePanel panel;
+  panel.accelerator = spec.name;
+  panel.title = assignments.empty() ? spec.name : spec.name + ", " + join(assignments, ", ");
+  panel.accelerator_file = absolute(accelerator_file);
+  panel.sweep = std::move(sweep);
+  panel.peak_gops = spec.compute.peak_ops_per_second() / 1e9;
+  panel.dram_gbps = spec.dram.peak_bytes_per_second() / 1e9;
+  if (const auto sram = mapping::sram_bound_ops_per_second(spec)) panel.sram_gops = *sram / 1e9;
+  return panel;
+}
+
+}  // namespace
+
+std::string TraceJob::selection() const {
+  std::vector<std::string> parts;
+  if (!layers.empty()) parts.push_back("layers " + join(layers, "+"));
+  if (!layer_types.empty()) parts.push_back("types " + join(layer_types, "+"));
+  return parts.empty() ? "all" : join(parts, ", ");
+}
+
+TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
+  TracePlan plan;
+  plan.name = run.name;
+  plan.run_file = absolute(run_file);
+  for (const config::SweepAxis& axis : run.sweep) plan.sweep_keys.push_back(axis.key_path);
+  std::vector<std::string> model_names;
+  for (const config::RunModel& model : run.models) {
+    model_names.push_back(config::load_model_file(model.model_file).network.name);
+  }
+  for (const std::string& file : run.accelerator_files) {
+    for (auto& point : sweep_points(run.sweep)) {
+      plan.panels.push_back(make_panel(file, std::move(point)));
+      const std::size_t panel = plan.panels.size() - 1;
+      for (std::size_t m = 0; m < run.models.size(); ++m) {
+        const config::RunModel& model = run.models[m];
+        for (std::int64_t batch : model.batches) {
+          TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch};
+          std::vector<std::string> words{plan.panels[panel].accelerator};
+          for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
+          words.push_back(job.model);
+          if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
+          if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
+          words.push_back("b" + std::to_string(batch));
+          char number[16];
+          std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
+          job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
+          plan.jobs.push_back(std::move(job));
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& job, const std::string& out_dir,
+                                       bool timeline) {
+  const TracePanel& panel = plan.panels[job.panel];
+  std::vector<std::string> arguments{"run", "--arch", panel.accelerator_file, "--model", job.model_file,
+                                     "--batch", std::to_string(job.batch), "--format", "csv", "--out", out_dir};
+  for (const auto& [key, value] : panel.sweep) arguments.insert(arguments.end(), {"--set", key + "=" + value});
+  if (!job.layers.empty()) arguments.insert(arguments.end(), {"--layers", join(job.layers, ",")});
+  if (!job.layer_types.empty()) arguments.insert(arguments.end(), {"--layer-types", join(job.layer_types, ",")});
+  if (timeline) arguments.insert(arguments.end(), {"--timeline", out_dir + "/timeline.json"});
+  return arguments;
+}
+
+std::string plan_json(const TracePlan& plan) {
+  nlohmann::ordered_json document;
+  document["trace"] = plan.name;
+  document["run_file"] = plan.run_file;
+  document["sweep_keys"] = plan.sweep_keys;
+  document["panels"] = nlohmann::ordered_json::array();
+  for (const TracePanel& panel : plan.panels) {
+    nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
+    for (const auto& [key, value] : panel.sweep) sweep.push_back({key, value});
+    document["panels"].push_back({{"title", panel.title}, {"accelerator", panel.accelerator},
+                                  {"accelerator_file", panel.accelerator_file}, {"sweep", sweep},
+                                  {"peak_gops", panel.peak_gops}, {"dram_gbps", panel.dram_gbps},
+                                  {"sram_gops", panel.sram_gops ? nlohmann::ordered_json(*panel.sram_gops) : nullptr}});
+  }
+  document["jobs"] = nlohmann::ordered_json::array();
+  for (const TraceJob& job : plan.jobs) {
+    document["jobs"].push_back({{"id", job.id}, {"panel", job.panel}, {"model", job.model},
+                                {"model_file", job.model_file}, {"layers", job.layers},
+                                {"layer_types", job.layer_types}, {"batch", job.batch}});
+  }
+  return document.dump(2) + "\n";
+}
+
+TracePlan read_plan_json(const std::string& text, const std::string& origin) {
+  try {
+    const nlohmann::json document = nlohmann::json::parse(text);
+    TracePlan plan;
+    plan.name = document.at("trace").get<std::string>();
+    plan.run_file = document.at("run_file").get<std::string>();
+    plan.sweep_keys = document.at("sweep_keys").get<std::vector<std::string>>();
+    for (const nlohmann::json& item : document.at("panels")) {
+      TracePanel panel;
+      panel.title = item.at("title").get<std::string>();
+      panel.accelerator = item.at("accelerator").get<std::string>();
+      panel.accelerator_file = item.at("accelerator_file").get<std::string>();
+      for (const nlohmann::json& pair : item.at("sweep")) {
+        panel.sweep.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
+      }
+      panel.peak_gops = item.at("peak_gops").get<double>();
+      panel.dram_gbps = item.at("dram_gbps").get<double>();
+      if (!item.at("sram_gops").is_null()) panel.sram_gops = item.at("sram_gops").get<double>();
+      plan.panels.push_back(std::move(panel));
+    }
+    for (const nlohmann::json& item : document.at("jobs")) {
+      TraceJob job;
+      job.id = item.at("id").get<std::string>();
+      job.panel = item.at("panel").get<std::size_t>();
+      if (job.panel >= plan.panels.size()) throw std::out_of_range("job " + job.id + " names a panel that is not there");
+      job.model = item.at("model").get<std::string>();
+      job.model_file = item.at("model_file").get<std::string>();
+      job.layers = item.at("layers").get<std::vector<std::string>>();
+      job.layer_types = item.at("layer_types").get<std::vector<std::string>>();
+      job.batch = item.at("batch").get<std::int64_t>();
+      plan.jobs.push_back(std::move(job));
+    }
+    return plan;
+  } catch (const std::exception& error) {
+    throw std::runtime_error(origin + " is not a ReuseSim trace plan (" + error.what() + ")");
+  }
+}
+
+}  // namespace reusesim::trace

@@ -1,0 +1,64 @@
+#pragma once
+// A batch trace expanded into jobs: every accelerator file x every combination of sweep values
+// (a panel of the figure each) x every model entry x every batch size. A job is one `reusesim run`
+// of one batch, in a worker process of its own (SystemC elaborates once per process).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/run_spec.h"
+#include "hw/accelerator_spec.h"
+
+namespace reusesim::trace {
+
+// One accelerator variant: a file with one value of every sweep axis applied.
+struct TracePanel {
+  std::string title;  // "snowflake", or "small, dram.channels=2"
+  std::string accelerator;  // the accelerator's name
+  std::string accelerator_file;
+  std::vector<std::pair<std::string, std::string>> sweep;  // key path, value
+  double peak_gops = 0;
+  double dram_gbps = 0;
+  std::optional<double> sram_gops;  // the SRAM ceiling, when it is below the compute peak
+};
+
+struct TraceJob {
+  std::string id;  // "0007-snowflake-alexnet-fc6+fc7-b4": the order, then what it runs
+  std::size_t panel = 0;
+  std::string model;  // the network's name
+  std::string model_file;
+  std::vector<std::string> layers;       // run only these (empty: all)
+  std::vector<std::string> layer_types;  // run only layers of these types (empty: all)
+  std::int64_t batch = 1;
+
+  // "all", or which part of the model runs: "layers fc6+fc7", "types gru".
+  std::string selection() const;
+  bool whole_model() const { return layers.empty() && layer_types.empty(); }
+};
+
+struct TracePlan {
+  std::string name;
+  std::string run_file;
+  std::vector<std::string> sweep_keys;  // the swept key paths, in run-file order
+  std::vector<TracePanel> panels;
+  std::vector<TraceJob> jobs;
+};
+
+// Expands a validated run file (config::load_run_file) into panels and jobs, in a fixed order:
+// accelerator files, then sweep combinations (the first axis slowest), then model entries, then batches.
+TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file);
+
+// The `reusesim run` arguments of a job that writes its results to `out_dir`.
+std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& job, const std::string& out_dir,
+                                       bool timeline);
+
+// The plan as JSON (trace.json in the results directory): what a resumed run must match and what
+// `reusesim figure` reads back. Paths are absolute so a run can be resumed from anywhere.
+std::string plan_json(const TracePlan& plan);
+// Reads plan_json's output; throws std::runtime_error naming `origin` when it is not one.
+TracePlan read_plan_json(const std::string& text, const std::string& origin);
+
+}  // namespace reusesim::trace

@@ -1,0 +1,148 @@
+#include "trace/trace_runner.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "trace/process.h"
+#include "trace/progress.h"
+#include "trace/results_directory.h"
+
+namespace reusesim::trace {
+
+namespace {
+
+volatile std::sig_atomic_t stop_requested = 0;
+
+extern "C" void request_stop(int) { stop_requested = 1; }
+
+// Catches SIGINT and SIGTERM while alive, restoring the previous handlers after.
+class StopSignals {
+ public:
+  StopSignals() {
+    stop_requested = 0;
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+struct RunningJob {
+  const TraceJob* job;
+  std::string dir;
+  std::chrono::steady_clock::time_point started;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream stream(path, std::ios::binary);
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+// Tables are rewritten at most this often while jobs finish, and always at the end.
+constexpr std::chrono::milliseconds kTableInterval{1000};
+constexpr std::chrono::milliseconds kPollInterval{20};
+
+}  // namespace
+
+TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::ostream& progress_out, bool terminal) {
+  ResultsDirectory results(options.out_dir, plan);
+  results.prepare(options.resume);
+  TraceSummary summary;
+  std::deque<const TraceJob*> pending;
+  for (const TraceJob& job : plan.jobs) {
+    if (results.finished(job)) {
+      ++summary.skipped;
+    } else {
+      pending.push_back(&job);
+    }
+  }
+  results.load_finished();
+  results.write_tables();
+
+  const std::string executable = own_executable();
+  const StopSignals signals;
+  Progress progress(progress_out, terminal, plan.jobs.size(), summary.skipped);
+  std::map<pid_t, RunningJob> running;
+  bool stopping = false;
+  auto last_tables = std::chrono::steady_clock::now();
+  while (!pending.empty() || !running.empty()) {
+    if (stop_requested && !stopping) {
+      stopping = true;
+      for (const auto& [pid, job] : running) kill(pid, SIGTERM);
+    }
+    while (!stopping && running.size() < options.workers && !pending.empty()) {
+      const TraceJob& job = *pending.front();
+      pending.pop_front();
+      const std::string dir = results.start(job);
+      const pid_t pid = start_process(executable, run_arguments(plan, job, dir, options.timeline), dir + "/stdout.txt",
+                                      dir + "/stderr.txt");
+      running[pid] = RunningJob{&job, dir, std::chrono::steady_clock::now()};
+      progress.job_started();
+    }
+    if (stopping && running.empty()) break;
+    const auto ended = collect_ended_child();
+    if (!ended) {
+      progress.tick();
+      std::this_thread::sleep_for(kPollInterval);
+      continue;
+    }
+    const auto found = running.find(ended->first);
+    if (found == running.end()) continue;  // not one of ours
+    const RunningJob run = found->second;
+    running.erase(found);
+    const ProcessExit& exit = ended->second;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run.started).count();
+    if (stopping && !exit.ok()) {
+      results.abandon(*run.job);
+      progress.job_stopped();
+    } else {
+      std::string error = failure_summary(read_file(run.dir + "/stderr.txt"), exit.describe());
+      if (exit.ok()) {
+        try {
+          results.finish(*run.job);
+          ++summary.done;
+          progress.job_done(run.job->id, seconds);
+          error.clear();
+        } catch (const std::exception& problem) {
+          error = problem.what();
+        }
+      }
+      if (!error.empty()) {
+        results.fail(*run.job, error);
+        ++summary.failed;
+        progress.job_failed(run.job->id, error);
+      }
+    }
+    if (std::chrono::steady_clock::now() - last_tables >= kTableInterval) {
+      results.write_tables();
+      last_tables = std::chrono::steady_clock::now();
+    }
+  }
+  progress.close();
+  results.write_tables();
+  summary.interrupted = stopping;
+  summary.not_run = plan.jobs.size() - summary.skipped - summary.done - summary.failed;
+  return summary;
+}
+
+}  // namespace reusesim::trace

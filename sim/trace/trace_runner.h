@@ -1,0 +1,33 @@
+#pragma once
+// Runs the jobs of a trace plan in parallel worker processes (`reusesim run`, one per job),
+// collecting results into a ResultsDirectory as they complete. A failing job is recorded with
+// its error and does not stop the others. SIGINT or SIGTERM stops the workers, keeps every
+// finished job, and leaves the rest for --resume.
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+#include "trace/trace_plan.h"
+
+namespace reusesim::trace {
+
+struct TraceOptions {
+  std::string out_dir;
+  std::size_t workers = 1;
+  bool resume = false;
+  bool timeline = false;  // each job also writes timeline.json
+};
+
+struct TraceSummary {
+  std::size_t skipped = 0;  // already finished (--resume)
+  std::size_t done = 0;
+  std::size_t failed = 0;
+  std::size_t not_run = 0;  // left for --resume after an interruption
+  bool interrupted = false;
+};
+
+// `progress_out` gets the progress (a bar when `terminal`, else plain lines).
+TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::ostream& progress_out, bool terminal);
+
+}  // namespace reusesim::trace

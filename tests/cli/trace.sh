@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# End-to-end checks of `reusesim trace` and `reusesim figure`: job expansion, the result tables,
+# a job that fails alone, --resume after an interruption, determinism across --jobs, bad input.
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+source "$(dirname "$0")/lib.sh"
+
+# fc1 of this model is pinned to 64 x 4 x 1000 tiles: at batch 16 with 16-bit operands its input
+# tile is 16 x 1000 x 2 B = 32,000 B, more than half of small's 32 KiB input buffer (16,384 B).
+# Every other combination fits (8-bit on small: 16,000 B; snowflake's maps buffer: 128 KiB half).
+cat >"$work/pinned.yaml" <<'YAML'
+name: pinned
+precision: int8
+input: {features: 1000}
+layers:
+  - {name: fc1, type: linear, out_features: 100, tiling: {m: 64, n: 4, k: 1000, order: n-m}}
+YAML
+cat >"$work/two.yaml" <<YAML
+name: two_accelerators
+accelerators: [$SRC/configs/small.yaml, $SRC/configs/snowflake.yaml]
+models:
+  - model: $SRC/models/mlp.yaml
+    batch: [1, 16]
+  - model: pinned.yaml
+    batch: [16]
+sweep:
+  compute.operand_bits: [8, 16]
+YAML
+
+# 2 accelerators x 2 sweep values x (2 + 1) batch entries = 12 jobs; one fails.
+expect 4 "trace with a broken job" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1" --jobs 2
+contains "announces 12 jobs" "$err" "trace two_accelerators: 12 jobs on 4 accelerator variant(s), 2 worker(s)"
+contains "the failure is reported with its error" "$err" "FAILED 0006-small-compute.operand_bits=16-pinned-b16: reusesim run: error: layer fc1: the pinned tiling m64 n4 k1000 does not fit"
+contains "summary" "$err" "11 job(s) run, 0 already finished, 1 failed"
+contains "says where failures are" "$err" "failed jobs are listed with their errors in $work/r1/jobs.csv"
+jobs_csv=$(cat "$work/r1/jobs.csv")
+same "jobs.csv header" "$(head -1 <<<"$jobs_csv")" "job,accelerator,model,selection,compute.operand_bits,batch,status,error"
+# Expansion order: accelerator files, then sweep values, then model entries, then batch sizes.
+same "job order" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f1 | tr '\n' ' ')" \
+  "0001-small-compute.operand_bits=8-mlp-b1 0002-small-compute.operand_bits=8-mlp-b16 0003-small-compute.operand_bits=8-pinned-b16 0004-small-compute.operand_bits=16-mlp-b1 0005-small-compute.operand_bits=16-mlp-b16 0006-small-compute.operand_bits=16-pinned-b16 0007-snowflake-compute.operand_bits=8-mlp-b1 0008-snowflake-compute.operand_bits=8-mlp-b16 0009-snowflake-compute.operand_bits=8-pinned-b16 0010-snowflake-compute.operand_bits=16-mlp-b1 0011-snowflake-compute.operand_bits=16-mlp-b16 0012-snowflake-compute.operand_bits=16-pinned-b16 "
+same "statuses" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f7 | sort | uniq -c | tr -s ' ' | tr '\n' ';')" " 11 done; 1 failed;"
+contains "the failed job's row" "$jobs_csv" '0006-small-compute.operand_bits=16-pinned-b16,small,pinned,all,16,16,failed,"reusesim run: error: layer fc1: the pinned tiling'
+checks=$((checks + 1))
+[ -s "$work/r1/jobs/0006-small-compute.operand_bits=16-pinned-b16.failed/stderr.txt" ] ||
+  { echo "FAIL: the failed job's stderr is not kept"; failures=$((failures + 1)); }
+# layers.csv: mlp's 5 layers in 8 jobs and pinned's 1 layer in 3 jobs; networks.csv: 11 TOTAL rows.
+same "layer rows" "$(tail -n +2 "$work/r1/layers.csv" | wc -l)" "43"
+same "network rows" "$(tail -n +2 "$work/r1/networks.csv" | wc -l)" "11"
+run_header=$("$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --format csv | head -1)
+same "layers.csv columns: the job's, then run's" "$(head -1 "$work/r1/layers.csv")" "job,accelerator,model,selection,compute.operand_bits,$run_header"
+# mlp at batch 16: 16 x 131,000 MACs in every variant.
+same "mlp b16 totals" "$(grep -c -- "-mlp-b16,.*,16,TOTAL,,2096000," "$work/r1/networks.csv")" "4"
+# A job's rows are exactly what `reusesim run` gives for it.
+"$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$SRC/models/mlp.yaml" --batch 16 \
+  --set compute.operand_bits=8 --format csv | tail -n +2 | sed 's/^/0008-snowflake-compute.operand_bits=8-mlp-b16,snowflake,mlp,all,8,/' >"$work/expected_rows"
+same "rows equal run's" "$(grep '^0008-' "$work/r1/layers.csv" "$work/r1/networks.csv" | cut -d: -f2- | sort)" "$(sort "$work/expected_rows")"
+for file in results.csv results.json config.json stats.txt job.json; do
+  checks=$((checks + 1))
+  [ -s "$work/r1/jobs/0001-small-compute.operand_bits=8-mlp-b1/$file" ] || { echo "FAIL: job lacks $file"; failures=$((failures + 1)); }
+done
+contains "job.json says what ran" "$(cat "$work/r1/jobs/0005-small-compute.operand_bits=16-mlp-b16/job.json")" '"sweep": {
+    "compute.operand_bits": "16"
+  },'
+checks=$((checks + 1))
+if find "$work/r1" -name '*.partial' | grep -q .; then echo "FAIL: partial files left behind"; failures=$((failures + 1)); fi
+
+# The figure: one panel per variant, roofs from each variant's spec; mlp b16 and pinned points.
+roofs=$(cat "$work/r1/figure_roofs.csv")
+same "roof rows" "$(wc -l <<<"$roofs")" "5"
+# small: 16 x 16 MACs at 1 GHz = 512 Gops/s; one DDR4-2400 channel, 8 B x 2 / 0.833 ns = 19.21 GB/s;
+# ridge 512 / 19.208 = 26.656 ops/B. With 16-bit operands the array wants 16 x 2 = 32 B of inputs a
+# cycle but the input buffer gives 4 banks x 4 B = 16: the SRAM roof is half the peak, 256 Gops/s.
+contains "small roof" "$roofs" '"small, compute.operand_bits=8",small,512,19.20768307,26.656,
+"small, compute.operand_bits=16",small,512,19.20768307,26.656,256'
+# snowflake: 256 MACs at 250 MHz = 128 Gops/s; DDR3-1066, 8 B x 1066.67 MT/s = 4.267 GB/s.
+contains "snowflake roof" "$roofs" '"snowflake, compute.operand_bits=16",snowflake,128,4.266666667,30,'
+checks=$((checks + 1))
+[ -s "$work/r1/figure.png" ] && [ -s "$work/r1/figure.svg" ] || { echo "FAIL: no figure drawn"; failures=$((failures + 1)); }
+
+# --resume retries only the failed job (it fails again) and leaves the tables as they were.
+cp "$work/r1/layers.csv" "$work/layers_before.csv"
+expect 4 "resume retries the failed job" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1" --resume --no-figure
+contains "resume skipped the finished" "$err" "0 job(s) run, 11 already finished, 1 failed"
+same "tables unchanged" "$(cat "$work/r1/layers.csv")" "$(cat "$work/layers_before.csv")"
+
+# Determinism: --jobs 1 gives byte-identical tables and plan.
+expect 4 "trace with one worker" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r2" --jobs 1 --no-figure
+for file in trace.json jobs.csv layers.csv networks.csv; do
+  checks=$((checks + 1))
+  cmp -s "$work/r1/$file" "$work/r2/$file" || { echo "FAIL: $file differs between --jobs 2 and --jobs 1"; failures=$((failures + 1)); }
+done
+
+# An interrupted run: a finished job lost and a half-written one left behind. --resume reruns
+# exactly those, and the tables come out as before, without duplicated rows.
+rm -rf "$work/r2/jobs/0002-small-compute.operand_bits=8-mlp-b16"
+mv "$work/r2/jobs/0011-snowflake-compute.operand_bits=16-mlp-b16" "$work/r2/jobs/0011-snowflake-compute.operand_bits=16-mlp-b16.partial"
+rm "$work/r2/jobs/0011-snowflake-compute.operand_bits=16-mlp-b16.partial/job.json"
+expect 4 "resume after interruption" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r2" --resume --no-figure
+contains "two jobs rerun" "$err" "2 job(s) run, 9 already finished, 1 failed"
+same "layers.csv as uninterrupted" "$(cat "$work/r2/layers.csv")" "$(cat "$work/r1/layers.csv")"
+same "networks.csv as uninterrupted" "$(cat "$work/r2/networks.csv")" "$(cat "$work/r1/networks.csv")"
+
+# SIGINT mid-run: workers stop, finished jobs stay, and the message says how to resume.
+cat >"$work/slow.yaml" <<YAML
+name: slow
+accelerators: $SRC/configs/snowflake.yaml
+models:
+  - model: $SRC/models/deepspeech2.yaml
+    layer_types: [gru]
+    batch: [1, 2, 4, 8]
+YAML
+"$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --jobs 1 --no-figure >"$work/slow_out" 2>"$work/slow_err" &
+trace_pid=$!
+for _ in $(seq 600); do
+  [ -d "$work/r3/jobs/0001-snowflake-deepspeech2-gru-b1" ] && break
+  sleep 0.05
+done
+kill -INT "$trace_pid"
+wait "$trace_pid"
+same "interrupted exit status" "$?" "130"
+contains "says how to resume" "$(cat "$work/slow_err")" "interrupted: the finished jobs are kept; complete the trace with:"
+checks=$((checks + 1))
+if find "$work/r3" -name '*.partial' | grep -q .; then echo "FAIL: an interrupted job left a partial directory"; failures=$((failures + 1)); fi
+expect 0 "resume after SIGINT" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --resume --jobs 2 --no-figure
+contains "first job not redone" "$err" "already finished, 0 failed"
+same "all four jobs' rows" "$(tail -n +2 "$work/r3/networks.csv" | cut -d, -f1 | tr '\n' ' ')" \
+  "0001-snowflake-deepspeech2-gru-b1 0002-snowflake-deepspeech2-gru-b2 0003-snowflake-deepspeech2-gru-b4 0004-snowflake-deepspeech2-gru-b8 "
+
+# `reusesim figure` redraws from a results directory alone.
+rm "$work/r1/figure.png"
+expect 0 "figure" -- "$REUSESIM" figure "$work/r1"
+contains "figure says where" "$out" "figure:  $work/r1/figure.png"
+expect 2 "figure of a non-trace directory" -- "$REUSESIM" figure "$work"
+contains "figure error" "$err" "holds no trace results (no trace.json)"
+REUSESIM_PYTHON=$work/no-python expect 2 "figure without python" -- "$REUSESIM" figure "$work/r1"
+contains "figure without python says what to install" "$err" "apt-get install python3-matplotlib"
+
+# Bad input.
+expect 2 "results already there" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1"
+contains "results already there message" "$err" "already holds trace results; add --resume to complete them"
+expect 2 "resume a different trace" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r1" --resume
+contains "different trace message" "$err" "holds results of a different trace"
+mkdir -p "$work/other" && touch "$work/other/notes.txt"
+expect 2 "not a results directory" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/other"
+contains "not a results directory message" "$err" "exists and is not a trace results directory"
+expect 2 "bad trace file" -- "$REUSESIM" trace "$work/pinned.yaml" --out "$work/r4"
+expect 2 "zero workers" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r4" --jobs 0
+expect 2 "bad override" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r4" --set models.0.batch=[0]
+checks=$((checks + 1))
+[ ! -e "$work/r4" ] || { echo "FAIL: a refused trace created its results directory"; failures=$((failures + 1)); }
+expect 0 "override the run file" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r5" --set 'models.0.batch=[1]' --no-figure
+contains "one job" "$err" "trace slow: 1 jobs"
+
+finish
