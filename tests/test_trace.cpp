@@ -1,0 +1,164 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/run_loader.h"
+#include "trace/figure.h"
+#include "trace/progress.h"
+#include "trace/results_directory.h"
+#include "trace/trace_plan.h"
+
+// The batch-trace pieces that need no worker process: job expansion, the plan file, the figure's
+// points and roofs, the progress lines and the results directory's refusals.
+
+namespace fs = std::filesystem;
+using reusesim::trace::TracePlan;
+
+namespace {
+
+const std::string kSource = REUSESIM_SOURCE_DIR;
+
+TracePlan example_plan() {
+  const std::string file = kSource + "/traces/example_run.yaml";
+  return reusesim::trace::plan_trace(reusesim::config::load_run_file(file), file);
+}
+
+// A fresh, empty directory under the system's temporary directory.
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("reusesim_test_trace_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("the example trace expands to 2 sweep values x 2 batch sizes, in a fixed order", "[trace]") {
+  const TracePlan plan = example_plan();
+  CHECK(plan.name == "example");
+  REQUIRE(plan.panels.size() == 2);
+  CHECK(plan.panels[0].title == "small, dram.channels=1");
+  CHECK(plan.panels[1].title == "small, dram.channels=2");
+  // small: 16 x 16 int8 MACs at 1 GHz = 2 x 256 x 1e9 = 512 Gops/s. One DDR4-2400 channel moves
+  // 64 bits x 2 per 0.833 ns clock = 19.208 GB/s; two channels twice that.
+  CHECK(plan.panels[0].peak_gops == Approx(512));
+  CHECK(plan.panels[0].dram_gbps == Approx(16.0 / 0.833));
+  CHECK(plan.panels[1].dram_gbps == Approx(32.0 / 0.833));
+  CHECK_FALSE(plan.panels[0].sram_gops.has_value());
+  REQUIRE(plan.jobs.size() == 4);
+  const std::vector<std::string> ids{plan.jobs[0].id, plan.jobs[1].id, plan.jobs[2].id, plan.jobs[3].id};
+  CHECK(ids == std::vector<std::string>{"0001-small-dram.channels=1-mlp-b1", "0002-small-dram.channels=1-mlp-b16",
+                                        "0003-small-dram.channels=2-mlp-b1", "0004-small-dram.channels=2-mlp-b16"});
+  CHECK(plan.jobs[3].panel == 1);
+  CHECK(plan.jobs[3].batch == 16);
+  CHECK(plan.jobs[3].model == "mlp");
+  CHECK(plan.jobs[3].selection() == "all");
+}
+
+TEST_CASE("a job runs as reusesim run with its variant's settings and its part of the model", "[trace]") {
+  TracePlan plan = example_plan();
+  plan.jobs[2].layers = {"fc1", "fc2"};
+  plan.jobs[2].layer_types = {"linear"};
+  CHECK(plan.jobs[2].selection() == "layers fc1+fc2, types linear");
+  CHECK(reusesim::trace::run_arguments(plan, plan.jobs[2], "/r/jobs/x.partial", true) ==
+        std::vector<std::string>{"run", "--arch", kSource + "/configs/small.yaml", "--model",
+                                 kSource + "/models/mlp.yaml", "--batch", "1", "--format", "csv", "--out",
+                                 "/r/jobs/x.partial", "--set", "dram.channels=2", "--layers", "fc1,fc2",
+                                 "--layer-types", "linear", "--timeline", "/r/jobs/x.partial/timeline.json"});
+}
+
+TEST_CASE("the plan file reads back as written, and anything else is refused", "[trace]") {
+  const TracePlan plan = example_plan();
+  const std::string text = reusesim::trace::plan_json(plan);
+  CHECK(reusesim::trace::plan_json(reusesim::trace::read_plan_json(text, "trace.json")) == text);
+  CHECK_THROWS_WITH(reusesim::trace::read_plan_json("{\"trace\": 1}", "x/trace.json"),
+                    Catch::StartsWith("x/trace.json is not a ReuseSim trace plan ("));
+  CHECK_THROWS_WITH(reusesim::trace::read_plan_json("not json", "x/trace.json"),
+                    Catch::StartsWith("x/trace.json is not a ReuseSim trace plan ("));
+}
+
+TEST_CASE("figure points: networks of whole-model jobs, layers with MACs, each once", "[trace]") {
+  TracePlan plan = example_plan();
+  // Job 1: the whole MLP at batch 1; job 2: fc1 alone at batch 16; job 3: fc1 alone at batch 1 on
+  // job 1's panel, so its fc1 point repeats job 1's and is dropped. Parts of a model get no network point.
+  plan.jobs.resize(3);
+  plan.jobs[1].layers = {"fc1"};
+  plan.jobs[2].layers = {"fc1"};
+  plan.jobs[2].panel = 0;
+  const fs::path dir = scratch("figure");
+  const auto results = [](const std::string& rows) {
+    return "{\"rows\": [" + rows + "]}";
+  };
+  const std::string fc1 =
+      R"({"layer": "fc1", "type": "linear", "macs": 100000, "arithmetic_intensity": 1.5, "gops": 3.25, "efficiency": 0.01})";
+  const std::string relu =
+      R"({"layer": "act", "type": "relu", "macs": 0, "arithmetic_intensity": null, "gops": 0.0, "efficiency": 0.0})";
+  const std::string total =
+      R"({"layer": "TOTAL", "type": "", "macs": 100000, "arithmetic_intensity": 1.25, "gops": 3, "efficiency": 0.0058})";
+  for (const auto& job : plan.jobs) {
+    write(dir / "jobs" / job.id / "results.json", results(fc1 + "," + relu + "," + total));
+    write(dir / "jobs" / job.id / "job.json", "{}");
+  }
+  const reusesim::trace::FigureTables tables = reusesim::trace::figure_tables(plan, dir.string());
+  CHECK(tables.points_csv ==
+        "panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency\n"
+        "\"small, dram.channels=1\",layer,mlp,fc1,linear,mlp/fc1,1,1.5,3.25,0.01\n"
+        "\"small, dram.channels=1\",network,mlp,,,mlp,1,1.25,3,0.0058\n"
+        "\"small, dram.channels=1\",layer,mlp,fc1,linear,mlp/fc1,16,1.5,3.25,0.01\n");
+  // Ridge = peak / bandwidth = 512 / 19.208 = 26.656 ops/B.
+  CHECK(tables.roofs_csv ==
+        "panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops\n"
+        "\"small, dram.channels=1\",small,512,19.20768307,26.656,\n"
+        "\"small, dram.channels=2\",small,512,38.41536615,13.328,\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a results directory holds one trace: refusals say what to do", "[trace]") {
+  const TracePlan plan = example_plan();
+  const fs::path dir = scratch("refusals");
+  write(dir / "notes.txt", "mine");
+  reusesim::trace::ResultsDirectory foreign(dir.string(), plan);
+  CHECK_THROWS_WITH(foreign.prepare(false), Catch::EndsWith("exists and is not a trace results directory; choose "
+                                                            "another --out directory"));
+  fs::remove(dir / "notes.txt");
+  reusesim::trace::ResultsDirectory results(dir.string(), plan);
+  results.prepare(false);
+  CHECK(fs::exists(dir / "trace.json"));
+  CHECK_THROWS_WITH(results.prepare(false), Catch::Contains("already holds trace results; add --resume"));
+  results.prepare(true);  // the same plan: fine
+  TracePlan other = plan;
+  other.jobs.pop_back();
+  reusesim::trace::ResultsDirectory changed(dir.string(), other);
+  CHECK_THROWS_WITH(changed.prepare(true), Catch::Contains("holds results of a different trace"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("plain progress lines, one per finished job", "[trace]") {
+  std::ostringstream out;
+  reusesim::trace::Progress progress(out, false, 12, 2);  // 2 of 12 already finished
+  progress.job_started();
+  progress.job_started();
+  progress.job_done("0003-a", 1.25);
+  progress.job_failed("0004-b", "reusesim run: error: no");
+  progress.close();
+  CHECK(out.str() == "[ 3/12] done   0003-a (1.2 s)\n[ 4/12] FAILED 0004-b: reusesim run: error: no\n");
+  CHECK(reusesim::trace::clock_text(75) == "1:15");
+  CHECK(reusesim::trace::clock_text(3725) == "1:02:05");
+}
+
+TEST_CASE("a failed job is summed up by its first error line", "[trace]") {
+  CHECK(reusesim::trace::failure_summary("Info: x\nreusesim run: error: bad\nmore\n", "exit status 2") ==
+        "reusesim run: error: bad");
+  CHECK(reusesim::trace::failure_summary("ModuleNotFoundError: No module named 'matplotlib'\n", "exit status 1") ==
+        "ModuleNotFoundError: No module named 'matplotlib'");
+  CHECK(reusesim::trace::failure_summary("", "killed by signal 9 (Killed)") == "killed by signal 9 (Killed)");
+}
