@@ -127,18 +127,23 @@ TEST_CASE("a results directory holds one trace: refusals say what to do", "[trac
   const fs::path dir = scratch("refusals");
   write(dir / "notes.txt", "mine");
   reusesim::trace::ResultsDirectory foreign(dir.string(), plan);
-  CHECK_THROWS_WITH(foreign.prepare(false), Catch::EndsWith("exists and is not a trace results directory; choose "
+  using Existing = reusesim::trace::ResultsDirectory::Existing;
+  CHECK_THROWS_WITH(foreign.prepare(Existing::overwrite), Catch::EndsWith("exists and is not a trace results directory; choose "
                                                             "another --out directory"));
   fs::remove(dir / "notes.txt");
   reusesim::trace::ResultsDirectory results(dir.string(), plan);
-  results.prepare(false);
+  results.prepare(Existing::refuse);
   CHECK(fs::exists(dir / "trace.json"));
-  CHECK_THROWS_WITH(results.prepare(false), Catch::Contains("already holds trace results; add --resume"));
-  results.prepare(true);  // the same plan: fine
+  CHECK_THROWS_WITH(results.prepare(Existing::refuse), Catch::Contains("already holds trace results; add --resume"));
+  results.prepare(Existing::resume);  // the same plan: fine
+  write(dir / "jobs" / "0001-x" / "job.json", "{}");
+  results.prepare(Existing::overwrite);  // starts afresh
+  CHECK_FALSE(fs::exists(dir / "jobs" / "0001-x"));
+  CHECK(fs::exists(dir / "trace.json"));
   TracePlan other = plan;
   other.jobs.pop_back();
   reusesim::trace::ResultsDirectory changed(dir.string(), other);
-  CHECK_THROWS_WITH(changed.prepare(true), Catch::Contains("holds results of a different trace"));
+  CHECK_THROWS_WITH(changed.prepare(Existing::resume), Catch::Contains("holds results of a different trace"));
   fs::remove_all(dir);
 }
 

@@ -31,7 +31,7 @@ int trace_command(const std::vector<std::string>& args) {
     std::vector<std::string> overrides;
     std::string trace_file, out_dir;
     std::int64_t workers = std::max(1u, std::thread::hardware_concurrency());
-    bool resume = false, no_figure = false, timeline = false;
+    bool resume = false, overwrite = false, no_figure = false, timeline = false;
     po::options_description options("reusesim trace options");
     options.add_options()
         ("help,h", "show this help")
@@ -39,6 +39,7 @@ int trace_command(const std::vector<std::string>& args) {
         ("out", po::value(&out_dir)->required(), "results directory")
         ("jobs", po::value(&workers)->default_value(workers), "worker processes running jobs at once")
         ("resume", po::bool_switch(&resume), "complete the results in --out: skip the jobs already finished")
+        ("overwrite", po::bool_switch(&overwrite), "replace the trace results already in --out")
         ("no-figure", po::bool_switch(&no_figure), "do not draw the figure at the end")
         ("timeline", po::bool_switch(&timeline), "also write each job's Chrome/Perfetto timeline (timeline.json)")
         ("set", po::value(&overrides)->composing(),
@@ -50,7 +51,10 @@ int trace_command(const std::vector<std::string>& args) {
     trace::TraceOptions run;
     run.out_dir = out_dir;
     run.workers = static_cast<std::size_t>(positive_option("--jobs", workers, 256));
-    run.resume = resume;
+    if (resume && overwrite) throw UsageError("--resume and --overwrite exclude each other");
+    run.existing = resume      ? trace::ResultsDirectory::Existing::resume
+                   : overwrite ? trace::ResultsDirectory::Existing::overwrite
+                               : trace::ResultsDirectory::Existing::refuse;
     run.timeline = timeline;
     const trace::TracePlan plan = trace::plan_trace(config::load_run_file(trace_file, overrides), trace_file);
     std::cerr << "trace " << plan.name << ": " << plan.jobs.size() << " jobs on " << plan.panels.size()

@@ -51,14 +51,15 @@ std::string ResultsDirectory::path(const std::string& name) const { return (fs::
 
 std::string ResultsDirectory::job_dir(const TraceJob& job) const { return path("jobs/" + job.id); }
 
-void ResultsDirectory::prepare(bool resume) {
+void ResultsDirectory::prepare(Existing existing) {
   const std::string plan_file = path("trace.json");
   const std::string plan_text = plan_json(plan_);
   std::error_code error;
+  if (fs::exists(plan_file, error) && existing == Existing::overwrite) remove_or_throw(directory_);
   if (fs::exists(plan_file, error)) {
-    if (!resume) {
+    if (existing == Existing::refuse) {
       throw std::runtime_error(directory_ + " already holds trace results; add --resume to complete them, "
-                               "or choose another --out directory");
+                               "--overwrite to replace them, or choose another --out directory");
     }
     if (read_text(plan_file) != plan_text) {
       throw std::runtime_error(directory_ + " holds results of a different trace (its trace.json does not match " +

@@ -22,10 +22,12 @@ class ResultsDirectory {
  public:
   ResultsDirectory(std::string directory, const TracePlan& plan);
 
-  // Creates the directory and writes trace.json. Without `resume` the directory must not hold a
-  // trace yet; with it, it must hold this same plan. Clears what unfinished runs left behind.
+  enum class Existing { refuse, resume, overwrite };
+  // Creates the directory and writes trace.json. A directory that already holds a trace is refused,
+  // resumed (it must hold this same plan; what unfinished runs left behind is cleared) or emptied
+  // first (overwrite). A non-empty directory that holds no trace is always refused.
   // Throws std::runtime_error saying what to do otherwise.
-  void prepare(bool resume);
+  void prepare(Existing existing);
 
   bool finished(const TraceJob& job) const;
   // Where a running job writes (created empty); stderr.txt and stdout.txt go inside.

@@ -66,7 +66,7 @@ constexpr std::chrono::milliseconds kPollInterval{20};
 
 TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::ostream& progress_out, bool terminal) {
   ResultsDirectory results(options.out_dir, plan);
-  results.prepare(options.resume);
+  results.prepare(options.existing);
   TraceSummary summary;
   std::deque<const TraceJob*> pending;
   for (const TraceJob& job : plan.jobs) {

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "trace/results_directory.h"
 #include "trace/trace_plan.h"
 
 namespace reusesim::trace {
@@ -15,7 +16,7 @@ namespace reusesim::trace {
 struct TraceOptions {
   std::string out_dir;
   std::size_t workers = 1;
-  bool resume = false;
+  ResultsDirectory::Existing existing = ResultsDirectory::Existing::refuse;  // --resume, --overwrite
   bool timeline = false;  // each job also writes timeline.json
 };
 

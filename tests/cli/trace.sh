@@ -137,7 +137,10 @@ contains "figure without python says what to install" "$err" "apt-get install py
 
 # Bad input.
 expect 2 "results already there" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1"
-contains "results already there message" "$err" "already holds trace results; add --resume to complete them"
+contains "results already there message" "$err" "already holds trace results; add --resume to complete them, --overwrite to replace them"
+expect 2 "resume and overwrite" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1" --resume --overwrite
+expect 0 "overwrite a trace" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --overwrite --no-figure --set 'models.0.batch=[1]'
+same "overwritten: one job" "$(tail -n +2 "$work/r3/jobs.csv" | wc -l)" "1"
 expect 2 "resume a different trace" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r1" --resume
 contains "different trace message" "$err" "holds results of a different trace"
 mkdir -p "$work/other" && touch "$work/other/notes.txt"
