@@ -89,7 +89,8 @@ TEST_CASE("the plan file reads back as written, and anything else is refused", "
 TEST_CASE("figure points: networks of whole-model jobs, layers with MACs, each once", "[trace]") {
   TracePlan plan = example_plan();
   // Job 1: the whole MLP at batch 1; job 2: fc1 alone at batch 16; job 3: fc1 alone at batch 1 on
-  // job 1's panel, so its fc1 point repeats job 1's and is dropped. Parts of a model get no network point.
+  // job 1's panel, so its fc1 point repeats job 1's: it is dropped, but job 1's point joins job 3's
+  // series mlp/fc1 (the layers of whole networks have none). Parts of a model get no network point.
   plan.jobs.resize(3);
   plan.jobs[1].layers = {"fc1"};
   plan.jobs[2].layers = {"fc1"};

@@ -3,10 +3,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <set>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -50,16 +51,29 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
                         report::format_number(panel.peak_gops / panel.dram_gbps) + "," +
                         (panel.sram_gops ? report::format_number(*panel.sram_gops) : "") + "\n";
   }
-  tables.points_csv = "panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency\n";
-  std::set<std::tuple<std::size_t, std::string, std::int64_t>> plotted;  // panel, series, batch
+  // Points in the order first seen; a point seen again (same panel, kind, name, batch) keeps its
+  // first values and only gains a series.
+  struct Point {
+    std::string row;  // the CSV text before and after the series column
+    std::string after_series;
+    std::string series;
+  };
+  std::vector<Point> points;
+  std::map<std::tuple<std::size_t, std::string, std::int64_t>, std::size_t> seen;  // panel, kind:name, batch
   const auto add = [&](const TraceJob& job, const std::string& kind, const std::string& layer,
                        const std::string& type, const std::string& series, const nlohmann::json& row) {
-    if (!plotted.insert({job.panel, kind + ":" + series, job.batch}).second) return;
-    tables.points_csv += report::csv_escape(plan.panels[job.panel].title) + "," + kind + "," +
-                         report::csv_escape(job.model) + "," + report::csv_escape(layer) + "," +
-                         report::csv_escape(type) + "," + report::csv_escape(series) + "," +
-                         std::to_string(job.batch) + "," + number_text(row.at("arithmetic_intensity")) + "," +
-                         number_text(row.at("gops")) + "," + number_text(row.at("efficiency")) + "\n";
+    const std::string name = kind + ":" + job.model + "/" + layer;
+    const auto [found, added] = seen.insert({{job.panel, name, job.batch}, points.size()});
+    if (!added) {
+      if (points[found->second].series.empty()) points[found->second].series = series;
+      return;
+    }
+    points.push_back(Point{report::csv_escape(plan.panels[job.panel].title) + "," + kind + "," +
+                               report::csv_escape(job.model) + "," + report::csv_escape(layer) + "," +
+                               report::csv_escape(type),
+                           std::to_string(job.batch) + "," + number_text(row.at("arithmetic_intensity")) + "," +
+                               number_text(row.at("gops")) + "," + number_text(row.at("efficiency")),
+                           series});
   };
   for (const TraceJob& job : plan.jobs) {
     const fs::path results = fs::path(results_dir) / "jobs" / job.id / "results.json";
@@ -73,12 +87,16 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
           if (job.whole_model()) add(job, "network", "", "", job.model, row);
         } else if (row.at("macs").get<std::int64_t>() > 0) {
           const std::string layer = row.at("layer").get<std::string>();
-          add(job, "layer", layer, type, job.model + "/" + layer, row);
+          add(job, "layer", layer, type, job.whole_model() ? "" : job.model + "/" + layer, row);
         }
       }
     } catch (const nlohmann::json::exception& error) {
       throw std::runtime_error(origin + " is not a results file of reusesim run (" + error.what() + ")");
     }
+  }
+  tables.points_csv = "panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency\n";
+  for (const Point& point : points) {
+    tables.points_csv += point.row + "," + report::csv_escape(point.series) + "," + point.after_series + "\n";
   }
   return tables;
 }

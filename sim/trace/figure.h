@@ -17,8 +17,11 @@ struct FigureTables {
 
 // From the finished jobs in `results_dir` (jobs/<id>/results.json), in plan order. One point per
 // network (whole-model jobs) and per layer with MACs; layers without MACs (pooling, activations)
-// have no ops to place. A layer run twice at one batch (e.g. fc6 in the whole network and on its
-// own) is plotted once, from the first job.
+// have no ops to place. Networks, and layers a trace entry picks by name or type, carry a series
+// name (the model, or model/layer): over several batch sizes the figure joins and labels them.
+// The layers of whole networks stay plain points, or a ResNet would bury the figure in labels.
+// A layer run twice at one batch (fc6 in AlexNet and on its own) is plotted once, with the first
+// job's values and the series of whichever job named it.
 FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir);
 
 // Reads results_dir/trace.json, writes figure_points.csv and figure_roofs.csv, and runs the plot
