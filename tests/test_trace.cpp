@@ -168,3 +168,19 @@ TEST_CASE("a failed job is summed up by its first error line", "[trace]") {
         "ModuleNotFoundError: No module named 'matplotlib'");
   CHECK(reusesim::trace::failure_summary("", "killed by signal 9 (Killed)") == "killed by signal 9 (Killed)");
 }
+
+TEST_CASE("on a terminal the progress is one bar redrawn in place, failures printed above it", "[trace]") {
+  std::ostringstream out;
+  reusesim::trace::Progress progress(out, true, 4, 1);
+  progress.job_started();
+  progress.job_started();
+  progress.job_failed("0002-b", "reusesim run: error: no");
+  progress.close();
+  const std::string text = out.str();
+  // Every redraw clears the line first; 2 of 4 finished fill 15 of the 30 bar cells.
+  CHECK(text.rfind("\r\033[K[###############...............] 2/4 done, 1 running, 1 failed | 0:00 elapsed, ~0:00 left\n") !=
+        std::string::npos);
+  CHECK(text.find("\r\033[K[2/4] FAILED 0002-b: reusesim run: error: no\n") != std::string::npos);
+  // Before: 1 of 4 (the skipped one) fills 30 / 4 = 7 cells, rounded down; no time left to guess yet.
+  CHECK(text.find("[#######.......................] 1/4 done, 2 running, 0 failed | 0:00 elapsed, ? left") != std::string::npos);
+}
