@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "trace/process.h"
 
 namespace {
 
@@ -63,6 +64,7 @@ int sc_main(int argc, char* argv[]) {
 // SystemC prints its copyright banner on stderr when the kernel starts unless told not to; the
 // banner is noise in every report, so set that before SystemC's own start-up runs sc_main.
 int main(int argc, char* argv[]) {
+  reusesim::trace::end_with_parent_if_worker();
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
   return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -1,11 +1,14 @@
 #include "trace/process.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -15,6 +18,9 @@ extern char** environ;
 namespace reusesim::trace {
 
 namespace {
+
+// Set in a worker's environment to the pid of the trace that started it.
+constexpr const char* kWorkerOf = "REUSESIM_WORKER_OF";
 
 ProcessExit decode(int status) {
   if (WIFSIGNALED(status)) return ProcessExit{true, WTERMSIG(status)};
@@ -29,7 +35,7 @@ std::string ProcessExit::describe() const {
 }
 
 pid_t start_process(const std::string& program, const std::vector<std::string>& arguments,
-                    const std::string& stdout_path, const std::string& stderr_path) {
+                    const std::string& stdout_path, const std::string& stderr_path, ChildKind kind) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -40,8 +46,16 @@ pid_t start_process(const std::string& program, const std::vector<std::string>& 
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
+  std::vector<std::string> environment;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    if (std::strncmp(*variable, kWorkerOf, std::strlen(kWorkerOf)) != 0) environment.emplace_back(*variable);
+  }
+  if (kind == ChildKind::worker) environment.push_back(std::string(kWorkerOf) + "=" + std::to_string(getpid()));
+  std::vector<char*> envp;
+  for (std::string& variable : environment) envp.push_back(variable.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  const int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (error != 0) throw std::runtime_error("cannot start " + program + ": " + std::strerror(error));
   return pid;
@@ -63,6 +77,14 @@ ProcessExit wait_for_process(pid_t pid) {
     if (errno != EINTR) throw std::runtime_error(std::string("waiting for a child process: ") + std::strerror(errno));
   }
   return decode(status);
+}
+
+void end_with_parent_if_worker() {
+  const char* parent = std::getenv(kWorkerOf);
+  if (parent == nullptr) return;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before the request above: then this process was already adopted.
+  if (std::to_string(getppid()) != parent) _exit(128 + SIGKILL);
 }
 
 std::string own_executable() {

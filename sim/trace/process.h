@@ -19,9 +19,17 @@ struct ProcessExit {
 };
 
 // Starts `program` with `arguments` (argv[1..]); stdout and stderr go to the given files (created,
-// or truncated). Throws std::runtime_error when the process cannot be started.
+// or truncated). A worker is a reusesim that ends when this process does, even by SIGKILL (see
+// end_with_parent_if_worker), so no orphan goes on writing into a results directory.
+// Throws std::runtime_error when the process cannot be started.
+enum class ChildKind { program, worker };
 pid_t start_process(const std::string& program, const std::vector<std::string>& arguments,
-                    const std::string& stdout_path, const std::string& stderr_path);
+                    const std::string& stdout_path, const std::string& stderr_path,
+                    ChildKind kind = ChildKind::program);
+
+// Called first thing by reusesim: in a worker, asks the kernel to kill this process when the
+// process that started it dies, and exits at once if that already happened.
+void end_with_parent_if_worker();
 
 // A child that has ended, if any (without waiting).
 std::optional<std::pair<pid_t, ProcessExit>> collect_ended_child();

@@ -95,7 +95,7 @@ TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::
       pending.pop_front();
       const std::string dir = results.start(job);
       const pid_t pid = start_process(executable, run_arguments(plan, job, dir, options.timeline), dir + "/stdout.txt",
-                                      dir + "/stderr.txt");
+                                      dir + "/stderr.txt", ChildKind::worker);
       running[pid] = RunningJob{&job, dir, std::chrono::steady_clock::now()};
       progress.job_started();
     }

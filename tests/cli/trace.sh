@@ -126,6 +126,24 @@ contains "first job not redone" "$err" "already finished, 0 failed"
 same "all four jobs' rows" "$(tail -n +2 "$work/r3/networks.csv" | cut -d, -f1 | tr '\n' ' ')" \
   "0001-snowflake-deepspeech2-gru-b1 0002-snowflake-deepspeech2-gru-b2 0003-snowflake-deepspeech2-gru-b4 0004-snowflake-deepspeech2-gru-b8 "
 
+# SIGKILL mid-run: the workers die with the trace, nothing else is lost, and --resume completes
+# the trace with the same tables as the run above.
+"$REUSESIM" trace "$work/slow.yaml" --out "$work/r6" --jobs 1 --no-figure >/dev/null 2>&1 &
+trace_pid=$!
+for _ in $(seq 600); do
+  [ -d "$work/r6/jobs/0001-snowflake-deepspeech2-gru-b1" ] && break
+  sleep 0.05
+done
+kill -KILL "$trace_pid"
+wait "$trace_pid" 2>/dev/null
+sleep 0.5
+checks=$((checks + 1))
+if pgrep -f -- "--out $work/r6/jobs" >/dev/null; then echo "FAIL: a worker outlived its killed trace"; failures=$((failures + 1)); fi
+same "the finished job is intact" "$(head -1 "$work/r6/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")" "$(head -1 "$work/r3/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")"
+expect 0 "resume after SIGKILL" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r6" --resume --jobs 2 --no-figure
+contains "the finished job not redone" "$err" "already finished, 0 failed"
+same "tables as the run before" "$(cat "$work/r6/networks.csv")" "$(cat "$work/r3/networks.csv")"
+
 # `reusesim figure` redraws from a results directory alone.
 rm "$work/r1/figure.png"
 expect 0 "figure" -- "$REUSESIM" figure "$work/r1"
