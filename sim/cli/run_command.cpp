@@ -150,12 +150,20 @@ int run_command(const std::vector<std::string>& args) {
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides);
     const std::vector<std::size_t> selected = selected_layers(model.network, layer_list, type_list);
     std::vector<hw::LayerRun> runs;
+    std::size_t total_steps = 0;
     const std::int64_t element_bytes = mapping::element_bytes(spec);
     for (std::int64_t batch : batches) {
       const std::vector<mapping::DramLayout> layouts = mapping::layout_network(model.network, batch, element_bytes);
       for (std::size_t i : selected) {
         try {
           runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
+          total_steps += runs.back().program.steps.size();
+          if (total_steps > mapping::kMaxRunSteps) {
+            throw mapping::MappingError("the run needs more than " + std::to_string(mapping::kMaxRunSteps) +
+                                        " data-movement steps (the limit of one run; reached at layer " +
+                                        runs.back().program.layer + "); run fewer batch sizes or layers at once "
+                                        "(reusesim trace runs each batch size as a job of its own)");
+          }
         } catch (const mapping::MappingError& error) {
           throw mapping::MappingError(std::string(error.what()) + " (accelerator " + arch_file + ", batch " +
                                       std::to_string(batch) + ")");

@@ -63,6 +63,12 @@ class ProgramBuilder {
   ProgramBuilder(LayerProgram& program, std::uint64_t burst_bytes) : program_(program), burst_bytes_(burst_bytes) {}
 
   std::int32_t add(Step step) {
+    if (program_.steps.size() >= kMaxLayerSteps) {
+      throw MappingError("layer " + program_.layer + ": its program needs more than " +
+                         std::to_string(kMaxLayerSteps) +
+                         " data-movement steps, the limit of one layer; lower the batch size or sequence length, "
+                         "or give the SRAM buffers more capacity");
+    }
     const auto extent = static_cast<std::int64_t>(burst_extent(step.address, step.bytes, burst_bytes_));
     if (step.kind == StepKind::load) program_.dram_read_bytes = checked_add(program_.dram_read_bytes, extent);
     if (step.kind == StepKind::store) program_.dram_write_bytes = checked_add(program_.dram_write_bytes, extent);
@@ -140,6 +146,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned) {
   std::vector<GemmTiling> candidates;
+  bool too_many_tiles = false;
   // By tile height: the input bytes of one sweep over M and of its largest tile, with all of K.
   struct InputSweep {
     std::int64_t total = 0;
@@ -168,6 +175,11 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0)) {
       if (checked_mul(checked_mul(tk, tn), p.e) * 2 > capacity.weights) continue;
       for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0)) {
+        // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
+        if (checked_mul(p.groups, ceil_div(p.m, tm)) > static_cast<std::int64_t>(kMaxLayerSteps)) {
+          too_many_tiles = true;
+          continue;
+        }
         // Every input tile must fit (tiles that straddle images or rows are the largest).
         const InputSweep& sweep = sweep_of(tm);
         const std::int64_t largest_input_tile = std::max(p.e, ceil_div(sweep.largest * tk, p.k));
@@ -175,7 +187,11 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
           continue;
         }
         const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
-        const std::int64_t tiles = p.groups * tiles_m * tiles_n * tiles_k;
+        const std::int64_t tiles = checked_mul(checked_mul(checked_mul(p.groups, tiles_m), tiles_n), tiles_k);
+        if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
+          too_many_tiles = true;
+          continue;
+        }
         const std::int64_t compute = checked_mul(tiles, gemm_cycles(array, GemmShape{tm, tn, tk}).cycles);
         const std::int64_t weight_bytes = p.groups * p.k * p.n * p.e;
         const std::int64_t input_sweep = sweep.total;
@@ -214,6 +230,11 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
                        std::to_string(pinned->n) + " k" + std::to_string(pinned->k) +
                        " does not fit half the weight, input and output buffers (" + std::to_string(capacity.weights) +
                        ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)");
+  }
+  if (!found && too_many_tiles) {
+    throw MappingError("layer " + layer + ": every tiling that fits the SRAM buffers needs more than " +
+                       std::to_string(kMaxLayerSteps) +
+                       " tiles, the step limit of one layer; lower the batch size or give the buffers more capacity");
   }
   if (!found) {
     throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +

@@ -18,6 +18,14 @@ std::string role_name(TensorRole role);
 enum class StepKind { load, store, compute, vector };
 std::string step_kind_name(StepKind kind);
 
+// Resource limits. A step costs about 150 bytes as a program and as much again in the replay, and
+// the replay does about a million steps a second: a layer may have 4 million steps and a run
+// (every layer at every batch size) 8 million, so a run stays within a few GB and about ten
+// minutes. Absurd inputs (batch 10^6 on a large network, a sequence of 10^7 steps) are refused up
+// front, by the mapper (MappingError) and by `run`, with what to change.
+constexpr std::size_t kMaxLayerSteps = 4'000'000;
+constexpr std::size_t kMaxRunSteps = 8'000'000;
+
 struct Step {
   StepKind kind = StepKind::load;
   TensorRole tensor = TensorRole::inputs;  // load / store: what moves
