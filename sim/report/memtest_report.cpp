@@ -7,17 +7,18 @@ namespace {
 constexpr const char* kConventions =
     "GB/s = 1e9 bytes/s of data moved (reads + writes) over the simulated time to the last response; "
     "efficiency = achieved / peak; read latency from request to the end of its data burst; a row hit is "
-    "a request served without an activate of its own; wall_time_s and requests_per_wall_second are the "
-    "only figures that vary run to run";
+    "a request served without an activate of its own; wall_time_s and requests_per_wall_second (with "
+    "--wall-time only) are the only figures that vary run to run";
 
 }  // namespace
 
 Table memtest_table(const MemtestResult& result) {
-  Table table({{"pattern"}, {"memory"}, {"requests"}, {"request_bytes"}, {"outstanding"}, {"read_bytes"},
+  std::vector<Column> columns{{"pattern"}, {"memory"}, {"requests"}, {"request_bytes"}, {"outstanding"}, {"read_bytes"},
                {"write_bytes"}, {"simulated_time_us", 3}, {"achieved_gbps", 3}, {"peak_gbps", 3},
                {"efficiency", 4}, {"read_latency_mean_ns", 2}, {"read_latency_p50_ns", 2},
-               {"read_latency_p99_ns", 2}, {"row_hit_rate", 4}, {"activates"}, {"refreshes"},
-               {"wall_time_s", 3}, {"requests_per_wall_second", 0}});
+               {"read_latency_p99_ns", 2}, {"row_hit_rate", 4}, {"activates"}, {"refreshes"}};
+  if (result.wall_seconds) columns.insert(columns.end(), {{"wall_time_s", 3}, {"requests_per_wall_second", 0}});
+  Table table(columns);
   const hw::DramChannelStats& dram = result.dram;
   const double tck_ns = result.spec.timing.tck_ns;
   const double bytes = static_cast<double>(dram.read_bytes + dram.write_bytes);
@@ -25,15 +26,19 @@ Table memtest_table(const MemtestResult& result) {
   const double peak = result.spec.peak_bytes_per_second() / 1e9;
   const std::int64_t served = dram.reads + dram.writes;
   const auto latency_ns = [&](double cycles) { return dram.reads > 0 ? Cell(cycles * tck_ns) : Cell(); };
-  table.add_row({result.pattern, result.memory, result.requests, result.request_bytes, result.outstanding,
+  std::vector<Cell> row{result.pattern, result.memory, result.requests, result.request_bytes, result.outstanding,
                  dram.read_bytes, dram.write_bytes, result.simulated_seconds * 1e6, achieved, peak,
                  peak > 0 ? achieved / peak : 0.0,
                  latency_ns(dram.reads > 0 ? static_cast<double>(dram.read_latency_cycles) / static_cast<double>(dram.reads) : 0),
                  latency_ns(static_cast<double>(dram.read_latency_percentile(0.5))),
                  latency_ns(static_cast<double>(dram.read_latency_percentile(0.99))),
                  served > 0 ? Cell(static_cast<double>(dram.row_hits) / static_cast<double>(served)) : Cell(),
-                 dram.activates, dram.refreshes, result.wall_seconds,
-                 result.wall_seconds > 0 ? Cell(static_cast<double>(result.requests) / result.wall_seconds) : Cell()});
+                 dram.activates, dram.refreshes};
+  if (const auto wall = result.wall_seconds) {
+    row.emplace_back(*wall);
+    row.push_back(*wall > 0 ? Cell(static_cast<double>(result.requests) / *wall) : Cell());
+  }
+  table.add_row(std::move(row));
   return table;
 }
 

@@ -2,6 +2,7 @@
 // `reusesim memtest`: what a request stream achieved on a memory.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "hw/dram_channel.h"
@@ -18,7 +19,7 @@ struct MemtestResult {
   std::int64_t request_bytes = 0;
   std::int64_t outstanding = 0;
   double simulated_seconds = 0;  // until the last response
-  double wall_seconds = 0;
+  std::optional<double> wall_seconds;  // set only when asked for (--wall-time): it varies run to run
 };
 
 Table memtest_table(const MemtestResult& result);
