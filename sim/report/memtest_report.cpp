@@ -1,5 +1,7 @@
 #include "report/memtest_report.h"
 
+#include <algorithm>
+
 namespace reusesim::report {
 
 namespace {
@@ -27,16 +29,18 @@ Table memtest_table(const MemtestResult& result) {
   const std::int64_t served = dram.reads + dram.writes;
   const auto latency_ns = [&](double cycles) { return dram.reads > 0 ? Cell(cycles * tck_ns) : Cell(); };
   std::vector<Cell> row{result.pattern, result.memory, result.requests, result.request_bytes, result.outstanding,
-                 dram.read_bytes, dram.write_bytes, result.simulated_seconds * 1e6, achieved, peak,
-                 peak > 0 ? achieved / peak : 0.0,
-                 latency_ns(dram.reads > 0 ? static_cast<double>(dram.read_latency_cycles) / static_cast<double>(dram.reads) : 0),
-                 latency_ns(static_cast<double>(dram.read_latency_percentile(0.5))),
-                 latency_ns(static_cast<double>(dram.read_latency_percentile(0.99))),
-                 served > 0 ? Cell(static_cast<double>(dram.row_hits) / static_cast<double>(served)) : Cell(),
-                 dram.activates, dram.refreshes};
+                        dram.read_bytes, dram.write_bytes, result.simulated_seconds * 1e6, achieved, peak,
+                        peak > 0 ? achieved / peak : 0.0,
+                        latency_ns(dram.reads > 0 ? static_cast<double>(dram.read_latency_cycles) /
+                                                        static_cast<double>(dram.reads)
+                                                  : 0),
+                        latency_ns(static_cast<double>(dram.read_latency_percentile(0.5))),
+                        latency_ns(static_cast<double>(dram.read_latency_percentile(0.99))),
+                        served > 0 ? Cell(static_cast<double>(dram.row_hits) / static_cast<double>(served)) : Cell(),
+                        dram.activates, dram.refreshes};
   if (const auto wall = result.wall_seconds) {
     row.emplace_back(*wall);
-    row.push_back(*wall > 0 ? Cell(static_cast<double>(result.requests) / *wall) : Cell());
+    row.emplace_back(static_cast<double>(result.requests) / std::max(*wall, 1e-9));
   }
   table.add_row(std::move(row));
   return table;
