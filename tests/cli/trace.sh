@@ -89,6 +89,9 @@ for file in trace.json jobs.csv layers.csv networks.csv; do
   checks=$((checks + 1))
   cmp -s "$work/r1/$file" "$work/r2/$file" || { echo "FAIL: $file differs between --jobs 2 and --jobs 1"; failures=$((failures + 1)); }
 done
+# ... and every job's CSV, JSON and stats files.
+checks=$((checks + 1))
+diff -r "$work/r1/jobs" "$work/r2/jobs" >"$work/jobs.diff" || { echo "FAIL: job files differ between --jobs 2 and --jobs 1"; head -5 "$work/jobs.diff"; failures=$((failures + 1)); }
 
 # An interrupted run: a finished job lost and a half-written one left behind. --resume reruns
 # exactly those, and the tables come out as before, without duplicated rows.
