@@ -1,5 +1,7 @@
 #include "report/output_files.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -20,13 +22,16 @@ void write_output_file(const std::string& path, const std::string& contents) {
   const fs::path temporary(path + ".partial");
   std::error_code error;
   {
+    errno = 0;
     std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
     stream << contents;
     stream.flush();
     if (!stream) {
+      // The stream keeps no reason; errno still holds the one of the call that failed (ENOSPC ...).
+      const std::string reason = errno != 0 ? std::string(": ") + std::strerror(errno) : "";
       stream.close();
       fs::remove(temporary, error);
-      throw std::runtime_error("cannot write " + temporary.string());
+      throw std::runtime_error("cannot write " + temporary.string() + reason);
     }
   }
   fs::rename(temporary, target, error);
