@@ -3,43 +3,12 @@
 // ctest runs each case in its own process (one SystemC elaboration per process).
 #include <catch2/catch.hpp>
 
-#include <systemc>
-
 #include "config/accelerator_loader.h"
-#include "config/model_loader.h"
-#include "hw/accelerator.h"
-#include "mapping/mapper.h"
+#include "replay_harness.h"
 
 using namespace reusesim;
 
 namespace {
-
-struct Replayed {
-  std::vector<hw::LayerResult> results;
-  std::vector<mapping::LayerProgram> programs;
-};
-
-// Maps every layer of `model_text` at each batch size and replays them in one simulation.
-Replayed replay(const std::string& arch, const std::vector<std::string>& overrides, const std::string& model_text,
-                const std::vector<std::int64_t>& batches) {
-  const hw::AcceleratorSpec spec =
-      config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/" + arch + ".yaml", overrides);
-  const config::LoadedModel model = config::load_model_text(model_text, "model.yaml");
-  Replayed replayed;
-  std::vector<hw::LayerRun> runs;
-  for (std::int64_t batch : batches) {
-    const auto layouts = mapping::layout_network(model.network, batch, mapping::element_bytes(spec));
-    for (std::size_t i = 0; i < model.network.layers.size(); ++i) {
-      runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
-      replayed.programs.push_back(runs.back().program);
-    }
-  }
-  hw::Accelerator accelerator("accelerator", spec, runs);
-  sc_core::sc_start();
-  REQUIRE(accelerator.finished());
-  replayed.results = accelerator.results();
-  return replayed;
-}
 
 const char* const kSmallLinear = R"(
 name: small_linear
@@ -123,16 +92,7 @@ layers:
 }
 
 TEST_CASE("replay: stalls by cause and compute cycles add up to the layer's cycles", "[replay]") {
-  const Replayed replayed = replay("small", {}, R"(
-name: chain
-precision: int8
-input: {channels: 16, height: 32, width: 32}
-layers:
-  - {name: conv, type: conv2d, out_channels: 32, kernel: 3, padding: 1, activation: relu}
-  - {name: pool, type: maxpool, kernel: 2}
-  - {name: flat, type: flatten}
-  - {name: fc, type: linear, out_features: 10}
-)", {1, 4});
+  const Replayed replayed = replay("small", {}, kChainModel, {1, 4});
   for (const hw::LayerResult& r : replayed.results) {
     INFO(r.layer << " batch " << r.batch);
     CHECK(r.cycles == r.compute_cycles + r.stall_cycles());
