@@ -30,9 +30,11 @@ layers:
   - {name: fc, type: linear, out_features: 10}
 )";
 
-// Maps every layer of `model_text` at each batch size on configs/`arch`.yaml and replays them.
+// Maps every layer of `model_text` at each batch size on configs/`arch`.yaml and replays them,
+// recording to `timeline` if given.
 inline Replayed replay(const std::string& arch, const std::vector<std::string>& overrides,
-                       const std::string& model_text, const std::vector<std::int64_t>& batches) {
+                       const std::string& model_text, const std::vector<std::int64_t>& batches,
+                       reusesim::hw::TimelineRecorder* timeline = nullptr) {
   namespace config = reusesim::config;
   namespace hw = reusesim::hw;
   namespace mapping = reusesim::mapping;
@@ -48,7 +50,7 @@ inline Replayed replay(const std::string& arch, const std::vector<std::string>& 
       replayed.programs.push_back(runs.back().program);
     }
   }
-  hw::Accelerator accelerator("accelerator", spec, runs);
+  hw::Accelerator accelerator("accelerator", spec, runs, timeline);
   sc_core::sc_start();
   REQUIRE(accelerator.finished());
   replayed.results = accelerator.results();

@@ -24,7 +24,8 @@ std::int64_t to_cycles(const sc_core::sc_time& time, const sc_core::sc_time& per
 
 }  // namespace
 
-Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs)
+Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs,
+                         TimelineRecorder* timeline)
     : sc_core::sc_module(name),
       spec_(spec),
       dram_("dram", spec.dram),
@@ -35,8 +36,13 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& sp
                [&](const char* buffer_name, std::size_t i) {
                  return new SramBuffer(buffer_name, spec.sram.buffers[i], spec.sram.clock_mhz);
                }),
-      runs_(std::move(runs)) {
+      runs_(std::move(runs)),
+      timeline_(timeline) {
   REUSESIM_HAS_PROCESS(Accelerator);
+  if (timeline_ != nullptr) {
+    timeline_->set_compute_period(array_.clock_period());
+    dram_.record_to(*timeline_);
+  }
   load_dma_.socket.bind(dram_.socket);
   store_dma_.socket.bind(dram_.socket);
   SC_THREAD(drive);
@@ -106,10 +112,17 @@ void Accelerator::transfer_engine(mapping::StepKind kind) {
       } else {
         sram_access(TensorKind::outputs, step.bytes, false);  // read out of the output buffer
       }
-      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME}, [this, index, &step, is_load] {
-        if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
-        finish(index);
-      });
+      const sc_core::sc_time submitted = sc_core::sc_time_stamp();
+      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME},
+                 [this, index, &step, is_load, submitted] {
+                   if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
+                   if (timeline_ != nullptr) {
+                     const auto bytes = mapping::burst_extent(step.address, step.bytes, dram_.mapper().burst_bytes());
+                     timeline_->transfer(is_load ? DmaTrack::load : DmaTrack::store, step.tensor, submitted,
+                                         sc_core::sc_time_stamp(), static_cast<std::int64_t>(bytes));
+                   }
+                   finish(index);
+                 });
     }
   }
 }
@@ -133,11 +146,12 @@ void Accelerator::compute_engine() {
       const sc_core::sc_time waited = sc_core::sc_time_stamp() - ready;
       if (waited > sc_core::SC_ZERO_TIME && last >= 0) {
         const mapping::Step& blocker = program.steps[static_cast<std::size_t>(last)];
-        const Cause cause = blocker.kind == mapping::StepKind::store ? Cause::output_drain
+        const StallCause cause = blocker.kind == mapping::StepKind::store ? StallCause::output_drain
                             : blocker.kind == mapping::StepKind::load
-                                ? (blocker.tensor == mapping::TensorRole::weights ? Cause::weights : Cause::inputs)
-                                : Cause::vector;
+                                ? (blocker.tensor == mapping::TensorRole::weights ? StallCause::weights : StallCause::inputs)
+                                : StallCause::vector;
         stall_by_cause_[static_cast<int>(cause)] += waited;
+        if (timeline_ != nullptr) timeline_->array_span(stall_activity(cause), ready, sc_core::sc_time_stamp());
       }
       // Operands come out of SRAM while the array runs; the slower of the two sets the pace.
       sc_core::sc_time sram_done = sc_core::sc_time_stamp();
@@ -153,9 +167,18 @@ void Accelerator::compute_engine() {
       const sc_core::sc_time compute_time = period * static_cast<double>(busy);
       const sc_core::sc_time duration = std::max(compute_time, sram_done - sc_core::sc_time_stamp());
       const std::int64_t own = step.kind == mapping::StepKind::compute ? array_cycles : busy;
-      compute_busy_ += period * static_cast<double>(own);
-      stall_by_cause_[static_cast<int>(Cause::vector)] += period * static_cast<double>(busy - own);
-      stall_by_cause_[static_cast<int>(Cause::sram)] += duration - compute_time;
+      const sc_core::sc_time own_time = period * static_cast<double>(own);
+      compute_busy_ += own_time;
+      stall_by_cause_[static_cast<int>(StallCause::vector)] += compute_time - own_time;
+      stall_by_cause_[static_cast<int>(StallCause::sram)] += duration - compute_time;
+      if (timeline_ != nullptr) {
+        // The step's own cycles first, then the fused vector work beyond them, then the SRAM's.
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const bool is_compute = step.kind == mapping::StepKind::compute;
+        timeline_->array_span(is_compute ? ArrayActivity::compute : ArrayActivity::vector, now, now + own_time);
+        timeline_->array_span(ArrayActivity::stall_vector, now + own_time, now + compute_time);
+        timeline_->array_span(ArrayActivity::stall_sram, now + compute_time, now + duration);
+      }
       sc_core::wait(duration);
       finish(static_cast<std::int32_t>(i));
     }
@@ -173,6 +196,7 @@ void Accelerator::drive() {
       sram_write_before += buffer.stats().write_bytes;
     }
     const sc_core::sc_time start = sc_core::sc_time_stamp();
+    if (timeline_ != nullptr) timeline_->begin_layer(start);
     program_ = &run.program;
     done_.assign(run.program.steps.size(), false);
     finished_at_.assign(run.program.steps.size(), sc_core::SC_ZERO_TIME);
@@ -197,11 +221,15 @@ void Accelerator::drive() {
     // The array's last step ends before the last store: that tail is output drain.
     sc_core::sc_time attributed = compute_busy_;
     for (const sc_core::sc_time& stall : stall_by_cause_) attributed += stall;
-    stall_by_cause_[static_cast<int>(Cause::output_drain)] += elapsed > attributed ? elapsed - attributed : sc_core::SC_ZERO_TIME;
-    result.stall_weights = to_cycles(stall_by_cause_[static_cast<int>(Cause::weights)], period);
-    result.stall_inputs = to_cycles(stall_by_cause_[static_cast<int>(Cause::inputs)], period);
-    result.stall_sram = to_cycles(stall_by_cause_[static_cast<int>(Cause::sram)], period);
-    result.stall_vector = to_cycles(stall_by_cause_[static_cast<int>(Cause::vector)], period);
+    stall_by_cause_[static_cast<int>(StallCause::output_drain)] += elapsed > attributed ? elapsed - attributed : sc_core::SC_ZERO_TIME;
+    if (timeline_ != nullptr) {
+      timeline_->array_span(ArrayActivity::stall_output_drain, start + attributed, start + elapsed);
+      timeline_->end_layer(start + elapsed);
+    }
+    result.stall_weights = to_cycles(stall_by_cause_[static_cast<int>(StallCause::weights)], period);
+    result.stall_inputs = to_cycles(stall_by_cause_[static_cast<int>(StallCause::inputs)], period);
+    result.stall_sram = to_cycles(stall_by_cause_[static_cast<int>(StallCause::sram)], period);
+    result.stall_vector = to_cycles(stall_by_cause_[static_cast<int>(StallCause::vector)], period);
     // Rounding each cause separately could leave a cycle over or under: drain takes the rest.
     result.stall_output_drain = std::max<std::int64_t>(
         0, result.cycles - result.compute_cycles - result.stall_weights - result.stall_inputs - result.stall_sram -

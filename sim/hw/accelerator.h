@@ -18,6 +18,7 @@
 #include "hw/dma_engine.h"
 #include "hw/dram_system.h"
 #include "hw/sram_buffer.h"
+#include "hw/timeline_recorder.h"
 #include "mapping/program.h"
 
 namespace reusesim::hw {
@@ -54,14 +55,14 @@ class Accelerator : public sc_core::sc_module {
   // DMA engines keep up to this many requests in flight each.
   static constexpr std::int64_t kDmaOutstanding = 64;
 
-  Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs);
+  // With a `timeline`, every module records its activity there (see hw/timeline_recorder.h).
+  Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs,
+              TimelineRecorder* timeline = nullptr);
 
   const std::vector<LayerResult>& results() const { return results_; }
   bool finished() const { return results_.size() == runs_.size(); }
 
  private:
-  enum class Cause { weights, inputs, output_drain, sram, vector };
-
   void drive();
   void load_engine();
   void store_engine();
@@ -83,6 +84,7 @@ class Accelerator : public sc_core::sc_module {
   sc_core::sc_vector<SramBuffer> buffers_;
   std::vector<LayerRun> runs_;
   std::vector<LayerResult> results_;
+  TimelineRecorder* timeline_;
 
   // The layer being replayed.
   const mapping::LayerProgram* program_ = nullptr;
@@ -91,7 +93,7 @@ class Accelerator : public sc_core::sc_module {
   std::vector<sc_core::sc_time> finished_at_;
   std::int64_t remaining_ = 0;
   sc_core::sc_time compute_busy_;
-  sc_core::sc_time stall_by_cause_[5];
+  sc_core::sc_time stall_by_cause_[kStallCauses];
   std::int64_t read_bytes_by_role_[4] = {0, 0, 0, 0};
   sc_core::sc_event start_;
   sc_core::sc_event step_done_;

@@ -39,6 +39,11 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
   next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
+void DramChannel::record_to(TimelineRecorder& timeline) {
+  timeline_ = &timeline;
+  timeline_track_ = timeline.add_dram_channel(period_);
+}
+
 std::int64_t DramChannel::now_cycle() const {
   // Requests may arrive between clock edges: they are seen at the next edge.
   const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -310,6 +315,7 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
     ++stats_.read_latency_counts[static_cast<std::size_t>(latency)];
   }
   stats_.last_data_cycle = data_end;
+  if (timeline_ != nullptr) timeline_->dram_request(timeline_track_, request.arrival_cycle, data_end, bytes, request.is_write);
   tlm::tlm_generic_payload* payload = request.payload;
   const bool is_write = request.is_write;
   if (spec_.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);

@@ -17,6 +17,7 @@
 
 #include "hw/dram_address.h"
 #include "hw/dram_timing.h"
+#include "hw/timeline_recorder.h"
 
 namespace reusesim::hw {
 
@@ -45,6 +46,8 @@ class DramChannel : public sc_core::sc_module {
 
   const DramChannelStats& stats() const { return stats_; }
   sc_core::sc_time clock_period() const { return period_; }
+  // Records every request to a track of its own in `timeline` from now on.
+  void record_to(TimelineRecorder& timeline);
 
  private:
   struct Request {
@@ -134,6 +137,8 @@ class DramChannel : public sc_core::sc_module {
   bool draining_writes_ = false;
   sc_core::sc_event wake_;
   DramChannelStats stats_;
+  TimelineRecorder* timeline_ = nullptr;
+  std::size_t timeline_track_ = 0;
 };
 
 }  // namespace reusesim::hw

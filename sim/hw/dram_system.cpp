@@ -36,6 +36,10 @@ tlm::tlm_sync_enum DramSystem::nb_transport_bw(int, tlm::tlm_generic_payload& pa
   return socket[initiator]->nb_transport_bw(payload, phase, delay);
 }
 
+void DramSystem::record_to(TimelineRecorder& timeline) {
+  for (DramChannel& channel : channels_) channel.record_to(timeline);
+}
+
 DramChannelStats DramSystem::total_stats() const {
   DramChannelStats total;
   for (const DramChannel& channel : channels_) {

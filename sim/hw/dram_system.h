@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "hw/dram_channel.h"
+#include "hw/timeline_recorder.h"
 
 namespace reusesim::hw {
 
@@ -25,6 +26,8 @@ class DramSystem : public sc_core::sc_module {
   const sc_core::sc_vector<DramChannel>& channels() const { return channels_; }
   // All channels' counters added up (latency histograms merged).
   DramChannelStats total_stats() const;
+  // Every channel records its requests to `timeline`, one track each.
+  void record_to(TimelineRecorder& timeline);
 
  private:
   using ChannelSocket = tlm_utils::simple_initiator_socket_tagged<DramSystem>;

@@ -1,0 +1,163 @@
+// The replay's timeline: exact spans of a hand-made program with the arithmetic
+// in comments, and on a mapped network the spans agree with the per-layer results.
+// ctest runs each case in its own process (one SystemC elaboration per process).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "replay_harness.h"
+
+using namespace reusesim;
+
+namespace {
+
+sc_core::sc_time ns(double value) { return sc_core::sc_time(value, sc_core::SC_NS); }
+
+std::int64_t cycles_of(const sc_core::sc_time& time, const sc_core::sc_time& period) {
+  return static_cast<std::int64_t>(std::llround(time / period));
+}
+
+}  // namespace
+
+TEST_CASE("timeline: a hand-made load, compute, store program gives its spans exactly", "[timeline]") {
+  // small (16 x 16 weight-stationary array at 1 GHz) with its DDR4-2400 channel clocked at 1 ns,
+  // so DRAM and compute cycles share edges; DDR4-2400's cycle counts: tRCD 17, CL 17, CWL 12,
+  // a 64-byte burst holds the bus BL/2 = 4 clocks; address bits ro,ra,ba,co,bg: 0x40 is bank group 1.
+  const hw::AcceleratorSpec spec =
+      config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml", {"dram.tck_ns=1"});
+  mapping::LayerProgram program;
+  program.layer = "tiny";
+  program.type = "linear";
+  program.mapping = "hand-made";
+  mapping::Step load;
+  load.kind = mapping::StepKind::load;
+  load.tensor = mapping::TensorRole::weights;
+  load.address = 0;
+  load.bytes = 64;
+  mapping::Step compute;
+  compute.kind = mapping::StepKind::compute;
+  compute.gemm = {16, 16, 4};  // m, n, k
+  compute.macs = 16 * 16 * 4;
+  compute.bytes = 128;  // the 4 x 16 weight tile and a 16 x 4 input tile, int8
+  compute.after = {0};
+  mapping::Step store;
+  store.kind = mapping::StepKind::store;
+  store.tensor = mapping::TensorRole::outputs;
+  store.address = 0x40;
+  store.bytes = 64;
+  store.after = {1};
+  program.steps = {load, compute, store};
+  program.macs = compute.macs;
+  hw::TimelineRecorder timeline;
+  hw::Accelerator accelerator("accelerator", spec, {hw::LayerRun{1, program}}, &timeline);
+  sc_core::sc_start();
+  REQUIRE(accelerator.finished());
+  const hw::LayerResult& result = accelerator.results().front();
+
+  // The load reaches an idle channel at 0: ACT at 0, RD at tRCD = 17, data 17 + CL 17 = 34 to 38.
+  // The compute step waits for it: [0, 38) is a weights stall. Its SRAM reads (64 B of weights,
+  // 64 B of inputs, 16 B a cycle each) take 4 cycles, hidden behind the array's ws fold:
+  // folds = ceil(K 4 / 16) * ceil(N 16 / 16) = 1, 2R + C + M - 2 = 32 + 16 + 16 - 2 = 62 cycles:
+  // compute [38, 100). The store reaches the channel at 100: ACT at 100 (bank group 1 is closed),
+  // WR at 117, data 117 + CWL 12 = 129 to 133. The layer ends at 133 and the array's tail
+  // [100, 133) is output drain.
+  CHECK(result.cycles == 133);
+  CHECK(result.compute_cycles == 62);
+  CHECK(result.stall_weights == 38);
+  CHECK(result.stall_output_drain == 33);
+  REQUIRE(timeline.layers().size() == 1);
+  CHECK(timeline.layers()[0].start == sc_core::SC_ZERO_TIME);
+  CHECK(timeline.layers()[0].end == ns(133));
+  const std::vector<hw::ArraySpan>& array = timeline.array();
+  REQUIRE(array.size() == 3);
+  CHECK(array[0].activity == hw::ArrayActivity::stall_weights);
+  CHECK(array[0].start == sc_core::SC_ZERO_TIME);
+  CHECK(array[0].end == ns(38));
+  CHECK(array[1].activity == hw::ArrayActivity::compute);
+  CHECK(array[1].start == ns(38));
+  CHECK(array[1].end == ns(100));
+  CHECK(array[1].steps == 1);
+  CHECK(array[2].activity == hw::ArrayActivity::stall_output_drain);
+  CHECK(array[2].start == ns(100));
+  CHECK(array[2].end == ns(133));
+  // DMA: each engine's one transfer, from its submission to its last data.
+  const std::vector<hw::TransferSpan>& loads = timeline.transfers(hw::DmaTrack::load);
+  REQUIRE(loads.size() == 1);
+  CHECK(loads[0].tensor == mapping::TensorRole::weights);
+  CHECK(loads[0].start == sc_core::SC_ZERO_TIME);
+  CHECK(loads[0].end == ns(38));
+  CHECK(loads[0].bytes == 64);
+  const std::vector<hw::TransferSpan>& stores = timeline.transfers(hw::DmaTrack::store);
+  REQUIRE(stores.size() == 1);
+  CHECK(stores[0].tensor == mapping::TensorRole::outputs);
+  CHECK(stores[0].start == ns(100));
+  CHECK(stores[0].end == ns(133));
+  // DRAM: requests [0, 38] and [100, 133]; the 62-cycle gap is within the default join gap of
+  // 64 cycles, so the channel shows one span of both.
+  REQUIRE(timeline.dram_channels() == 1);
+  REQUIRE(timeline.dram_spans(0).size() == 1);
+  const hw::ChannelSpan& channel = timeline.dram_spans(0)[0];
+  CHECK(channel.start_cycle == 0);
+  CHECK(channel.end_cycle == 133);
+  CHECK(channel.requests == 2);
+  CHECK(channel.read_bytes == 64);
+  CHECK(channel.write_bytes == 64);
+}
+
+TEST_CASE("timeline: the spans of a network agree with its per-layer results", "[timeline]") {
+  hw::TimelineRecorder timeline;
+  const Replayed replayed = replay("small", {}, kChainModel, {1, 4}, &timeline);
+  const sc_core::sc_time period = timeline.compute_period();
+  REQUIRE(timeline.layers().size() == replayed.results.size());
+  std::int64_t read_bytes = 0, write_bytes = 0, requests = 0;
+  for (std::size_t i = 0; i < replayed.results.size(); ++i) {
+    const hw::LayerResult& result = replayed.results[i];
+    const hw::LayerSpan& layer = timeline.layers()[i];
+    INFO(result.layer << " batch " << result.batch);
+    read_bytes += result.dram_read_bytes;
+    write_bytes += result.dram_write_bytes;
+    requests += result.dram_requests;
+    CHECK(cycles_of(layer.end - layer.start, period) == result.cycles);
+    // The array's spans tile the layer, and each kind adds up to its column.
+    sc_core::sc_time covered = layer.start;
+    sc_core::sc_time by_activity[static_cast<int>(hw::ArrayActivity::vector) + 1];
+    for (const hw::ArraySpan& span : timeline.array()) {
+      if (span.start < layer.start || span.end > layer.end) continue;
+      CHECK(span.start == covered);
+      covered = span.end;
+      by_activity[static_cast<int>(span.activity)] += span.end - span.start;
+    }
+    CHECK(covered == layer.end);
+    const auto cycles = [&](hw::ArrayActivity activity) { return cycles_of(by_activity[static_cast<int>(activity)], period); };
+    CHECK(cycles(hw::ArrayActivity::compute) + cycles(hw::ArrayActivity::vector) == result.compute_cycles);
+    CHECK(cycles(hw::ArrayActivity::stall_weights) == result.stall_weights);
+    CHECK(cycles(hw::ArrayActivity::stall_inputs) == result.stall_inputs);
+    CHECK(cycles(hw::ArrayActivity::stall_sram) == result.stall_sram);
+    CHECK(cycles(hw::ArrayActivity::stall_vector) == result.stall_vector);
+    // Output drain takes what rounding the other causes left over.
+    CHECK(std::abs(cycles(hw::ArrayActivity::stall_output_drain) - result.stall_output_drain) <= 2);
+  }
+  // DMA spans follow each other; together they moved what the DRAM saw.
+  for (const hw::DmaTrack track : {hw::DmaTrack::load, hw::DmaTrack::store}) {
+    const std::vector<hw::TransferSpan>& spans = timeline.transfers(track);
+    std::int64_t bytes = 0;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      CHECK(spans[i].start <= spans[i].end);
+      if (i > 0) CHECK(spans[i - 1].end <= spans[i].start);
+      bytes += spans[i].bytes;
+    }
+    CHECK(bytes == (track == hw::DmaTrack::load ? read_bytes : write_bytes));
+  }
+  // DRAM spans are apart by more than the join gap and count every request.
+  const std::vector<hw::ChannelSpan>& channel = timeline.dram_spans(0);
+  std::int64_t channel_requests = 0, channel_bytes = 0;
+  for (std::size_t i = 0; i < channel.size(); ++i) {
+    CHECK(channel[i].start_cycle < channel[i].end_cycle);
+    if (i > 0) CHECK(channel[i].start_cycle > channel[i - 1].end_cycle + timeline.dram_join_gap_cycles());
+    channel_requests += channel[i].requests;
+    channel_bytes += channel[i].read_bytes + channel[i].write_bytes;
+  }
+  CHECK(channel_requests == requests);
+  CHECK(channel_bytes == read_bytes + write_bytes);
+}
