@@ -1,4 +1,4 @@
-// The replay's timeline: exact spans of a hand-made program with the arithmetic
+// The replay's timeline (run --timeline): exact spans of a hand-made program with the arithmetic
 // in comments, and on a mapped network the spans agree with the per-layer results.
 // ctest runs each case in its own process (one SystemC elaboration per process).
 #include <catch2/catch.hpp>
@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "replay_harness.h"
+#include "report/timeline_report.h"
 
 using namespace reusesim;
 
@@ -103,6 +104,17 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   CHECK(channel.requests == 2);
   CHECK(channel.read_bytes == 64);
   CHECK(channel.write_bytes == 64);
+
+  // The JSON: times in microseconds, exact (38 ns = 0.038 us).
+  const report::RunReport run{spec.name, "tiny", spec, {accelerator.results()}};
+  const std::string json = report::render_timeline(run, timeline);
+  CHECK_THAT(json, Catch::Contains(R"({"name":"stall: weights","cat":"array","ph":"X","pid":1,"tid":2,"ts":0,)"
+                                   R"("dur":0.038,"args":{"cycles":38}})"));
+  CHECK_THAT(json, Catch::Contains(R"({"name":"compute","cat":"array","ph":"X","pid":1,"tid":2,"ts":0.038,)"
+                                   R"("dur":0.062,"args":{"cycles":62,"steps":1}})"));
+  CHECK_THAT(json, Catch::Contains(R"({"name":"read+write","cat":"dram","ph":"X","pid":2,"tid":5,"ts":0,)"
+                                   R"("dur":0.133,"args":{"requests":2,"read_bytes":64,"write_bytes":64,)"
+                                   R"("gbps":0.962}})"));
 }
 
 TEST_CASE("timeline: the spans of a network agree with its per-layer results", "[timeline]") {

@@ -20,6 +20,7 @@ namespace reusesim::hw {
 struct AcceleratorSpec;
 struct LayerResult;
 struct LayerRun;
+class TimelineRecorder;
 }  // namespace reusesim::hw
 
 namespace reusesim::cli {
@@ -73,9 +74,11 @@ int figure_command(const std::vector<std::string>& args);
 
 // Shared by run and replay (run_command.cpp). Replays the programs, in order, on one
 // hw::Accelerator (a SystemC simulation: once per process) and checks every layer with
-// check_replay; the results come in the order of `runs`. Throws std::runtime_error when the
-// simulation stops early, std::logic_error when a check fails.
-std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs);
+// check_replay; the results come in the order of `runs`. With a `timeline`, the modules record
+// their activity there. Throws std::runtime_error when the simulation stops early,
+// std::logic_error when a check fails.
+std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
+                                             hw::TimelineRecorder* timeline = nullptr);
 // The replay must agree with its program (MACs, burst-widened DRAM bytes read and written) and
 // cannot beat the roofline. Throws std::logic_error naming the layer and batch.
 void check_replay(const hw::LayerResult& result, const mapping::LayerProgram& program, const hw::AcceleratorSpec& spec);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "mapping/mapper.h"
 #include "mapping/program_text.h"
 #include "report/run_report.h"
+#include "report/timeline_report.h"
 
 namespace reusesim::cli {
 
@@ -106,8 +108,9 @@ void check_replay(const hw::LayerResult& result, const mapping::LayerProgram& pr
   }
 }
 
-std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs) {
-  hw::Accelerator accelerator("accelerator", spec, runs);
+std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
+                                             hw::TimelineRecorder* timeline) {
+  hw::Accelerator accelerator("accelerator", spec, runs, timeline);
   sc_core::sc_start();
   if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !accelerator.finished()) {
     throw std::runtime_error("the simulation stopped before every layer finished");
@@ -120,7 +123,7 @@ std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, st
 int run_command(const std::vector<std::string>& args) {
   return run_guarded("run", [&] {
     CommonOptions common;
-    std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file;
+    std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file;
     po::options_description options("reusesim run options");
     options.add_options()
         ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
@@ -131,7 +134,10 @@ int run_command(const std::vector<std::string>& args) {
         ("out", po::value(&out_dir), "also write results.csv, results.json, config.json and stats.txt here")
         ("dump-program", po::value(&dump_file),
          "also write the data-movement programs of every batch and layer to this file "
-         "(docs/program-format.md; replay it with reusesim replay)");
+         "(docs/program-format.md; replay it with reusesim replay)")
+        ("timeline", po::value(&timeline_file),
+         "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
+         "DRAM channels (docs/timeline.md)");
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
@@ -179,11 +185,22 @@ int run_command(const std::vector<std::string>& args) {
         throw UsageError(std::string("--dump-program: ") + error.what());
       }
     }
+    // The timeline is written after the simulation: a path it could not be written to fails now.
+    if (!timeline_file.empty()) {
+      try {
+        report::check_output_file(timeline_file);
+      } catch (const std::runtime_error& error) {
+        throw UsageError(std::string("--timeline: ") + error.what());
+      }
+    }
     const std::size_t layers = selected.size();
     for (std::size_t i = 0; i < runs.size(); ++i) {
       check_analysis(model.network.layers[selected[i % layers]], runs[i].program, runs[i].batch);
     }
-    const std::vector<hw::LayerResult> results = replay_programs(spec, std::move(runs));
+    std::optional<hw::TimelineRecorder> timeline;
+    if (!timeline_file.empty()) timeline.emplace();
+    const std::vector<hw::LayerResult> results =
+        replay_programs(spec, std::move(runs), timeline ? &*timeline : nullptr);
     report::RunReport report{spec.name, model.network.name, spec, {}};
     for (std::size_t b = 0; b < batches.size(); ++b) {
       report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),
@@ -199,6 +216,13 @@ int run_command(const std::vector<std::string>& args) {
                                      {"stats.txt", report::run_stats_legend()}});
       } catch (const std::runtime_error& error) {
         throw UsageError(std::string("--out: ") + error.what());
+      }
+    }
+    if (timeline) {
+      try {
+        report::write_output_file(timeline_file, report::render_timeline(report, *timeline));
+      } catch (const std::runtime_error& error) {
+        throw UsageError(std::string("--timeline: ") + error.what());
       }
     }
     return kExitOk;

@@ -15,4 +15,8 @@ void write_output_files(const std::string& directory, const std::vector<std::pai
 // throws std::runtime_error naming the file on any failure, leaving no .partial behind.
 void write_output_file(const std::string& path, const std::string& contents);
 
+// Throws what write_output_file would if `path`.partial cannot be created, and leaves nothing
+// behind: for a file written only after a long simulation.
+void check_output_file(const std::string& path);
+
 }  // namespace reusesim::report

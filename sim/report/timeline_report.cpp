@@ -1,0 +1,201 @@
+#include "report/timeline_report.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace reusesim::report {
+
+namespace {
+
+// Two processes: the accelerator's tracks and the DRAM channels. Thread ids are unique across
+// the file (some viewers key threads by tid alone); sort indexes keep the tracks in this order.
+constexpr int kAcceleratorPid = 1;
+constexpr int kDramPid = 2;
+constexpr int kLayersTid = 1;
+constexpr int kArrayTid = 2;
+constexpr int kLoadTid = 3;
+constexpr int kStoreTid = 4;
+constexpr int kFirstChannelTid = 5;
+
+std::string quoted(const std::string& text) { return nlohmann::json(text).dump(); }
+
+// The members of one JSON object, in the order added.
+class Members {
+ public:
+  Members& add(const char* key, std::int64_t value) { return raw(key, std::to_string(value)); }
+  Members& add(const char* key, const std::string& value) { return raw(key, quoted(value)); }
+  Members& raw(const char* key, const std::string& json) {
+    text_ += (text_.empty() ? "\"" : ",\"") + std::string(key) + "\":" + json;
+    return *this;
+  }
+  std::string object() const { return "{" + text_ + "}"; }
+
+ private:
+  std::string text_;
+};
+
+// Appends trace events, one a line. Times are exact: sc_time ticks printed as decimal microseconds.
+class TraceWriter {
+ public:
+  TraceWriter() : ticks_per_us_(sc_core::sc_time(1, sc_core::SC_US).value()) {
+    for (std::uint64_t unit = ticks_per_us_; unit > 1; unit /= 10) ++fraction_digits_;
+  }
+
+  void name_process(int pid, const std::string& name) {
+    event(Members().add("name", "process_name").add("ph", "M").add("pid", pid).add("tid", 0)
+              .raw("args", Members().add("name", name).object()));
+    event(Members().add("name", "process_sort_index").add("ph", "M").add("pid", pid).add("tid", 0)
+              .raw("args", Members().add("sort_index", pid).object()));
+  }
+  void name_thread(int pid, int tid, const std::string& name) {
+    event(Members().add("name", "thread_name").add("ph", "M").add("pid", pid).add("tid", tid)
+              .raw("args", Members().add("name", name).object()));
+    event(Members().add("name", "thread_sort_index").add("ph", "M").add("pid", pid).add("tid", tid)
+              .raw("args", Members().add("sort_index", tid).object()));
+  }
+  // A complete event from `start_ticks` to `end_ticks` (sc_time ticks).
+  void complete(int pid, int tid, const std::string& name, const char* category, std::uint64_t start_ticks,
+                std::uint64_t end_ticks, const Members& args) {
+    event(Members().add("name", name).add("cat", category).add("ph", "X").add("pid", pid).add("tid", tid)
+              .raw("ts", microseconds(start_ticks)).raw("dur", microseconds(end_ticks - start_ticks))
+              .raw("args", args.object()));
+  }
+  double seconds(std::uint64_t ticks) const { return static_cast<double>(ticks) / static_cast<double>(ticks_per_us_) * 1e-6; }
+
+  std::string document(const Members& other_data) const {
+    return "{\"traceEvents\":[\n" + events_ + "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other_data.object() +
+           "}\n";
+  }
+
+ private:
+  void event(const Members& members) { events_ += (events_.empty() ? "" : ",\n") + members.object(); }
+  // 1234567 ticks of 1 ps -> "1.234567"; trailing zeros dropped.
+  std::string microseconds(std::uint64_t ticks) const {
+    std::string text = std::to_string(ticks / ticks_per_us_);
+    std::string fraction = std::to_string(ticks % ticks_per_us_);
+    fraction.insert(0, fraction_digits_ - fraction.size(), '0');
+    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+    return fraction.empty() ? text : text + "." + fraction;
+  }
+
+  std::uint64_t ticks_per_us_;
+  std::size_t fraction_digits_ = 0;
+  std::string events_;
+};
+
+std::string activity_name(hw::ArrayActivity activity) {
+  switch (activity) {
+    case hw::ArrayActivity::stall_weights: return "stall: weights";
+    case hw::ArrayActivity::stall_inputs: return "stall: inputs";
+    case hw::ArrayActivity::stall_output_drain: return "stall: output drain";
+    case hw::ArrayActivity::stall_sram: return "stall: sram";
+    case hw::ArrayActivity::stall_vector: return "stall: vector";
+    case hw::ArrayActivity::compute: return "compute";
+    default: return "vector";
+  }
+}
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+void write_layers(TraceWriter& writer, const RunReport& report, const hw::TimelineRecorder& timeline) {
+  const std::vector<hw::LayerSpan>& spans = timeline.layers();
+  std::size_t layer_count = 0;
+  for (const std::vector<hw::LayerResult>& batch : report.batches) layer_count += batch.size();
+  if (spans.size() != layer_count) {
+    throw std::logic_error("the timeline recorded " + std::to_string(spans.size()) + " layers, the run has " +
+                           std::to_string(layer_count));
+  }
+  // Each batch size's pass encloses its layers, so viewers nest the layers under it.
+  std::size_t next = 0;
+  for (const std::vector<hw::LayerResult>& batch : report.batches) {
+    if (batch.empty()) continue;
+    std::int64_t cycles = 0, macs = 0;
+    for (const hw::LayerResult& layer : batch) {
+      cycles += layer.cycles;
+      macs += layer.macs;
+    }
+    const std::int64_t size = batch.front().batch;
+    writer.complete(kAcceleratorPid, kLayersTid, "batch " + std::to_string(size), "batch", spans[next].start.value(),
+                    spans[next + batch.size() - 1].end.value(),
+                    Members().add("batch", size).add("layers", static_cast<std::int64_t>(batch.size()))
+                        .add("cycles", cycles).add("macs", macs));
+    for (const hw::LayerResult& layer : batch) {
+      const hw::LayerSpan& span = spans[next++];
+      writer.complete(kAcceleratorPid, kLayersTid, layer.layer, "layer", span.start.value(), span.end.value(),
+                      Members().add("batch", layer.batch).add("type", layer.type).add("macs", layer.macs)
+                          .add("cycles", layer.cycles).add("compute_cycles", layer.compute_cycles)
+                          .add("stall_cycles", layer.stall_cycles()).add("stall_weights_cycles", layer.stall_weights)
+                          .add("stall_inputs_cycles", layer.stall_inputs)
+                          .add("stall_output_drain_cycles", layer.stall_output_drain)
+                          .add("stall_sram_cycles", layer.stall_sram).add("stall_vector_cycles", layer.stall_vector)
+                          .add("mapping", layer.mapping));
+    }
+  }
+}
+
+void write_array(TraceWriter& writer, const hw::TimelineRecorder& timeline) {
+  const std::uint64_t period_ticks = timeline.compute_period().value();
+  for (const hw::ArraySpan& span : timeline.array()) {
+    const std::uint64_t ticks = (span.end - span.start).value();
+    Members args;
+    args.add("cycles", static_cast<std::int64_t>((ticks + period_ticks / 2) / period_ticks));
+    if (span.steps > 0) args.add("steps", span.steps);
+    writer.complete(kAcceleratorPid, kArrayTid, activity_name(span.activity), "array", span.start.value(),
+                    span.end.value(), args);
+  }
+}
+
+void write_transfers(TraceWriter& writer, const hw::TimelineRecorder& timeline, hw::DmaTrack track, int tid) {
+  for (const hw::TransferSpan& span : timeline.transfers(track)) {
+    writer.complete(kAcceleratorPid, tid, mapping::role_name(span.tensor), "dma", span.start.value(), span.end.value(),
+                    Members().add("transfers", span.transfers).add("bytes", span.bytes));
+  }
+}
+
+void write_channel(TraceWriter& writer, const hw::TimelineRecorder& timeline, std::size_t channel) {
+  const std::uint64_t period_ticks = timeline.dram_period(channel).value();
+  const int tid = kFirstChannelTid + static_cast<int>(channel);
+  for (const hw::ChannelSpan& span : timeline.dram_spans(channel)) {
+    const auto start = static_cast<std::uint64_t>(span.start_cycle) * period_ticks;
+    const auto end = static_cast<std::uint64_t>(span.end_cycle) * period_ticks;
+    const std::string name = span.write_bytes == 0 ? "read" : span.read_bytes == 0 ? "write" : "read+write";
+    const double gbps = static_cast<double>(span.read_bytes + span.write_bytes) / writer.seconds(end - start) / 1e9;
+    writer.complete(kDramPid, tid, name, "dram", start, end,
+                    Members().add("requests", span.requests).add("read_bytes", span.read_bytes)
+                        .add("write_bytes", span.write_bytes).raw("gbps", fixed(gbps, 3)));
+  }
+}
+
+}  // namespace
+
+std::string render_timeline(const RunReport& report, const hw::TimelineRecorder& timeline) {
+  TraceWriter writer;
+  writer.name_process(kAcceleratorPid, "accelerator " + report.accelerator + ", model " + report.model);
+  writer.name_thread(kAcceleratorPid, kLayersTid, "layers");
+  writer.name_thread(kAcceleratorPid, kArrayTid, "compute array");
+  writer.name_thread(kAcceleratorPid, kLoadTid, "DMA load");
+  writer.name_thread(kAcceleratorPid, kStoreTid, "DMA store");
+  writer.name_process(kDramPid, "DRAM " + report.spec.dram.name);
+  for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) {
+    writer.name_thread(kDramPid, kFirstChannelTid + static_cast<int>(channel), "DRAM channel " + std::to_string(channel));
+  }
+  write_layers(writer, report, timeline);
+  write_array(writer, timeline);
+  write_transfers(writer, timeline, hw::DmaTrack::load, kLoadTid);
+  write_transfers(writer, timeline, hw::DmaTrack::store, kStoreTid);
+  for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) write_channel(writer, timeline, channel);
+  return writer.document(Members().add("accelerator", report.accelerator).add("model", report.model)
+                             .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3))
+                             .add("dram", report.spec.dram.name)
+                             .add("dram_join_gap_cycles", timeline.dram_join_gap_cycles())
+                             .add("units", "ts and dur in microseconds; cycles in the compute clock; bytes as DRAM moves "
+                                           "them (whole bursts); gbps = 1e9 bytes/s over the span"));
+}
+
+}  // namespace reusesim::report

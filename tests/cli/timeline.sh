@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# End-to-end checks of `reusesim run --timeline`: the file is trace-event JSON with the expected
+# tracks, each layer's event lasts what the cycles column says and its array spans add up to its
+# stall columns, the run's results do not change, the bytes are the same on a second run, and a
+# path that cannot be written is an error before the simulation.
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+source "$(dirname "$0")/lib.sh"
+
+python=/usr/bin/python3  # Debian's, from scripts/install-deps
+run() { "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --batch 1,4 \
+          --set dram.channels=2 --format csv "$@"; }
+
+# summarize TIMELINE CSV: one line per property, each "name: value".
+summarize() {
+  "$python" - "$1" "$2" <<'EOF'
+import csv, json, sys
+from collections import defaultdict
+
+trace = json.load(open(sys.argv[1]))
+rows = [row for row in csv.DictReader(open(sys.argv[2])) if row["layer"] != "TOTAL"]
+events = trace["traceEvents"]
+print("display unit:", trace["displayTimeUnit"])
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+order = {(e["pid"], e["tid"]): e["args"]["sort_index"] for e in events if e["name"] == "thread_sort_index"}
+print("tracks:", " | ".join(threads[key] for key in sorted(threads, key=lambda key: order[key])))
+spans = [e for e in events if e["ph"] == "X"]
+by_track = defaultdict(list)
+for e in spans:
+    by_track[threads[(e["pid"], e["tid"])]].append(e)
+print("batches:", " ".join(e["name"] for e in by_track["layers"] if e["cat"] == "batch"))
+
+# Layers: one event per CSV row, in order, lasting its cycles (to within rounding to the clock).
+mhz = trace["otherData"]["compute_clock_mhz"]
+layers = [e for e in by_track["layers"] if e["cat"] == "layer"]
+mismatches = [f'{row["batch"]}/{row["layer"]}: {e["name"]} {e["dur"] * mhz:.3f} cycles, csv {row["cycles"]}'
+              for e, row in zip(layers, rows)
+              if e["name"] != row["layer"] or e["args"]["batch"] != int(row["batch"])
+              or abs(e["dur"] * mhz - int(row["cycles"])) > 0.5 + 1e-6 or e["args"]["cycles"] != int(row["cycles"])]
+print("layer events:", len(layers), "of", len(rows), "rows;", "mismatches:", mismatches or "none")
+
+# The compute array's spans tile each layer; busy spans add up to compute_cycles and stall spans
+# to each stall column (output drain takes the other causes' rounding: 2 cycles).
+columns = {"stall: weights": "stall_weights_cycles", "stall: inputs": "stall_inputs_cycles",
+           "stall: sram": "stall_sram_cycles", "stall: vector": "stall_vector_cycles",
+           "stall: output drain": "stall_output_drain_cycles"}
+eps = 1e-6
+off = []
+for layer, row in zip(layers, rows):
+    start, end = layer["ts"], layer["ts"] + layer["dur"]
+    inside = [e for e in by_track["compute array"] if e["ts"] >= start - eps and e["ts"] + e["dur"] <= end + eps]
+    cycles = defaultdict(float)
+    for e in inside:
+        name = e["name"] if e["name"].startswith("stall") else "compute_cycles"
+        cycles[name] += e["dur"] * mhz
+    if abs(sum(e["dur"] for e in inside) - layer["dur"]) > eps * (len(inside) + 1):
+        off.append(f'{layer["name"]}: array spans cover {sum(e["dur"] for e in inside)} of {layer["dur"]} us')
+    for name, column in list(columns.items()) + [("compute_cycles", "compute_cycles")]:
+        slack = 2 if name == "stall: output drain" else 0.5
+        if abs(cycles[name] - int(row[column])) > slack + eps:
+            off.append(f'{row["batch"]}/{layer["name"]} {column}: spans {cycles[name]:.3f}, csv {row[column]}')
+print("array spans vs columns:", off or "agree")
+
+# No track but the layers (batches enclose layers) has overlapping events.
+overlaps = []
+for name, track in by_track.items():
+    if name == "layers":
+        continue
+    track = sorted(track, key=lambda e: e["ts"])
+    overlaps += [name for a, b in zip(track, track[1:]) if a["ts"] + a["dur"] > b["ts"] + eps]
+print("overlaps:", sorted(set(overlaps)) or "none")
+
+# DMA and DRAM tracks moved what the CSV says the DRAM did.
+read = sum(int(row["dram_read_bytes"]) for row in rows)
+written = sum(int(row["dram_write_bytes"]) for row in rows)
+dma = (sum(e["args"]["bytes"] for e in by_track["DMA load"]), sum(e["args"]["bytes"] for e in by_track["DMA store"]))
+dram = (sum(e["args"]["read_bytes"] for t in by_track if t.startswith("DRAM") for e in by_track[t]),
+        sum(e["args"]["write_bytes"] for t in by_track if t.startswith("DRAM") for e in by_track[t]))
+print("bytes:", "agree" if dma == dram == (read, written) else f"dma {dma}, dram {dram}, csv {(read, written)}")
+EOF
+}
+
+expect 0 "run without --timeline" -- run
+printf '%s\n' "$out" >"$work/plain.csv"
+expect 0 "run with --timeline" -- run --timeline "$work/a.json"
+printf '%s\n' "$out" >"$work/timeline.csv"
+checks=$((checks + 1))
+cmp -s "$work/plain.csv" "$work/timeline.csv" || { echo "FAIL: --timeline changed the results"; failures=$((failures + 1)); }
+summary=$(summarize "$work/a.json" "$work/timeline.csv" 2>&1)
+same "timeline summary" "$summary" "display unit: ns
+tracks: layers | compute array | DMA load | DMA store | DRAM channel 0 | DRAM channel 1
+batches: batch 1 batch 4
+layer events: 10 of 10 rows; mismatches: none
+array spans vs columns: agree
+overlaps: none
+bytes: agree"
+
+# Deterministic: the same inputs give the same bytes.
+expect 0 "second run with --timeline" -- run --timeline "$work/b.json"
+checks=$((checks + 1))
+cmp -s "$work/a.json" "$work/b.json" || { echo "FAIL: the timeline differs between runs"; failures=$((failures + 1)); }
+
+# A network with vector layers and sram stalls on the Snowflake config, batch 1.
+expect 0 "resnet50 conv1 and pool" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$SRC/models/resnet50.yaml" \
+  --layers conv1,bn1,relu,maxpool --format csv --timeline "$work/resnet.json"
+printf '%s\n' "$out" >"$work/resnet.csv"
+summary=$(summarize "$work/resnet.json" "$work/resnet.csv" 2>&1)
+contains "resnet layer events" "$summary" "layer events: 4 of 4 rows; mismatches: none"
+contains "resnet array spans" "$summary" "array spans vs columns: agree"
+contains "resnet bytes" "$summary" "bytes: agree"
+
+expect 0 "run --help" -- "$REUSESIM" run --help
+contains "run help names --timeline" "$out" "--timeline arg"
+# A path that cannot be written fails before the simulation, and leaves nothing behind.
+expect 2 "timeline into a missing directory" -- run --timeline "$work/no/such/dir.json"
+same "timeline error message" "$err" "reusesim run: error: --timeline: cannot write $work/no/such/dir.json.partial: No such file or directory
+try: reusesim run --help"
+same "no results printed" "$out" ""
+same "nothing left behind" "$(ls "$work/no" 2>/dev/null | wc -l)" "0"
+finish
