@@ -1,7 +1,9 @@
 #include "report/timeline_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +21,11 @@ constexpr int kLoadTid = 3;
 constexpr int kStoreTid = 4;
 constexpr int kFirstChannelTid = 5;
 
-std::string quoted(const std::string& text) { return nlohmann::json(text).dump(); }
+// Most names are plain ASCII and need no escapes; nlohmann escapes (and checks the UTF-8 of) the rest.
+std::string quoted(const std::string& text) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  return plain ? "\"" + text + "\"" : nlohmann::json(text).dump();
+}
 
 // The members of one JSON object, in the order added.
 class Members {
@@ -27,7 +33,10 @@ class Members {
   Members& add(const char* key, std::int64_t value) { return raw(key, std::to_string(value)); }
   Members& add(const char* key, const std::string& value) { return raw(key, quoted(value)); }
   Members& raw(const char* key, const std::string& json) {
-    text_ += (text_.empty() ? "\"" : ",\"") + std::string(key) + "\":" + json;
+    text_ += text_.empty() ? "\"" : ",\"";
+    text_ += key;
+    text_ += "\":";
+    text_ += json;
     return *this;
   }
   std::string object() const { return "{" + text_ + "}"; }
@@ -64,13 +73,18 @@ class TraceWriter {
   }
   double seconds(std::uint64_t ticks) const { return static_cast<double>(ticks) / static_cast<double>(ticks_per_us_) * 1e-6; }
 
-  std::string document(const Members& other_data) const {
-    return "{\"traceEvents\":[\n" + events_ + "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other_data.object() +
-           "}\n";
+  // The whole file; the writer is spent. The text is built in place: it can be tens of megabytes.
+  std::string finish(const Members& other_data) {
+    text_ += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other_data.object() + "}\n";
+    return std::move(text_);
   }
 
  private:
-  void event(const Members& members) { events_ += (events_.empty() ? "" : ",\n") + members.object(); }
+  void event(const Members& members) {
+    if (events_ > 0) text_ += ",\n";
+    text_ += members.object();
+    ++events_;
+  }
   // 1234567 ticks of 1 ps -> "1.234567"; trailing zeros dropped.
   std::string microseconds(std::uint64_t ticks) const {
     std::string text = std::to_string(ticks / ticks_per_us_);
@@ -82,7 +96,8 @@ class TraceWriter {
 
   std::uint64_t ticks_per_us_;
   std::size_t fraction_digits_ = 0;
-  std::string events_;
+  std::string text_ = "{\"traceEvents\":[\n";
+  std::size_t events_ = 0;
 };
 
 std::string activity_name(hw::ArrayActivity activity) {
@@ -190,7 +205,7 @@ std::string render_timeline(const RunReport& report, const hw::TimelineRecorder&
   write_transfers(writer, timeline, hw::DmaTrack::load, kLoadTid);
   write_transfers(writer, timeline, hw::DmaTrack::store, kStoreTid);
   for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) write_channel(writer, timeline, channel);
-  return writer.document(Members().add("accelerator", report.accelerator).add("model", report.model)
+  return writer.finish(Members().add("accelerator", report.accelerator).add("model", report.model)
                              .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3))
                              .add("dram", report.spec.dram.name)
                              .add("dram_join_gap_cycles", timeline.dram_join_gap_cycles())
