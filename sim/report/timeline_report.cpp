@@ -53,16 +53,12 @@ class TraceWriter {
   }
 
   void name_process(int pid, const std::string& name) {
-    event(Members().add("name", "process_name").add("ph", "M").add("pid", pid).add("tid", 0)
-              .raw("args", Members().add("name", name).object()));
-    event(Members().add("name", "process_sort_index").add("ph", "M").add("pid", pid).add("tid", 0)
-              .raw("args", Members().add("sort_index", pid).object()));
+    metadata(pid, 0, "process_name", Members().add("name", name));
+    metadata(pid, 0, "process_sort_index", Members().add("sort_index", pid));
   }
   void name_thread(int pid, int tid, const std::string& name) {
-    event(Members().add("name", "thread_name").add("ph", "M").add("pid", pid).add("tid", tid)
-              .raw("args", Members().add("name", name).object()));
-    event(Members().add("name", "thread_sort_index").add("ph", "M").add("pid", pid).add("tid", tid)
-              .raw("args", Members().add("sort_index", tid).object()));
+    metadata(pid, tid, "thread_name", Members().add("name", name));
+    metadata(pid, tid, "thread_sort_index", Members().add("sort_index", tid));
   }
   // A complete event from `start_ticks` to `end_ticks` (sc_time ticks).
   void complete(int pid, int tid, const std::string& name, const char* category, std::uint64_t start_ticks,
@@ -80,6 +76,9 @@ class TraceWriter {
   }
 
  private:
+  void metadata(int pid, int tid, const char* name, const Members& args) {
+    event(Members().add("name", name).add("ph", "M").add("pid", pid).add("tid", tid).raw("args", args.object()));
+  }
   void event(const Members& members) {
     if (events_ > 0) text_ += ",\n";
     text_ += members.object();
