@@ -19,7 +19,8 @@ models:
   - {model: $SRC/models/mlp.yaml, batch: [1000000000]}
 YAML
 expect 2 "trace batch 1e9" -- "$REUSESIM" trace "$work/trace.yaml" --out "$work/r"
-contains "trace batch message" "$err" "trace.yaml:4:49: error: models.0.batch.0: expected at most 1000000, got 1000000000"
+# The value's column: "  - {model: " (12), $SRC, "/models/mlp.yaml, batch: [" (26), then it.
+contains "trace batch message" "$err" "trace.yaml:4:$((${#SRC} + 39)): error: models.0.batch.0: expected at most 1000000, got 1000000000"
 
 # A 10^6 x 10^6 linear layer: 10^12 MACs and 2 TB of fp16 weights. The analysis is exact; the
 # replay is refused before it allocates anything: every tiling that fits small's 32 KiB buffers
