@@ -147,6 +147,13 @@ expect 0 "resume after SIGKILL" -- "$REUSESIM" trace "$work/slow.yaml" --out "$w
 contains "the finished job not redone" "$err" "already finished, 0 failed"
 same "tables as the run before" "$(cat "$work/r6/networks.csv")" "$(cat "$work/r3/networks.csv")"
 
+# --timeline: every job also writes its Chrome/Perfetto trace (docs/timeline.md).
+expect 0 "trace --timeline" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r7" --set 'models.0.batch=[1]' --timeline --no-figure
+checks=$((checks + 1))
+/usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["traceEvents"]' \
+  "$work/r7/jobs/0001-snowflake-deepspeech2-gru-b1/timeline.json" ||
+  { echo "FAIL: trace --timeline wrote no trace-event JSON"; failures=$((failures + 1)); }
+
 # `reusesim figure` redraws from a results directory alone.
 rm "$work/r1/figure.png"
 expect 0 "figure" -- "$REUSESIM" figure "$work/r1"
