@@ -248,6 +248,38 @@ TEST_CASE("sram: requests during simulation start at the next SRAM clock edge", 
   CHECK(sram.stats().port_wait_cycles == 8);
 }
 
+namespace {
+
+// Books an empty access from inside a thread: the error must be reported, not thrown.
+struct BadAccessDriver : sc_core::sc_module {
+  SramBuffer& sram;
+  bool returned = false;
+
+  BadAccessDriver(sc_core::sc_module_name name, SramBuffer& buffer) : sc_core::sc_module(name), sram(buffer) {
+    REUSESIM_HAS_PROCESS(BadAccessDriver);
+    SC_THREAD(run);
+  }
+
+  void run() {
+    wait(ns(5));
+    CHECK(sram.reserve(read(0, 0)) == ns(5));  // nothing booked: completes now
+    returned = true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("sram: an invalid access inside a thread is an SC_ERROR that stops the simulation", "[sram]") {
+  // What reusesim's main sets: display SC_ERRORs and stop, never throw across a coroutine.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DISPLAY | sc_core::SC_STOP);
+  SramBuffer sram("sram_bad", spec_8x16(1, 1), 500);
+  BadAccessDriver driver("sram_bad_driver", sram);
+  sc_core::sc_start();
+  CHECK(driver.returned);
+  CHECK(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) == 1);
+  CHECK(sram.stats().reads == 0);
+}
+
 TEST_CASE("sram: counters", "[sram]") {
   SramBuffer sram("sram_counters", spec_8x16(1, 1), 500);
   sram.reserve(read(0, 1024));             // 8 cycles, no conflict

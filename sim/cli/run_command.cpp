@@ -182,7 +182,7 @@ int run_command(const std::vector<std::string>& args) {
       try {
         report::write_output_file(dump_file, mapping::write_programs(records));
       } catch (const std::runtime_error& error) {
-        throw UsageError(std::string("--dump-program: ") + error.what());
+        throw FileError(std::string("--dump-program: ") + error.what());
       }
     }
     // The timeline is written after the simulation: a path it could not be written to fails now.
@@ -190,7 +190,7 @@ int run_command(const std::vector<std::string>& args) {
       try {
         report::check_output_file(timeline_file);
       } catch (const std::runtime_error& error) {
-        throw UsageError(std::string("--timeline: ") + error.what());
+        throw FileError(std::string("--timeline: ") + error.what());
       }
     }
     const std::size_t layers = selected.size();
@@ -215,14 +215,14 @@ int run_command(const std::vector<std::string>& args) {
                                      {"config.json", report::resolved_accelerator_json(spec)},
                                      {"stats.txt", report::run_stats_legend()}});
       } catch (const std::runtime_error& error) {
-        throw UsageError(std::string("--out: ") + error.what());
+        throw FileError(std::string("--out: ") + error.what());
       }
     }
     if (timeline) {
       try {
         report::write_output_file(timeline_file, report::render_timeline(report, *timeline));
       } catch (const std::runtime_error& error) {
-        throw UsageError(std::string("--timeline: ") + error.what());
+        throw FileError(std::string("--timeline: ") + error.what());
       }
     }
     return kExitOk;

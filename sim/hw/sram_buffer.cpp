@@ -48,32 +48,32 @@ SramBuffer::SramBuffer(sc_core::sc_module_name name, const SramBufferSpec& spec,
       read_port_free_(static_cast<std::size_t>(spec.read_ports), 0),
       write_port_free_(static_cast<std::size_t>(spec.write_ports), 0) {}
 
-void SramBuffer::check(const SramAccess& access) const {
+std::string SramBuffer::problem(const SramAccess& access) const {
   const auto fail = [&](const std::string& what) {
-    throw std::invalid_argument(std::string("SRAM buffer \"") + name() + "\": " + describe(access) + ": " + what);
+    return std::string("SRAM buffer \"") + name() + "\": " + describe(access) + ": " + what;
   };
-  if (access.row_bytes == 0 || access.rows == 0) fail("empty access (0 bytes)");
+  if (access.row_bytes == 0 || access.rows == 0) return fail("empty access (0 bytes)");
   if (access.rows > 1 && access.row_stride_bytes < access.row_bytes) {
-    fail("rows overlap (row stride smaller than the row)");
+    return fail("rows overlap (row stride smaller than the row)");
   }
   // Total bytes first, without overflow: rows * row_bytes > capacity.
   if (access.row_bytes > capacity_ || access.rows > capacity_ / access.row_bytes) {
-    fail("larger than the buffer capacity of " + std::to_string(capacity_) + " B");
+    return fail("larger than the buffer capacity of " + std::to_string(capacity_) + " B");
   }
   // Extent (rows - 1) * stride + row_bytes, then address + extent, both <= capacity, without overflow.
   const std::uint64_t rest = capacity_ - access.row_bytes;
   if (access.rows > 1 && access.row_stride_bytes > rest / (access.rows - 1)) {
-    fail("spans more than the buffer capacity of " + std::to_string(capacity_) + " B");
+    return fail("spans more than the buffer capacity of " + std::to_string(capacity_) + " B");
   }
   const std::uint64_t extent = (access.rows - 1) * (access.rows > 1 ? access.row_stride_bytes : 0) + access.row_bytes;
   if (access.address > capacity_ - extent) {
-    fail("ends at byte " + std::to_string(access.address) + " + " + std::to_string(extent) +
+    return fail("ends at byte " + std::to_string(access.address) + " + " + std::to_string(extent) +
          ", beyond the buffer capacity of " + std::to_string(capacity_) + " B");
   }
+  return "";
 }
 
 SramBuffer::Cost SramBuffer::cost(const SramAccess& access) const {
-  check(access);
   const std::uint64_t n = access.row_bytes;
   // Row starting at byte `start`: words first..last, banks interleaved word by word.
   const auto words_of = [&](std::uint64_t start) { return (start + n - 1) / width_ - start / width_ + 1; };
@@ -126,7 +126,11 @@ SramBuffer::Cost SramBuffer::cost(const SramAccess& access) const {
   return {cycles, cycles - minimum};
 }
 
-std::int64_t SramBuffer::access_cycles(const SramAccess& access) const { return cost(access).cycles; }
+std::int64_t SramBuffer::access_cycles(const SramAccess& access) const {
+  const std::string invalid = problem(access);
+  if (!invalid.empty()) throw std::invalid_argument(invalid);
+  return cost(access).cycles;
+}
 
 sc_core::sc_time SramBuffer::cycle_time(std::int64_t cycle) const {
   return sc_core::sc_time(static_cast<double>(cycle) * 1000.0 / clock_mhz_, sc_core::SC_NS);
@@ -142,6 +146,13 @@ std::int64_t SramBuffer::first_cycle_at_or_after(const sc_core::sc_time& time) c
 }
 
 sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
+  // Reported, not thrown: reserve runs inside SC_THREADs, and an exception escaping a coroutine
+  // loses the message (and trips GCC's ASan). The CLI stops the simulation on SC_ERROR.
+  const std::string invalid = problem(access);
+  if (!invalid.empty()) {
+    SC_REPORT_ERROR("reusesim/sram", invalid.c_str());
+    return sc_core::sc_time_stamp();
+  }
   const Cost c = cost(access);
   const std::int64_t now = first_cycle_at_or_after(sc_core::sc_time_stamp());
   std::vector<std::int64_t>& ports = access.is_write ? write_port_free_ : read_port_free_;

@@ -11,6 +11,7 @@
 // busiest bank has words. A word touched only partly (misaligned start or end) still costs a word.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -55,7 +56,8 @@ class SramBuffer : public sc_core::sc_module {
 
   // Books the access on the port of its kind that can start it earliest (lowest index on ties),
   // no earlier than sc_time_stamp() rounded up to the SRAM clock; updates the counters and returns
-  // the absolute time the access completes. Same errors as access_cycles().
+  // the absolute time the access completes. An invalid access (as for access_cycles()) is
+  // reported with SC_REPORT_ERROR("reusesim/sram") instead, books nothing and returns now.
   sc_core::sc_time reserve(const SramAccess& access);
 
   const SramStats& stats() const { return stats_; }
@@ -69,8 +71,9 @@ class SramBuffer : public sc_core::sc_module {
     std::int64_t cycles = 0;
     std::int64_t conflict_cycles = 0;
   };
-  Cost cost(const SramAccess& access) const;
-  void check(const SramAccess& access) const;
+  Cost cost(const SramAccess& access) const;  // of a valid access
+  std::string problem(const SramAccess& access) const;  // what makes the access invalid, or ""
+
   // The first SRAM clock edge at or after `time`.
   std::int64_t first_cycle_at_or_after(const sc_core::sc_time& time) const;
 

@@ -113,8 +113,7 @@ expect 0 "run --help" -- "$REUSESIM" run --help
 contains "run help names --timeline" "$out" "--timeline arg"
 # A path that cannot be written fails before the simulation, and leaves nothing behind.
 expect 2 "timeline into a missing directory" -- run --timeline "$work/no/such/dir.json"
-same "timeline error message" "$err" "reusesim run: error: --timeline: cannot write $work/no/such/dir.json.partial: No such file or directory
-try: reusesim run --help"
+same "timeline error message" "$err" "reusesim run: error: --timeline: cannot write $work/no/such/dir.json.partial: No such file or directory"
 same "no results printed" "$out" ""
 same "nothing left behind" "$(ls "$work/no" 2>/dev/null | wc -l)" "0"
 finish
