@@ -144,7 +144,7 @@ contains "format message" "$err" "reusesim replay: error: --format: expected tab
 expect 2 "replay, bad --set" -- replay --arch "$small" --program "$work/mlp.program" --set compute.rows=0
 contains "bad --set names the override" "$err" "--set compute.rows=0: error: compute.rows"
 expect 2 "dump into a missing directory" -- run --arch "$small" --model "$SRC/models/mlp.yaml" --dump-program "$work/no/such/dir.program"
-same "dump error message" "$err" "reusesim run: error: --dump-program: cannot write $work/no/such/dir.program.partial
+same "dump error message" "$err" "reusesim run: error: --dump-program: cannot write $work/no/such/dir.program.partial: No such file or directory
 try: reusesim run --help"
 same "nothing left behind" "$(ls "$work/no" 2>/dev/null | wc -l)" "0"
 
