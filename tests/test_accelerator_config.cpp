@@ -293,10 +293,11 @@ TEST_CASE("wrong type: a word for an integer", "[accelerator]") {
   CHECK(errors_of(kAccelerator + "  channels: eight\n") ==
         "acc.yaml:19:13: error: dram.channels: expected a positive integer, got \"eight\"\n");
   CHECK(errors_of(kAccelerator + "  tck_ns: fast\n") ==
-        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got \"fast\"\n");
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got \"fast\"\n");
 }
 
-// Zero, negative and too-large counts. Counts are 1 .. 2^20 = 1,048,576; write_drain_low may be 0.
+// Zero, negative and too-large counts. Counts are 1 .. 2^20 = 1,048,576, DRAM channels 1 .. 1024;
+// write_drain_low may be 0.
 TEST_CASE("zero, negative and out-of-range values", "[accelerator]") {
   CHECK(errors_of(kAccelerator + "  channels: 0\n") ==
         "acc.yaml:19:13: error: dram.channels: expected a positive integer, got 0\n");
@@ -306,23 +307,32 @@ TEST_CASE("zero, negative and out-of-range values", "[accelerator]") {
         "acc.yaml:19:16: error: dram.queue_depth: expected a positive integer, got 0\n");
   CHECK(errors_of(kAccelerator + "  write_drain_low: -1\n") ==
         "acc.yaml:19:20: error: dram.write_drain_low: expected a non-negative integer, got -1\n");
-  CHECK(errors_of(kAccelerator + "  channels: 2097152\n") ==
-        "acc.yaml:19:13: error: dram.channels: expected at most 1048576, got 2097152\n");
+  CHECK(errors_of(kAccelerator + "  channels: 2048\n") ==
+        "acc.yaml:19:13: error: dram.channels: expected at most 1024, got 2048\n");
   CHECK(errors_of(kAccelerator, {"sram.buffers.outputs.capacity_kib=0"}) ==
         "--set sram.buffers.outputs.capacity_kib=0: error: sram.buffers.outputs.capacity_kib: expected a "
         "positive integer, got 0\n");
 }
 
-// Clocks must be > 0: compute.clock_mhz is on line 7 ("  clock_mhz: " = 13 characters -> column 14),
-// and a zero tCK on line 19 ("  tck_ns: " = 10 characters -> column 11).
-TEST_CASE("zero clock", "[accelerator]") {
+// Clocks run from 1 MHz to 100 GHz (tCK 0.01 to 1000 ns): compute.clock_mhz is on line 7
+// ("  clock_mhz: " = 13 characters -> column 14), a tCK on line 19 ("  tck_ns: " -> column 11).
+// Absurd clocks used to run: 1e308 MHz gave negative cycle counts, 1e-300 ns hung the simulation
+// (found by fuzzing: the trace plan wrote the infinite peak as null).
+TEST_CASE("clocks out of range", "[accelerator]") {
   std::string text = kAccelerator;
   text.replace(text.find("  clock_mhz: 1000\n"), 18, "  clock_mhz: 0\n");
-  CHECK(errors_of(text) == "acc.yaml:7:14: error: compute.clock_mhz: expected a number greater than 0, got 0\n");
+  CHECK(errors_of(text) == "acc.yaml:7:14: error: compute.clock_mhz: expected a number from 1 to 100000, got 0\n");
+  CHECK(errors_of(kAccelerator, {"compute.clock_mhz=1e308"}) ==
+        "--set compute.clock_mhz=1e308: error: compute.clock_mhz: expected a number from 1 to 100000, got 1e308\n");
+  CHECK(errors_of(kAccelerator, {"sram.clock_mhz=0.5"}) ==
+        "--set sram.clock_mhz=0.5: error: sram.clock_mhz: expected a number from 1 to 100000, got 0.5\n");
   CHECK(errors_of(kAccelerator + "  tck_ns: 0\n") ==
-        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got 0\n");
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got 0\n");
   CHECK(errors_of(kAccelerator + "  tck_ns: -1.25\n") ==
-        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got -1.25\n");
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got -1.25\n");
+  CHECK(errors_of(kAccelerator + "  tck_ns: 1e-300\n") ==
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got 1e-300\n");
+  CHECK(load(kAccelerator + "  tck_ns: 1000\n").dram.timing.tck_ns == 1000);
 }
 
 // A 32-bit accumulator (line 9, column 21) cannot be narrower than 64-bit operands.
@@ -351,6 +361,48 @@ TEST_CASE("unknown DRAM preset with a did-you-mean hint", "[accelerator]") {
   // Through load_dram the origin is the --dram argument and the key path is the bare field.
   CHECK(dram_errors_of("ddr4-240") == "--dram ddr4-240: error: preset: unknown DRAM preset \"ddr4-240\" (no file " +
                                           preset_file("ddr4-240") + ") (did you mean \"ddr4-2400\"?)\n");
+}
+
+// A preset name too long for a file name is an unknown preset, not a filesystem exception (found
+// by fuzzing).
+TEST_CASE("a preset name too long for a file", "[accelerator]") {
+  const std::string name(300, 'x');
+  CHECK(dram_errors_of(name) == "--dram " + name + ": error: preset: unknown DRAM preset \"" + name + "\" (no file " +
+                                    preset_file(name) + ")\n");
+}
+
+// A DRAM file's text loads like the file: its fields, on top of a preset found from its directory.
+TEST_CASE("load_dram_text reads a DRAM file", "[accelerator]") {
+  const std::string origin = reusesim::config::dram_preset_directory() + "/mine.yaml";
+  const hw::DramSpec dram = reusesim::config::load_dram_text("preset: ddr4-2400.yaml\nchannels: 4\n", origin);
+  CHECK(dram.channels == 4);
+  CHECK(dram.timing.trcd == 17);
+  CHECK_THAT(input_error_text([&] { reusesim::config::load_dram_text("chanels: 4\n", "d.yaml"); }),
+             Catch::Contains("d.yaml:1:1: error: chanels: unknown key (did you mean \"channels\"?)\n"));
+}
+
+// The DRAM organisation has bounds a channel can be built with (found by fuzzing: 2^20 ranks of
+// 2^20 bank groups asked for 2^40 banks' state; a row shorter than a burst, or a bus narrower than
+// a byte, gave no column or burst and an exception from the address mapper). The value's column is
+// len("  <key>: ") + 1.
+TEST_CASE("DRAM organisation limits", "[accelerator]") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"ranks: 32", "acc.yaml:19:10: error: dram.ranks: expected at most 16, got 32\n"},
+      {"bank_groups: 32", "acc.yaml:19:16: error: dram.bank_groups: expected at most 16, got 32\n"},
+      {"banks_per_group: 128", "acc.yaml:19:20: error: dram.banks_per_group: expected at most 64, got 128\n"},
+      {"row_bytes: 2097152", "acc.yaml:19:14: error: dram.row_bytes: expected at most 1048576, got 2097152\n"},
+      {"bus_bits: 4", "acc.yaml:19:13: error: dram.bus_bits: expected an integer >= 8, got 4\n"},
+      {"bus_bits: 2048", "acc.yaml:19:13: error: dram.bus_bits: expected at most 1024, got 2048\n"},
+      {"burst_length: 1", "acc.yaml:19:17: error: dram.burst_length: expected an integer >= 2, got 1\n"},
+      {"burst_length: 128", "acc.yaml:19:17: error: dram.burst_length: expected at most 64, got 128\n"},
+      // ddr4-2400: 64-bit bus x BL8 = 64-byte bursts.
+      {"row_bytes: 32",
+       "acc.yaml:19:14: error: dram.row_bytes: 32 is less than one burst (bus_bits / 8 x burst_length = 64 bytes)\n"},
+  };
+  for (const auto& [line, expected] : cases) {
+    INFO(line);
+    CHECK(errors_of(kAccelerator + "  " + line + "\n") == expected);
+  }
 }
 
 // --- errors: JEDEC relations ---------------------------------------------------------------------

@@ -70,9 +70,47 @@ TEST_CASE("model: tab indentation is a syntax error", "[model-errors]") {
         "model.yaml:3:1: error: YAML syntax error: illegal tab when looking for indentation\n");
 }
 
-// Two YAML documents in one file are rejected at the start of the second one.
+// Two YAML documents in one file are rejected at the "---" that starts the second one.
 TEST_CASE("model: several YAML documents", "[model-errors]") {
-  CHECK(load_error("name: a\n---\nname: b\n") == "model.yaml:3:1: error: expected one YAML document, found 2\n");
+  CHECK(load_error("name: a\n---\nname: b\n") == "model.yaml:2:1: error: expected one YAML document, found 2\n");
+}
+
+// yaml-cpp 0.7's LoadAll loops forever, eating memory, on a "," that follows a complete document;
+// the loader reports it as a syntax error at the comma (found by fuzzing).
+TEST_CASE("model: stray comma after a document", "[model-errors]") {
+  CHECK(load_error("[1, 2],\n") == "model.yaml:1:7: error: YAML syntax error: unexpected \",\"\n");
+  CHECK(load_error("- a\n,\n") == "model.yaml:2:1: error: YAML syntax error: unexpected \",\"\n");
+}
+
+// The same in a --set value: reported at the --set argument.
+TEST_CASE("model: stray comma in a --set value", "[model-errors]") {
+  CHECK(load_error(image_model("  - {name: fc, type: linear, out_features: 2}\n"), {"layers.fc.out_features=[3],"}) ==
+        "--set layers.fc.out_features=[3],: error: layers.fc.out_features: YAML syntax error: unexpected \",\"\n");
+}
+
+// Names end up in JSON reports, which must be UTF-8: other bytes are refused where they are
+// (found by fuzzing: the footprint report threw).
+TEST_CASE("model: text that is not UTF-8", "[model-errors]") {
+  CHECK(load_error("name: m\xff\n") == "model.yaml:1:8: error: expected UTF-8 text, got the byte 0xff\n");
+  CHECK(load_error("name: caf\xc3\xa9\n# \xe2\x82\n") ==
+        "model.yaml:2:3: error: expected UTF-8 text, got the byte 0xe2\n");
+  CHECK(load_error("name: \xc0\xaf\n") == "model.yaml:1:7: error: expected UTF-8 text, got the byte 0xc0\n");
+}
+
+// yaml-cpp stops deep nesting itself ("bad file"); it gets the loader's own message.
+TEST_CASE("model: nesting too deep for yaml-cpp", "[model-errors]") {
+  CHECK(load_error("name: " + std::string(3000, '[')) ==
+        "model.yaml:1:1: error: document too large or too deeply nested (limits: 1000000 values, depth 64)\n");
+}
+
+// A file is read up to 64 MiB: /dev/zero (or a path mistaken for a model) filled memory before
+// and ended as an internal error. A directory is said to be one.
+TEST_CASE("model: a device or a directory given as the file", "[model-errors]") {
+  CHECK(input_error_text([] { reusesim::config::load_model_file("/dev/zero"); }) ==
+        "/dev/zero: error: larger than 64 MiB, the most an input file of its kind may have\n");
+  const std::string directory = std::string(REUSESIM_SOURCE_DIR) + "/models";
+  CHECK(input_error_text([&] { reusesim::config::load_model_file(directory); }) ==
+        directory + ": error: is a directory, not a file\n");
 }
 
 // A document that is a list, not a mapping, is rejected with no key path.
@@ -539,6 +577,34 @@ TEST_CASE("model: block instance fed by a later layer", "[model-errors]") {
 TEST_CASE("model: block repeat 0", "[model-errors]") {
   CHECK(load_error(block_model("  - {name: r, block: bott, repeat: 0, args: {mid: 4, out: 8}}\n")) ==
         "model.yaml:11:36: error: layers.r.repeat: expected a positive integer, got 0\n");
+}
+
+// Six instances of a 2-layer block, 10,000 copies each, would be 120,000 layers: the sixth (line
+// 16) goes beyond the 100,000 a model may have. An 800-byte file of repeats made 400,000 layers,
+// 10 s and over a gigabyte in the model fuzz target before.
+TEST_CASE("model: block repeats beyond 100,000 layers", "[model-errors]") {
+  CHECK(load_error(block_model("  - {name: r, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: s, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: t, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: u, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: v, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: w, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n")) ==
+        "model.yaml:16:5: error: layers.w: the model has more than 100000 layers once blocks are expanded, the "
+        "most a model may have\n");
+  // Where a repeat takes the model past the limit, the repeat is at fault (line 11, column 36).
+  CHECK(load_error(block_model("  - {name: r, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: s, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: t, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: u, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: v, block: bott, repeat: 9999, args: {mid: 4, out: 3}}\n"
+                               "  - {name: w, block: bott, repeat: 2, args: {mid: 4, out: 3}}\n")) ==
+        "model.yaml:16:36: error: layers.w.repeat: the model has more than 100000 layers once blocks are expanded, "
+        "the most a model may have\n");
+  // Written out, the 100,001st layer (line 100,005) is one too many.
+  std::string layers;
+  for (int i = 0; i <= 100'000; ++i) layers += "  - {name: r" + std::to_string(i) + ", type: relu}\n";
+  CHECK(load_error(image_model(layers)) == "model.yaml:100005:5: error: layers.r100000: the model has more than 100000 "
+                                           "layers once blocks are expanded, the most a model may have\n");
 }
 
 // A shape error in the second copy of a repeated block names that copy.

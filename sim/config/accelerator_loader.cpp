@@ -17,6 +17,22 @@ namespace fs = std::filesystem;
 constexpr int kMaxPresetDepth = 8;
 const IntegerRange kCount{1, 1 << 20};
 const IntegerRange kCycles{1, 1 << 30};
+// Clocks from 1 MHz to 100 GHz. SystemC keeps time in picoseconds: a faster clock has hardly any
+// period left (at 1e300 MHz none, and the simulation hangs), and a slower one runs out of the 2^64
+// ps time range in few cycles (at 1 MHz it still holds 1.8e13).
+const NumberRange kClockMhz{1, 100'000};
+const NumberRange kTckNs{0.01, 1000};
+// DRAM organisation, well beyond today's parts (HBM3: 32 pseudo-channels a stack, DDR5: 8 bank
+// groups of 4 banks, up to 8 ranks, BL16). Each channel is a SystemC module with state for every
+// bank, and every address field fits in 64 bits below the row; a DDR burst holds the bus for
+// burst_length / 2 clocks, so it needs at least 2 beats, and a beat at least one byte.
+const IntegerRange kChannels{1, 1024};
+const IntegerRange kRanks{1, 16};
+const IntegerRange kBankGroups{1, 16};
+const IntegerRange kBanksPerGroup{1, 64};
+const IntegerRange kRowBytes{1, 1 << 20};
+const IntegerRange kBusBits{8, 1024};
+const IntegerRange kBurstLength{2, 64};
 
 bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 
@@ -46,7 +62,8 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
     return ConfigNode{};
   }
   const std::string file = preset_path(*name, base_dir);
-  if (!fs::exists(file)) {
+  std::error_code unusable;  // e.g. a name too long for a file: no such preset either
+  if (!fs::exists(file, unusable)) {
     diagnostics.error(preset->location, preset_key,
                       "unknown DRAM preset \"" + *name + "\" (no file " + file + ")" +
                           did_you_mean(*name, dram_preset_names()));
@@ -131,13 +148,13 @@ class DramReader {
     reader_.string_or("source", "");
     reader_.optional("preset");  // consumed by preset resolution; named so a typo of it gets a hint
     dram.standard = reader_.required_choice("standard", {"ddr3", "ddr4", "lpddr4", "hbm2", "hbm3"}).value_or("");
-    dram.channels = power_of_two("channels");
-    dram.ranks = power_of_two("ranks");
-    dram.bank_groups = power_of_two("bank_groups");
-    dram.banks_per_group = power_of_two("banks_per_group");
-    dram.row_bytes = power_of_two("row_bytes");
-    dram.bus_bits = power_of_two("bus_bits");
-    dram.timing.tck_ns = reader_.required_number("tck_ns", 0).value_or(0);
+    dram.channels = power_of_two("channels", kChannels);
+    dram.ranks = power_of_two("ranks", kRanks);
+    dram.bank_groups = power_of_two("bank_groups", kBankGroups);
+    dram.banks_per_group = power_of_two("banks_per_group", kBanksPerGroup);
+    dram.row_bytes = power_of_two("row_bytes", kRowBytes);
+    dram.bus_bits = power_of_two("bus_bits", kBusBits);
+    dram.timing.tck_ns = reader_.required_number("tck_ns", kTckNs).value_or(0);
     hw::DramTiming& t = dram.timing;
     for (auto [key, field] : std::initializer_list<std::pair<const char*, std::int64_t*>>{
              {"cl", &t.cl},         {"cwl", &t.cwl},       {"trcd", &t.trcd},     {"trp", &t.trp},
@@ -147,7 +164,7 @@ class DramReader {
              {"trefi", &t.trefi}}) {
       *field = reader_.required_integer(key, kCycles).value_or(0);
     }
-    t.burst_length = power_of_two("burst_length");
+    t.burst_length = power_of_two("burst_length", kBurstLength);
     dram.address_mapping = read_address_mapping(reader_);
     dram.queue_depth = reader_.required_integer("queue_depth", kCount).value_or(0);
     if (auto policy = reader_.required_choice("page_policy", {"open", "closed"})) {
@@ -170,8 +187,8 @@ class DramReader {
   }
 
  private:
-  std::int64_t power_of_two(const char* key) {
-    const auto value = reader_.required_integer(key, kCount);
+  std::int64_t power_of_two(const char* key, IntegerRange range) {
+    const auto value = reader_.required_integer(key, range);
     if (value && !is_power_of_two(*value)) {
       reader_.diagnostics().error(reader_.optional(key)->location, reader_.child_path(key),
                                   "expected a power of two, got " + std::to_string(*value));
@@ -200,6 +217,14 @@ class DramReader {
     at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC");
     at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
              "write_drain_high > write_drain_low");
+    // The column field counts bursts within a row.
+    const ConfigNode* row = reader_.optional("row_bytes");
+    if (row != nullptr && dram.row_bytes > 0 && dram.bus_bits > 0 && t.burst_length > 0 &&
+        dram.row_bytes < dram.burst_bytes()) {
+      reader_.diagnostics().error(row->location, reader_.child_path("row_bytes"),
+                                  std::to_string(dram.row_bytes) + " is less than one burst (bus_bits / 8 x burst_length = " +
+                                      std::to_string(dram.burst_bytes()) + " bytes)");
+    }
     const ConfigNode* high = reader_.optional("write_drain_high");
     if (high != nullptr && dram.queue_depth > 0 && dram.write_drain_high > dram.queue_depth) {
       reader_.diagnostics().error(high->location, reader_.child_path("write_drain_high"),
@@ -224,7 +249,7 @@ hw::ComputeSpec read_compute(MapReader& reader) {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
   }
-  compute.clock_mhz = reader.required_number("clock_mhz", 0).value_or(0);
+  compute.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   compute.operand_bits = reader.required_integer("operand_bits", IntegerRange{1, 64}).value_or(0);
   compute.accumulator_bits = reader.required_integer("accumulator_bits", IntegerRange{1, 128}).value_or(0);
   if (compute.operand_bits > 0 && compute.accumulator_bits > 0 && compute.accumulator_bits < compute.operand_bits) {
@@ -241,7 +266,7 @@ hw::ComputeSpec read_compute(MapReader& reader) {
 hw::SramSpec read_sram(MapReader& reader) {
   hw::SramSpec sram;
   Diagnostics& diagnostics = reader.diagnostics();
-  sram.clock_mhz = reader.required_number("clock_mhz", 0).value_or(0);
+  sram.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   const ConfigNode* buffers = reader.required("buffers");
   reader.finish();
   if (buffers == nullptr) return sram;
@@ -328,6 +353,17 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
   return accelerator;
 }
 
+// DRAM fields, perhaps on top of a preset, -> DramSpec; throws InputError.
+hw::DramSpec read_dram(const ConfigNode& root, const std::string& base_dir, Diagnostics& diagnostics) {
+  const ConfigNode merged = resolve_preset(root, "", base_dir, diagnostics, 0);
+  diagnostics.throw_if_any();
+  MapReader reader(merged, "", diagnostics);
+  hw::DramSpec dram;
+  if (reader.valid()) dram = DramReader(reader).read();
+  diagnostics.throw_if_any();
+  return dram;
+}
+
 hw::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides) {
   Diagnostics diagnostics;
   const ConfigNode root = load_document(source, overrides, diagnostics);
@@ -375,12 +411,14 @@ hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std:
   root.entries.push_back(ConfigEntry{"preset", root.location, preset});
   for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
   diagnostics.throw_if_any();
-  const ConfigNode merged = resolve_preset(root, "", ".", diagnostics, 0);
-  diagnostics.throw_if_any();
-  MapReader reader(merged, "", diagnostics);
-  hw::DramSpec dram = DramReader(reader).read();
-  diagnostics.throw_if_any();
-  return dram;
+  return read_dram(root, ".", diagnostics);
+}
+
+hw::DramSpec load_dram_text(const std::string& text, const std::string& origin,
+                            const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  const ConfigNode root = load_document({origin, text}, overrides, diagnostics);
+  return read_dram(root, directory_of(origin), diagnostics);
 }
 
 }  // namespace reusesim::config

@@ -8,6 +8,9 @@
 #include <sstream>
 #include <tuple>
 
+#include "mapping/mapper.h"
+#include "workload/utf8.h"
+
 namespace reusesim::mapping {
 
 namespace {
@@ -142,6 +145,14 @@ const char* syntax_of(Directive directive) {
   }
 }
 
+// The layer being read. At namespace scope: clang cannot yet use the default member initializers
+// of a class nested in Reader for Reader's own std::optional member.
+struct OpenLayer {
+  ProgramRecord record;
+  int line = 0;
+  int mapping_line = 0;  // 0: no mapping line yet
+};
+
 class Reader {
  public:
   Reader(std::string origin, std::uint64_t burst_bytes) : origin_(std::move(origin)), burst_bytes_(burst_bytes) {}
@@ -164,11 +175,6 @@ class Reader {
   struct Error {
     int line, column;
     std::string message;
-  };
-  struct OpenLayer {
-    ProgramRecord record;
-    int line = 0;
-    int mapping_line = 0;  // 0: no mapping line yet
   };
 
   // The fields of one line, taken in order; the first missing or misplaced one stops the line.
@@ -386,8 +392,12 @@ class Reader {
     open_->line = line;
     if (!tokenized) return;
     Fields fields(*this, line, tokens, Directive::layer);
-    if (const Token* name = fields.positional("the layer name", true)) open_->record.program.layer = name->text;
-    if (const Token* type = fields.keyed("type", true)) open_->record.program.type = type->text;
+    if (const Token* name = fields.positional("the layer name", true)) {
+      open_->record.program.layer = utf8_text(name->text, "the layer name", line, name->column);
+    }
+    if (const Token* type = fields.keyed("type", true)) {
+      open_->record.program.type = utf8_text(type->text, "the layer type", line, type->column);
+    }
     if (const Token* batch = fields.keyed("batch")) {
       const auto value = parse_decimal(batch->text);
       if (!value || *value < 1 || *value > static_cast<std::uint64_t>(kMaxProgramBatch)) {
@@ -412,14 +422,22 @@ class Reader {
     if (at < text.size() && text[at] == '"') {
       std::vector<Token> tokens{Token{"mapping", column_of(start), column_of(keyword_end), false}};
       if (!tokenize(text, at, line, tokens)) return;
-      open_->record.program.mapping = tokens[1].text;
+      open_->record.program.mapping = utf8_text(tokens[1].text, "the mapping text", line, tokens[1].column);
       if (tokens.size() > 2) {
         error(line, tokens[2].column,
               "unexpected \"" + tokens[2].text + "\" after the quoted mapping text (" + syntax_of(Directive::mapping) + ")");
       }
       return;
     }
-    open_->record.program.mapping = trim(text.substr(at));
+    open_->record.program.mapping = utf8_text(trim(text.substr(at)), "the mapping text", line, column_of(at));
+  }
+
+  // Text that reaches the reports, whose JSON must be UTF-8: reported where it is written if not.
+  const std::string& utf8_text(const std::string& text, const std::string& what, int line, int column) {
+    if (const auto offset = workload::invalid_utf8_offset(text)) {
+      error(line, column, "expected UTF-8 text in " + what + ", got " + workload::describe_byte(text[*offset]));
+    }
+    return text;
   }
 
   // Numbers -----------------------------------------------------------------------------------
@@ -640,6 +658,37 @@ std::vector<ProgramRecord> read_programs(const std::string& text, const std::str
                                          std::uint64_t burst_bytes) {
   if (burst_bytes == 0) throw std::invalid_argument("read_programs: burst_bytes must be positive");
   return Reader(origin, burst_bytes).read(text);
+}
+
+void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::AcceleratorSpec& accelerator,
+                       const std::string& origin) {
+  std::vector<std::string> messages;
+  const std::int64_t bytes_per_element = element_bytes(accelerator);
+  for (const ProgramRecord& record : programs) {
+    const LayerProgram& program = record.program;
+    for (std::size_t i = 0; i < program.steps.size() && messages.size() < kMaxReported; ++i) {
+      const Step& step = program.steps[i];
+      const auto error = [&](const std::string& message) {
+        messages.push_back(origin + ": error: layer " + program.layer + " (batch " + std::to_string(record.batch) +
+                           "), step " + std::to_string(i) + ": " + message);
+      };
+      try {
+        if (step.kind == StepKind::compute) gemm_cycles(accelerator.compute, step.gemm);
+        vector_cycles(accelerator.compute, step.vector_ops);
+      } catch (const std::exception&) {
+        error("its cycles on " + accelerator.name + " do not fit in 64 bits");
+        continue;
+      }
+      // The array reads the whole k x n weight tile out of SRAM; the rest of `bytes` are inputs.
+      if (step.kind == StepKind::compute &&
+          static_cast<std::uint64_t>(step.gemm.k * step.gemm.n) > step.bytes / static_cast<std::uint64_t>(bytes_per_element)) {
+        error("compute reads " + std::to_string(step.bytes) + " SRAM bytes, fewer than its k x n weight tile (" +
+              std::to_string(step.gemm.k) + " x " + std::to_string(step.gemm.n) + " x " + std::to_string(bytes_per_element) +
+              " bytes on " + accelerator.name + ")");
+      }
+    }
+  }
+  if (!messages.empty()) throw ProgramFormatError(messages);
 }
 
 }  // namespace reusesim::mapping
