@@ -142,6 +142,14 @@ const char* syntax_of(Directive directive) {
   }
 }
 
+// The layer being read. At namespace scope: clang cannot yet use the default member initializers
+// of a class nested in Reader for Reader's own std::optional member.
+struct OpenLayer {
+  ProgramRecord record;
+  int line = 0;
+  int mapping_line = 0;  // 0: no mapping line yet
+};
+
 class Reader {
  public:
   Reader(std::string origin, std::uint64_t burst_bytes) : origin_(std::move(origin)), burst_bytes_(burst_bytes) {}
@@ -164,11 +172,6 @@ class Reader {
   struct Error {
     int line, column;
     std::string message;
-  };
-  struct OpenLayer {
-    ProgramRecord record;
-    int line = 0;
-    int mapping_line = 0;  // 0: no mapping line yet
   };
 
   // The fields of one line, taken in order; the first missing or misplaced one stops the line.
