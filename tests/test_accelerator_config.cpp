@@ -353,6 +353,16 @@ TEST_CASE("unknown DRAM preset with a did-you-mean hint", "[accelerator]") {
                                           preset_file("ddr4-240") + ") (did you mean \"ddr4-2400\"?)\n");
 }
 
+// A DRAM file's text loads like the file: its fields, on top of a preset found from its directory.
+TEST_CASE("load_dram_text reads a DRAM file", "[accelerator]") {
+  const std::string origin = reusesim::config::dram_preset_directory() + "/mine.yaml";
+  const hw::DramSpec dram = reusesim::config::load_dram_text("preset: ddr4-2400.yaml\nchannels: 4\n", origin);
+  CHECK(dram.channels == 4);
+  CHECK(dram.timing.trcd == 17);
+  CHECK_THAT(input_error_text([&] { reusesim::config::load_dram_text("chanels: 4\n", "d.yaml"); }),
+             Catch::Contains("d.yaml:1:1: error: chanels: unknown key (did you mean \"channels\"?)\n"));
+}
+
 // --- errors: JEDEC relations ---------------------------------------------------------------------
 
 // Each relation broken by one override on line 19 of a ddr4-2400 accelerator, whose values are

@@ -12,11 +12,8 @@
 #include "config/accelerator_loader.h"
 #include "config/diagnostics.h"
 #include "hw/accelerator.h"
-#include "mapping/array_model.h"
-#include "mapping/mapper.h"
 #include "mapping/program_text.h"
 #include "report/run_report.h"
-#include "workload/shape.h"
 
 namespace reusesim::cli {
 
@@ -34,40 +31,6 @@ std::string read_file(const std::string& path) {
   std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
   if (stream.bad()) throw std::runtime_error("cannot read " + path);
   return text;
-}
-
-// What the format cannot check alone: steps the accelerator could not time as written.
-void check_against_accelerator(const std::vector<mapping::ProgramRecord>& records, const hw::AcceleratorSpec& spec,
-                               const std::string& origin) {
-  config::Diagnostics diagnostics;
-  constexpr std::size_t kMaxReported = 20;
-  const std::int64_t element_bytes = mapping::element_bytes(spec);
-  for (const mapping::ProgramRecord& record : records) {
-    const mapping::LayerProgram& program = record.program;
-    for (std::size_t i = 0; i < program.steps.size() && diagnostics.size() < kMaxReported; ++i) {
-      const mapping::Step& step = program.steps[i];
-      const auto error = [&](const std::string& message) {
-        diagnostics.error(config::SourceLocation{origin, 0, 0}, "",
-                          "layer " + program.layer + " (batch " + std::to_string(record.batch) + "), step " +
-                              std::to_string(i) + ": " + message);
-      };
-      try {
-        if (step.kind == mapping::StepKind::compute) mapping::gemm_cycles(spec.compute, step.gemm);
-        mapping::vector_cycles(spec.compute, step.vector_ops);
-      } catch (const std::exception&) {
-        error("its cycles on " + spec.name + " do not fit in 64 bits");
-        continue;
-      }
-      // The array reads the whole k x n weight tile out of SRAM; the rest of `bytes` are inputs.
-      if (step.kind == mapping::StepKind::compute &&
-          static_cast<std::uint64_t>(step.gemm.k * step.gemm.n) > step.bytes / static_cast<std::uint64_t>(element_bytes)) {
-        error("compute reads " + std::to_string(step.bytes) + " SRAM bytes, fewer than its k x n weight tile (" +
-              std::to_string(step.gemm.k) + " x " + std::to_string(step.gemm.n) + " x " + std::to_string(element_bytes) +
-              " bytes on " + spec.name + ")");
-      }
-    }
-  }
-  diagnostics.throw_if_any();
 }
 
 }  // namespace
@@ -90,11 +53,11 @@ int replay_command(const std::vector<std::string>& args) {
     std::vector<mapping::ProgramRecord> records;
     try {
       records = mapping::read_programs(text, program_file, static_cast<std::uint64_t>(spec.dram.burst_bytes()));
+      mapping::check_programs_on(records, spec, program_file);
     } catch (const mapping::ProgramFormatError& error) {
       std::cerr << error.what();
       return kExitBadInput;
     }
-    check_against_accelerator(records, spec, program_file);
     std::vector<hw::LayerRun> runs;
     for (mapping::ProgramRecord& record : records) runs.push_back(hw::LayerRun{record.batch, std::move(record.program)});
     const std::vector<hw::LayerResult> results = replay_programs(spec, std::move(runs));

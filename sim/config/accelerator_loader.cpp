@@ -328,6 +328,17 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
   return accelerator;
 }
 
+// DRAM fields, perhaps on top of a preset, -> DramSpec; throws InputError.
+hw::DramSpec read_dram(const ConfigNode& root, const std::string& base_dir, Diagnostics& diagnostics) {
+  const ConfigNode merged = resolve_preset(root, "", base_dir, diagnostics, 0);
+  diagnostics.throw_if_any();
+  MapReader reader(merged, "", diagnostics);
+  hw::DramSpec dram;
+  if (reader.valid()) dram = DramReader(reader).read();
+  diagnostics.throw_if_any();
+  return dram;
+}
+
 hw::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides) {
   Diagnostics diagnostics;
   const ConfigNode root = load_document(source, overrides, diagnostics);
@@ -375,12 +386,14 @@ hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std:
   root.entries.push_back(ConfigEntry{"preset", root.location, preset});
   for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
   diagnostics.throw_if_any();
-  const ConfigNode merged = resolve_preset(root, "", ".", diagnostics, 0);
-  diagnostics.throw_if_any();
-  MapReader reader(merged, "", diagnostics);
-  hw::DramSpec dram = DramReader(reader).read();
-  diagnostics.throw_if_any();
-  return dram;
+  return read_dram(root, ".", diagnostics);
+}
+
+hw::DramSpec load_dram_text(const std::string& text, const std::string& origin,
+                            const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  const ConfigNode root = load_document({origin, text}, overrides, diagnostics);
+  return read_dram(root, directory_of(origin), diagnostics);
 }
 
 }  // namespace reusesim::config

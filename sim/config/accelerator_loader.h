@@ -20,5 +20,9 @@ hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::st
                                           const std::vector<std::string>& overrides = {});
 // A preset name (ddr4-2400) or a DRAM file.
 hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides = {});
+// A DRAM file's text that stands for the file `origin` (tests, fuzzing); a relative preset path
+// is found from origin's directory.
+hw::DramSpec load_dram_text(const std::string& text, const std::string& origin,
+                            const std::vector<std::string>& overrides = {});
 
 }  // namespace reusesim::config

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "mapping/mapper.h"
+
 namespace reusesim::mapping {
 
 namespace {
@@ -643,6 +645,37 @@ std::vector<ProgramRecord> read_programs(const std::string& text, const std::str
                                          std::uint64_t burst_bytes) {
   if (burst_bytes == 0) throw std::invalid_argument("read_programs: burst_bytes must be positive");
   return Reader(origin, burst_bytes).read(text);
+}
+
+void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::AcceleratorSpec& accelerator,
+                       const std::string& origin) {
+  std::vector<std::string> messages;
+  const std::int64_t bytes_per_element = element_bytes(accelerator);
+  for (const ProgramRecord& record : programs) {
+    const LayerProgram& program = record.program;
+    for (std::size_t i = 0; i < program.steps.size() && messages.size() < kMaxReported; ++i) {
+      const Step& step = program.steps[i];
+      const auto error = [&](const std::string& message) {
+        messages.push_back(origin + ": error: layer " + program.layer + " (batch " + std::to_string(record.batch) +
+                           "), step " + std::to_string(i) + ": " + message);
+      };
+      try {
+        if (step.kind == StepKind::compute) gemm_cycles(accelerator.compute, step.gemm);
+        vector_cycles(accelerator.compute, step.vector_ops);
+      } catch (const std::exception&) {
+        error("its cycles on " + accelerator.name + " do not fit in 64 bits");
+        continue;
+      }
+      // The array reads the whole k x n weight tile out of SRAM; the rest of `bytes` are inputs.
+      if (step.kind == StepKind::compute &&
+          static_cast<std::uint64_t>(step.gemm.k * step.gemm.n) > step.bytes / static_cast<std::uint64_t>(bytes_per_element)) {
+        error("compute reads " + std::to_string(step.bytes) + " SRAM bytes, fewer than its k x n weight tile (" +
+              std::to_string(step.gemm.k) + " x " + std::to_string(step.gemm.n) + " x " + std::to_string(bytes_per_element) +
+              " bytes on " + accelerator.name + ")");
+      }
+    }
+  }
+  if (!messages.empty()) throw ProgramFormatError(messages);
 }
 
 }  // namespace reusesim::mapping

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "hw/accelerator_spec.h"
 #include "mapping/program.h"
 
 namespace reusesim::mapping {
@@ -62,5 +63,11 @@ std::string write_programs(const std::vector<ProgramRecord>& programs);
 // Throws ProgramFormatError listing every problem; std::invalid_argument if burst_bytes is 0.
 std::vector<ProgramRecord> read_programs(const std::string& text, const std::string& origin,
                                          std::uint64_t burst_bytes);
+
+// What the format cannot check alone, before a replay on `accelerator`: every step's cycles fit
+// in 64 bits, and a compute step reads at least its k x n weight tile from SRAM. Throws
+// ProgramFormatError listing the problems (up to 20) as `origin: error: layer L (batch b), step i: ...`.
+void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::AcceleratorSpec& accelerator,
+                       const std::string& origin);
 
 }  // namespace reusesim::mapping
