@@ -70,9 +70,28 @@ TEST_CASE("model: tab indentation is a syntax error", "[model-errors]") {
         "model.yaml:3:1: error: YAML syntax error: illegal tab when looking for indentation\n");
 }
 
-// Two YAML documents in one file are rejected at the start of the second one.
+// Two YAML documents in one file are rejected at the "---" that starts the second one.
 TEST_CASE("model: several YAML documents", "[model-errors]") {
-  CHECK(load_error("name: a\n---\nname: b\n") == "model.yaml:3:1: error: expected one YAML document, found 2\n");
+  CHECK(load_error("name: a\n---\nname: b\n") == "model.yaml:2:1: error: expected one YAML document, found 2\n");
+}
+
+// yaml-cpp 0.7's LoadAll loops forever, eating memory, on a "," that follows a complete document;
+// the loader reports it as a syntax error at the comma (found by fuzzing).
+TEST_CASE("model: stray comma after a document", "[model-errors]") {
+  CHECK(load_error("[1, 2],\n") == "model.yaml:1:7: error: YAML syntax error: unexpected \",\"\n");
+  CHECK(load_error("- a\n,\n") == "model.yaml:2:1: error: YAML syntax error: unexpected \",\"\n");
+}
+
+// The same in a --set value: reported at the --set argument.
+TEST_CASE("model: stray comma in a --set value", "[model-errors]") {
+  CHECK(load_error(image_model("  - {name: fc, type: linear, out_features: 2}\n"), {"layers.fc.out_features=[3],"}) ==
+        "--set layers.fc.out_features=[3],: error: layers.fc.out_features: YAML syntax error: unexpected \",\"\n");
+}
+
+// yaml-cpp stops deep nesting itself ("bad file"); it gets the loader's own message.
+TEST_CASE("model: nesting too deep for yaml-cpp", "[model-errors]") {
+  CHECK(load_error("name: " + std::string(3000, '[')) ==
+        "model.yaml:1:1: error: document too large or too deeply nested (limits: 1000000 values, depth 64)\n");
 }
 
 // A document that is a list, not a mapping, is rejected with no key path.

@@ -1,9 +1,12 @@
 #include "config/config_node.h"
 
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <sstream>
+
 
 namespace reusesim::config {
 
@@ -12,6 +15,52 @@ namespace {
 // Aliases can make a tiny file expand exponentially ("billion laughs"); no real config is near this.
 constexpr std::size_t kMaxNodes = 1'000'000;
 constexpr int kMaxDepth = 64;
+
+std::string too_large_message() {
+  return "document too large or too deeply nested (limits: " + std::to_string(kMaxNodes) + " values, depth " +
+         std::to_string(kMaxDepth) + ")";
+}
+
+SourceLocation location_of(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return SourceLocation{file, 0, 0};
+  return SourceLocation{file, mark.line + 1, mark.column + 1};
+}
+
+// Records where each document starts and ignores the rest.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// Where the documents of `text` start. yaml-cpp 0.7's LoadAll never returns on a token that no
+// document can take (a "," after a complete list, as in `[1, 2],`): each call "parses" one more
+// empty document at the same place, and memory grows until the process dies. Here a document
+// that starts where the previous one did is that syntax error (YAML::ParserException).
+std::vector<YAML::Mark> document_starts(const std::string& text) {
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  DocumentStarts handler;
+  while (parser.HandleNextDocument(handler)) {
+    const std::vector<YAML::Mark>& starts = handler.starts;
+    if (starts.size() >= 2 && starts.back().pos == starts[starts.size() - 2].pos) {
+      const auto at = static_cast<std::size_t>(starts.back().pos);
+      std::size_t end = at + 1;  // the whole character (the text is UTF-8)
+      while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) ++end;
+      throw YAML::ParserException(starts.back(), "unexpected \"" + text.substr(at, end - at) + "\"");
+    }
+  }
+  return handler.starts;
+}
 
 // Key paths are prefixed onto nested problems; the entry's path is its parent's plus its key.
 std::string join_path(const std::string& parent, const std::string& key) {
@@ -48,9 +97,7 @@ class Converter {
     result.location = location_of(node.Mark());
     if (++node_count_ > kMaxNodes || depth > kMaxDepth) {
       if (!too_large_reported_) {
-        diagnostics_.error(result.location, "", "document too large or too deeply nested (limits: " +
-                                                    std::to_string(kMaxNodes) + " values, depth " +
-                                                    std::to_string(kMaxDepth) + ")");
+        diagnostics_.error(result.location, "", too_large_message());
         too_large_reported_ = true;
       }
       return result;
@@ -94,10 +141,7 @@ class Converter {
     map.entries.push_back(ConfigEntry{name, key_location, convert(value, depth + 1, join_path(path, name))});
   }
 
-  SourceLocation location_of(const YAML::Mark& mark) const {
-    if (mark.is_null()) return SourceLocation{file_, 0, 0};
-    return SourceLocation{file_, mark.line + 1, mark.column + 1};
-  }
+  SourceLocation location_of(const YAML::Mark& mark) const { return config::location_of(file_, mark); }
 
   std::string file_;
   Diagnostics& diagnostics_;
@@ -128,28 +172,31 @@ std::string ConfigNode::describe() const {
 }
 
 ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics) {
-  std::vector<YAML::Node> documents;
+  std::vector<YAML::Mark> starts;
+  YAML::Node document;
   try {
-    documents = YAML::LoadAll(text);
+    starts = document_starts(text);
+    if (starts.size() == 1) document = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& error) {
+    diagnostics.error(location_of(origin, error.mark), "", too_large_message());
+    return ConfigNode{};
   } catch (const YAML::Exception& error) {
-    const SourceLocation location{origin, error.mark.is_null() ? 0 : error.mark.line + 1,
-                                  error.mark.is_null() ? 0 : error.mark.column + 1};
-    diagnostics.error(location, "", "YAML syntax error: " + error.msg);
+    diagnostics.error(location_of(origin, error.mark), "", "YAML syntax error: " + error.msg);
     return ConfigNode{};
   }
-  if (documents.size() > 1) {
-    diagnostics.error(SourceLocation{origin, documents[1].Mark().line + 1, 1}, "",
-                      "expected one YAML document, found " + std::to_string(documents.size()));
+  if (starts.size() > 1) {
+    diagnostics.error(SourceLocation{origin, starts[1].line + 1, 1}, "",
+                      "expected one YAML document, found " + std::to_string(starts.size()));
     return ConfigNode{};
   }
-  if (documents.empty()) {
+  if (starts.empty()) {
     ConfigNode empty;
     empty.location = SourceLocation{origin, 1, 1};
     return empty;
   }
   const std::size_t errors_before = diagnostics.size();
   Converter converter(origin, diagnostics);
-  ConfigNode root = converter.convert(documents.front(), 0, "");
+  ConfigNode root = converter.convert(document, 0, "");
   if (diagnostics.size() != errors_before) return ConfigNode{};
   if (root.location.line == 0) root.location = SourceLocation{origin, 1, 1};
   return root;
