@@ -88,6 +88,15 @@ TEST_CASE("model: stray comma in a --set value", "[model-errors]") {
         "--set layers.fc.out_features=[3],: error: layers.fc.out_features: YAML syntax error: unexpected \",\"\n");
 }
 
+// Names end up in JSON reports, which must be UTF-8: other bytes are refused where they are
+// (found by fuzzing: the footprint report threw).
+TEST_CASE("model: text that is not UTF-8", "[model-errors]") {
+  CHECK(load_error("name: m\xff\n") == "model.yaml:1:8: error: expected UTF-8 text, got the byte 0xff\n");
+  CHECK(load_error("name: caf\xc3\xa9\n# \xe2\x82\n") ==
+        "model.yaml:2:3: error: expected UTF-8 text, got the byte 0xe2\n");
+  CHECK(load_error("name: \xc0\xaf\n") == "model.yaml:1:7: error: expected UTF-8 text, got the byte 0xc0\n");
+}
+
 // yaml-cpp stops deep nesting itself ("bad file"); it gets the loader's own message.
 TEST_CASE("model: nesting too deep for yaml-cpp", "[model-errors]") {
   CHECK(load_error("name: " + std::string(3000, '[')) ==

@@ -227,7 +227,7 @@ TEST_CASE("hand-written programs: comments, blanks, strings, CRLF and burst-wide
       "vector ops 0 bytes 5 after 2\n"                                      // 8: ops may be 0 (a gather)
       "store outputs addr 0x2000 bytes 130 after 003,2\n"                  // 9: three bursts; 003 is 3
       "end # done\n"                                                        // 10
-      "layer \"q\\\"\\\\\\t\\x01\\xFf\" type \"my type\" batch 1000000\n"  // 11
+      "layer \"q\\\"\\\\\\t\\x01\\xC3\\xa9\" type \"my type\" batch 1000000\n"  // 11: \xC3\xa9 is UTF-8
       "mapping \"  padded  \"   # a comment after a quoted mapping\n"      // 12
       "end\n"                                                               // 13
       "layer \"\" type t batch 1\n"                                         // 14: an empty name
@@ -266,7 +266,7 @@ TEST_CASE("hand-written programs: comments, blanks, strings, CRLF and burst-wide
   CHECK(conv.vector_ops == 128);
   CHECK(conv.dram_read_bytes == 128 + 64);
   CHECK(conv.dram_write_bytes == 192);
-  CHECK(read[1].program.layer == "q\"\\\t\x01\xff");
+  CHECK(read[1].program.layer == "q\"\\\t\x01\xc3\xa9");
   CHECK(read[1].program.type == "my type");
   CHECK(read[1].program.mapping == "  padded  ");
   CHECK(read[1].batch == 1'000'000);
@@ -365,6 +365,11 @@ TEST_CASE("layer line and string errors", "[program-text]") {
        "p.txt:1:9: error: unknown escape \"\\q\" in a string (known: \\\" \\\\ \\t \\n \\r \\xHH)\n"},
       {"layer \"a\\x4\" type t batch 1\n" + rest, "p.txt:1:9: error: \\x in a string needs two hexadecimal digits\n"},
       {"layer \"a\"b type t batch 1\n" + rest, "p.txt:1:10: error: expected a space after the closing quote\n"},
+      // Names, types and mapping text reach the JSON report, which must be UTF-8 (found by fuzzing).
+      {"layer \"a\\xff\" type t batch 1\n" + rest, "p.txt:1:7: error: expected UTF-8 text in the layer name, got the byte 0xff\n"},
+      {"layer a type t\xc3 batch 1\n" + rest, "p.txt:1:14: error: expected UTF-8 text in the layer type, got the byte 0xc3\n"},
+      {"layer a type t batch 1\nmapping caf\xc3\xa9 \xed\xa0\x80\nend\n",
+       "p.txt:2:9: error: expected UTF-8 text in the mapping text, got the byte 0xed\n"},
   };
   for (const auto& [text, expected] : cases) {
     INFO(text);

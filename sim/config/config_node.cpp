@@ -4,9 +4,11 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include "workload/utf8.h"
 
 namespace reusesim::config {
 
@@ -60,6 +62,13 @@ std::vector<YAML::Mark> document_starts(const std::string& text) {
     }
   }
   return handler.starts;
+}
+
+// Line and column (1-based, in bytes) of text[offset].
+SourceLocation location_of_offset(const std::string& file, const std::string& text, std::size_t offset) {
+  const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n') + 1;
+  return SourceLocation{file, static_cast<int>(line), static_cast<int>(offset - line_start) + 1};
 }
 
 // Key paths are prefixed onto nested problems; the entry's path is its parent's plus its key.
@@ -172,6 +181,12 @@ std::string ConfigNode::describe() const {
 }
 
 ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics) {
+  // YAML is Unicode text, and what is read from it ends up in JSON reports.
+  if (const auto offset = workload::invalid_utf8_offset(text)) {
+    diagnostics.error(location_of_offset(origin, text, *offset), "",
+                      "expected UTF-8 text, got " + workload::describe_byte(text[*offset]));
+    return ConfigNode{};
+  }
   std::vector<YAML::Mark> starts;
   YAML::Node document;
   try {

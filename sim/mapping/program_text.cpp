@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "mapping/mapper.h"
+#include "workload/utf8.h"
 
 namespace reusesim::mapping {
 
@@ -391,8 +392,12 @@ class Reader {
     open_->line = line;
     if (!tokenized) return;
     Fields fields(*this, line, tokens, Directive::layer);
-    if (const Token* name = fields.positional("the layer name", true)) open_->record.program.layer = name->text;
-    if (const Token* type = fields.keyed("type", true)) open_->record.program.type = type->text;
+    if (const Token* name = fields.positional("the layer name", true)) {
+      open_->record.program.layer = utf8_text(name->text, "the layer name", line, name->column);
+    }
+    if (const Token* type = fields.keyed("type", true)) {
+      open_->record.program.type = utf8_text(type->text, "the layer type", line, type->column);
+    }
     if (const Token* batch = fields.keyed("batch")) {
       const auto value = parse_decimal(batch->text);
       if (!value || *value < 1 || *value > static_cast<std::uint64_t>(kMaxProgramBatch)) {
@@ -417,14 +422,22 @@ class Reader {
     if (at < text.size() && text[at] == '"') {
       std::vector<Token> tokens{Token{"mapping", column_of(start), column_of(keyword_end), false}};
       if (!tokenize(text, at, line, tokens)) return;
-      open_->record.program.mapping = tokens[1].text;
+      open_->record.program.mapping = utf8_text(tokens[1].text, "the mapping text", line, tokens[1].column);
       if (tokens.size() > 2) {
         error(line, tokens[2].column,
               "unexpected \"" + tokens[2].text + "\" after the quoted mapping text (" + syntax_of(Directive::mapping) + ")");
       }
       return;
     }
-    open_->record.program.mapping = trim(text.substr(at));
+    open_->record.program.mapping = utf8_text(trim(text.substr(at)), "the mapping text", line, column_of(at));
+  }
+
+  // Text that reaches the reports, whose JSON must be UTF-8: reported where it is written if not.
+  const std::string& utf8_text(const std::string& text, const std::string& what, int line, int column) {
+    if (const auto offset = workload::invalid_utf8_offset(text)) {
+      error(line, column, "expected UTF-8 text in " + what + ", got " + workload::describe_byte(text[*offset]));
+    }
+    return text;
   }
 
   // Numbers -----------------------------------------------------------------------------------
