@@ -353,6 +353,14 @@ TEST_CASE("unknown DRAM preset with a did-you-mean hint", "[accelerator]") {
                                           preset_file("ddr4-240") + ") (did you mean \"ddr4-2400\"?)\n");
 }
 
+// A preset name too long for a file name is an unknown preset, not a filesystem exception (found
+// by fuzzing).
+TEST_CASE("a preset name too long for a file", "[accelerator]") {
+  const std::string name(300, 'x');
+  CHECK(dram_errors_of(name) == "--dram " + name + ": error: preset: unknown DRAM preset \"" + name + "\" (no file " +
+                                    preset_file(name) + ")\n");
+}
+
 // A DRAM file's text loads like the file: its fields, on top of a preset found from its directory.
 TEST_CASE("load_dram_text reads a DRAM file", "[accelerator]") {
   const std::string origin = reusesim::config::dram_preset_directory() + "/mine.yaml";

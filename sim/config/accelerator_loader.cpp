@@ -46,7 +46,8 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
     return ConfigNode{};
   }
   const std::string file = preset_path(*name, base_dir);
-  if (!fs::exists(file)) {
+  std::error_code unusable;  // e.g. a name too long for a file: no such preset either
+  if (!fs::exists(file, unusable)) {
     diagnostics.error(preset->location, preset_key,
                       "unknown DRAM preset \"" + *name + "\" (no file " + file + ")" +
                           did_you_mean(*name, dram_preset_names()));
