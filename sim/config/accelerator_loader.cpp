@@ -17,6 +17,17 @@ namespace fs = std::filesystem;
 constexpr int kMaxPresetDepth = 8;
 const IntegerRange kCount{1, 1 << 20};
 const IntegerRange kCycles{1, 1 << 30};
+// DRAM organisation, well beyond today's parts (HBM3: 32 pseudo-channels a stack, DDR5: 8 bank
+// groups of 4 banks, up to 8 ranks, BL16). Each channel is a SystemC module with state for every
+// bank, and every address field fits in 64 bits below the row; a DDR burst holds the bus for
+// burst_length / 2 clocks, so it needs at least 2 beats, and a beat at least one byte.
+const IntegerRange kChannels{1, 1024};
+const IntegerRange kRanks{1, 16};
+const IntegerRange kBankGroups{1, 16};
+const IntegerRange kBanksPerGroup{1, 64};
+const IntegerRange kRowBytes{1, 1 << 20};
+const IntegerRange kBusBits{8, 1024};
+const IntegerRange kBurstLength{2, 64};
 
 bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 
@@ -132,12 +143,12 @@ class DramReader {
     reader_.string_or("source", "");
     reader_.optional("preset");  // consumed by preset resolution; named so a typo of it gets a hint
     dram.standard = reader_.required_choice("standard", {"ddr3", "ddr4", "lpddr4", "hbm2", "hbm3"}).value_or("");
-    dram.channels = power_of_two("channels");
-    dram.ranks = power_of_two("ranks");
-    dram.bank_groups = power_of_two("bank_groups");
-    dram.banks_per_group = power_of_two("banks_per_group");
-    dram.row_bytes = power_of_two("row_bytes");
-    dram.bus_bits = power_of_two("bus_bits");
+    dram.channels = power_of_two("channels", kChannels);
+    dram.ranks = power_of_two("ranks", kRanks);
+    dram.bank_groups = power_of_two("bank_groups", kBankGroups);
+    dram.banks_per_group = power_of_two("banks_per_group", kBanksPerGroup);
+    dram.row_bytes = power_of_two("row_bytes", kRowBytes);
+    dram.bus_bits = power_of_two("bus_bits", kBusBits);
     dram.timing.tck_ns = reader_.required_number("tck_ns", 0).value_or(0);
     hw::DramTiming& t = dram.timing;
     for (auto [key, field] : std::initializer_list<std::pair<const char*, std::int64_t*>>{
@@ -148,7 +159,7 @@ class DramReader {
              {"trefi", &t.trefi}}) {
       *field = reader_.required_integer(key, kCycles).value_or(0);
     }
-    t.burst_length = power_of_two("burst_length");
+    t.burst_length = power_of_two("burst_length", kBurstLength);
     dram.address_mapping = read_address_mapping(reader_);
     dram.queue_depth = reader_.required_integer("queue_depth", kCount).value_or(0);
     if (auto policy = reader_.required_choice("page_policy", {"open", "closed"})) {
@@ -171,8 +182,8 @@ class DramReader {
   }
 
  private:
-  std::int64_t power_of_two(const char* key) {
-    const auto value = reader_.required_integer(key, kCount);
+  std::int64_t power_of_two(const char* key, IntegerRange range) {
+    const auto value = reader_.required_integer(key, range);
     if (value && !is_power_of_two(*value)) {
       reader_.diagnostics().error(reader_.optional(key)->location, reader_.child_path(key),
                                   "expected a power of two, got " + std::to_string(*value));
@@ -201,6 +212,14 @@ class DramReader {
     at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC");
     at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
              "write_drain_high > write_drain_low");
+    // The column field counts bursts within a row.
+    const ConfigNode* row = reader_.optional("row_bytes");
+    if (row != nullptr && dram.row_bytes > 0 && dram.bus_bits > 0 && t.burst_length > 0 &&
+        dram.row_bytes < dram.burst_bytes()) {
+      reader_.diagnostics().error(row->location, reader_.child_path("row_bytes"),
+                                  std::to_string(dram.row_bytes) + " is less than one burst (bus_bits / 8 x burst_length = " +
+                                      std::to_string(dram.burst_bytes()) + " bytes)");
+    }
     const ConfigNode* high = reader_.optional("write_drain_high");
     if (high != nullptr && dram.queue_depth > 0 && dram.write_drain_high > dram.queue_depth) {
       reader_.diagnostics().error(high->location, reader_.child_path("write_drain_high"),
