@@ -1,0 +1,44 @@
+#pragma once
+// What the fuzz targets share (docs/fuzzing.md). A target takes any bytes and must end in a result
+// or in an error that `reusesim` reports as bad input (exit 2); any other exception, a crash, a
+// sanitizer report, a hang or a memory blow-up is a finding.
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "config/diagnostics.h"
+#include "mapping/mapper.h"
+#include "mapping/program_text.h"
+#include "workload/shape.h"
+
+namespace reusesim::fuzz {
+
+inline std::string input_text(const std::uint8_t* data, std::size_t size) {
+  return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+// A shipped file of the source tree (configs, models), for targets that need a valid document.
+inline std::string source_path(const std::string& relative) { return std::string(REUSESIM_SOURCE_DIR) + "/" + relative; }
+
+// A property the target checks failed (e.g. a round trip): escapes accept_bad_input as a finding.
+class PropertyFailure : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+// Runs `body` and takes the errors the CLI turns into exit 2 (cli::run_guarded, and replay for
+// ProgramFormatError) as a clean end; every other exception escapes to libFuzzer as a finding.
+template <typename Body>
+void accept_bad_input(Body&& body) {
+  try {
+    body();
+  } catch (const config::InputError&) {
+  } catch (const mapping::MappingError&) {
+  } catch (const mapping::ProgramFormatError&) {
+  } catch (const workload::CountOverflow&) {
+  }
+}
+
+}  // namespace reusesim::fuzz
