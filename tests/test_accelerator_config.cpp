@@ -293,7 +293,7 @@ TEST_CASE("wrong type: a word for an integer", "[accelerator]") {
   CHECK(errors_of(kAccelerator + "  channels: eight\n") ==
         "acc.yaml:19:13: error: dram.channels: expected a positive integer, got \"eight\"\n");
   CHECK(errors_of(kAccelerator + "  tck_ns: fast\n") ==
-        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got \"fast\"\n");
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got \"fast\"\n");
 }
 
 // Zero, negative and too-large counts. Counts are 1 .. 2^20 = 1,048,576, DRAM channels 1 .. 1024;
@@ -314,16 +314,25 @@ TEST_CASE("zero, negative and out-of-range values", "[accelerator]") {
         "positive integer, got 0\n");
 }
 
-// Clocks must be > 0: compute.clock_mhz is on line 7 ("  clock_mhz: " = 13 characters -> column 14),
-// and a zero tCK on line 19 ("  tck_ns: " = 10 characters -> column 11).
-TEST_CASE("zero clock", "[accelerator]") {
+// Clocks run from 1 MHz to 100 GHz (tCK 0.01 to 1000 ns): compute.clock_mhz is on line 7
+// ("  clock_mhz: " = 13 characters -> column 14), a tCK on line 19 ("  tck_ns: " -> column 11).
+// Absurd clocks used to run: 1e308 MHz gave negative cycle counts, 1e-300 ns hung the simulation
+// (found by fuzzing: the trace plan wrote the infinite peak as null).
+TEST_CASE("clocks out of range", "[accelerator]") {
   std::string text = kAccelerator;
   text.replace(text.find("  clock_mhz: 1000\n"), 18, "  clock_mhz: 0\n");
-  CHECK(errors_of(text) == "acc.yaml:7:14: error: compute.clock_mhz: expected a number greater than 0, got 0\n");
+  CHECK(errors_of(text) == "acc.yaml:7:14: error: compute.clock_mhz: expected a number from 1 to 100000, got 0\n");
+  CHECK(errors_of(kAccelerator, {"compute.clock_mhz=1e308"}) ==
+        "--set compute.clock_mhz=1e308: error: compute.clock_mhz: expected a number from 1 to 100000, got 1e308\n");
+  CHECK(errors_of(kAccelerator, {"sram.clock_mhz=0.5"}) ==
+        "--set sram.clock_mhz=0.5: error: sram.clock_mhz: expected a number from 1 to 100000, got 0.5\n");
   CHECK(errors_of(kAccelerator + "  tck_ns: 0\n") ==
-        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got 0\n");
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got 0\n");
   CHECK(errors_of(kAccelerator + "  tck_ns: -1.25\n") ==
-        "acc.yaml:19:11: error: dram.tck_ns: expected a number greater than 0, got -1.25\n");
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got -1.25\n");
+  CHECK(errors_of(kAccelerator + "  tck_ns: 1e-300\n") ==
+        "acc.yaml:19:11: error: dram.tck_ns: expected a number from 0.01 to 1000, got 1e-300\n");
+  CHECK(load(kAccelerator + "  tck_ns: 1000\n").dram.timing.tck_ns == 1000);
 }
 
 // A 32-bit accumulator (line 9, column 21) cannot be narrower than 64-bit operands.

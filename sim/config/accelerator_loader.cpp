@@ -17,6 +17,11 @@ namespace fs = std::filesystem;
 constexpr int kMaxPresetDepth = 8;
 const IntegerRange kCount{1, 1 << 20};
 const IntegerRange kCycles{1, 1 << 30};
+// Clocks from 1 MHz to 100 GHz. SystemC keeps time in picoseconds: a faster clock has hardly any
+// period left (at 1e300 MHz none, and the simulation hangs), and a slower one runs out of the 2^64
+// ps time range in few cycles (at 1 MHz it still holds 1.8e13).
+const NumberRange kClockMhz{1, 100'000};
+const NumberRange kTckNs{0.01, 1000};
 // DRAM organisation, well beyond today's parts (HBM3: 32 pseudo-channels a stack, DDR5: 8 bank
 // groups of 4 banks, up to 8 ranks, BL16). Each channel is a SystemC module with state for every
 // bank, and every address field fits in 64 bits below the row; a DDR burst holds the bus for
@@ -149,7 +154,7 @@ class DramReader {
     dram.banks_per_group = power_of_two("banks_per_group", kBanksPerGroup);
     dram.row_bytes = power_of_two("row_bytes", kRowBytes);
     dram.bus_bits = power_of_two("bus_bits", kBusBits);
-    dram.timing.tck_ns = reader_.required_number("tck_ns", 0).value_or(0);
+    dram.timing.tck_ns = reader_.required_number("tck_ns", kTckNs).value_or(0);
     hw::DramTiming& t = dram.timing;
     for (auto [key, field] : std::initializer_list<std::pair<const char*, std::int64_t*>>{
              {"cl", &t.cl},         {"cwl", &t.cwl},       {"trcd", &t.trcd},     {"trp", &t.trp},
@@ -244,7 +249,7 @@ hw::ComputeSpec read_compute(MapReader& reader) {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
   }
-  compute.clock_mhz = reader.required_number("clock_mhz", 0).value_or(0);
+  compute.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   compute.operand_bits = reader.required_integer("operand_bits", IntegerRange{1, 64}).value_or(0);
   compute.accumulator_bits = reader.required_integer("accumulator_bits", IntegerRange{1, 128}).value_or(0);
   if (compute.operand_bits > 0 && compute.accumulator_bits > 0 && compute.accumulator_bits < compute.operand_bits) {
@@ -261,7 +266,7 @@ hw::ComputeSpec read_compute(MapReader& reader) {
 hw::SramSpec read_sram(MapReader& reader) {
   hw::SramSpec sram;
   Diagnostics& diagnostics = reader.diagnostics();
-  sram.clock_mhz = reader.required_number("clock_mhz", 0).value_or(0);
+  sram.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   const ConfigNode* buffers = reader.required("buffers");
   reader.finish();
   if (buffers == nullptr) return sram;

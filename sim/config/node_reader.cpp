@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 namespace reusesim::config {
 
@@ -196,10 +197,15 @@ std::int64_t MapReader::integer_or(const std::string& key, std::int64_t fallback
   return read_integer(*value, child_path(key), range, scope, diagnostics_).value_or(fallback);
 }
 
-std::optional<double> MapReader::required_number(const std::string& key, double min_exclusive) {
+std::optional<double> MapReader::required_number(const std::string& key, NumberRange range) {
   const ConfigNode* value = required(key);
   if (value == nullptr) return std::nullopt;
-  const std::string expected = "expected a number greater than " + std::to_string(static_cast<long long>(min_exclusive));
+  const auto format = [](double number) {
+    std::ostringstream text;
+    text << number;
+    return text.str();
+  };
+  const std::string expected = "expected a number from " + format(range.min) + " to " + format(range.max);
   if (!value->is_scalar() || value->scalar.empty()) {
     diagnostics_.error(value->location, child_path(key), expected + ", got " + value->describe());
     return std::nullopt;
@@ -211,16 +217,11 @@ std::optional<double> MapReader::required_number(const std::string& key, double 
     diagnostics_.error(value->location, child_path(key), expected + ", got " + value->describe());
     return std::nullopt;
   }
-  if (!(number > min_exclusive)) {
+  if (!(number >= range.min && number <= range.max)) {
     diagnostics_.error(value->location, child_path(key), expected + ", got " + value->scalar);
     return std::nullopt;
   }
   return number;
-}
-
-double MapReader::number_or(const std::string& key, double fallback, double min_exclusive) {
-  if (!has(key)) return fallback;
-  return required_number(key, min_exclusive).value_or(fallback);
 }
 
 bool MapReader::boolean_or(const std::string& key, bool fallback) {

@@ -36,6 +36,12 @@ struct IntegerRange {
   static IntegerRange non_negative() { return {0, INT64_MAX}; }
 };
 
+// Both bounds included.
+struct NumberRange {
+  double min;
+  double max;
+};
+
 // Reads one mapping. Keys read through it (present or not) are the allowed keys; finish()
 // reports every other key as unknown, with a "did you mean" hint from the allowed ones.
 class MapReader {
@@ -59,8 +65,7 @@ class MapReader {
                           const ParameterScope* scope = nullptr);
   std::optional<std::int64_t> optional_integer(const std::string& key, IntegerRange range,
                                                const ParameterScope* scope = nullptr);
-  std::optional<double> required_number(const std::string& key, double min_exclusive);
-  double number_or(const std::string& key, double fallback, double min_exclusive);
+  std::optional<double> required_number(const std::string& key, NumberRange range);
   bool boolean_or(const std::string& key, bool fallback);
   std::optional<std::string> required_string(const std::string& key);
   std::string string_or(const std::string& key, const std::string& fallback);
