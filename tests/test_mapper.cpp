@@ -37,6 +37,17 @@ std::int64_t weight_load_bytes(const mapping::LayerProgram& program) {
   return bytes;
 }
 
+// The one layer of an int8 model `features` -> `features` (no bias) with `tiling` pinned, mapped at
+// `batch` on the small accelerator.
+mapping::LayerProgram map_pinned_linear(int features, const std::string& tiling, std::int64_t batch) {
+  const std::string width = std::to_string(features);
+  const config::LoadedModel model = config::load_model_text(
+      "name: linear" + width + "\nprecision: int8\ninput: {features: " + width + "}\nlayers:\n" +
+          "  - {name: fc, type: linear, out_features: " + width + ", bias: false, tiling: " + tiling + "}\n",
+      "m.yaml");
+  return map_all(model.network, batch, accelerator("small")).front();
+}
+
 }  // namespace
 
 TEST_CASE("mapper: every program replays exactly the layer's MACs and vector work", "[mapper]") {
@@ -186,29 +197,22 @@ TEST_CASE("mapper: a layer can pin its tiling and loop order", "[mapper]") {
   // The same 128 -> 128 layer as above, pinned to the tiling the search did not pick: all
   // weights in one tile, 4 M tiles of 64, order n-m. Weights move once (16,384 bytes); the
   // estimate is the 28,160 compute cycles derived above.
-  const config::LoadedModel model = config::load_model_text(R"(
-name: linear128
-precision: int8
-input: {features: 128}
-layers:
-  - {name: fc, type: linear, out_features: 128, bias: false, tiling: {m: 64, n: 128, k: 128, order: n-m}}
-)", "m.yaml");
-  const auto programs = map_all(model.network, 256, accelerator("small"));
-  CHECK(programs.front().mapping == "gemm 256x128x128, tiles m64 n128 k128, order n-m, weights stay for all m (pinned)");
-  CHECK(programs.front().estimated_cycles == 28'160);
-  CHECK(weight_load_bytes(programs.front()) == 16'384);
+  const mapping::LayerProgram program = map_pinned_linear(128, "{m: 64, n: 128, k: 128, order: n-m}", 256);
+  CHECK(program.mapping == "gemm 256x128x128, tiles m64 n128 k128, order n-m, weights stay for all m (pinned)");
+  CHECK(program.estimated_cycles == 28'160);
+  CHECK(weight_load_bytes(program) == 16'384);
   // Pinned tiles of M 256 need 256 * 128 = 32 KiB of outputs, twice the 8 KiB half-buffer.
-  const config::LoadedModel too_big = config::load_model_text(R"(
-name: linear128
-precision: int8
-input: {features: 128}
-layers:
-  - {name: fc, type: linear, out_features: 128, bias: false, tiling: {m: 256, n: 128, k: 128, order: m-n}}
-)", "m.yaml");
-  const auto layouts = mapping::layout_network(too_big.network, 256, 1);
-  CHECK_THROWS_WITH(mapping::map_layer(too_big.network.layers.front(), 256, accelerator("small"), layouts.front()),
+  CHECK_THROWS_WITH(map_pinned_linear(128, "{m: 256, n: 128, k: 128, order: m-n}", 256),
                     "layer fc: the pinned tiling m256 n128 k128 does not fit half the weight, input and output buffers "
                     "(32768, 32768, 16384 bytes)");
+}
+
+// 1x1x1 tiles of a 4096 x 4096 layer would be 4096^2 = 16,777,216 tiles, more than the 4,000,000
+// steps a layer may have: refused for that, not as a tiling that does not fit the buffers.
+TEST_CASE("mapper: a pinned tiling with too many tiles is refused", "[mapper]") {
+  CHECK_THROWS_WITH(map_pinned_linear(4096, "{m: 1, n: 1, k: 1, order: n-m}", 1),
+                    "layer fc: the pinned tiling m1 n1 k1 makes 16777216 tiles, more than the 4000000 steps one "
+                    "layer may have; pin larger tiles");
 }
 
 TEST_CASE("mapper: stacked and bidirectional recurrent layers wait for what they read and replace", "[mapper]") {

@@ -167,6 +167,19 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
     }
     return cached->second;
   };
+  // A pinned tiling is the only candidate: one with more tiles than a layer may have steps is
+  // refused for that, not for fitting no buffer.
+  if (pinned) {
+    const std::int64_t tiles = workload::checked_product({p.groups, ceil_div(p.m, std::min(pinned->m, p.m)),
+                                                          ceil_div(p.n, std::min(pinned->n, p.n)),
+                                                          ceil_div(p.k, std::min(pinned->k, p.k))});
+    if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
+      throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
+                         std::to_string(pinned->n) + " k" + std::to_string(pinned->k) + " makes " +
+                         std::to_string(tiles) + " tiles, more than the " + std::to_string(kMaxLayerSteps) +
+                         " steps one layer may have; pin larger tiles");
+    }
+  }
   // A pinned tiling is the only candidate (tiles larger than the GEMM are clipped to it).
   const auto sizes = [&](std::int64_t dimension, std::int64_t pin) {
     return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : tile_sizes(dimension);
