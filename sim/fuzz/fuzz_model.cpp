@@ -1,12 +1,38 @@
 // Fuzz target: model files (docs/model-format.md). A model that loads is also analysed as
-// `reusesim analyze` and `reusesim footprint` do, at the smallest and the largest batch they take.
+// `reusesim analyze` and `reusesim footprint` do, at the smallest and the largest batch they take,
+// and, when it is small, mapped onto the shipped small accelerator as `reusesim run` does.
 
+#include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 #include "fuzz/fuzz_support.h"
 #include "report/analyze_report.h"
 #include "report/footprint_report.h"
 
 using namespace reusesim;
+
+namespace {
+
+// MACs plus every element a layer touches: what mapping a model costs, roughly. Models beyond a
+// few million would take seconds to map and are what the resource limits are about, not the format.
+bool small_enough_to_map(const workload::Network& network) {
+  constexpr std::int64_t kMaxWork = std::int64_t{1} << 24;
+  std::int64_t work = 0;
+  for (const workload::NetworkLayer& layer : network.layers) {
+    for (const std::int64_t count : {layer.counts.macs, layer.counts.input_elems, layer.counts.output_elems}) {
+      if (count > kMaxWork - work) return false;
+      work += count;
+    }
+  }
+  return true;
+}
+
+void map_network(const workload::Network& network) {
+  static const hw::AcceleratorSpec small = config::load_accelerator_file(fuzz::source_path("configs/small.yaml"));
+  const auto layouts = mapping::layout_network(network, 1, mapping::element_bytes(small));
+  for (std::size_t i = 0; i < network.layers.size(); ++i) mapping::map_layer(network.layers[i], 1, small, layouts[i]);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   constexpr std::int64_t kMaxCliBatch = 1'000'000'000;  // analyze and footprint --batch
@@ -26,6 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         });
       }
     }
+    if (small_enough_to_map(model.network)) map_network(model.network);
   });
   return 0;
 }
