@@ -131,3 +131,25 @@ TEST_CASE("a sweep axis that is not a list", "[run]") {
   CHECK(errors_of(kHead + "    batch: 1\nsweep:\n  dram.channels: 2\n") ==
         kOrigin + ":7:18: error: sweep.dram.channels: expected a non-empty list of values, got \"2\"\n");
 }
+
+// Each sweep combination x batch size is a job: 4 axes of 20 values are 160,000 of them, which
+// validation alone (one accelerator load per combination in the plan) never finished (found by
+// fuzzing). A trace runs at most 10,000 jobs; the sweep (line 6, column 3) says why.
+TEST_CASE("a trace with too many jobs", "[run]") {
+  const std::string values = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]\n";
+  const std::string sweep = "sweep:\n  compute.rows: " + values + "  compute.cols: " + values +
+                            "  compute.vector_ops_per_cycle: " + values + "  sram.buffers.weights.banks: " + values;
+  CHECK(errors_of(kHead + "    batch: 1\n" + sweep) ==
+        kOrigin + ":7:3: error: sweep: the trace makes 160000 jobs (1 accelerator files x 160000 sweep "
+                  "combinations x 1 batch sizes); a trace runs at most 10000\n");
+  // 10 axes of 20 values: 20^10, counted up to 10^9.
+  std::string ten_axes = "sweep:\n";
+  for (int axis = 0; axis < 10; ++axis) ten_axes += "  a" + std::to_string(axis) + ": " + values;
+  CHECK(errors_of(kHead + "    batch: 1\n" + ten_axes) ==
+        kOrigin + ":7:3: error: sweep: the trace makes at least 10^9 jobs (1 accelerator files x at least 10^9 sweep "
+                  "combinations x 1 batch sizes); a trace runs at most 10000\n");
+  CHECK(errors_of(kHead + "    batch: [1, 2, 3, 4, 5]\nsweep:\n  compute.rows: " + values + "  compute.cols: " + values +
+                  "  compute.vector_ops_per_cycle: [1, 2, 3, 4, 5, 6]\n") ==
+        kOrigin + ":7:3: error: sweep: the trace makes 12000 jobs (1 accelerator files x 2400 sweep combinations x 5 "
+                  "batch sizes); a trace runs at most 10000\n");
+}

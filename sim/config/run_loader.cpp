@@ -14,6 +14,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::int64_t kMaxBatch = 1'000'000;
+// Every accelerator file x sweep combination x batch size is a job, a process of its own: a few
+// sweep lines can ask for millions of them, which no trace finishes.
+constexpr std::int64_t kMaxJobs = 10'000;
+// Job counts saturate here, so that the product of two cannot overflow.
+constexpr std::int64_t kSaturated = 1'000'000'000;
 
 std::string relative_to(const std::string& origin, const std::string& path) {
   if (fs::path(path).is_absolute()) return path;
@@ -129,6 +134,25 @@ void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, Diagnostics& 
   }
 }
 
+// False (reported at `where`) when the run makes more than kMaxJobs jobs.
+bool check_job_count(const RunSpec& run, const ConfigNode* where, const std::string& where_path,
+                     Diagnostics& diagnostics) {
+  const auto cap = [](std::size_t n) { return static_cast<std::int64_t>(std::min<std::size_t>(n, kSaturated)); };
+  const auto times = [](std::int64_t a, std::int64_t b) { return std::min(a * b, kSaturated); };
+  std::int64_t combinations = 1, batches = 0;
+  for (const SweepAxis& axis : run.sweep) combinations = times(combinations, cap(axis.values.size()));
+  for (const RunModel& model : run.models) batches = std::min(batches + cap(model.batches.size()), kSaturated);
+  const std::int64_t files = cap(run.accelerator_files.size());
+  const std::int64_t jobs = times(times(files, combinations), batches);
+  if (jobs <= kMaxJobs) return true;
+  const auto count = [](std::int64_t n) { return n == kSaturated ? std::string("at least 10^9") : std::to_string(n); };
+  diagnostics.error(where->location, where_path,
+                    "the trace makes " + count(jobs) + " jobs (" + count(files) + " accelerator files x " +
+                        count(combinations) + " sweep combinations x " + count(batches) +
+                        " batch sizes); a trace runs at most " + std::to_string(kMaxJobs));
+  return false;
+}
+
 RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics& diagnostics) {
   RunSpec run;
   MapReader reader(root, "", diagnostics);
@@ -145,6 +169,10 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
       run.models.push_back(read_run_model(models->items[i], "models." + std::to_string(i), origin, diagnostics));
     }
   }
+  if (sweep != nullptr) run.sweep = read_sweep(*sweep, diagnostics);
+  if (!check_job_count(run, sweep != nullptr ? sweep : models, sweep != nullptr ? "sweep" : "models", diagnostics)) {
+    return run;
+  }
   const std::size_t errors_before_accelerators = diagnostics.size();
   for (const std::string& file : run.accelerator_files) {
     try {
@@ -153,11 +181,8 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
       adopt(error, diagnostics);
     }
   }
-  if (sweep != nullptr) {
-    run.sweep = read_sweep(*sweep, diagnostics);
-    // Sweep values are only judged on accelerators that are valid without them.
-    if (diagnostics.size() == errors_before_accelerators) check_sweep(run, *sweep, diagnostics);
-  }
+  // Sweep values are only judged on accelerators that are valid without them.
+  if (sweep != nullptr && diagnostics.size() == errors_before_accelerators) check_sweep(run, *sweep, diagnostics);
   return run;
 }
 
