@@ -569,6 +569,34 @@ TEST_CASE("model: block repeat 0", "[model-errors]") {
         "model.yaml:11:36: error: layers.r.repeat: expected a positive integer, got 0\n");
 }
 
+// Six instances of a 2-layer block, 10,000 copies each, would be 120,000 layers: the sixth (line
+// 16) goes beyond the 100,000 a model may have. An 800-byte file of repeats made 400,000 layers,
+// 10 s and over a gigabyte in the model fuzz target before.
+TEST_CASE("model: block repeats beyond 100,000 layers", "[model-errors]") {
+  CHECK(load_error(block_model("  - {name: r, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: s, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: t, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: u, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: v, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: w, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n")) ==
+        "model.yaml:16:5: error: layers.w: the model has more than 100000 layers once blocks are expanded, the "
+        "most a model may have\n");
+  // Where a repeat takes the model past the limit, the repeat is at fault (line 11, column 36).
+  CHECK(load_error(block_model("  - {name: r, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: s, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: t, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: u, block: bott, repeat: 10000, args: {mid: 4, out: 3}}\n"
+                               "  - {name: v, block: bott, repeat: 9999, args: {mid: 4, out: 3}}\n"
+                               "  - {name: w, block: bott, repeat: 2, args: {mid: 4, out: 3}}\n")) ==
+        "model.yaml:16:36: error: layers.w.repeat: the model has more than 100000 layers once blocks are expanded, "
+        "the most a model may have\n");
+  // Written out, the 100,001st layer (line 100,005) is one too many.
+  std::string layers;
+  for (int i = 0; i <= 100'000; ++i) layers += "  - {name: r" + std::to_string(i) + ", type: relu}\n";
+  CHECK(load_error(image_model(layers)) == "model.yaml:100005:5: error: layers.r100000: the model has more than 100000 "
+                                           "layers once blocks are expanded, the most a model may have\n");
+}
+
 // A shape error in the second copy of a repeated block names that copy.
 TEST_CASE("model: shape error inside a repeated block", "[model-errors]") {
   CHECK(load_error("name: m\nprecision: fp32\ninput: {channels: 3, height: 8, width: 8}\n"

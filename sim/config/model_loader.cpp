@@ -49,6 +49,9 @@ struct BlockTemplate {
 };
 
 constexpr std::int64_t kMaxRepeat = 10'000;
+// Block instances with `repeat` multiply layers: an 800-byte file made 400,000 of them, and gigabytes
+// of network. The largest real networks have thousands of layers.
+constexpr std::size_t kMaxLayers = 100'000;
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 const IntegerRange kSize{1, kMaxDimension};
 const IntegerRange kOffset{0, kMaxDimension};
@@ -174,6 +177,7 @@ class ModelReader {
                        const ParameterScope& scope, bool in_block) {
     for (std::size_t i = 0; i < list.items.size(); ++i) {
       const ConfigNode& item = list.items[i];
+      if (too_many_layers(1, item, item_path(list_path, item, i))) return;
       MapReader reader(item, item_path(list_path, item, i), diagnostics_);
       if (!reader.valid()) continue;
       const std::string name = reader.required_string("name").value_or("");
@@ -249,6 +253,8 @@ class ModelReader {
     }
     if (block->second.layers == nullptr) return;
     for (std::int64_t copy = 1; copy <= repeat; ++copy) {
+      const char* key = reader.has("repeat") ? "repeat" : "name";
+      if (too_many_layers(block->second.layers->items.size(), *reader.optional(key), reader.child_path(key))) return;
       const std::string instance = repeat == 1 ? name : name + "_" + std::to_string(copy);
       if (repeat > 1 && names.names.count(instance) > 0) {
         diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
@@ -368,6 +374,15 @@ class ModelReader {
       default:
         break;  // activations, batchnorm, add, concat, flatten, to_sequence, softmax: no fields
     }
+  }
+
+  // Reports, at `where`, a model that `adding` more layers would take past kMaxLayers.
+  bool too_many_layers(std::size_t adding, const ConfigNode& where, const std::string& path) {
+    if (layers_.size() + adding <= kMaxLayers) return false;
+    diagnostics_.error(where.location, path,
+                       "the model has more than " + std::to_string(kMaxLayers) +
+                           " layers once blocks are expanded, the most a model may have");
+    return true;
   }
 
   // Reserves a written name in its scope, reporting a duplicate; false if it was taken.
