@@ -43,13 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const hw::DramAddressMapper mapper(spec.dram);
     mapper.decode(~std::uint64_t{0});
     const hw::DramTimingState timing(spec.dram);
-    const workload::Network& network = tiny_network();
-    for (const std::int64_t batch : {1, 3}) {
-      const auto layouts = mapping::layout_network(network, batch, mapping::element_bytes(spec));
-      for (std::size_t i = 0; i < network.layers.size(); ++i) {
-        mapping::map_layer(network.layers[i], batch, spec, layouts[i]);
-      }
-    }
+    for (const std::int64_t batch : {1, 3}) fuzz::map_network(tiny_network(), batch, spec);
   });
   return 0;
 }

@@ -26,12 +26,6 @@ bool small_enough_to_map(const workload::Network& network) {
   return true;
 }
 
-void map_network(const workload::Network& network) {
-  static const hw::AcceleratorSpec small = config::load_accelerator_file(fuzz::source_path("configs/small.yaml"));
-  const auto layouts = mapping::layout_network(network, 1, mapping::element_bytes(small));
-  for (std::size_t i = 0; i < network.layers.size(); ++i) mapping::map_layer(network.layers[i], 1, small, layouts[i]);
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -52,7 +46,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         });
       }
     }
-    if (small_enough_to_map(model.network)) map_network(model.network);
+    if (small_enough_to_map(model.network)) {
+      static const hw::AcceleratorSpec small = config::load_accelerator_file(fuzz::source_path("configs/small.yaml"));
+      fuzz::map_network(model.network, 1, small);
+    }
   });
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "config/diagnostics.h"
+#include "hw/accelerator_spec.h"
 #include "mapping/mapper.h"
 #include "mapping/program_text.h"
 #include "workload/shape.h"
@@ -39,6 +40,12 @@ void accept_bad_input(Body&& body) {
   } catch (const mapping::ProgramFormatError&) {
   } catch (const workload::CountOverflow&) {
   }
+}
+
+// Maps every layer at `batch`, as `reusesim run` does before it replays.
+inline void map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator) {
+  const auto layouts = mapping::layout_network(network, batch, mapping::element_bytes(accelerator));
+  for (std::size_t i = 0; i < network.layers.size(); ++i) mapping::map_layer(network.layers[i], batch, accelerator, layouts[i]);
 }
 
 }  // namespace reusesim::fuzz
