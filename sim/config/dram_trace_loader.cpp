@@ -12,7 +12,9 @@ namespace reusesim::config {
 
 namespace {
 
-constexpr std::int64_t kMaxCycle = std::int64_t{1} << 50;
+// A request waits until its cycle in SystemC time, integer picoseconds below 2^64: at the slowest
+// clock (tCK 1000 ns) 2^40 cycles are 1.1e18 ps, while 2^50 wrapped to a wrong simulated time.
+constexpr std::int64_t kMaxCycle = std::int64_t{1} << 40;
 
 struct Field {
   std::string text;
@@ -78,7 +80,7 @@ std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::stri
     if (fields.size() >= 3) {
       std::uint64_t cycle = 0;
       if (!parse_unsigned(fields[2].text, 10, cycle) || cycle > static_cast<std::uint64_t>(kMaxCycle)) {
-        error(fields[2].column, "expected an earliest issue cycle (a non-negative integer up to 2^50), got \"" +
+        error(fields[2].column, "expected an earliest issue cycle (a non-negative integer up to 2^40), got \"" +
                                     fields[2].text + "\"");
         continue;
       }

@@ -99,7 +99,7 @@ same "bad trace messages" "$err" "$b:2:6: error: expected R or W, got \"X\"
 $b:3:1: error: expected a hexadecimal address, got \"zz\"
 $b:4:1: error: address 0x41 is not a multiple of the 64-byte request size
 $b:5:5: error: expected R or W after the address
-$b:6:8: error: expected an earliest issue cycle (a non-negative integer up to 2^50), got \"-5\"
+$b:6:8: error: expected an earliest issue cycle (a non-negative integer up to 2^40), got \"-5\"
 $b:7:11: error: unexpected \"extra\" (a line is: address R|W [cycle])"
 same "bad trace prints no table" "$out" ""
 
