@@ -103,6 +103,16 @@ TEST_CASE("model: nesting too deep for yaml-cpp", "[model-errors]") {
         "model.yaml:1:1: error: document too large or too deeply nested (limits: 1000000 values, depth 64)\n");
 }
 
+// A file is read up to 64 MiB: /dev/zero (or a path mistaken for a model) filled memory before
+// and ended as an internal error. A directory is said to be one.
+TEST_CASE("model: a device or a directory given as the file", "[model-errors]") {
+  CHECK(input_error_text([] { reusesim::config::load_model_file("/dev/zero"); }) ==
+        "/dev/zero: error: larger than 64 MiB, the most an input file of its kind may have\n");
+  const std::string directory = std::string(REUSESIM_SOURCE_DIR) + "/models";
+  CHECK(input_error_text([&] { reusesim::config::load_model_file(directory); }) ==
+        directory + ": error: is a directory, not a file\n");
+}
+
 // A document that is a list, not a mapping, is rejected with no key path.
 TEST_CASE("model: document that is a list", "[model-errors]") {
   CHECK(load_error("- a\n- b\n") == "model.yaml:1:1: error: expected a mapping (key: value lines), got a list\n");

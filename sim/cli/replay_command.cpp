@@ -2,15 +2,14 @@
 // or by an external compiler, docs/program-format.md) replayed on an accelerator, with the same
 // checks and the same report as `reusesim run`.
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
+#include <optional>
 #include <set>
 #include <utility>
 
 #include "cli/command_line.h"
 #include "config/accelerator_loader.h"
-#include "config/diagnostics.h"
+#include "config/config_node.h"
 #include "hw/accelerator.h"
 #include "mapping/program_text.h"
 #include "report/run_report.h"
@@ -21,16 +20,13 @@ namespace po = boost::program_options;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) {
-    config::Diagnostics diagnostics;
-    diagnostics.error(config::SourceLocation{path, 0, 0}, "", "cannot open file");
-    diagnostics.throw_if_any();
-  }
-  std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
-  if (stream.bad()) throw std::runtime_error("cannot read " + path);
-  return text;
+std::string read_program_file(const std::string& path) {
+  // A run's programs have at most 8 M steps (kMaxRunSteps), some 80 bytes each as text.
+  constexpr std::size_t kMaxProgramBytes = std::size_t{1} << 30;
+  config::Diagnostics diagnostics;
+  std::optional<std::string> text = config::read_input_file(path, kMaxProgramBytes, diagnostics);
+  diagnostics.throw_if_any();
+  return std::move(*text);
 }
 
 }  // namespace
@@ -49,7 +45,7 @@ int replay_command(const std::vector<std::string>& args) {
     if (!parse_arguments("replay", args, options, {}, values)) return kExitOk;
     const report::Format format = parse_format(common.format);
     const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
-    const std::string text = read_file(program_file);
+    const std::string text = read_program_file(program_file);
     std::vector<mapping::ProgramRecord> records;
     try {
       records = mapping::read_programs(text, program_file, static_cast<std::uint64_t>(spec.dram.burst_bytes()));

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -217,19 +218,46 @@ ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Di
   return root;
 }
 
-ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics) {
+std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics) {
+  const SourceLocation location{path, 0, 0};
+  const auto too_large = [&] {
+    diagnostics.error(location, "", "larger than " + std::to_string(max_bytes >> 20) +
+                                        " MiB, the most an input file of its kind may have");
+    return std::nullopt;
+  };
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (std::filesystem::is_directory(status)) {
+    diagnostics.error(location, "", "is a directory, not a file");
+    return std::nullopt;
+  }
+  // A regular file is judged by its size; devices and pipes as they are read.
+  if (std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, error) > max_bytes && !error) {
+    return too_large();
+  }
   std::ifstream stream(path, std::ios::binary);
   if (!stream) {
-    diagnostics.error(SourceLocation{path, 0, 0}, "", "cannot open file");
-    return ConfigNode{};
+    diagnostics.error(location, "", "cannot open file");
+    return std::nullopt;
   }
-  std::ostringstream text;
-  text << stream.rdbuf();
+  std::string text;
+  std::vector<char> chunk(std::size_t{1} << 16);
+  while (stream.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || stream.gcount() > 0) {
+    text.append(chunk.data(), static_cast<std::size_t>(stream.gcount()));
+    if (text.size() > max_bytes) return too_large();
+  }
   if (stream.bad()) {
-    diagnostics.error(SourceLocation{path, 0, 0}, "", "cannot read file");
-    return ConfigNode{};
+    diagnostics.error(location, "", "cannot read file");
+    return std::nullopt;
   }
-  return load_yaml_text(text.str(), path, diagnostics);
+  return text;
+}
+
+ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics) {
+  // 600 times the largest shipped model; a million values (kMaxNodes) fit.
+  constexpr std::size_t kMaxYamlBytes = std::size_t{64} << 20;
+  const std::optional<std::string> text = read_input_file(path, kMaxYamlBytes, diagnostics);
+  return text ? load_yaml_text(*text, path, diagnostics) : ConfigNode{};
 }
 
 ConfigNode load_document(const DocumentSource& source, const std::vector<std::string>& overrides,

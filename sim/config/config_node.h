@@ -40,8 +40,12 @@ struct ConfigEntry {
   ConfigNode value;
 };
 
-// Parses a whole file. Problems (missing file, syntax error, duplicate key, several documents)
-// are recorded in `diagnostics`; the returned tree is then null.
+// A whole input file, or nullopt with the problem recorded: missing, a directory, unreadable, or
+// longer than `max_bytes` (a device such as /dev/zero would otherwise fill memory).
+std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics);
+
+// Parses a whole file (at most 64 MiB). Problems (missing file, syntax error, duplicate key,
+// several documents) are recorded in `diagnostics`; the returned tree is then null.
 ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics);
 // Parses text as if it were the file `origin` (used by tests and for --set values).
 ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics);

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <istream>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,6 +16,8 @@ namespace {
 // A request waits until its cycle in SystemC time, integer picoseconds below 2^64: at the slowest
 // clock (tCK 1000 ns) 2^40 cycles are 1.1e18 ps, while 2^50 wrapped to a wrong simulated time.
 constexpr std::int64_t kMaxCycle = std::int64_t{1} << 40;
+constexpr std::size_t kMaxLineBytes = 4096;
+constexpr std::size_t kMaxRequests = 100'000'000;  // memtest --requests takes as many
 
 struct Field {
   std::string text;
@@ -32,6 +35,19 @@ std::vector<Field> split_fields(const std::string& line) {
     fields.push_back(Field{line.substr(start, i - start), static_cast<int>(start) + 1});
   }
   return fields;
+}
+
+// The next line without its newline, read up to one byte past kMaxLineBytes; false at the end.
+bool read_line(std::istream& stream, std::string& line) {
+  using traits = std::char_traits<char>;
+  line.clear();
+  std::streambuf& buffer = *stream.rdbuf();
+  for (traits::int_type c = buffer.sbumpc(); !traits::eq_int_type(c, traits::eof()); c = buffer.sbumpc()) {
+    if (traits::to_char_type(c) == '\n') return true;
+    line += traits::to_char_type(c);
+    if (line.size() > kMaxLineBytes) return true;
+  }
+  return !line.empty();
 }
 
 bool parse_unsigned(const std::string& text, int base, std::uint64_t& value) {
@@ -53,8 +69,18 @@ std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::stri
   const auto error = [&](int column, const std::string& message) {
     if (diagnostics.size() < kMaxReported) diagnostics.error(SourceLocation{origin, line_number, column}, "", message);
   };
-  while (std::getline(stream, line)) {
+  // Reading stops at the 20th error and at the limits, so that a device such as /dev/zero or
+  // /dev/urandom ends in an error rather than filling memory or reading forever.
+  while (diagnostics.size() < kMaxReported && read_line(stream, line)) {
     ++line_number;
+    if (line.size() > kMaxLineBytes) {
+      error(1, "line longer than " + std::to_string(kMaxLineBytes) + " bytes (a line is: address R|W [cycle])");
+      break;
+    }
+    if (requests.size() == kMaxRequests) {
+      error(1, "more than " + std::to_string(kMaxRequests) + " requests, the most a trace may have (as --requests)");
+      break;
+    }
     const std::vector<Field> fields = split_fields(line);
     if (fields.empty()) continue;
     hw::MemoryRequest request;
