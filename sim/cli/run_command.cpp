@@ -208,22 +208,23 @@ int run_command(const std::vector<std::string>& args) {
     }
     const std::string rendered = report::render_run(report, format);
     std::cout << rendered;
+    // After the simulation nothing may throw (GCC's ASan takes a throw then for a stack overflow):
+    // write errors are reported here.
+    std::string problem;
     if (!out_dir.empty()) {
-      try {
-        report::write_output_files(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
-                                     {"results.json", report::render_run(report, report::Format::json)},
-                                     {"config.json", report::resolved_accelerator_json(spec)},
-                                     {"stats.txt", report::run_stats_legend()}});
-      } catch (const std::runtime_error& error) {
-        throw FileError(std::string("--out: ") + error.what());
-      }
+      problem = report::output_files_problem(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
+                                                       {"results.json", report::render_run(report, report::Format::json)},
+                                                       {"config.json", report::resolved_accelerator_json(spec)},
+                                                       {"stats.txt", report::run_stats_legend()}});
+      if (!problem.empty()) problem = "--out: " + problem;
     }
-    if (timeline) {
-      try {
-        report::write_output_file(timeline_file, report::render_timeline(report, *timeline));
-      } catch (const std::runtime_error& error) {
-        throw FileError(std::string("--timeline: ") + error.what());
-      }
+    if (problem.empty() && timeline) {
+      problem = report::output_file_problem(timeline_file, report::render_timeline(report, *timeline));
+      if (!problem.empty()) problem = "--timeline: " + problem;
+    }
+    if (!problem.empty()) {
+      std::cerr << "reusesim run: error: " << problem << "\n";
+      return kExitBadInput;
     }
     return kExitOk;
   });
