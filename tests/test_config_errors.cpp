@@ -134,6 +134,21 @@ TEST_CASE("model: duplicate top-level key", "[model-errors]") {
         "model.yaml:3:1: error: name: duplicate key (first given at line 1)\n");
 }
 
+// Every one of 20,000 duplicates of a key is reported. Finding duplicates and repeated messages
+// used to scan every earlier key and message: a 5 KB file of 2,858 errors took 10 s in the fuzzer.
+TEST_CASE("model: thousands of duplicate keys", "[model-errors]") {
+  std::string text = "name: a\n";
+  for (int i = 0; i < 20'000; ++i) text += "precision: fp32\n";
+  try {
+    load_model_text(text, "model.yaml");
+    FAIL("expected an InputError");
+  } catch (const InputError& error) {
+    REQUIRE(error.diagnostics().size() == 19'999);
+    CHECK(error.diagnostics().back().location.line == 20'001);
+    CHECK(error.diagnostics().back().message == "duplicate key (first given at line 2)");
+  }
+}
+
 // A duplicate key inside a layer carries the layer's name in the key path.
 TEST_CASE("model: duplicate key inside a layer", "[model-errors]") {
   CHECK(load_error(image_model("  - name: conv1\n"

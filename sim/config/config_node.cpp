@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "workload/utf8.h"
 
@@ -123,10 +124,15 @@ class Converter {
           result.items.push_back(convert(item, depth + 1, join_path(path, item_segment(item, result.items.size()))));
         }
         break;
-      case YAML::NodeType::Map:
+      case YAML::NodeType::Map: {
         result.kind = ConfigNode::Kind::map;
-        for (auto it = node.begin(); it != node.end(); ++it) add_entry(result, it->first, it->second, depth, path);
+        // Where each key was first given: found by hash, as a map may have a million keys.
+        std::unordered_map<std::string, int> first_lines;
+        for (auto it = node.begin(); it != node.end(); ++it) {
+          add_entry(result, it->first, it->second, depth, path, first_lines);
+        }
         break;
+      }
       default:
         break;
     }
@@ -134,19 +140,19 @@ class Converter {
   }
 
  private:
-  void add_entry(ConfigNode& map, const YAML::Node& key, const YAML::Node& value, int depth, const std::string& path) {
+  void add_entry(ConfigNode& map, const YAML::Node& key, const YAML::Node& value, int depth, const std::string& path,
+                 std::unordered_map<std::string, int>& first_lines) {
     const SourceLocation key_location = location_of(key.Mark());
     if (!key.IsScalar()) {
       diagnostics_.error(key_location, "", "a key must be a plain word, not a list or mapping");
       return;
     }
     const std::string& name = key.Scalar();
-    for (const ConfigEntry& entry : map.entries) {
-      if (entry.key == name) {
-        diagnostics_.error(key_location, join_path(path, name),
-                           "duplicate key (first given at line " + std::to_string(entry.key_location.line) + ")");
-        return;
-      }
+    const auto [first, is_new] = first_lines.emplace(name, key_location.line);
+    if (!is_new) {
+      diagnostics_.error(key_location, join_path(path, name),
+                         "duplicate key (first given at line " + std::to_string(first->second) + ")");
+      return;
     }
     map.entries.push_back(ConfigEntry{name, key_location, convert(value, depth + 1, join_path(path, name))});
   }

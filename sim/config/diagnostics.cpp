@@ -28,10 +28,8 @@ std::string format_all(const std::vector<Diagnostic>& diagnostics) {
 void Diagnostics::error(const SourceLocation& location, const std::string& key_path, const std::string& message) {
   Diagnostic diagnostic{location, key_path, message};
   // A block template instantiated many times would repeat the same problem once per instance.
-  const std::string text = format_diagnostic(diagnostic);
-  for (const Diagnostic& known : errors_) {
-    if (format_diagnostic(known) == text) return;
-  }
+  // A set, not a scan of every earlier message: a file with thousands of errors took seconds.
+  if (!reported_.insert(format_diagnostic(diagnostic)).second) return;
   errors_.push_back(std::move(diagnostic));
 }
 

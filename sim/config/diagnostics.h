@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace reusesim::config {
@@ -37,6 +38,7 @@ class Diagnostics {
 
  private:
   std::vector<Diagnostic> errors_;
+  std::unordered_set<std::string> reported_;  // errors_ formatted
 };
 
 // Bad input (exit code 2): what() holds every formatted diagnostic, one per line.
