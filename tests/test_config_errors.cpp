@@ -97,6 +97,22 @@ TEST_CASE("model: text that is not UTF-8", "[model-errors]") {
   CHECK(load_error("name: \xc0\xaf\n") == "model.yaml:1:7: error: expected UTF-8 text, got the byte 0xc0\n");
 }
 
+// Control characters are not YAML (1.2, section 5.1); yaml-cpp turned "m<00>_x" into bytes that
+// are not UTF-8, and the JSON report threw (found by fuzzing). Tab and CR stay allowed.
+TEST_CASE("model: a control character", "[model-errors]") {
+  const std::string expected_tail = ", a control character (YAML allows only tab, line feed and carriage return)\n";
+  CHECK(load_error(std::string("name: m\0_x\n", 11)) ==
+        "model.yaml:1:8: error: expected YAML text, got the byte 0x00" + expected_tail);
+  CHECK(load_error("name: m\n# \x04\n") == "model.yaml:2:3: error: expected YAML text, got the byte 0x04" + expected_tail);
+  CHECK(load_error("name: m\x7f\n") == "model.yaml:1:8: error: expected YAML text, got the byte 0x7f" + expected_tail);
+  // Windows line ends and a tab before a comment still load.
+  const LoadedModel model = load_model_text(
+      "name: m\r\nprecision: fp32\t# comment\r\ninput: {features: 4}\r\n"
+      "layers:\r\n  - {name: fc, type: linear, out_features: 2}\r\n",
+      "model.yaml");
+  CHECK(model.network.layers.size() == 1);
+}
+
 // yaml-cpp stops deep nesting itself ("bad file"); it gets the loader's own message.
 TEST_CASE("model: nesting too deep for yaml-cpp", "[model-errors]") {
   CHECK(load_error("name: " + std::string(3000, '[')) ==

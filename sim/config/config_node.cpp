@@ -194,6 +194,18 @@ ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Di
                       "expected UTF-8 text, got " + workload::describe_byte(text[*offset]));
     return ConfigNode{};
   }
+  // YAML allows no control characters but tab, line feed and carriage return (YAML 1.2, 5.1), and
+  // yaml-cpp garbles what follows a NUL into bytes that are not UTF-8 (found by fuzzing: a name
+  // "big<04><00>_linear" came out as "big<04><a0>linear" and the JSON report threw).
+  const auto control = std::find_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+  });
+  if (control != text.end()) {
+    diagnostics.error(location_of_offset(origin, text, static_cast<std::size_t>(control - text.begin())), "",
+                      "expected YAML text, got " + workload::describe_byte(*control) +
+                          ", a control character (YAML allows only tab, line feed and carriage return)");
+    return ConfigNode{};
+  }
   std::vector<YAML::Mark> starts;
   YAML::Node document;
   try {
