@@ -48,6 +48,11 @@ std::int64_t positive_option(const std::string& option, std::int64_t value, std:
   return value;
 }
 
+int report_internal_error(const std::string& command, const std::string& problem) {
+  std::cerr << "reusesim " << command << ": internal error: " << problem << "\n";
+  return kExitInternalError;
+}
+
 int run_guarded(const std::string& command, const std::function<int()>& body) {
   try {
     return body();
@@ -68,8 +73,7 @@ int run_guarded(const std::string& command, const std::function<int()>& body) {
               << "try: reusesim " << command << " --help\n";
     return kExitBadInput;
   } catch (const std::exception& error) {
-    std::cerr << "reusesim " << command << ": internal error: " << error.what() << "\n";
-    return kExitInternalError;
+    return report_internal_error(command, error.what());
   }
 }
 

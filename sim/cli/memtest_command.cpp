@@ -69,7 +69,7 @@ int memtest_command(const std::vector<std::string>& args) {
     if (wall_time) result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || tester.completed() != result.requests ||
         tester.dma().stats().failed_requests > 0) {
-      throw std::runtime_error("the simulation stopped before every request completed");
+      return report_internal_error("memtest", "the simulation stopped before every request completed");
     }
     result.dram = tester.dram().total_stats();
     result.simulated_seconds = tester.finish_time().to_seconds();

@@ -56,7 +56,9 @@ int replay_command(const std::vector<std::string>& args) {
     }
     std::vector<hw::LayerRun> runs;
     for (mapping::ProgramRecord& record : records) runs.push_back(hw::LayerRun{record.batch, std::move(record.program)});
-    const std::vector<hw::LayerResult> results = replay_programs(spec, std::move(runs));
+    const Replay replay = replay_programs(spec, std::move(runs));
+    if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
+    const std::vector<hw::LayerResult>& results = replay.results;
     // The report totals each batch: consecutive layers of one batch size, until a layer name repeats
     // (run --batch 1,1 replays the network twice at batch 1).
     report::RunReport report{spec.name, program_file, spec, {}};

@@ -85,39 +85,46 @@ void check_analysis(const workload::NetworkLayer& layer, const mapping::LayerPro
   }
 }
 
-}  // namespace
-
-void check_replay(const hw::LayerResult& result, const mapping::LayerProgram& program, const hw::AcceleratorSpec& spec) {
-  const auto fail = [&](const std::string& what) {
-    throw std::logic_error("layer " + result.layer + " (batch " + std::to_string(result.batch) + "): " + what);
-  };
+// The replay must agree with its program (MACs, burst-widened DRAM bytes read and written) and
+// cannot beat the roofline: what is wrong, naming the layer and batch, or "" when all is well.
+std::string replay_problem(const hw::LayerResult& result, const mapping::LayerProgram& program,
+                           const hw::AcceleratorSpec& spec) {
+  const std::string where = "layer " + result.layer + " (batch " + std::to_string(result.batch) + "): ";
   if (result.macs != program.macs) {
-    fail("replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs));
+    return where + "replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs);
   }
   if (result.dram_read_bytes != program.dram_read_bytes || result.dram_write_bytes != program.dram_write_bytes) {
-    fail("DRAM saw " + std::to_string(result.dram_read_bytes) + " B read and " + std::to_string(result.dram_write_bytes) +
-         " B written, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
-         std::to_string(program.dram_write_bytes));
+    return where + "DRAM saw " + std::to_string(result.dram_read_bytes) + " B read and " +
+           std::to_string(result.dram_write_bytes) + " B written, the program moves " +
+           std::to_string(program.dram_read_bytes) + " and " + std::to_string(program.dram_write_bytes);
   }
   const double compute_bound = 2.0 * static_cast<double>(result.macs) / spec.compute.peak_ops_per_second();
   const double memory_bound =
       static_cast<double>(result.dram_read_bytes + result.dram_write_bytes) / spec.dram.peak_bytes_per_second();
   const double bound = std::max(compute_bound, memory_bound);
   if (result.seconds < bound * (1 - 1e-9)) {
-    fail("simulated " + std::to_string(result.seconds) + " s beats the roofline bound " + std::to_string(bound) + " s");
+    return where + "simulated " + std::to_string(result.seconds) + " s beats the roofline bound " +
+           std::to_string(bound) + " s";
   }
+  return "";
 }
 
-std::vector<hw::LayerResult> replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
-                                             hw::TimelineRecorder* timeline) {
+}  // namespace
+
+Replay replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
+                       hw::TimelineRecorder* timeline) {
   hw::Accelerator accelerator("accelerator", spec, runs, timeline);
   sc_core::sc_start();
+  Replay replay;
   if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !accelerator.finished()) {
-    throw std::runtime_error("the simulation stopped before every layer finished");
+    replay.problem = "the simulation stopped before every layer finished";
+    return replay;
   }
-  const std::vector<hw::LayerResult>& results = accelerator.results();
-  for (std::size_t i = 0; i < runs.size(); ++i) check_replay(results[i], runs[i].program, spec);
-  return results;
+  replay.results = accelerator.results();
+  for (std::size_t i = 0; i < runs.size() && replay.problem.empty(); ++i) {
+    replay.problem = replay_problem(replay.results[i], runs[i].program, spec);
+  }
+  return replay;
 }
 
 int run_command(const std::vector<std::string>& args) {
@@ -199,8 +206,9 @@ int run_command(const std::vector<std::string>& args) {
     }
     std::optional<hw::TimelineRecorder> timeline;
     if (!timeline_file.empty()) timeline.emplace();
-    const std::vector<hw::LayerResult> results =
-        replay_programs(spec, std::move(runs), timeline ? &*timeline : nullptr);
+    const Replay replay = replay_programs(spec, std::move(runs), timeline ? &*timeline : nullptr);
+    if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
+    const std::vector<hw::LayerResult>& results = replay.results;
     report::RunReport report{spec.name, model.network.name, spec, {}};
     for (std::size_t b = 0; b < batches.size(); ++b) {
       report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),
