@@ -9,6 +9,7 @@
 #include "trace/figure.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_runner.h"
+#include "workload/utf8.h"
 
 namespace reusesim::cli {
 
@@ -57,6 +58,12 @@ int trace_command(const std::vector<std::string>& args) {
                                : trace::ResultsDirectory::Existing::refuse;
     run.timeline = timeline;
     const trace::TracePlan plan = trace::plan_trace(config::load_run_file(trace_file, overrides), trace_file);
+    // trace.json records the run file's absolute path, and the model and accelerator files found
+    // from it, as JSON text: it must be UTF-8 for --resume and figure to find them again.
+    if (const auto offset = workload::invalid_utf8_offset(plan.run_file)) {
+      throw FileError(plan.run_file + ": the path is not UTF-8 text (" + workload::describe_byte(plan.run_file[*offset]) +
+                      "), which trace.json cannot record as JSON text; move the run file to a UTF-8 path");
+    }
     std::cerr << "trace " << plan.name << ": " << plan.jobs.size() << " jobs on " << plan.panels.size()
               << " accelerator variant(s), " << run.workers << " worker(s), results in " << out_dir << "\n";
     trace::TraceSummary summary;

@@ -105,7 +105,7 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
     document["total"] = rows.back();
     rows.erase(rows.size() - 1);
     document["layers"] = rows;
-    return document.dump(2) + "\n";
+    return json_document_text(document);
   }
   std::string text = "model " + network.name + ": input " + network.input.describe() + ", " + precision + " (" +
                      std::to_string(element_bytes) + " bytes/element), batch " + std::to_string(options.batch);

@@ -54,7 +54,7 @@ std::string render_footprint(const workload::Network& network, const workload::F
     nlohmann::ordered_json rows = table.to_json();
     rows.erase(rows.size() - 1);
     document["layers"] = rows;
-    return document.dump(2) + "\n";
+    return json_document_text(document);
   }
   std::string text = "model " + network.name + ": " + mode + ", optimizer " + optimizer + ", " + dtype + ", batch " +
                      std::to_string(options.batch) + (options.im2col ? ", im2col" : "") +

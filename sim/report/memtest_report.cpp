@@ -52,7 +52,7 @@ std::string render_memtest(const MemtestResult& result, Format format) {
   if (format == Format::json) {
     nlohmann::ordered_json document = table.to_json().front();
     document["conventions"] = kConventions;
-    return document.dump(2) + "\n";
+    return json_document_text(document);
   }
   return std::string(kConventions) + "\n\n" + table.to_text();
 }

@@ -122,7 +122,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
                       {"refresh", dram.refresh == hw::RefreshMode::all_bank ? "all_bank" : "per_bank"},
                       {"write_drain_high", dram.write_drain_high}, {"write_drain_low", dram.write_drain_low},
                       {"peak_gbps", dram.peak_bytes_per_second() / 1e9}};
-  return document.dump(2) + "\n";
+  return json_document_text(document);
 }
 
 std::string run_stats_legend() {
@@ -154,7 +154,7 @@ std::string render_run(const RunReport& report, Format format) {
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["conventions"] = kConventions;
     document["rows"] = table.to_json();
-    return document.dump(2) + "\n";
+    return json_document_text(document);
   }
   return "accelerator " + report.accelerator + ", model " + report.model + "\n" + kConventions + "\n\n" + table.to_text();
 }

@@ -18,6 +18,10 @@ bool is_text(const Cell& cell) { return std::holds_alternative<std::string>(cell
 
 }  // namespace
 
+std::string json_document_text(const nlohmann::ordered_json& document) {
+  return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
 std::string csv_escape(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string quoted = "\"";

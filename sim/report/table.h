@@ -39,6 +39,10 @@ class Table {
 
 // One CSV field: quoted (with "" for ") when it holds a comma, a quote or a newline.
 std::string csv_escape(const std::string& text);
+// A JSON document as text: two-space indents and a final newline. Names read from input files
+// are checked to be UTF-8; paths given on the command line need not be, and their other bytes
+// become U+FFFD rather than making the JSON writer throw.
+std::string json_document_text(const nlohmann::ordered_json& document);
 // 12345678 -> "12,345,678".
 std::string group_digits(std::int64_t value);
 // Shortest round-trip-safe text for CSV ("%.10g").

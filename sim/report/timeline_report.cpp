@@ -21,10 +21,12 @@ constexpr int kLoadTid = 3;
 constexpr int kStoreTid = 4;
 constexpr int kFirstChannelTid = 5;
 
-// Most names are plain ASCII and need no escapes; nlohmann escapes (and checks the UTF-8 of) the rest.
+// Most names are plain ASCII and need no escapes; nlohmann escapes the rest (bytes that are not
+// UTF-8 become U+FFFD, as in json_document_text).
 std::string quoted(const std::string& text) {
   const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
-  return plain ? "\"" + text + "\"" : nlohmann::json(text).dump();
+  return plain ? "\"" + text + "\""
+               : nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // The members of one JSON object, in the order added.

@@ -100,7 +100,7 @@ std::string ResultsDirectory::job_json(const TraceJob& job) const {
                                   {"sweep", sweep},          {"model", job.model},
                                   {"selection", job.selection()}, {"batch", job.batch},
                                   {"status", "done"}};
-  return document.dump(2) + "\n";
+  return report::json_document_text(document);
 }
 
 ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) const {

@@ -82,6 +82,10 @@ contains "trace row" "$out" "$work/replay.trace,ddr4-2400,4,64,32,128,128,"
 contains "trace honours the earliest cycle" "$out" ",128,128,0.110789,"
 expect 0 "trace replay, table" -- memtest --dram hbm2 --trace "$work/replay.trace"
 contains "trace table row" "$out" "$work/replay.trace"
+# A path need not be UTF-8; JSON shows its other bytes as U+FFFD (the JSON writer threw: exit 3).
+cp "$work/replay.trace" "$work/latin1-"$'\xe9'".trace"
+expect 0 "trace path not UTF-8, json" -- memtest --dram ddr4-2400 --trace "$work/latin1-"$'\xe9'".trace" --format json
+contains "path with U+FFFD" "$out" "\"pattern\": \"$work/latin1-"$'\xef\xbf\xbd'".trace\","
 
 # A bad trace: every bad line with file:line:col, exit 2.
 cat >"$work/bad.trace" <<'TRACE'

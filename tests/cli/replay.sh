@@ -128,6 +128,11 @@ expect 2 "compute step reads less than its weights" -- replay --arch "$small" --
 same "weight tile message" "$err" \
   "$work/thin.program: error: layer l1 (batch 1), step 0: compute reads 100 SRAM bytes, fewer than its k x n weight tile (16 x 16 x 1 bytes on small)"
 
+# A program path need not be UTF-8: JSON shows its other bytes as U+FFFD (the writer threw: exit 3).
+cp "$work/mlp.program" "$work/latin1-"$'\xe9'".program"
+expect 0 "program path not UTF-8, json" -- replay --arch "$small" --program "$work/latin1-"$'\xe9'".program" --format json
+contains "model is the path with U+FFFD" "$out" "\"model\": \"$work/latin1-"$'\xef\xbf\xbd'".program\","
+
 # --- Usage. ---
 expect 0 "replay --help" -- replay --help
 contains "help names --program" "$out" "--program arg"

@@ -177,6 +177,10 @@ contains "not a results directory message" "$err" "exists and is not a trace res
 expect 2 "bad trace file" -- "$REUSESIM" trace "$work/pinned.yaml" --out "$work/r4"
 expect 2 "zero workers" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r4" --jobs 0
 expect 2 "bad override" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r4" --set models.0.batch=[0]
+# trace.json keeps the run file's path as JSON text, so it must be UTF-8 (the writer threw: exit 3).
+cp "$work/two.yaml" "$work/latin1-"$'\xe9'".yaml"
+expect 2 "run file path not UTF-8" -- "$REUSESIM" trace "$work/latin1-"$'\xe9'".yaml" --out "$work/r4"
+same "run file path message" "$err" "reusesim trace: error: $work/latin1-"$'\xe9'".yaml: the path is not UTF-8 text (the byte 0xe9), which trace.json cannot record as JSON text; move the run file to a UTF-8 path"
 checks=$((checks + 1))
 [ ! -e "$work/r4" ] || { echo "FAIL: a refused trace created its results directory"; failures=$((failures + 1)); }
 expect 0 "override the run file" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r5" --set 'models.0.batch=[1]' --no-figure
