@@ -58,10 +58,6 @@ std::string output_files_problem(const std::string& directory,
   return "";
 }
 
-void write_output_files(const std::string& directory, const std::vector<std::pair<std::string, std::string>>& files) {
-  throw_if(output_files_problem(directory, files));
-}
-
 void write_output_file(const std::string& path, const std::string& contents) {
   throw_if(output_file_problem(path, contents));
 }
