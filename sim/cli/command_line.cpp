@@ -48,6 +48,11 @@ std::int64_t positive_option(const std::string& option, std::int64_t value, std:
   return value;
 }
 
+int report_bad_input(const std::string& command, const std::string& problem) {
+  std::cerr << "reusesim " << command << ": error: " << problem << "\n";
+  return kExitBadInput;
+}
+
 int report_internal_error(const std::string& command, const std::string& problem) {
   std::cerr << "reusesim " << command << ": internal error: " << problem << "\n";
   return kExitInternalError;
@@ -60,18 +65,15 @@ int run_guarded(const std::string& command, const std::function<int()>& body) {
     std::cerr << error.what();
     return kExitBadInput;
   } catch (const mapping::MappingError& error) {
-    std::cerr << "reusesim " << command << ": error: " << error.what() << "\n";
-    return kExitBadInput;
+    return report_bad_input(command, error.what());
   } catch (const workload::CountOverflow& error) {
-    std::cerr << "reusesim " << command << ": error: " << error.what() << "\n";
-    return kExitBadInput;
+    return report_bad_input(command, error.what());
   } catch (const FileError& error) {
-    std::cerr << "reusesim " << command << ": error: " << error.what() << "\n";
-    return kExitBadInput;
+    return report_bad_input(command, error.what());
   } catch (const UsageError& error) {
-    std::cerr << "reusesim " << command << ": error: " << error.what() << "\n"
-              << "try: reusesim " << command << " --help\n";
-    return kExitBadInput;
+    const int exit_code = report_bad_input(command, error.what());
+    std::cerr << "try: reusesim " << command << " --help\n";
+    return exit_code;
   } catch (const std::exception& error) {
     return report_internal_error(command, error.what());
   }

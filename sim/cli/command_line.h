@@ -87,8 +87,10 @@ struct Replay {
 Replay replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
                        hw::TimelineRecorder* timeline = nullptr);
 
-// Prints "reusesim COMMAND: internal error: PROBLEM" and returns the internal-error exit code;
-// for problems found after the simulation, where run_guarded's exceptions may not be used.
+// Print "reusesim COMMAND: error: PROBLEM" (bad input, exit 2) or "... internal error: ..." (exit 3)
+// and return the exit code: run_guarded's messages, for problems found after the simulation,
+// where exceptions may not be used.
+int report_bad_input(const std::string& command, const std::string& problem);
 int report_internal_error(const std::string& command, const std::string& problem);
 
 }  // namespace reusesim::cli

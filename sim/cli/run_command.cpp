@@ -230,11 +230,7 @@ int run_command(const std::vector<std::string>& args) {
       problem = report::output_file_problem(timeline_file, report::render_timeline(report, *timeline));
       if (!problem.empty()) problem = "--timeline: " + problem;
     }
-    if (!problem.empty()) {
-      std::cerr << "reusesim run: error: " << problem << "\n";
-      return kExitBadInput;
-    }
-    return kExitOk;
+    return problem.empty() ? kExitOk : report_bad_input("run", problem);
   });
 }
 
