@@ -6,8 +6,10 @@ namespace {
 
 constexpr const char* kConventions =
     "bytes; total = weights + gradients + optimizer state + stored activations + activation gradients + "
-    "largest im2col workspace, all held at once; peak = the most held at one time when each tensor is "
-    "freed after its last use (inference) or activation gradients live one layer at a time (training)";
+    "largest im2col workspace, all held at once (the TOTAL row sums each column; im2col is the largest); "
+    "peak = the most held at one time when each tensor is freed after its last use (inference) or "
+    "activation gradients live one layer at a time (training); peak_activation_bytes = the most "
+    "activation bytes held at one time";
 
 std::vector<Cell> row_cells(const std::string& name, const std::string& type, std::int64_t weights,
                             std::int64_t gradients, std::int64_t optimizer, std::int64_t activations,
@@ -45,6 +47,7 @@ std::string render_footprint(const workload::Network& network, const workload::F
     document["conventions"] = kConventions;
     document["total_bytes"] = footprint.total_bytes;
     document["peak_bytes"] = footprint.peak_bytes;
+    document["peak_activation_bytes"] = footprint.peak_activation_bytes;
     document["components"] = {{"weight_bytes", footprint.weight_bytes},
                               {"gradient_bytes", footprint.gradient_bytes},
                               {"optimizer_bytes", footprint.optimizer_bytes},
@@ -60,7 +63,9 @@ std::string render_footprint(const workload::Network& network, const workload::F
                      std::to_string(options.batch) + (options.im2col ? ", im2col" : "") +
                      (options.inplace_activations ? ", in-place activations" : "") + "\n" + kConventions + "\n\n";
   text += table.to_text();
-  text += "\ntotal_bytes " + group_digits(footprint.total_bytes) + "\npeak_bytes  " + group_digits(footprint.peak_bytes) + "\n";
+  text += "\ntotal_bytes            " + group_digits(footprint.total_bytes) + "\npeak_bytes             " +
+          group_digits(footprint.peak_bytes) + "\npeak_activation_bytes  " +
+          group_digits(footprint.peak_activation_bytes) + "\n";
   return text;
 }
 

@@ -103,11 +103,15 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
   }
   const std::int64_t state_bytes =
       checked_add(checked_add(footprint.weight_bytes, footprint.gradient_bytes), footprint.optimizer_bytes);
+  footprint.activation_bytes = footprint.input_bytes;
+  for (const LayerFootprint& layer : footprint.layers) {
+    footprint.activation_bytes = checked_add(footprint.activation_bytes, layer.activation_bytes);
+  }
+  footprint.total_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes),
+                                      checked_add(footprint.activation_gradient_bytes, footprint.im2col_bytes));
   if (train) {
-    footprint.activation_bytes = footprint.input_bytes;
     std::int64_t largest_backward_step = 0;
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
-      footprint.activation_bytes = checked_add(footprint.activation_bytes, footprint.layers[i].activation_bytes);
       // Backward through one layer holds the gradient of its output and of each input it has a
       // producer for (nothing needs the gradient of the data itself).
       std::int64_t step = footprint.layers[i].activation_gradient_bytes;
@@ -118,13 +122,11 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
       }
       largest_backward_step = std::max(largest_backward_step, checked_add(step, footprint.layers[i].im2col_bytes));
     }
-    footprint.total_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes),
-                                        checked_add(footprint.activation_gradient_bytes, footprint.im2col_bytes));
+    footprint.peak_activation_bytes = footprint.activation_bytes;
     footprint.peak_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes), largest_backward_step);
   } else {
     const InferencePeak peak = peak_live_inference(network, footprint, options);
-    footprint.activation_bytes = peak.activation_bytes;
-    footprint.total_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes), footprint.im2col_bytes);
+    footprint.peak_activation_bytes = peak.activation_bytes;
     footprint.peak_bytes = checked_add(state_bytes, peak.with_workspace_bytes);
   }
   return footprint;

@@ -43,7 +43,10 @@ struct Footprint {
   std::int64_t weight_bytes = 0;
   std::int64_t gradient_bytes = 0;
   std::int64_t optimizer_bytes = 0;
-  std::int64_t activation_bytes = 0;  // train: input + all stored outputs; infer: the peak live set
+  std::int64_t activation_bytes = 0;  // the input + every layer's stored output (the column's sum)
+  // The most activation bytes held at one time: inference frees a tensor after its last use;
+  // training holds every stored activation until the backward pass.
+  std::int64_t peak_activation_bytes = 0;
   std::int64_t activation_gradient_bytes = 0;
   std::int64_t im2col_bytes = 0;  // the largest workspace: it is reused layer to layer
   std::int64_t total_bytes = 0;

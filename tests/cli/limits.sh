@@ -26,10 +26,14 @@ contains "trace batch message" "$err" "trace.yaml:4:$((${#SRC} + 39)): error: mo
 # MACs per sample: 1000 x 100 + 3 x 100 x 100 + 100 x 10 = 131,000, so 131 x 10^12 in all.
 expect 0 "analyze batch 1e9" -- "$REUSESIM" analyze --model "$SRC/models/mlp.yaml" --batch 1000000000 --format csv
 contains "analyze batch 1e9 MACs" "$out" "TOTAL,,,131000000000000,131410,"
-# The TOTAL row: 131,410 fp32 weights (525,640 B); inference holds at most fc1's input and output
-# at once, (1000 + 100) x 4 B x 10^9 = 4.4 x 10^12 B.
+# The TOTAL row: 131,410 fp32 weights (525,640 B); the activation column sums every tensor,
+# (1000 + 4 x 100 + 10) x 4 B x 10^9 = 5.64 x 10^12 B.
 expect 0 "footprint batch 1e9" -- "$REUSESIM" footprint --model "$SRC/models/mlp.yaml" --batch 1000000000 --mode infer --format csv
-contains "footprint batch 1e9 peak" "$out" "TOTAL,,525640,0,0,4400000000000,0,0"
+contains "footprint batch 1e9 total" "$out" "TOTAL,,525640,0,0,5640000000000,0,0"
+# Inference holds at most fc1's input and output at once, (1000 + 100) x 4 B x 10^9 = 4.4 x 10^12 B.
+expect 0 "footprint batch 1e9 peak" -- "$REUSESIM" footprint --model "$SRC/models/mlp.yaml" --batch 1000000000 --mode infer --format json
+contains "footprint batch 1e9 peak activations" "$out" '"peak_activation_bytes": 4400000000000'
+contains "footprint batch 1e9 peak bytes" "$out" '"peak_bytes": 4400000525640
 
 # A 10^6 x 10^6 linear layer: 10^12 MACs and 2 TB of fp16 weights. The analysis is exact; the
 # replay is refused before it allocates anything: every tiling that fits small's 32 KiB buffers
