@@ -473,6 +473,33 @@ TEST_CASE("a tensor kind held by no buffer", "[accelerator]") {
   CHECK(errors_of(text) == "acc.yaml:14:5: error: sram.buffers: no buffer holds outputs\n");
 }
 
+// A relation that a --set breaks is the --set's fault: it was reported at the preset's line of
+// the value the user did not touch. ddr4-2400 has tRAS 39 at configs/dram/ddr4-2400.yaml:36:7.
+TEST_CASE("a JEDEC relation broken by --set is reported at the --set", "[accelerator]") {
+  CHECK(errors_of(kAccelerator, {"dram.trcd=100000"}) ==
+        "--set dram.trcd=100000: error: dram.trcd: 100000 breaks tRAS >= tRCD with tras 39 (" +
+            preset_file("ddr4-2400") + ":36:7; needs tras at least 100000)\n");
+  // Set on the other side, the relation names the --set's own key as before.
+  CHECK(errors_of(kAccelerator, {"dram.tras=16"}) ==
+        "--set dram.tras=16: error: dram.tras: 16 breaks tRAS >= tRCD (needs at least 17)\n");
+}
+
+// An accelerator with a name that holds a line break split `run`'s table rows in two.
+TEST_CASE("a name with a line break is refused", "[accelerator]") {
+  CHECK(errors_of(kAccelerator, {"name=\"two\\nlines\""}) ==
+        "--set name=\"two\\nlines\": error: name: a name is one line of printable text; this one holds the byte "
+        "0x0a, a control character\n");
+}
+
+// Given as an accelerator, a model file got a list of missing keys; now it is named for what it is.
+TEST_CASE("a model file given as an accelerator", "[accelerator]") {
+  CHECK(errors_of("name: m\nprecision: fp32\ninput: {features: 4}\nlayers: []\n") ==
+        "acc.yaml:1:1: error: this is a model file (it has `layers:`), not an accelerator file\n");
+  CHECK(dram_errors_of(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml") ==
+        std::string(REUSESIM_SOURCE_DIR) +
+            "/configs/small.yaml:5:1: error: this is an accelerator file (it has `compute:`), not a DRAM file\n");
+}
+
 // All problems are reported at once, in file order, and diagnostics() holds them as data.
 TEST_CASE("several errors are reported together", "[accelerator]") {
   try {

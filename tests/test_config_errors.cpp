@@ -1,6 +1,11 @@
 // Error reporting of model files: every class of mistake in a model file must produce exactly the
 // message a user should see (file:line:col: error: key.path: message), and valid files must load.
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include "input_error_text.h"
 
 #include <stdexcept>
@@ -119,14 +124,42 @@ TEST_CASE("model: nesting too deep for yaml-cpp", "[model-errors]") {
         "model.yaml:1:1: error: document too large or too deeply nested (limits: 1000000 values, depth 64)\n");
 }
 
-// A file is read up to 64 MiB: /dev/zero (or a path mistaken for a model) filled memory before
-// and ended as an internal error. A directory is said to be one.
-TEST_CASE("model: a device or a directory given as the file", "[model-errors]") {
+// Inputs are regular files. /dev/zero (or a path mistaken for a model) filled memory before and
+// ended as an internal error; `check` on a FIFO that nobody writes blocked forever in open().
+TEST_CASE("model: a device, a FIFO or a directory given as the file", "[model-errors]") {
   CHECK(input_error_text([] { reusesim::config::load_model_file("/dev/zero"); }) ==
-        "/dev/zero: error: larger than 64 MiB, the most an input file of its kind may have\n");
+        "/dev/zero: error: is a character device, not a regular file; inputs are read from regular files\n");
   const std::string directory = std::string(REUSESIM_SOURCE_DIR) + "/models";
   CHECK(input_error_text([&] { reusesim::config::load_model_file(directory); }) ==
-        directory + ": error: is a directory, not a file\n");
+        directory + ": error: is a directory, not a regular file; inputs are read from regular files\n");
+  char scratch[] = "/tmp/reusesim-fifo-XXXXXX";
+  REQUIRE(mkdtemp(scratch) != nullptr);
+  const std::string fifo = std::string(scratch) + "/model.yaml";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(input_error_text([&] { reusesim::config::load_model_file(fifo); }) ==
+        fifo + ": error: is a FIFO (named pipe), not a regular file; inputs are read from regular files\n");
+  std::filesystem::remove_all(scratch);
+}
+
+// The file is checked again as it is read: a file that grows past the limit still ends there.
+TEST_CASE("model: a file larger than 64 MiB", "[model-errors]") {
+  char scratch[] = "/tmp/reusesim-big-XXXXXX";
+  REQUIRE(mkdtemp(scratch) != nullptr);
+  const std::string big = std::string(scratch) + "/model.yaml";
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (std::uintmax_t{64} << 20) + 1);
+  CHECK(input_error_text([&] { reusesim::config::load_model_file(big); }) ==
+        big + ": error: larger than 64 MiB, the most an input file of its kind may have\n");
+  std::filesystem::remove_all(scratch);
+}
+
+// YAML merge keys: yaml-cpp keeps "<<" as a plain key and merges nothing, so the layer lost its
+// type and out_features without a word about why. "  - {name: fc, " is 15 characters: column 16.
+TEST_CASE("model: a YAML merge key is refused", "[model-errors]") {
+  CHECK(load_error("name: m\nprecision: fp32\ninput: {features: 10}\nlayers:\n"
+                   "  - {name: fc, <<: {type: linear, out_features: 4}}\n") ==
+        "model.yaml:5:16: error: layers.fc.<<: YAML merge keys (<<) are not supported: write the keys out "
+        "(a model can share layers through blocks)\n");
 }
 
 // A document that is a list, not a mapping, is rejected with no key path.
@@ -364,6 +397,40 @@ TEST_CASE("model: layer name with a slash", "[model-errors]") {
   CHECK(load_error(image_model("  - {name: a/b, type: relu}\n")) ==
         "model.yaml:5:12: error: layers.a/b.name: a layer name cannot contain '/', '.' or '$' ('/' separates block "
         "instances from their layers, '.' key paths, '$' parameters and $input)\n");
+}
+
+// A layer called TOTAL could not be told from the network's row in `run`'s CSV.
+TEST_CASE("model: a layer named TOTAL", "[model-errors]") {
+  CHECK(load_error(image_model("  - {name: TOTAL, type: relu}\n")) ==
+        "model.yaml:5:12: error: layers.TOTAL.name: \"TOTAL\" names the whole network's row in reports; choose "
+        "another layer name\n");
+}
+
+// A name with a line break or a tab splits table rows.
+TEST_CASE("model: names with control characters", "[model-errors]") {
+  CHECK(load_error("name: \"a\\tb\"\nprecision: fp32\ninput: {features: 4}\nlayers:\n"
+                   "  - {name: \"fc\\n2\", type: linear, out_features: 2}\n") ==
+        "model.yaml:1:7: error: name: a name is one line of printable text; this one holds the byte 0x09, a "
+        "control character\n"
+        "model.yaml:5:12: error: layers.fc\\n2.name: a name is one line of printable text; this one holds the byte "
+        "0x0a, a control character\n");
+}
+
+// 23 digits do not fit 64 bits: that is "too large", not "expected a positive integer".
+TEST_CASE("model: an integer too large for 64 bits", "[model-errors]") {
+  CHECK(load_error(image_model("  - {name: c, type: conv2d, out_channels: 12345678901234567890123, kernel: 3}\n")) ==
+        "model.yaml:5:43: error: layers.c.out_channels: expected at most 1099511627776, got "
+        "12345678901234567890123 (too large for a 64-bit integer)\n");
+  CHECK(load_error(image_model("  - {name: c, type: conv2d, out_channels: -12345678901234567890123, kernel: 3}\n")) ==
+        "model.yaml:5:43: error: layers.c.out_channels: expected a positive integer, got "
+        "-12345678901234567890123 (too small for a 64-bit integer)\n");
+}
+
+// An accelerator file given as the model got a list of missing and unknown keys.
+TEST_CASE("model: an accelerator file given as the model", "[model-errors]") {
+  const std::string small = std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml";
+  CHECK(input_error_text([&] { reusesim::config::load_model_file(small); }) ==
+        small + ":5:1: error: this is an accelerator file (it has `compute:`), not a model file\n");
 }
 
 // ---------------------------------------------------------------------------------------------

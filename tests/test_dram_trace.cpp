@@ -169,11 +169,11 @@ TEST_CASE("a file full of bad lines reports at most 20 errors, the first 20", "[
   }
 }
 
-// Reading stops at a line longer than 4,096 bytes: /dev/zero is one endless line of NULs, which
-// filled memory before. (Reading also stops at the 20th error, so /dev/urandom ends too.)
+// Reading stops at a line longer than 4,096 bytes (a file of one endless line filled memory
+// before), and at the 20th error. Devices such as /dev/zero are not read at all.
 TEST_CASE("a line longer than 4096 bytes stops the reading", "[dram-trace]") {
   CHECK(trace_error("0x0 R\n" + std::string(5000, '0') + " R\n0x40 Q\n") ==
         "t.trace:2:1: error: line longer than 4096 bytes (a line is: address R|W [cycle])\n");
   CHECK(input_error_text([] { reusesim::config::load_dram_trace_file("/dev/zero", 64); }) ==
-        "/dev/zero:1:1: error: line longer than 4096 bytes (a line is: address R|W [cycle])\n");
+        "/dev/zero: error: is a character device, not a regular file; inputs are read from regular files\n");
 }

@@ -71,6 +71,7 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
   }
   Diagnostics preset_diagnostics;
   const ConfigNode loaded = load_yaml_file(file, preset_diagnostics);
+  expect_file_kind(loaded, FileKind::dram, preset_diagnostics);
   for (const Diagnostic& problem : preset_diagnostics.errors()) {
     diagnostics.error(problem.location, problem.key_path, problem.message);
   }
@@ -144,7 +145,7 @@ class DramReader {
 
   hw::DramSpec read() {
     hw::DramSpec dram;
-    dram.name = reader_.string_or("name", "");
+    dram.name = reader_.name_or("name", "");
     reader_.string_or("source", "");
     reader_.optional("preset");  // consumed by preset resolution; named so a typo of it gets a hint
     dram.standard = reader_.required_choice("standard", {"ddr3", "ddr4", "lpddr4", "hbm2", "hbm3"}).value_or("");
@@ -196,27 +197,37 @@ class DramReader {
     return value.value_or(0);
   }
 
-  // `key` must be at least `bound`; `why` says which JEDEC relation that is.
-  void at_least(const char* key, std::int64_t value, std::int64_t bound, const std::string& why) {
+  // `key` must be at least `bound`, which the `bound_keys` make up; `why` says which JEDEC relation
+  // that is. A relation broken by a --set is reported at that --set, not at the preset's line.
+  void at_least(const char* key, std::int64_t value, std::int64_t bound, const std::string& why,
+                std::initializer_list<const char*> bound_keys) {
     const ConfigNode* node = reader_.optional(key);
-    if (node != nullptr && value > 0 && value < bound) {
-      reader_.diagnostics().error(node->location, reader_.child_path(key),
-                                  std::to_string(value) + " breaks " + why + " (needs at least " +
+    if (node == nullptr || value <= 0 || value >= bound) return;
+    for (const char* bound_key : bound_keys) {
+      const ConfigNode* set = reader_.optional(bound_key);
+      if (node->location.line == 0 || set == nullptr || set->location.line != 0) continue;
+      reader_.diagnostics().error(set->location, reader_.child_path(bound_key),
+                                  set->scalar + " breaks " + why + " with " + key + " " + std::to_string(value) +
+                                      " (" + format_location(node->location) + "; needs " + key + " at least " +
                                       std::to_string(bound) + ")");
+      return;
     }
+    reader_.diagnostics().error(node->location, reader_.child_path(key),
+                                std::to_string(value) + " breaks " + why + " (needs at least " +
+                                    std::to_string(bound) + ")");
   }
 
   void check_relations(const hw::DramSpec& dram) {
     const hw::DramTiming& t = dram.timing;
-    at_least("trc", t.trc, t.tras + t.trp, "tRC >= tRAS + tRP");
-    at_least("tras", t.tras, t.trcd, "tRAS >= tRCD");
-    at_least("tccd_l", t.tccd_l, t.tccd_s, "tCCD_L >= tCCD_S");
-    at_least("trrd_l", t.trrd_l, t.trrd_s, "tRRD_L >= tRRD_S");
-    at_least("twtr_l", t.twtr_l, t.twtr_s, "tWTR_L >= tWTR_S");
-    at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S");
-    at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC");
+    at_least("trc", t.trc, t.tras + t.trp, "tRC >= tRAS + tRP", {"tras", "trp"});
+    at_least("tras", t.tras, t.trcd, "tRAS >= tRCD", {"trcd"});
+    at_least("tccd_l", t.tccd_l, t.tccd_s, "tCCD_L >= tCCD_S", {"tccd_s"});
+    at_least("trrd_l", t.trrd_l, t.trrd_s, "tRRD_L >= tRRD_S", {"trrd_s"});
+    at_least("twtr_l", t.twtr_l, t.twtr_s, "tWTR_L >= tWTR_S", {"twtr_s"});
+    at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S", {"trrd_s"});
+    at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC", {"trfc"});
     at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
-             "write_drain_high > write_drain_low");
+             "write_drain_high > write_drain_low", {"write_drain_low"});
     // The column field counts bursts within a row.
     const ConfigNode* row = reader_.optional("row_bytes");
     if (row != nullptr && dram.row_bytes > 0 && dram.bus_bits > 0 && t.burst_length > 0 &&
@@ -284,7 +295,7 @@ hw::SramSpec read_sram(MapReader& reader) {
     MapReader buffer(item, join_key_path(reader.child_path("buffers"), segment), diagnostics);
     if (!buffer.valid()) continue;
     hw::SramBufferSpec spec;
-    spec.name = buffer.required_string("name").value_or("");
+    spec.name = buffer.required_name("name").value_or("");
     for (const hw::SramBufferSpec& earlier : sram.buffers) {
       if (!spec.name.empty() && earlier.name == spec.name) {
         diagnostics.error(buffer.optional("name")->location, buffer.child_path("name"),
@@ -331,7 +342,7 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
   hw::AcceleratorSpec accelerator;
   MapReader reader(root, "", diagnostics);
   if (!reader.valid()) return accelerator;
-  accelerator.name = reader.required_string("name").value_or("");
+  accelerator.name = reader.required_name("name").value_or("");
   reader.string_or("source", "");
   if (const ConfigNode* compute = reader.required("compute")) {
     MapReader compute_reader(*compute, "compute", diagnostics);
@@ -366,7 +377,7 @@ hw::DramSpec read_dram(const ConfigNode& root, const std::string& base_dir, Diag
 
 hw::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides) {
   Diagnostics diagnostics;
-  const ConfigNode root = load_document(source, overrides, diagnostics);
+  const ConfigNode root = load_document(source, FileKind::accelerator, overrides, diagnostics);
   hw::AcceleratorSpec accelerator = read_accelerator(root, source.origin, diagnostics);
   diagnostics.throw_if_any();
   return accelerator;
@@ -417,7 +428,7 @@ hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std:
 hw::DramSpec load_dram_text(const std::string& text, const std::string& origin,
                             const std::vector<std::string>& overrides) {
   Diagnostics diagnostics;
-  const ConfigNode root = load_document({origin, text}, overrides, diagnostics);
+  const ConfigNode root = load_document({origin, text}, FileKind::dram, overrides, diagnostics);
   return read_dram(root, directory_of(origin), diagnostics);
 }
 

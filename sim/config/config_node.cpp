@@ -148,6 +148,13 @@ class Converter {
       return;
     }
     const std::string& name = key.Scalar();
+    // yaml-cpp keeps a merge key as a plain key named "<<" and merges nothing, so the values it
+    // names would be lost without a word.
+    if (name == "<<" && key.Tag() != "!") {
+      diagnostics_.error(key_location, join_path(path, name),
+                         "YAML merge keys (<<) are not supported: write the keys out (a model can share layers through blocks)");
+      return;
+    }
     const auto [first, is_new] = first_lines.emplace(name, key_location.line);
     if (!is_new) {
       diagnostics_.error(key_location, join_path(path, name),
@@ -236,6 +243,23 @@ ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Di
   return root;
 }
 
+std::string not_a_regular_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  // A path that does not exist is left for opening to report.
+  if (error || fs::is_regular_file(status)) return "";
+  // Reading a FIFO waits for a writer that may never come, and a device may never end: inputs are
+  // files, so nothing a user names can make ReuseSim hang.
+  const std::string kind = fs::is_directory(status)        ? "a directory"
+                           : fs::is_fifo(status)           ? "a FIFO (named pipe)"
+                           : fs::is_character_file(status) ? "a character device"
+                           : fs::is_block_file(status)     ? "a block device"
+                           : fs::is_socket(status)         ? "a socket"
+                                                           : "of an unknown kind";
+  return "is " + kind + ", not a regular file; inputs are read from regular files";
+}
+
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics) {
   const SourceLocation location{path, 0, 0};
   const auto too_large = [&] {
@@ -243,16 +267,12 @@ std::optional<std::string> read_input_file(const std::string& path, std::size_t 
                                         " MiB, the most an input file of its kind may have");
     return std::nullopt;
   };
-  std::error_code error;
-  const std::filesystem::file_status status = std::filesystem::status(path, error);
-  if (std::filesystem::is_directory(status)) {
-    diagnostics.error(location, "", "is a directory, not a file");
+  if (const std::string kind = not_a_regular_file(path); !kind.empty()) {
+    diagnostics.error(location, "", kind);
     return std::nullopt;
   }
-  // A regular file is judged by its size; devices and pipes as they are read.
-  if (std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, error) > max_bytes && !error) {
-    return too_large();
-  }
+  std::error_code error;
+  if (std::filesystem::file_size(path, error) > max_bytes && !error) return too_large();
   std::ifstream stream(path, std::ios::binary);
   if (!stream) {
     diagnostics.error(location, "", "cannot open file");
@@ -278,10 +298,62 @@ ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics) {
   return text ? load_yaml_text(*text, path, diagnostics) : ConfigNode{};
 }
 
-ConfigNode load_document(const DocumentSource& source, const std::vector<std::string>& overrides,
+namespace {
+
+const std::vector<std::string>& kind_keys(FileKind kind) {
+  static const std::vector<std::string> model{"layers"}, accelerator{"compute"}, dram{"standard", "preset"},
+      run{"models", "accelerators"};
+  switch (kind) {
+    case FileKind::model: return model;
+    case FileKind::accelerator: return accelerator;
+    case FileKind::dram: return dram;
+    default: return run;
+  }
+}
+
+const std::string* first_key_of(const ConfigNode& root, FileKind kind) {
+  for (const std::string& key : kind_keys(kind)) {
+    if (root.find(key) != nullptr) return &key;
+  }
+  return nullptr;
+}
+
+constexpr FileKind kFileKinds[] = {FileKind::model, FileKind::accelerator, FileKind::run, FileKind::dram};
+
+}  // namespace
+
+std::string file_kind_name(FileKind kind) {
+  switch (kind) {
+    case FileKind::model: return "model";
+    case FileKind::accelerator: return "accelerator";
+    case FileKind::dram: return "DRAM";
+    default: return "run";
+  }
+}
+
+std::optional<FileKind> file_kind_of(const ConfigNode& root) {
+  for (FileKind kind : kFileKinds) {
+    if (first_key_of(root, kind) != nullptr) return kind;
+  }
+  return std::nullopt;
+}
+
+void expect_file_kind(const ConfigNode& root, FileKind expected, Diagnostics& diagnostics) {
+  if (!root.is_map() || first_key_of(root, expected) != nullptr) return;
+  const std::optional<FileKind> kind = file_kind_of(root);
+  if (!kind) return;
+  diagnostics.error(root.location, "",
+                    "this is " + std::string(*kind == FileKind::accelerator ? "an " : "a ") + file_kind_name(*kind) +
+                        " file (it has `" + *first_key_of(root, *kind) + ":`), not " +
+                        (expected == FileKind::accelerator ? "an " : "a ") + file_kind_name(expected) + " file");
+}
+
+ConfigNode load_document(const DocumentSource& source, FileKind expected, const std::vector<std::string>& overrides,
                          Diagnostics& diagnostics) {
   ConfigNode root = source.text ? load_yaml_text(*source.text, source.origin, diagnostics)
                                 : load_yaml_file(source.origin, diagnostics);
+  diagnostics.throw_if_any();
+  expect_file_kind(root, expected, diagnostics);
   diagnostics.throw_if_any();
   for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
   diagnostics.throw_if_any();

@@ -40,8 +40,11 @@ struct ConfigEntry {
   ConfigNode value;
 };
 
-// A whole input file, or nullopt with the problem recorded: missing, a directory, unreadable, or
-// longer than `max_bytes` (a device such as /dev/zero would otherwise fill memory).
+// "" when `path` is a regular file (or does not exist), else what it is instead ("is a FIFO (named
+// pipe), not a regular file; ..."): a FIFO without a writer or a device would block or never end.
+std::string not_a_regular_file(const std::string& path);
+// A whole input file, or nullopt with the problem recorded: missing, not a regular file,
+// unreadable, or longer than `max_bytes` (a file may grow while it is read).
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics);
 
 // Parses a whole file (at most 64 MiB). Problems (missing file, syntax error, duplicate key,
@@ -56,9 +59,19 @@ struct DocumentSource {
   std::optional<std::string> text;
 };
 
-// The front half of every loader: parse the document and apply `--set` overrides. Throws
-// InputError when anything is wrong so far.
-ConfigNode load_document(const DocumentSource& source, const std::vector<std::string>& overrides,
+// The kinds of input file, told apart by their top-level keys: a model has `layers`, an
+// accelerator `compute`, a DRAM file `standard` or `preset`, a run file `models` or `accelerators`.
+enum class FileKind { model, accelerator, dram, run };
+std::string file_kind_name(FileKind kind);
+// The first kind whose keys `root` has, or nullopt.
+std::optional<FileKind> file_kind_of(const ConfigNode& root);
+// Records "this is an accelerator file ..., not a model file" when `root` has none of `expected`'s
+// keys but another kind's: a file given in the wrong place otherwise reports a list of missing keys.
+void expect_file_kind(const ConfigNode& root, FileKind expected, Diagnostics& diagnostics);
+
+// The front half of every loader: parse the document, check it is of the `expected` kind and
+// apply `--set` overrides. Throws InputError when anything is wrong so far.
+ConfigNode load_document(const DocumentSource& source, FileKind expected, const std::vector<std::string>& overrides,
                          Diagnostics& diagnostics);
 
 // Applies one `key.path=value` override. Path segments select map keys; on a list they select

@@ -5,13 +5,36 @@
 
 namespace reusesim::config {
 
-std::string format_diagnostic(const Diagnostic& diagnostic) {
-  std::string text = diagnostic.location.file;
-  if (diagnostic.location.line > 0) {
-    text += ":" + std::to_string(diagnostic.location.line) + ":" + std::to_string(diagnostic.location.column);
+std::string format_location(const SourceLocation& location) {
+  if (location.line == 0) return location.file;
+  return location.file + ":" + std::to_string(location.line) + ":" + std::to_string(location.column);
+}
+
+namespace {
+
+// A key path holds names from the file; one with a line break would split the message in two.
+std::string printable(const std::string& text) {
+  std::string shown;
+  for (char c : text) {
+    if (c == '\n') {
+      shown += "\\n";
+    } else if (c == '\t') {
+      shown += "\\t";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      const char* const hex = "0123456789abcdef";
+      shown += std::string("\\x") + hex[(c >> 4) & 0xf] + hex[c & 0xf];
+    } else {
+      shown += c;
+    }
   }
-  text += ": error: ";
-  if (!diagnostic.key_path.empty()) text += diagnostic.key_path + ": ";
+  return shown;
+}
+
+}  // namespace
+
+std::string format_diagnostic(const Diagnostic& diagnostic) {
+  std::string text = format_location(diagnostic.location) + ": error: ";
+  if (!diagnostic.key_path.empty()) text += printable(diagnostic.key_path) + ": ";
   return text + diagnostic.message;
 }
 

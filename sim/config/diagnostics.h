@@ -23,6 +23,8 @@ struct Diagnostic {
   std::string message;
 };
 
+// "file:line:col", or just the file (the --set argument) when there is no line.
+std::string format_location(const SourceLocation& location);
 std::string format_diagnostic(const Diagnostic& diagnostic);
 
 class Diagnostics {

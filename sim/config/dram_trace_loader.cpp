@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config/config_node.h"
 #include "config/diagnostics.h"
 
 namespace reusesim::config {
@@ -126,10 +127,12 @@ std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::stri
 }  // namespace
 
 std::vector<hw::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes) {
-  std::ifstream stream(path);
-  if (!stream) {
+  const std::string not_regular = not_a_regular_file(path);
+  std::ifstream stream;
+  if (not_regular.empty()) stream.open(path);
+  if (!not_regular.empty() || !stream) {
     Diagnostics diagnostics;
-    diagnostics.error(SourceLocation{path, 0, 0}, "", "cannot open file");
+    diagnostics.error(SourceLocation{path, 0, 0}, "", not_regular.empty() ? "cannot open file" : not_regular);
     diagnostics.throw_if_any();
   }
   return parse_trace(stream, path, alignment_bytes);

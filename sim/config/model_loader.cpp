@@ -87,7 +87,7 @@ class ModelReader {
     workload::ModelSpec spec;
     MapReader reader(root, "", diagnostics_);
     if (!reader.valid()) return spec;
-    spec.name = reader.required_string("name").value_or("");
+    spec.name = reader.required_name("name").value_or("");
     spec.source = reader.string_or("source", "");
     if (auto precision = reader.required_choice("precision", workload::precision_names())) {
       spec.precision = *workload::precision_from_name(*precision);
@@ -180,11 +180,15 @@ class ModelReader {
       if (too_many_layers(1, item, item_path(list_path, item, i))) return;
       MapReader reader(item, item_path(list_path, item, i), diagnostics_);
       if (!reader.valid()) continue;
-      const std::string name = reader.required_string("name").value_or("");
+      const std::string name = reader.required_name("name").value_or("");
       if (name.find_first_of("/.$") != std::string::npos) {
         diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
                            "a layer name cannot contain '/', '.' or '$' ('/' separates block instances from their "
                            "layers, '.' key paths, '$' parameters and $input)");
+      }
+      if (!in_block && name == "TOTAL") {
+        diagnostics_.error(reader.optional("name")->location, reader.child_path("name"),
+                           "\"TOTAL\" names the whole network's row in reports; choose another layer name");
       }
       if (!reader.has("block")) {
         read_layer(reader, item, name, names, scope, in_block);
@@ -455,7 +459,7 @@ class ModelReader {
 
 LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides) {
   Diagnostics diagnostics;
-  const ConfigNode root = load_document(source, overrides, diagnostics);
+  const ConfigNode root = load_document(source, FileKind::model, overrides, diagnostics);
   ModelReader reader(diagnostics);
   LoadedModel loaded;
   loaded.file = source.origin;

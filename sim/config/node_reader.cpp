@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "workload/utf8.h"
+
 namespace reusesim::config {
 
 namespace {
@@ -23,13 +25,15 @@ std::string join_words(const std::vector<std::string>& words) {
   return text;
 }
 
-// Strict decimal integer: optional sign, digits only (no "1e3", "0x10", "12abc").
+bool is_decimal(const std::string& text) {
+  const std::size_t digits_from = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  return digits_from < text.size() && text.find_first_not_of("0123456789", digits_from) == std::string::npos;
+}
+
+// Strict decimal integer: optional sign, digits only (no "1e3", "0x10", "12abc"); nullopt also
+// when it does not fit 64 bits (is_decimal tells the two apart).
 std::optional<std::int64_t> parse_decimal(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  const std::size_t digits_from = (text[0] == '-' || text[0] == '+') ? 1 : 0;
-  if (digits_from == text.size() || text.find_first_not_of("0123456789", digits_from) != std::string::npos) {
-    return std::nullopt;
-  }
+  if (!is_decimal(text)) return std::nullopt;
   errno = 0;
   char* end = nullptr;
   const long long value = std::strtoll(text.c_str(), &end, 10);
@@ -83,6 +87,14 @@ std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::stri
     origin = " (from " + node.scalar + ")";
   } else {
     value = parse_decimal(node.scalar);
+    if (!value && is_decimal(node.scalar)) {
+      const bool negative = node.scalar[0] == '-';
+      diagnostics.error(node.location, path,
+                        "expected " + (negative ? describe_range(range) : "at most " + std::to_string(range.max)) +
+                            ", got " + node.scalar + (negative ? " (too small" : " (too large") +
+                            " for a 64-bit integer)");
+      return std::nullopt;
+    }
     if (!value) {
       diagnostics.error(node.location, path, "expected " + describe_range(range) + ", got " + node.describe());
       return std::nullopt;
@@ -241,6 +253,37 @@ std::string MapReader::string_or(const std::string& key, const std::string& fall
   const ConfigNode* value = optional(key);
   if (value == nullptr) return fallback;
   return read_string(*value, child_path(key), diagnostics_).value_or(fallback);
+}
+
+namespace {
+
+// Names head table rows and CSV cells, one line each: a line break or tab in one splits a row.
+std::optional<std::string> checked_name(std::optional<std::string> name, const ConfigNode& node, const std::string& path,
+                                        Diagnostics& diagnostics) {
+  if (!name) return name;
+  const auto control = std::find_if(name->begin(), name->end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (control == name->end()) return name;
+  diagnostics.error(node.location, path,
+                    "a name is one line of printable text; this one holds " + workload::describe_byte(*control) +
+                        ", a control character");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> MapReader::required_name(const std::string& key) {
+  const ConfigNode* value = required(key);
+  if (value == nullptr) return std::nullopt;
+  return checked_name(read_string(*value, child_path(key), diagnostics_), *value, child_path(key), diagnostics_);
+}
+
+std::string MapReader::name_or(const std::string& key, const std::string& fallback) {
+  const ConfigNode* value = optional(key);
+  if (value == nullptr) return fallback;
+  return checked_name(read_string(*value, child_path(key), diagnostics_), *value, child_path(key), diagnostics_)
+      .value_or(fallback);
 }
 
 std::optional<std::string> MapReader::required_choice(const std::string& key, const std::vector<std::string>& choices) {

@@ -69,6 +69,9 @@ class MapReader {
   bool boolean_or(const std::string& key, bool fallback);
   std::optional<std::string> required_string(const std::string& key);
   std::string string_or(const std::string& key, const std::string& fallback);
+  // A string that names something in reports: also one line, without control characters.
+  std::optional<std::string> required_name(const std::string& key);
+  std::string name_or(const std::string& key, const std::string& fallback);
   // One of `choices`; an unknown word is reported with the list and a "did you mean" hint.
   std::optional<std::string> required_choice(const std::string& key, const std::vector<std::string>& choices);
   std::string choice_or(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices);

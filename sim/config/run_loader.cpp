@@ -157,7 +157,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
   RunSpec run;
   MapReader reader(root, "", diagnostics);
   if (!reader.valid()) return run;
-  run.name = reader.required_string("name").value_or("");
+  run.name = reader.required_name("name").value_or("");
   run.accelerator_files = read_files(reader, "accelerators", origin);
   const ConfigNode* models = reader.required("models");
   const ConfigNode* sweep = reader.optional("sweep");
@@ -188,7 +188,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
 
 RunSpec load_run(const DocumentSource& source, const std::vector<std::string>& overrides) {
   Diagnostics diagnostics;
-  const ConfigNode root = load_document(source, overrides, diagnostics);
+  const ConfigNode root = load_document(source, FileKind::run, overrides, diagnostics);
   RunSpec run = read_run(root, source.origin, diagnostics);
   diagnostics.throw_if_any();
   return run;
