@@ -1,4 +1,5 @@
 #include <iostream>
+#include <map>
 
 #include "cli/command_line.h"
 #include "config/accelerator_loader.h"
@@ -12,14 +13,11 @@ namespace po = boost::program_options;
 namespace {
 
 // Which loader a file needs, from its top-level keys, unless --kind says.
-std::string detect_kind(const std::string& file) {
+config::FileKind detect_kind(const std::string& file) {
   config::Diagnostics diagnostics;
   const config::ConfigNode root = config::load_yaml_file(file, diagnostics);
   diagnostics.throw_if_any();
-  if (root.find("layers") != nullptr) return "model";
-  if (root.find("compute") != nullptr) return "accelerator";
-  if (root.find("models") != nullptr || root.find("accelerators") != nullptr) return "run";
-  if (root.find("standard") != nullptr || root.find("preset") != nullptr) return "dram";
+  if (const auto kind = config::file_kind_of(root)) return *kind;
   throw UsageError(file + ": cannot tell whether this is a model, accelerator, dram or run file; give --kind");
 }
 
@@ -27,39 +25,47 @@ std::string detect_kind(const std::string& file) {
 
 int check_command(const std::vector<std::string>& args) {
   return run_guarded("check", [&] {
-    CommonOptions common;
+    std::vector<std::string> overrides;
     std::vector<std::string> files;
     std::string kind;
     po::options_description options("reusesim check options");
     options.add_options()
         ("file", po::value(&files)->required()->composing(), "files to validate (also positional)")
         ("kind", po::value(&kind), "model, accelerator, dram or run (default: told by the file's keys)");
-    add_common_options(options, common);
+    add_set_option(options, overrides);
     po::positional_options_description positional;
     positional.add("file", -1);
     po::variables_map values;
     if (!parse_arguments("check", args, options, positional, values)) return kExitOk;
-    if (!common.overrides.empty() && files.size() > 1) throw UsageError("--set needs a single file to apply to");
-    if (!kind.empty() && kind != "model" && kind != "accelerator" && kind != "dram" && kind != "run") {
+    if (!overrides.empty() && files.size() > 1) throw UsageError("--set needs a single file to apply to");
+    const std::map<std::string, config::FileKind> kinds{{"model", config::FileKind::model},
+                                                        {"accelerator", config::FileKind::accelerator},
+                                                        {"dram", config::FileKind::dram},
+                                                        {"run", config::FileKind::run}};
+    if (!kind.empty() && kinds.count(kind) == 0) {
       throw UsageError("--kind: expected model, accelerator, dram or run, got \"" + kind + "\"");
     }
     int status = kExitOk;
     for (const std::string& file : files) {
       const int file_status = run_guarded("check", [&] {
-        const std::string file_kind = kind.empty() ? detect_kind(file) : kind;
-        if (file_kind == "model") {
-          const config::LoadedModel model = config::load_model_file(file, common.overrides);
-          std::cout << file << ": ok: model " << model.network.name << ", " << model.network.layers.size()
-                    << " layers\n";
-        } else if (file_kind == "accelerator") {
-          const hw::AcceleratorSpec accelerator = config::load_accelerator_file(file, common.overrides);
-          std::cout << file << ": ok: accelerator " << accelerator.name << "\n";
-        } else if (file_kind == "dram") {
-          const hw::DramSpec dram = config::load_dram(file, common.overrides);
-          std::cout << file << ": ok: dram " << dram.standard << ", " << dram.channels << " channel(s)\n";
-        } else {
-          const config::RunSpec run = config::load_run_file(file, common.overrides);
-          std::cout << file << ": ok: run " << run.name << "\n";
+        switch (kind.empty() ? detect_kind(file) : kinds.at(kind)) {
+          case config::FileKind::model: {
+            const config::LoadedModel model = config::load_model_file(file, overrides);
+            std::cout << file << ": ok: model " << model.network.name << ", " << model.network.layers.size()
+                      << " layers\n";
+            break;
+          }
+          case config::FileKind::accelerator:
+            std::cout << file << ": ok: accelerator " << config::load_accelerator_file(file, overrides).name << "\n";
+            break;
+          case config::FileKind::dram: {
+            const hw::DramSpec dram = config::load_dram(file, overrides);
+            std::cout << file << ": ok: dram " << dram.standard << ", " << dram.channels << " channel(s)\n";
+            break;
+          }
+          case config::FileKind::run:
+            std::cout << file << ": ok: run " << config::load_run_file(file, overrides).name << "\n";
+            break;
         }
         return kExitOk;
       });

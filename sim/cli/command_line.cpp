@@ -10,12 +10,16 @@ namespace reusesim::cli {
 
 namespace po = boost::program_options;
 
-void add_common_options(po::options_description& options, CommonOptions& common) {
+void add_set_option(po::options_description& options, std::vector<std::string>& overrides) {
   options.add_options()
       ("help,h", "show this help")
-      ("set", po::value(&common.overrides)->composing(),
-       "override a field before validation: key.path=value (repeatable; list elements by name or index)")
-      ("format", po::value(&common.format)->default_value("table"), "output: table, csv or json");
+      ("set", po::value(&overrides)->composing(),
+       "override a field before validation: key.path=value (repeatable; list elements by name or index)");
+}
+
+void add_common_options(po::options_description& options, CommonOptions& common) {
+  add_set_option(options, common.overrides);
+  options.add_options()("format", po::value(&common.format)->default_value("table"), "output: table, csv or json");
 }
 
 bool parse_arguments(const std::string& command, const std::vector<std::string>& args,

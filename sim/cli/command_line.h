@@ -48,6 +48,8 @@ struct CommonOptions {
   std::string format = "table";
 };
 
+// Adds --help and --set to a subcommand's options.
+void add_set_option(boost::program_options::options_description& options, std::vector<std::string>& overrides);
 // Adds --help, --set and --format to a subcommand's options.
 void add_common_options(boost::program_options::options_description& options, CommonOptions& common);
 

@@ -26,7 +26,7 @@ const char* const kUsage =
     "  figure     draw the arithmetic-intensity (roofline) figure of a trace's results directory\n"
     "  memtest    drive a DRAM/HBM memory with a request pattern or trace: bandwidth, latency, row hits\n"
     "\n"
-    "reusesim <command> --help shows the options of a command.\n"
+    "reusesim <command> --help shows the options of a command; reusesim --version the version.\n"
     "exit codes: 0 success, 2 bad input or usage, 3 internal error, 4 some trace jobs failed, 130 interrupted\n";
 
 }  // namespace
@@ -51,6 +51,10 @@ int sc_main(int argc, char* argv[]) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     std::cout << kUsage;
+    return reusesim::cli::kExitOk;
+  }
+  if (name == "--version") {
+    std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n";
     return reusesim::cli::kExitOk;
   }
   const auto command = commands.find(name);

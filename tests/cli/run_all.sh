@@ -70,6 +70,23 @@ expect 2 "unknown option" -- "$REUSESIM" analyze --model "$M/mlp.yaml" --bogus
 expect 2 "no command" -- "$REUSESIM"
 expect 2 "unknown command" -- "$REUSESIM" simulate
 expect 0 "help" -- "$REUSESIM" --help
+contains "help names --version" "$out" "reusesim --version the version"
+expect 0 "version" -- "$REUSESIM" --version
+contains "version line" "$out" "reusesim 0.10.0 (SystemC 2.3.4"
+# check validates and prints one line per file: it has no report to format, so --format is refused
+# rather than accepted and ignored.
+expect 2 "check has no --format" -- "$REUSESIM" check --format xml "$SRC/configs/small.yaml"
+contains "check --format message" "$err" "reusesim check: error: unrecognised option '--format'"
+# A FIFO nobody writes blocked `check` forever in open(); inputs must be regular files.
+mkfifo "$work/fifo.yaml"
+expect 2 "check on a FIFO" -- timeout 20 "$REUSESIM" check "$work/fifo.yaml"
+contains "FIFO message" "$err" "$work/fifo.yaml: error: is a FIFO (named pipe), not a regular file; inputs are read from regular files"
+# An accelerator file given as the model is named for what it is.
+expect 2 "accelerator as model" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/configs/small.yaml" --batch 1
+contains "accelerator as model message" "$err" "$SRC/configs/small.yaml:5:1: error: this is an accelerator file (it has \`compute:\`), not a model file"
+# A --set that breaks a JEDEC relation is reported at the --set, not at the preset's untouched line.
+expect 2 "relation broken by --set" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$M/mlp.yaml" --batch 1 --set dram.trcd=100000
+contains "relation at the --set" "$err" "--set dram.trcd=100000: error: dram.trcd: 100000 breaks tRAS >= tRCD with tras"
 expect 0 "command help" -- "$REUSESIM" footprint --help
 expect 2 "optimizer without train" -- "$REUSESIM" footprint --model "$M/mlp.yaml" --batch 1 --mode infer --optimizer adam
 contains "optimizer message" "$err" "--optimizer applies to --mode train only"
