@@ -196,10 +196,10 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     // --out and the timeline are written after the simulation: what they could not be written to fails now.
-    if (!out_dir.empty() && report::directory_owner(out_dir) == report::DirectoryOwner::other) {
-      throw FileError("--out: " + out_dir + " is not a directory ReuseSim created (it has no " + report::kManifestName +
-                      ") and is not empty; run writes only into a new or empty directory, or one an earlier --out "
-                      "wrote: choose another");
+    if (!out_dir.empty()) {
+      if (const std::string problem = report::foreign_directory_problem(out_dir); !problem.empty()) {
+        throw FileError("--out: " + problem);
+      }
     }
     if (!timeline_file.empty()) {
       try {

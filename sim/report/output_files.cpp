@@ -127,6 +127,21 @@ std::string claim_in_parent(const fs::path& path) {
   return claim_problem(parent.string(), {path.filename().string()});
 }
 
+// What under `directory`/`name` ReuseSim did not write: `name` itself when `directory`'s manifest
+// does not list it, else what collect_foreign finds in it.
+std::vector<std::string> foreign_paths(const std::string& directory, const std::string& name) {
+  std::vector<std::string> foreign;
+  const fs::path path = fs::path(directory) / name;
+  if (!exists_unfollowed(path)) return foreign;
+  const std::optional<std::set<std::string>> listed = read_manifest(directory);
+  if (listed && listed->count(name) > 0) {
+    collect_foreign(path, foreign);
+  } else {
+    foreign.push_back(path.string());
+  }
+  return foreign;
+}
+
 void throw_if_foreign(std::vector<std::string> foreign) {
   if (foreign.empty()) return;
   std::sort(foreign.begin(), foreign.end());
@@ -206,13 +221,18 @@ DirectoryOwner directory_owner(const std::string& directory) {
   return empty && !error ? DirectoryOwner::empty : DirectoryOwner::other;
 }
 
+std::string foreign_directory_problem(const std::string& directory) {
+  if (directory_owner(directory) != DirectoryOwner::other) return "";
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) return directory + " exists and is not a directory";
+  return directory + " is not a directory ReuseSim created (it has no " + kManifestName +
+         ") and is not empty; ReuseSim writes only into directories it created or empty ones: choose another";
+}
+
 std::string own_directory_problem(const std::string& directory) {
+  if (std::string problem = foreign_directory_problem(directory); !problem.empty()) return problem;
   const DirectoryOwner owner = directory_owner(directory);
   if (owner == DirectoryOwner::reusesim) return "";
-  if (owner == DirectoryOwner::other) {
-    return directory + " is not a directory ReuseSim created (it has no " + kManifestName +
-           ") and is not empty; ReuseSim writes only into directories it created or empty ones: choose another";
-  }
   std::error_code error;
   if (owner == DirectoryOwner::absent) fs::create_directories(directory, error);
   if (error) return "cannot create output directory " + directory + ": " + error.message();
@@ -240,19 +260,6 @@ std::string claim_problem(const std::string& directory, const std::vector<std::s
     }
   }
   return changed ? write_manifest(directory, *listed) : "";
-}
-
-std::vector<std::string> foreign_paths(const std::string& directory, const std::string& name) {
-  std::vector<std::string> foreign;
-  const fs::path path = fs::path(directory) / name;
-  if (!exists_unfollowed(path)) return foreign;
-  const std::optional<std::set<std::string>> listed = read_manifest(directory);
-  if (listed && listed->count(name) > 0) {
-    collect_foreign(path, foreign);
-  } else {
-    foreign.push_back(path.string());
-  }
-  return foreign;
 }
 
 void remove_owned(const std::string& directory, const std::string& name) {

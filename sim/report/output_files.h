@@ -40,6 +40,9 @@ enum class DirectoryOwner { absent, empty, reusesim, other };
 // (or is not a directory).
 DirectoryOwner directory_owner(const std::string& directory);
 
+// What is wrong with writing into `directory` ("" when nothing): it is not a directory, or holds
+// files but no manifest.
+std::string foreign_directory_problem(const std::string& directory);
 // Makes `directory` one ReuseSim owns: creates it (and its parents) with an empty manifest, adopts
 // it when empty, keeps it when it has a manifest; any other directory is refused ("" when done).
 std::string own_directory_problem(const std::string& directory);
@@ -47,12 +50,10 @@ std::string own_directory_problem(const std::string& directory);
 // name that exists there but is not listed (ReuseSim did not write it).
 std::string claim_problem(const std::string& directory, const std::vector<std::string>& names);
 
-// What under `directory`/`name` ReuseSim did not write: `name` itself when `directory`'s manifest
-// does not list it, when it is neither a regular file nor a directory, or when it is a directory
-// without a manifest; else whatever its own manifest does not list, recursively.
-std::vector<std::string> foreign_paths(const std::string& directory, const std::string& name);
-// Removes `directory`/`name` (a file or a whole directory ReuseSim wrote); throws std::runtime_error
-// naming what ReuseSim did not write there, removing nothing, if foreign_paths finds any.
+// Removes `directory`/`name`, a file or a whole directory ReuseSim wrote. Throws std::runtime_error,
+// removing nothing, naming what there ReuseSim did not write: `name` itself when `directory`'s
+// manifest does not list it, anything neither a regular file nor a directory, a directory without
+// a manifest, and whatever a directory's manifest does not list, recursively.
 void remove_owned(const std::string& directory, const std::string& name);
 // Every entry the manifest of `directory` lists, removed the same way, checked all first (the
 // directory and its manifest stay).

@@ -13,6 +13,8 @@ M=$SRC/models/resnet50.yaml
 touch "$work/file"
 expect 2 "run --out under a file" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --out "$work/file/out"
 contains "run --out message" "$err" "cannot create output directory $work/file/out: Not a directory"
+expect 2 "run --out a file" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --out "$work/file"
+contains "run --out a file message" "$err" "reusesim run: error: --out: $work/file exists and is not a directory"
 expect 2 "trace --out under a file" -- "$REUSESIM" trace "$SRC/traces/example_run.yaml" --out "$work/file/out"
 contains "trace --out message" "$err" "reusesim trace: error: cannot create output directory $work/file/out: Not a directory"
 expect 2 "dump-program under a file" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --dump-program "$work/file/p.txt"
@@ -66,6 +68,7 @@ stdout_full footprint "$REUSESIM" footprint --model "$M" --batch 1 --mode infer
 stdout_full check "$REUSESIM" check "$A"
 stdout_full run "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml"
 stdout_full run "$REUSESIM" run --help
+stdout_full help "$REUSESIM" --help
 stdout_full replay "$REUSESIM" replay --arch "$A" --program "$work/program.txt"
 stdout_full trace "$REUSESIM" trace "$work/one.yaml" --out "$work/results" --overwrite --no-figure
 stdout_full figure "$REUSESIM" figure "$work/results"
