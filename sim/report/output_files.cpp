@@ -42,17 +42,26 @@ std::string write_to(const std::string& path, int flags, const std::string& cont
   return error == 0 ? "" : "cannot write " + path + ": " + std::strerror(error);
 }
 
-// Writes `path`.partial (a regular file or nothing before): "" or what went wrong, having removed it.
+std::optional<std::set<std::string>> read_manifest(const fs::path& directory);
+
+// Writes `path`.partial: "" or what went wrong, having removed it. One already there is reused only
+// when it is a regular file its directory's manifest lists (left by an interrupted write).
 std::string write_partial(const std::string& path, const std::string& contents) {
-  const std::string temporary = path + kPartial;
+  const fs::path temporary(path + kPartial);
   std::error_code error;
   const fs::file_status status = fs::symlink_status(temporary, error);
-  if (fs::exists(status) && !fs::is_regular_file(status)) {
-    return "cannot write " + temporary + ": it exists and is not a regular file (ReuseSim replaces only those)";
+  if (fs::exists(status)) {
+    const std::string name = temporary.filename().string();
+    const auto listed = read_manifest(temporary.has_parent_path() ? temporary.parent_path() : fs::path("."));
+    const bool ours = name == std::string(kManifestName) + kPartial || (listed && listed->count(name) > 0);
+    if (!fs::is_regular_file(status) || !ours) {
+      return "cannot write " + temporary.string() + ": it exists and ReuseSim cannot tell it wrote it "
+             "(an interrupted write of another program?); it is left alone: remove it, or choose another name";
+    }
   }
   bool created = false;
   // O_NOFOLLOW: a symlink put there since the check is not followed.
-  const std::string problem = write_to(temporary, O_CREAT | O_TRUNC | O_NOFOLLOW, contents, created);
+  const std::string problem = write_to(temporary.string(), O_CREAT | O_TRUNC | O_NOFOLLOW, contents, created);
   if (!problem.empty() && created) ::unlink(temporary.c_str());
   return problem;
 }

@@ -3,8 +3,9 @@
 // deletes only what it wrote:
 // - A result file is written whole or not at all: it goes to a temporary name in the same directory
 //   (`path`.partial) and is renamed into place, so an interrupted run never leaves a file that looks
-//   complete. Only a regular file is replaced that way; a device, a FIFO or a symlink given as the
-//   path is opened and written through (errors checked), never replaced.
+//   complete (a .partial already there is reused only when the manifest below lists it). Only a
+//   regular file is replaced that way; a device, a FIFO or a symlink given as the path is opened
+//   and written through (errors checked), never replaced.
 // - A directory ReuseSim owns holds a manifest, kManifestName, naming every entry ReuseSim wrote
 //   there (each with its .partial). A file written into such a directory is added first; an entry
 //   it does not list is never replaced or removed. ReuseSim creates or adopts (when empty) the

@@ -20,6 +20,12 @@ contains "trace --out message" "$err" "reusesim trace: error: cannot create outp
 expect 2 "dump-program under a file" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --dump-program "$work/file/p.txt"
 contains "dump-program message" "$err" "cannot write $work/file/p.txt.partial"
 
+# A FILE.partial of someone else is neither overwritten nor renamed into place.
+echo mine >"$work/p.txt.partial"
+expect 2 "dump-program over a foreign .partial" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --dump-program "$work/p.txt"
+contains "foreign .partial message" "$err" "cannot write $work/p.txt.partial: it exists and ReuseSim cannot tell it wrote it"
+same "foreign .partial kept" "$(cat "$work/p.txt.partial")" "mine"
+
 # A device, a FIFO or a symlink given as an output file is written through, never replaced (the
 # targets are made in the scratch directory; /dev/full is only ever opened through a link).
 ln -s /dev/full "$work/full"
