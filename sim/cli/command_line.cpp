@@ -130,7 +130,8 @@ int run_guarded(const std::string& command, const std::function<int()>& body) {
   CheckedStdout standard_output;
   const int exit_code = guarded(command, body);
   if (const int error = standard_output.flush_error(); error != 0) {
-    const int file_error = report_bad_input(command, std::string("cannot write standard output: ") + std::strerror(error));
+    const std::string reason = std::strerror(error);
+    const int file_error = report_bad_input(command, "cannot write standard output: " + reason);
     return exit_code == kExitOk ? file_error : exit_code;
   }
   return exit_code;

@@ -225,7 +225,9 @@ void check_output_file(const std::string& path) {
   const fs::file_status status = fs::symlink_status(target, error);
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     // Written through later: it must be writable (opening a FIFO now would wait for a reader).
-    if (::access(path.c_str(), W_OK) != 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (::access(path.c_str(), W_OK) != 0) {
+      throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    }
     return;
   }
   throw_if(write_partial(path, ""));
@@ -290,7 +292,9 @@ void remove_owned(const std::string& directory, const std::string& name) {
 
 void clear_owned(const std::string& directory) {
   const std::optional<std::set<std::string>> listed = read_manifest(directory);
-  if (!listed) throw std::runtime_error(directory + " has no readable " + kManifestName + ": ReuseSim did not create it");
+  if (!listed) {
+    throw std::runtime_error(directory + " has no readable " + kManifestName + ": ReuseSim did not create it");
+  }
   std::vector<std::string> foreign;
   collect_foreign(fs::path(directory) / "", foreign);  // the trailing '/' follows a symlink to the directory
   throw_if_foreign(foreign);

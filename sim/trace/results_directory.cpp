@@ -42,8 +42,22 @@ void throw_if(const std::string& problem) {
 
 // What the results directory may hold at its top (the figure's files are written by plot_figure.py
 // and figure.log by the process that runs it, so they are recorded here).
-const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv",   "layers.csv",        "networks.csv",
-                                           "figure.png", "figure.svg", "figure.log", "figure_points.csv", "figure_roofs.csv"};
+const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv",   "layers.csv",
+                                           "networks.csv", "figure.png", "figure.svg", "figure.log",
+                                           "figure_points.csv", "figure_roofs.csv"};
+
+// Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
+void own_entries(const std::string& directory, const TracePlan& plan) {
+  const std::string jobs = (fs::path(directory) / "jobs").string();
+  throw_if(report::own_directory_problem(directory));
+  throw_if(report::claim_problem(directory, kTopEntries));
+  throw_if(report::own_directory_problem(jobs));
+  std::vector<std::string> job_entries;
+  for (const TraceJob& job : plan.jobs) {
+    for (const char* suffix : {"", kPartial, kFailed}) job_entries.push_back(job.id + suffix);
+  }
+  throw_if(report::claim_problem(jobs, job_entries));
+}
 
 bool holds_only_manifest(const std::string& directory) {
   std::error_code error;
@@ -67,9 +81,9 @@ void ResultsDirectory::prepare(Existing existing) {
   const std::string plan_text = plan_json(plan_);
   const report::DirectoryOwner owner = report::directory_owner(directory_);
   if (owner == report::DirectoryOwner::other) {
-    throw std::runtime_error(directory_ + " exists and is not a trace results directory: ReuseSim did not create it (it has no " +
-                             report::kManifestName + ") and never writes into or empties a directory holding other files; "
-                             "choose another --out directory");
+    throw std::runtime_error(directory_ + " exists and is not a trace results directory: ReuseSim did not create it " +
+                             "(it has no " + report::kManifestName + ") and never writes into or empties a directory " +
+                             "holding other files; choose another --out directory");
   }
   std::error_code error;
   const bool owned = owner == report::DirectoryOwner::reusesim;
@@ -85,17 +99,10 @@ void ResultsDirectory::prepare(Existing existing) {
                                plan_.run_file + " as given now); choose another --out directory");
     }
   } else if (owned && !holds_only_manifest(directory_)) {
-    throw std::runtime_error(directory_ + " exists and is not a trace results directory (no trace.json); add --overwrite "
-                             "to replace what ReuseSim wrote there, or choose another --out directory");
+    throw std::runtime_error(directory_ + " exists and is not a trace results directory (no trace.json); add " +
+                             "--overwrite to replace what ReuseSim wrote there, or choose another --out directory");
   }
-  throw_if(report::own_directory_problem(directory_));
-  throw_if(report::claim_problem(directory_, kTopEntries));
-  throw_if(report::own_directory_problem(path("jobs")));
-  std::vector<std::string> job_entries;
-  for (const TraceJob& job : plan_.jobs) {
-    for (const char* suffix : {"", kPartial, kFailed}) job_entries.push_back(job.id + suffix);
-  }
-  throw_if(report::claim_problem(path("jobs"), job_entries));
+  own_entries(directory_, plan_);
   report::write_output_file(plan_file, plan_text);
   for (const TraceJob& job : plan_.jobs) {
     report::remove_owned(path("jobs"), job.id + kPartial);
