@@ -129,17 +129,23 @@ TEST_CASE("a results directory holds one trace: refusals say what to do", "[trac
   write(dir / "notes.txt", "mine");
   reusesim::trace::ResultsDirectory foreign(dir.string(), plan);
   using Existing = reusesim::trace::ResultsDirectory::Existing;
-  CHECK_THROWS_WITH(foreign.prepare(Existing::overwrite), Catch::EndsWith("exists and is not a trace results directory; choose "
-                                                            "another --out directory"));
+  CHECK_THROWS_WITH(foreign.prepare(Existing::overwrite), Catch::Contains("exists and is not a trace results directory: "
+                                                            "ReuseSim did not create it"));
   fs::remove(dir / "notes.txt");
   reusesim::trace::ResultsDirectory results(dir.string(), plan);
   results.prepare(Existing::refuse);
   CHECK(fs::exists(dir / "trace.json"));
   CHECK_THROWS_WITH(results.prepare(Existing::refuse), Catch::Contains("already holds trace results; add --resume"));
   results.prepare(Existing::resume);  // the same plan: fine
+  // --overwrite deletes only what ReuseSim wrote, and nothing while something else is there.
   write(dir / "jobs" / "0001-x" / "job.json", "{}");
+  CHECK_THROWS_WITH(results.prepare(Existing::overwrite),
+                    Catch::Contains("ReuseSim did not write " + (dir / "jobs" / "0001-x").string()));
+  CHECK(fs::exists(dir / "jobs" / "0001-x" / "job.json"));
+  fs::remove_all(dir / "jobs" / "0001-x");
+  const std::string started = results.start(plan.jobs.front());
   results.prepare(Existing::overwrite);  // starts afresh
-  CHECK_FALSE(fs::exists(dir / "jobs" / "0001-x"));
+  CHECK_FALSE(fs::exists(started));
   CHECK(fs::exists(dir / "trace.json"));
   TracePlan other = plan;
   other.jobs.pop_back();

@@ -1,9 +1,14 @@
 #include "cli/command_line.h"
 
+#include <unistd.h>
+
+#include <cstring>
 #include <iostream>
+#include <streambuf>
 
 #include "config/diagnostics.h"
 #include "mapping/mapper.h"
+#include "report/output_files.h"
 #include "workload/shape.h"
 
 namespace reusesim::cli {
@@ -62,7 +67,47 @@ int report_internal_error(const std::string& command, const std::string& problem
   return kExitInternalError;
 }
 
-int run_guarded(const std::string& command, const std::function<int()>& body) {
+namespace {
+
+// std::cout's buffer while a command runs: it writes to standard output and keeps the errno of the
+// first write that failed (a full disk, /dev/full, a closed descriptor), which the exit code must
+// report. It never throws (output is printed after the simulation too).
+class CheckedStdout : public std::streambuf {
+ public:
+  CheckedStdout() : previous_(std::cout.rdbuf(this)) { setp(buffer_, buffer_ + sizeof buffer_); }
+  ~CheckedStdout() override { std::cout.rdbuf(previous_); }
+  CheckedStdout(const CheckedStdout&) = delete;
+  CheckedStdout& operator=(const CheckedStdout&) = delete;
+
+  // Writes what is buffered: 0, or the errno of the first write that failed.
+  int flush_error() {
+    write_buffer();
+    return error_;
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    write_buffer();
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+    return c;
+  }
+  int sync() override { return flush_error() == 0 ? 0 : -1; }
+
+ private:
+  void write_buffer() {
+    // After a failure the rest is dropped: the command fails anyway.
+    if (error_ == 0) error_ = report::write_all(STDOUT_FILENO, pbase(), static_cast<std::size_t>(pptr() - pbase()));
+    setp(buffer_, buffer_ + sizeof buffer_);
+  }
+
+  std::streambuf* previous_;
+  char buffer_[1 << 16];
+  int error_ = 0;
+};
+
+int guarded(const std::string& command, const std::function<int()>& body) {
   try {
     return body();
   } catch (const config::InputError& error) {
@@ -81,6 +126,19 @@ int run_guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const std::exception& error) {
     return report_internal_error(command, error.what());
   }
+}
+
+}  // namespace
+
+int run_guarded(const std::string& command, const std::function<int()>& body) {
+  CheckedStdout standard_output;
+  const int exit_code = guarded(command, body);
+  if (const int error = standard_output.flush_error(); error != 0) {
+    const std::string reason = std::strerror(error);
+    const int file_error = report_bad_input(command, "cannot write standard output: " + reason);
+    return exit_code == kExitOk ? file_error : exit_code;
+  }
+  return exit_code;
 }
 
 }  // namespace reusesim::cli

@@ -62,7 +62,9 @@ bool parse_arguments(const std::string& command, const std::vector<std::string>&
 report::Format parse_format(const std::string& name);
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
 
-// Runs a subcommand body and maps every error to a message on stderr and an exit code.
+// Runs a subcommand body and maps every error to a message on stderr and an exit code. Standard
+// output is checked too: a write that failed ("cannot write standard output: No space left on
+// device") fails a command that would have exited 0 with exit code 2.
 int run_guarded(const std::string& command, const std::function<int()>& body);
 
 int analyze_command(const std::vector<std::string>& args);

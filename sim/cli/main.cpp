@@ -50,8 +50,10 @@ int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
-    std::cout << kUsage;
-    return reusesim::cli::kExitOk;
+    return reusesim::cli::run_guarded("help", [] {
+      std::cout << kUsage;
+      return reusesim::cli::kExitOk;
+    });
   }
   if (name == "--version") {
     std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n";

@@ -138,13 +138,16 @@ int run_command(const std::vector<std::string>& args) {
         ("batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")
         ("layers", po::value(&layer_list), "run only these layers, e.g. fc6,fc7 (default: all)")
         ("layer-types", po::value(&type_list), "run only layers of these types, e.g. linear,gru (default: all)")
-        ("out", po::value(&out_dir), "also write results.csv, results.json, config.json and stats.txt here")
+        ("out", po::value(&out_dir),
+         "also write results.csv, results.json, config.json and stats.txt here: a new or empty directory, or "
+         "one an earlier --out wrote (its files are replaced; files of others there are never touched)")
         ("dump-program", po::value(&dump_file),
          "also write the data-movement programs of every batch and layer to this file "
-         "(docs/program-format.md; replay it with reusesim replay)")
+         "(docs/program-format.md; replay it with reusesim replay). A regular file is replaced whole; a device, "
+         "FIFO or symlink is written through")
         ("timeline", po::value(&timeline_file),
          "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
-         "DRAM channels (docs/timeline.md)");
+         "DRAM channels (docs/timeline.md); written like --dump-program");
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
@@ -192,7 +195,12 @@ int run_command(const std::vector<std::string>& args) {
         throw FileError(std::string("--dump-program: ") + error.what());
       }
     }
-    // The timeline is written after the simulation: a path it could not be written to fails now.
+    // --out and the timeline are written after the simulation: what they could not be written to fails now.
+    if (!out_dir.empty()) {
+      if (const std::string problem = report::foreign_directory_problem(out_dir); !problem.empty()) {
+        throw FileError("--out: " + problem);
+      }
+    }
     if (!timeline_file.empty()) {
       try {
         report::check_output_file(timeline_file);

@@ -36,10 +36,35 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-void remove_or_throw(const fs::path& path) {
+void throw_if(const std::string& problem) {
+  if (!problem.empty()) throw std::runtime_error(problem);
+}
+
+// What the results directory may hold at its top (the figure's files are written by plot_figure.py
+// and figure.log by the process that runs it, so they are recorded here).
+const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv",   "layers.csv",
+                                           "networks.csv", "figure.png", "figure.svg", "figure.log",
+                                           "figure_points.csv", "figure_roofs.csv"};
+
+// Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
+void own_entries(const std::string& directory, const TracePlan& plan) {
+  const std::string jobs = (fs::path(directory) / "jobs").string();
+  throw_if(report::own_directory_problem(directory));
+  throw_if(report::claim_problem(directory, kTopEntries));
+  throw_if(report::own_directory_problem(jobs));
+  std::vector<std::string> job_entries;
+  for (const TraceJob& job : plan.jobs) {
+    for (const char* suffix : {"", kPartial, kFailed}) job_entries.push_back(job.id + suffix);
+  }
+  throw_if(report::claim_problem(jobs, job_entries));
+}
+
+bool holds_only_manifest(const std::string& directory) {
   std::error_code error;
-  fs::remove_all(path, error);
-  if (error) throw std::runtime_error("cannot remove " + path.string() + ": " + error.message());
+  for (fs::directory_iterator entry(directory, error), end; !error && entry != end; entry.increment(error)) {
+    if (entry->path().filename() != report::kManifestName) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -54,9 +79,17 @@ std::string ResultsDirectory::job_dir(const TraceJob& job) const { return path("
 void ResultsDirectory::prepare(Existing existing) {
   const std::string plan_file = path("trace.json");
   const std::string plan_text = plan_json(plan_);
+  const report::DirectoryOwner owner = report::directory_owner(directory_);
+  if (owner == report::DirectoryOwner::other) {
+    throw std::runtime_error(directory_ + " exists and is not a trace results directory: ReuseSim did not create it " +
+                             "(it has no " + report::kManifestName + ") and never writes into or empties a directory " +
+                             "holding other files; choose another --out directory");
+  }
   std::error_code error;
-  if (fs::exists(plan_file, error) && existing == Existing::overwrite) remove_or_throw(directory_);
-  if (fs::exists(plan_file, error)) {
+  const bool owned = owner == report::DirectoryOwner::reusesim;
+  if (owned && existing == Existing::overwrite) {
+    report::clear_owned(directory_);
+  } else if (owned && fs::exists(plan_file, error)) {
     if (existing == Existing::refuse) {
       throw std::runtime_error(directory_ + " already holds trace results; add --resume to complete them, "
                                "--overwrite to replace them, or choose another --out directory");
@@ -65,15 +98,15 @@ void ResultsDirectory::prepare(Existing existing) {
       throw std::runtime_error(directory_ + " holds results of a different trace (its trace.json does not match " +
                                plan_.run_file + " as given now); choose another --out directory");
     }
-  } else if (fs::exists(directory_, error) && !fs::is_empty(directory_, error)) {
-    throw std::runtime_error(directory_ + " exists and is not a trace results directory; choose another --out directory");
+  } else if (owned && !holds_only_manifest(directory_)) {
+    throw std::runtime_error(directory_ + " exists and is not a trace results directory (no trace.json); add " +
+                             "--overwrite to replace what ReuseSim wrote there, or choose another --out directory");
   }
-  fs::create_directories(path("jobs"), error);
-  if (error) throw std::runtime_error("cannot create " + path("jobs") + ": " + error.message());
+  own_entries(directory_, plan_);
   report::write_output_file(plan_file, plan_text);
   for (const TraceJob& job : plan_.jobs) {
-    remove_or_throw(job_dir(job) + kPartial);
-    remove_or_throw(job_dir(job) + kFailed);
+    report::remove_owned(path("jobs"), job.id + kPartial);
+    report::remove_owned(path("jobs"), job.id + kFailed);
   }
 }
 
@@ -84,10 +117,10 @@ bool ResultsDirectory::finished(const TraceJob& job) const {
 
 std::string ResultsDirectory::start(const TraceJob& job) {
   const std::string dir = job_dir(job) + kPartial;
-  remove_or_throw(dir);
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) throw std::runtime_error("cannot create " + dir + ": " + error.message());
+  report::remove_owned(path("jobs"), job.id + kPartial);
+  throw_if(report::own_directory_problem(dir));
+  // The worker's output, which start_process creates there.
+  throw_if(report::claim_problem(dir, {"stdout.txt", "stderr.txt"}));
   return dir;
 }
 
@@ -119,11 +152,11 @@ ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) co
 
 void ResultsDirectory::finish(const TraceJob& job) {
   const std::string partial = job_dir(job) + kPartial;
-  for (const char* log : {"stdout.txt", "stderr.txt"}) remove_or_throw(fs::path(partial) / log);
+  for (const char* log : {"stdout.txt", "stderr.txt"}) report::remove_owned(partial, log);
   JobRows rows = read_rows(partial);
   if (run_header_.empty()) run_header_ = lines_of(read_text(fs::path(partial) / "results.csv")).at(0);
   report::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
-  remove_or_throw(job_dir(job));
+  report::remove_owned(path("jobs"), job.id);
   std::error_code error;
   fs::rename(partial, job_dir(job), error);
   if (error) throw std::runtime_error("cannot move " + partial + " to " + job_dir(job) + ": " + error.message());
@@ -139,7 +172,7 @@ void ResultsDirectory::fail(const TraceJob& job, const std::string& error_text) 
   errors_[job.id] = error_text;
 }
 
-void ResultsDirectory::abandon(const TraceJob& job) { remove_or_throw(job_dir(job) + kPartial); }
+void ResultsDirectory::abandon(const TraceJob& job) { report::remove_owned(path("jobs"), job.id + kPartial); }
 
 void ResultsDirectory::load_finished() {
   for (const TraceJob& job : plan_.jobs) {

@@ -8,7 +8,9 @@
 //   layers.csv           layer rows of every finished job: the job columns, then `reusesim run`'s
 //   networks.csv         the TOTAL row of every finished job, the same columns
 // Tables are rebuilt from the finished jobs in plan order, so they do not depend on which worker
-// finished first, and are written atomically.
+// finished first, and are written atomically. The directory, jobs/ and every job directory are
+// ReuseSim's (report/output_files.h): each manifest names what ReuseSim wrote there, and only that
+// is ever replaced or deleted.
 
 #include <map>
 #include <string>
@@ -24,9 +26,10 @@ class ResultsDirectory {
 
   enum class Existing { refuse, resume, overwrite };
   // Creates the directory and writes trace.json. A directory that already holds a trace is refused,
-  // resumed (it must hold this same plan; what unfinished runs left behind is cleared) or emptied
-  // first (overwrite). A non-empty directory that holds no trace is always refused.
-  // Throws std::runtime_error saying what to do otherwise.
+  // or resumed (it must hold this same plan; what unfinished runs left behind is cleared). With
+  // overwrite, everything ReuseSim wrote in it is deleted first; anything else found there, at any
+  // depth, refuses the run before anything is deleted. A non-empty directory without ReuseSim's
+  // manifest is always refused. Throws std::runtime_error saying what to do otherwise.
   void prepare(Existing existing);
 
   bool finished(const TraceJob& job) const;
