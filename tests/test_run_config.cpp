@@ -153,3 +153,35 @@ TEST_CASE("a trace with too many jobs", "[run]") {
         kOrigin + ":7:3: error: sweep: the trace makes 12000 jobs (1 accelerator files x 2400 sweep combinations x 5 "
                   "batch sizes); a trace runs at most 10000\n");
 }
+
+// A sweep axis is a key with dots in it, which --set reaches in brackets: `sweep[dram.channels]`
+// replaces the axis of line 7, and `sweep[compute.rows]` adds one (the file's `sweep.dram.channels`
+// would be sweep -> dram -> channels, a new key "dram" holding a mapping).
+TEST_CASE("a sweep axis whose key has dots is reached by --set in brackets", "[run]") {
+  const std::string text = kHead + "    batch: 1\nsweep:\n  dram.channels: [1, 2]\n";
+  const RunSpec run = load(text, {"sweep[dram.channels]=[1,4]", "sweep[compute.rows]=[8, 16]"});
+  REQUIRE(run.sweep.size() == 2);
+  CHECK(run.sweep[0].key_path == "dram.channels");
+  CHECK(run.sweep[0].values == std::vector<std::string>{"1", "4"});
+  CHECK(run.sweep[1].key_path == "compute.rows");
+  CHECK(run.sweep[1].values == std::vector<std::string>{"8", "16"});
+  // Brackets may lead, follow a dot, and select list elements like any segment.
+  CHECK(load(text, {"[sweep].[dram.channels]=[2]"}).sweep[0].values == std::vector<std::string>{"2"});
+  CHECK(load(text, {"models[0].batch=[4]"}).models[0].batches == std::vector<std::int64_t>{4});
+}
+
+// A malformed bracket says what is wrong and how the form goes; the value's own `[` is not part
+// of the path (the path ends at the first `=` outside brackets).
+TEST_CASE("a malformed bracket in a --set path is a clear error", "[run]") {
+  const std::string text = kHead + "    batch: 1\nsweep:\n  dram.channels: [1, 2]\n";
+  const std::string form = " (expected key.path=value; a key that contains dots goes in brackets: "
+                           "sweep[dram.channels]=[1,2])\n";
+  CHECK(errors_of(text, {"sweep[dram.channels=[1]"}) ==
+        "--set sweep[dram.channels=[1]: error: a [ is not closed by ] before the =" + form);
+  CHECK(errors_of(text, {"sweep[dram.channels]x=[1]"}) ==
+        "--set sweep[dram.channels]x=[1]: error: expected ., [ or = after ]" + form);
+  CHECK(errors_of(text, {"sweep.dram.channels]=[1]"}) ==
+        "--set sweep.dram.channels]=[1]: error: a ] without a [ before it" + form);
+  CHECK(errors_of(text, {"sweep[]=[1]"}) == "--set sweep[]=[1]: error: sweep[]: empty segment in key path\n");
+  CHECK(errors_of(text, {"sweep[dram.channels]"}) == "--set sweep[dram.channels]: error: expected key.path=value\n");
+}

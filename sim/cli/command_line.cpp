@@ -14,7 +14,8 @@ void add_common_options(po::options_description& options, CommonOptions& common)
   options.add_options()
       ("help,h", "show this help")
       ("set", po::value(&common.overrides)->composing(),
-       "override a field before validation: key.path=value (repeatable; list elements by name or index)")
+       "override a field before validation: key.path=value (repeatable; list elements by name or index; "
+       "a key with dots in brackets: a[b.c]=v)")
       ("format", po::value(&common.format)->default_value("table"), "output: table, csv or json");
 }
 

@@ -44,7 +44,8 @@ int trace_command(const std::vector<std::string>& args) {
         ("no-figure", po::bool_switch(&no_figure), "do not draw the figure at the end")
         ("timeline", po::bool_switch(&timeline), "also write each job's Chrome/Perfetto timeline (timeline.json)")
         ("set", po::value(&overrides)->composing(),
-         "override a field of the run file: key.path=value (repeatable), e.g. models.0.batch=[1,2]");
+         "override a field of the run file: key.path=value (repeatable), e.g. models.0.batch=[1,2]; a key that "
+         "contains dots goes in brackets: sweep[dram.channels]=[1,2]");
     po::positional_options_description positional;
     positional.add("trace", 1);
     po::variables_map values;

@@ -62,7 +62,8 @@ ConfigNode load_document(const DocumentSource& source, const std::vector<std::st
                          Diagnostics& diagnostics);
 
 // Applies one `key.path=value` override. Path segments select map keys; on a list they select
-// the element whose `name` is the segment, or the element at a numeric index. A missing last
+// the element whose `name` is the segment, or the element at a numeric index. A segment in
+// brackets is taken whole, dots and all: `sweep[dram.channels]=[1,2]`. A missing last
 // map key is added, so validation then judges it like any key written in the file.
 void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics);
 
