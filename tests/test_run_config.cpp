@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include "input_error_text.h"
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -184,4 +185,31 @@ TEST_CASE("a malformed bracket in a --set path is a clear error", "[run]") {
         "--set sweep.dram.channels]=[1]: error: a ] without a [ before it" + form);
   CHECK(errors_of(text, {"sweep[]=[1]"}) == "--set sweep[]=[1]: error: sweep[]: empty segment in key path\n");
   CHECK(errors_of(text, {"sweep[dram.channels]"}) == "--set sweep[dram.channels]: error: expected key.path=value\n");
+}
+
+// A value swept twice would make two panels of one name (the figure then failed after every job
+// had run). The second 2 is item 2 of line 7, column 25 ("  dram.channels: [1, 2, " is 24
+// characters); through --set it is reported at the --set argument.
+TEST_CASE("a sweep value given twice is an error at the second", "[run]") {
+  CHECK(errors_of(kHead + "    batch: 1\nsweep:\n  dram.channels: [1, 2, 2]\n") ==
+        kOrigin + ":7:25: error: sweep.dram.channels: the value 2 is swept twice (first as item 1); give each value once\n");
+  CHECK(errors_of(kHead + "    batch: 1\n", {"sweep[dram.channels]=[4, 4]"}) ==
+        "--set sweep[dram.channels]=[4, 4]: error: sweep.dram.channels: the value 4 is swept twice (first as item 0); "
+        "give each value once\n");
+}
+
+// Two accelerators of one name (small.yaml, and a copy of it elsewhere; or small.yaml listed twice)
+// would share a panel title. The second is reported where line 2 lists it: "accelerators: [" is 15
+// characters, "../configs/small.yaml, " 23 more, so the second item is at column 39.
+TEST_CASE("two accelerators of one name are an error at the second", "[run]") {
+  const std::string rest = "models:\n  - model: ../models/mlp.yaml\n    batch: 1\n";
+  CHECK(errors_of("name: r\naccelerators: [../configs/small.yaml, ../configs/small.yaml]\n" + rest) ==
+        kOrigin + ":2:39: error: accelerators.1: " + kSmall +
+            " is listed again (first as accelerators.0); list each accelerator once\n");
+  const std::string copy = (std::filesystem::temp_directory_path() / "reusesim_test_run_small_copy.yaml").string();
+  std::filesystem::copy_file(kSmall, copy, std::filesystem::copy_options::overwrite_existing);
+  CHECK(errors_of("name: r\naccelerators: [../configs/small.yaml, " + copy + "]\n" + rest) ==
+        kOrigin + ":2:39: error: accelerators.1: accelerator \"small\" (" + copy + ") has the name of accelerators.0 (" +
+            kSmall + "); the tables and the figure tell accelerators apart by name: give each file its own name:\n");
+  std::filesystem::remove(copy);
 }
