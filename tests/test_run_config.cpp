@@ -213,3 +213,10 @@ TEST_CASE("two accelerators of one name are an error at the second", "[run]") {
             kSmall + "); the tables and the figure tell accelerators apart by name: give each file its own name:\n");
   std::filesystem::remove(copy);
 }
+
+// Without `accelerators` there is nothing to compare names of: the missing key is the one error
+// (reported at the document, line 1, column 1).
+TEST_CASE("a run without accelerators reports the missing key", "[run]") {
+  CHECK(errors_of("name: r\nmodels:\n  - model: ../models/mlp.yaml\n    batch: 1\n") ==
+        kOrigin + ":1:1: error: accelerators: missing required key\n");
+}

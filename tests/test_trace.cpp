@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,10 +23,7 @@ namespace {
 
 const std::string kSource = REUSESIM_SOURCE_DIR;
 
-TracePlan example_plan() {
-  const std::string file = kSource + "/traces/example_run.yaml";
-  return reusesim::trace::plan_trace(reusesim::config::load_run_file(file), file);
-}
+TracePlan example_plan() { return reusesim::trace::plan_trace_file(kSource + "/traces/example_run.yaml", {}); }
 
 // A fresh, empty directory under the system's temporary directory.
 fs::path scratch(const std::string& name) {
@@ -62,6 +60,45 @@ TEST_CASE("the example trace expands to 2 sweep values x 2 batch sizes, in a fix
   CHECK(plan.jobs[3].batch == 16);
   CHECK(plan.jobs[3].model == "mlp");
   CHECK(plan.jobs[3].selection() == "all");
+}
+
+// FNV-1a 64's published test vectors (Fowler, Noll, Vo: the FNV reference test suite).
+TEST_CASE("content_hash is FNV-1a 64", "[trace]") {
+  CHECK(reusesim::trace::content_hash("") == "cbf29ce484222325");
+  CHECK(reusesim::trace::content_hash("a") == "af63dc4c8601ec8c");
+  CHECK(reusesim::trace::content_hash("foobar") == "85944171f73967e8");
+}
+
+// The plan records every file a job reads: the run file, the accelerator, the DRAM preset it names
+// (found through the preset directory) and the model; each hashed as it is on disk.
+TEST_CASE("the plan records the content hash of every input file", "[trace]") {
+  const TracePlan plan = example_plan();
+  const auto hash_of = [](const std::string& file) {
+    std::ifstream stream(file, std::ios::binary);
+    std::ostringstream text;
+    text << stream.rdbuf();
+    return reusesim::trace::content_hash(text.str());
+  };
+  std::map<std::string, std::string> expected;
+  for (const char* file : {"/traces/example_run.yaml", "/configs/small.yaml", "/configs/dram/ddr4-2400.yaml",
+                           "/models/mlp.yaml"}) {
+    expected[kSource + file] = hash_of(kSource + file);
+  }
+  CHECK(plan.inputs == expected);
+}
+
+// What --resume names: a file whose content changed, one no longer read (the accelerator now names
+// another preset) and one read only now.
+TEST_CASE("changed inputs are named with what changed", "[trace]") {
+  TracePlan started;
+  started.inputs = {{"/a.yaml", "1"}, {"/b.yaml", "2"}, {"/c.yaml", "3"}};
+  TracePlan now;
+  now.inputs = {{"/a.yaml", "1"}, {"/b.yaml", "9"}, {"/d.yaml", "4"}};
+  CHECK(reusesim::trace::changed_inputs(started, now) ==
+        std::vector<std::string>{"/b.yaml: changed since the trace started",
+                                 "/c.yaml: read when the trace started, no longer read",
+                                 "/d.yaml: read now, not when the trace started"});
+  CHECK(reusesim::trace::changed_inputs(started, started).empty());
 }
 
 TEST_CASE("a job runs as reusesim run with its variant's settings and its part of the model", "[trace]") {

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "cli/command_line.h"
-#include "config/run_loader.h"
+#include "config/diagnostics.h"
 #include "trace/figure.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_runner.h"
@@ -16,6 +16,16 @@ namespace reusesim::cli {
 namespace po = boost::program_options;
 
 namespace {
+
+trace::TracePlan plan_trace_file(const std::string& trace_file, const std::vector<std::string>& overrides) {
+  try {
+    return trace::plan_trace_file(trace_file, overrides);
+  } catch (const config::InputError&) {
+    throw;
+  } catch (const std::runtime_error& error) {
+    throw FileError(error.what());
+  }
+}
 
 void draw_figure(const std::string& results_dir) {
   try {
@@ -58,7 +68,7 @@ int trace_command(const std::vector<std::string>& args) {
                    : overwrite ? trace::ResultsDirectory::Existing::overwrite
                                : trace::ResultsDirectory::Existing::refuse;
     run.timeline = timeline;
-    const trace::TracePlan plan = trace::plan_trace(config::load_run_file(trace_file, overrides), trace_file);
+    const trace::TracePlan plan = plan_trace_file(trace_file, overrides);
     // trace.json records the run file's absolute path, and the model and accelerator files found
     // from it, as JSON text: it must be UTF-8 for --resume and figure to find them again.
     if (const auto offset = workload::invalid_utf8_offset(plan.run_file)) {

@@ -44,6 +44,22 @@ struct ConfigEntry {
 // longer than `max_bytes` (a device such as /dev/zero would otherwise fill memory).
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics);
 
+// Collects the path (as given) of every file read_input_file reads while it lives: the files a
+// result depends on, which `trace` records. One log at a time; a nested one stands in for the outer.
+class InputFileLog {
+ public:
+  InputFileLog();
+  ~InputFileLog();
+  InputFileLog(const InputFileLog&) = delete;
+  InputFileLog& operator=(const InputFileLog&) = delete;
+  const std::vector<std::string>& paths() const { return paths_; }
+
+ private:
+  friend std::optional<std::string> read_input_file(const std::string&, std::size_t, Diagnostics&);
+  std::vector<std::string> paths_;
+  InputFileLog* outer_;
+};
+
 // Parses a whole file (at most 64 MiB). Problems (missing file, syntax error, duplicate key,
 // several documents) are recorded in `diagnostics`; the returned tree is then null.
 ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics);

@@ -213,8 +213,9 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
       adopt(error, diagnostics);
     }
   }
-  if (diagnostics.size() == errors_before_accelerators) {
-    check_distinct_names(run.accelerator_files, names, *root.find("accelerators"), diagnostics);
+  const ConfigNode* accelerators = root.find("accelerators");
+  if (accelerators != nullptr && diagnostics.size() == errors_before_accelerators) {
+    check_distinct_names(run.accelerator_files, names, *accelerators, diagnostics);
   }
   // Sweep values are only judged on accelerators that are valid without them.
   if (sweep != nullptr && diagnostics.size() == errors_before_accelerators) check_sweep(run, *sweep, diagnostics);

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "config/accelerator_loader.h"
+#include "config/config_node.h"
 #include "config/model_loader.h"
+#include "config/run_loader.h"
 #include "mapping/array_model.h"
 
 namespace reusesim::trace {
@@ -65,6 +67,54 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
 }
 
 }  // namespace
+
+std::string content_hash(const std::string& bytes) {
+  // FNV-1a, 64 bits: offset basis 14695981039346656037, prime 1099511628211.
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+TracePlan plan_trace_file(const std::string& run_file, const std::vector<std::string>& overrides) {
+  TracePlan plan;
+  std::vector<std::string> read;
+  {
+    const config::InputFileLog log;
+    plan = plan_trace(config::load_run_file(run_file, overrides), run_file);
+    read = log.paths();
+  }
+  for (const std::string& path : read) {
+    const std::string file = absolute(path);
+    if (plan.inputs.count(file) != 0) continue;
+    config::Diagnostics problems;
+    constexpr std::size_t kMaxYamlBytes = std::size_t{64} << 20;  // as the loaders read them
+    const std::optional<std::string> text = config::read_input_file(file, kMaxYamlBytes, problems);
+    if (!text) throw std::runtime_error("reading it again to record its content: " + problems.to_string());
+    plan.inputs[file] = content_hash(*text);
+  }
+  return plan;
+}
+
+std::vector<std::string> changed_inputs(const TracePlan& started, const TracePlan& now) {
+  std::vector<std::string> changes;
+  for (const auto& [file, hash] : started.inputs) {
+    const auto found = now.inputs.find(file);
+    if (found == now.inputs.end()) {
+      changes.push_back(file + ": read when the trace started, no longer read");
+    } else if (found->second != hash) {
+      changes.push_back(file + ": changed since the trace started");
+    }
+  }
+  for (const auto& [file, hash] : now.inputs) {
+    if (started.inputs.count(file) == 0) changes.push_back(file + ": read now, not when the trace started");
+  }
+  return changes;
+}
 
 std::string TraceJob::selection() const {
   std::vector<std::string> parts;
@@ -124,6 +174,7 @@ std::string plan_json(const TracePlan& plan) {
   document["trace"] = plan.name;
   document["run_file"] = plan.run_file;
   document["sweep_keys"] = plan.sweep_keys;
+  document["inputs"] = plan.inputs;
   document["panels"] = nlohmann::ordered_json::array();
   for (const TracePanel& panel : plan.panels) {
     nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
@@ -149,6 +200,7 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
     plan.name = document.at("trace").get<std::string>();
     plan.run_file = document.at("run_file").get<std::string>();
     plan.sweep_keys = document.at("sweep_keys").get<std::vector<std::string>>();
+    plan.inputs = document.at("inputs").get<std::map<std::string, std::string>>();
     for (const nlohmann::json& item : document.at("panels")) {
       TracePanel panel;
       panel.title = item.at("title").get<std::string>();

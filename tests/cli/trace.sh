@@ -186,4 +186,31 @@ checks=$((checks + 1))
 expect 0 "override the run file" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r5" --set 'models.0.batch=[1]' --no-figure
 contains "one job" "$err" "trace slow: 1 jobs"
 
+# A results directory is one experiment: trace.json records the hash of every file the jobs read,
+# and --resume refuses a changed one by name (before, it ran the rest on the new files and the
+# tables held old and new results side by side). Here the model, then the DRAM preset that the
+# accelerator names and the preset directory supplies.
+mkdir -p "$work/inputs/presets"
+cp "$SRC"/configs/dram/*.yaml "$work/inputs/presets/"
+cp "$SRC/models/mlp.yaml" "$SRC/configs/small.yaml" "$work/inputs/"
+cat >"$work/inputs/run.yaml" <<'YAML'
+name: inputs
+accelerators: small.yaml
+models:
+  - {model: mlp.yaml, batch: [1]}
+YAML
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 0 "a trace to resume" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --no-figure
+contains "trace.json records the preset's hash" "$(cat "$work/r8/trace.json")" "\"$work/inputs/presets/ddr4-2400.yaml\": \""
+sed -i 's/- {name: fc5, type: linear, out_features: 10}/- {name: fc5, type: linear, out_features: 20}/' "$work/inputs/mlp.yaml"
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 2 "resume after the model changed" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --resume --no-figure
+contains "the changed model is named" "$err" "reusesim trace: error: --resume refused: $work/r8 holds results of inputs that have changed:
+  $work/inputs/mlp.yaml: changed since the trace started
+resuming would mix results of the old and the new files; restore them, or start afresh with --overwrite or another --out directory"
+cp "$SRC/models/mlp.yaml" "$work/inputs/mlp.yaml"
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 0 "resume with the model restored" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --resume --no-figure
+contains "nothing to rerun" "$err" "0 job(s) run, 1 already finished, 0 failed"
+sed -i 's/^tck_ns: 0.833/tck_ns: 0.834/' "$work/inputs/presets/ddr4-2400.yaml"
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 2 "resume after the preset changed" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --resume --no-figure
+contains "the changed preset is named" "$err" "  $work/inputs/presets/ddr4-2400.yaml: changed since the trace started"
+
 finish
