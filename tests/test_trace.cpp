@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "config/run_loader.h"
+#include "trace/directory_lock.h"
 #include "trace/figure.h"
 #include "trace/progress.h"
 #include "trace/results_directory.h"
@@ -220,4 +223,32 @@ TEST_CASE("on a terminal the progress is one bar redrawn in place, failures prin
   CHECK(text.find("\r\033[K[2/4] FAILED 0002-b: reusesim run: error: no\n") != std::string::npos);
   // Before: 1 of 4 (the skipped one) fills 30 / 4 = 7 cells, rounded down; no time left to guess yet.
   CHECK(text.find("[#######.......................] 1/4 done, 2 running, 0 failed | 0:00 elapsed, ? left") != std::string::npos);
+}
+
+// The kernel's lock table names the holder: flock entries only (not POSIX locks nor waiters),
+// matched on device major:minor (hex) and inode.
+TEST_CASE("the holder of a directory lock is found in the kernel's lock table", "[trace]") {
+  const std::string table =
+      "1: POSIX  ADVISORY  WRITE 500 fe:00:42 0 EOF\n"
+      "2: FLOCK  ADVISORY  WRITE 16187 fe:00:10953058 0 EOF\n"
+      "2: -> FLOCK  ADVISORY  WRITE 16200 fe:00:10953058 0 EOF\n"
+      "3: FLOCK  ADVISORY  WRITE 777 08:11:42 0 EOF\n";
+  CHECK(reusesim::trace::flock_holder(0xfe, 0, 10953058, table) == 16187);
+  CHECK(reusesim::trace::flock_holder(8, 0x11, 42, table) == 777);
+  CHECK(reusesim::trace::flock_holder(0xfe, 0, 42, table) == -1);  // only a POSIX lock there
+}
+
+// A second lock on a locked results directory fails at once, naming the process (here this one);
+// once the first is released the directory can be locked again.
+TEST_CASE("a results directory is locked by one trace at a time", "[trace]") {
+  const fs::path dir = scratch("lock") / "results";
+  {
+    const reusesim::trace::DirectoryLock first(dir.string());
+    CHECK(fs::is_directory(dir));
+    CHECK_THROWS_WITH(reusesim::trace::DirectoryLock(dir.string()),
+                      dir.string() + " is in use by another reusesim trace (process " + std::to_string(getpid()) +
+                          "); wait for it to end, or choose another --out directory");
+  }
+  CHECK_NOTHROW(reusesim::trace::DirectoryLock(dir.string()));
+  fs::remove_all(dir.parent_path());
 }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/command_line.h"
 #include "config/diagnostics.h"
+#include "trace/directory_lock.h"
 #include "trace/figure.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_runner.h"
@@ -77,8 +79,11 @@ int trace_command(const std::vector<std::string>& args) {
     }
     std::cerr << "trace " << plan.name << ": " << plan.jobs.size() << " jobs on " << plan.panels.size()
               << " accelerator variant(s), " << run.workers << " worker(s), results in " << out_dir << "\n";
+    // Held until the figure is drawn: a second trace on this directory fails at once.
+    std::optional<trace::DirectoryLock> lock;
     trace::TraceSummary summary;
     try {
+      lock.emplace(out_dir);
       summary = trace::run_trace(plan, run, std::cerr, isatty(STDERR_FILENO) != 0);
     } catch (const std::runtime_error& error) {
       throw FileError(error.what());

@@ -42,6 +42,17 @@ void remove_or_throw(const fs::path& path) {
   if (error) throw std::runtime_error("cannot remove " + path.string() + ": " + error.message());
 }
 
+// Empties the directory but keeps it: a trace holds its lock on the directory itself.
+void remove_contents(const fs::path& directory) {
+  std::error_code error;
+  std::vector<fs::path> entries;
+  for (fs::directory_iterator entry(directory, error), end; !error && entry != end; entry.increment(error)) {
+    entries.push_back(entry->path());
+  }
+  if (error) throw std::runtime_error("cannot list " + directory.string() + ": " + error.message());
+  for (const fs::path& entry : entries) remove_or_throw(entry);
+}
+
 }  // namespace
 
 ResultsDirectory::ResultsDirectory(std::string directory, const TracePlan& plan)
@@ -55,7 +66,7 @@ void ResultsDirectory::prepare(Existing existing) {
   const std::string plan_file = path("trace.json");
   const std::string plan_text = plan_json(plan_);
   std::error_code error;
-  if (fs::exists(plan_file, error) && existing == Existing::overwrite) remove_or_throw(directory_);
+  if (fs::exists(plan_file, error) && existing == Existing::overwrite) remove_contents(directory_);
   if (fs::exists(plan_file, error)) {
     if (existing == Existing::refuse) {
       throw std::runtime_error(directory_ + " already holds trace results; add --resume to complete them, "

@@ -213,4 +213,26 @@ sed -i 's/^tck_ns: 0.833/tck_ns: 0.834/' "$work/inputs/presets/ddr4-2400.yaml"
 REUSESIM_PRESET_DIR=$work/inputs/presets expect 2 "resume after the preset changed" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --resume --no-figure
 contains "the changed preset is named" "$err" "  $work/inputs/presets/ddr4-2400.yaml: changed since the trace started"
 
+# One trace per results directory: while a trace runs (here one replacing earlier results with
+# --overwrite, which empties the directory but keeps it), a second trace or --resume on it fails at
+# once, naming the first's process id; the first finishes with only its own jobs. (Before, both
+# ran and left a mix of both traces, or failed on a missing .partial.) The lock dies with its
+# process: "resume after SIGKILL" above resumed a directory whose trace was killed.
+expect 0 "earlier results to overwrite" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --set 'models.0.batch=[1]' --no-figure
+"$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --overwrite --jobs 1 --no-figure --set 'models.0.batch=[1,2]' \
+  >/dev/null 2>"$work/first_err" &
+first=$!
+for _ in $(seq 600); do
+  [ -d "$work/r9/jobs/0001-snowflake-deepspeech2-gru-b1.partial" ] && break
+  sleep 0.05
+done
+expect 2 "a second trace on a directory in use" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --overwrite --no-figure --set 'models.0.batch=[4]'
+contains "names the first trace" "$err" "reusesim trace: error: $work/r9 is in use by another reusesim trace (process $first); wait for it to end, or choose another --out directory"
+expect 2 "a --resume on a directory in use" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --resume --no-figure --set 'models.0.batch=[1,2]'
+contains "resume names the first trace" "$err" "is in use by another reusesim trace (process $first)"
+wait "$first"
+same "the first trace finished" "$?" "0"
+same "its own jobs only" "$(tail -n +2 "$work/r9/jobs.csv" | cut -d, -f1,6 | tr '\n' ' ')" \
+  "0001-snowflake-deepspeech2-gru-b1,done 0002-snowflake-deepspeech2-gru-b2,done "
+
 finish
