@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -102,6 +103,22 @@ TEST_CASE("changed inputs are named with what changed", "[trace]") {
                                  "/c.yaml: read when the trace started, no longer read",
                                  "/d.yaml: read now, not when the trace started"});
   CHECK(reusesim::trace::changed_inputs(started, started).empty());
+}
+
+// 60 s + 2 s per layer + 100 s per 10^9 MACs, rounded up:
+// - one layer and no MACs: 60 + 2 = 62;
+// - DeepSpeech2's 4 GRU layers at batch 1, 246,720,000 MACs: 60 + 8 + 24.672 = 92.672 -> 93;
+// - AlexNet's fc6 + fc7 at batch 256: (37,748,736 + 16,777,216) x 256 = 13,958,643,712 MACs,
+//   60 + 4 + 1395.864 -> 1460;
+// - the example's MLP (5 layers, 131,000 MACs a sample) at batch 16: 60 + 10 + 0.2096 -> 71;
+// - 2^63 MACs at batch 10^6 stops at 10^7 s.
+TEST_CASE("a job's default time limit grows with its layers and MACs", "[trace]") {
+  using reusesim::trace::job_time_limit_seconds;
+  CHECK(job_time_limit_seconds(1, 0, 1) == 62);
+  CHECK(job_time_limit_seconds(4, 246'720'000, 1) == 93);
+  CHECK(job_time_limit_seconds(2, 37'748'736 + 16'777'216, 256) == 1460);
+  CHECK(job_time_limit_seconds(1, INT64_MAX, 1'000'000) == 10'000'000);
+  CHECK(example_plan().jobs[1].time_limit_seconds == 71);
 }
 
 TEST_CASE("a job runs as reusesim run with its variant's settings and its part of the model", "[trace]") {

@@ -19,6 +19,8 @@ namespace po = boost::program_options;
 
 namespace {
 
+constexpr std::int64_t kMaxJobTimeoutSeconds = 10'000'000;  // 16 weeks; 0 already means no limit
+
 trace::TracePlan plan_trace_file(const std::string& trace_file, const std::vector<std::string>& overrides) {
   try {
     return trace::plan_trace_file(trace_file, overrides);
@@ -55,6 +57,9 @@ int trace_command(const std::vector<std::string>& args) {
         ("overwrite", po::bool_switch(&overwrite), "replace the trace results already in --out")
         ("no-figure", po::bool_switch(&no_figure), "do not draw the figure at the end")
         ("timeline", po::bool_switch(&timeline), "also write each job's Chrome/Perfetto timeline (timeline.json)")
+        ("job-timeout", po::value<std::int64_t>(),
+         "kill a job that runs longer than this many seconds and record it as failed; 0: no limit "
+         "(default: each job's own, 60 s + 2 s per layer + 100 s per 10^9 MACs)")
         ("set", po::value(&overrides)->composing(),
          "override a field of the run file: key.path=value (repeatable), e.g. models.0.batch=[1,2]; a key that "
          "contains dots goes in brackets: sweep[dram.channels]=[1,2]");
@@ -70,6 +75,14 @@ int trace_command(const std::vector<std::string>& args) {
                    : overwrite ? trace::ResultsDirectory::Existing::overwrite
                                : trace::ResultsDirectory::Existing::refuse;
     run.timeline = timeline;
+    if (values.count("job-timeout") != 0) {
+      const std::int64_t seconds = values["job-timeout"].as<std::int64_t>();
+      if (seconds < 0 || seconds > kMaxJobTimeoutSeconds) {
+        throw UsageError("--job-timeout: expected seconds from 0 (no limit) to " + std::to_string(kMaxJobTimeoutSeconds) +
+                         ", got " + std::to_string(seconds));
+      }
+      run.job_timeout_seconds = seconds;
+    }
     const trace::TracePlan plan = plan_trace_file(trace_file, overrides);
     // trace.json records the run file's absolute path, and the model and accelerator files found
     // from it, as JSON text: it must be UTF-8 for --resume and figure to find them again.

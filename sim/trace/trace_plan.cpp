@@ -1,6 +1,9 @@
 #include "trace/trace_plan.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -116,6 +119,14 @@ std::vector<std::string> changed_inputs(const TracePlan& started, const TracePla
   return changes;
 }
 
+std::int64_t job_time_limit_seconds(std::size_t layers, std::int64_t macs_per_sample, std::int64_t batch) {
+  const double macs = static_cast<double>(macs_per_sample) * static_cast<double>(batch);
+  const double seconds = std::ceil(60 + 2 * static_cast<double>(layers) + 100 * macs / 1e9);
+  // Far beyond any run the step limits allow (docs/traces-and-figure.md); keeps the count in range.
+  constexpr double kMaxSeconds = 1e7;
+  return static_cast<std::int64_t>(std::min(seconds, kMaxSeconds));
+}
+
 std::string TraceJob::selection() const {
   std::vector<std::string> parts;
   if (!layers.empty()) parts.push_back("layers " + join(layers, "+"));
@@ -129,8 +140,18 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
   plan.run_file = absolute(run_file);
   for (const config::SweepAxis& axis : run.sweep) plan.sweep_keys.push_back(axis.key_path);
   std::vector<std::string> model_names;
+  std::vector<std::size_t> layer_counts;
+  std::vector<std::int64_t> macs_per_sample;
   for (const config::RunModel& model : run.models) {
-    model_names.push_back(config::load_model_file(model.model_file).network.name);
+    const workload::Network network = config::load_model_file(model.model_file).network;
+    model_names.push_back(network.name);
+    const std::vector<std::size_t> selected = workload::select_layers(network, model.layers, model.layer_types);
+    layer_counts.push_back(selected.size());
+    std::int64_t macs = 0;  // the loader refuses counts past 2^63 per layer; a saturated sum is just as generous
+    for (std::size_t i : selected) {
+      macs = network.layers[i].counts.macs > INT64_MAX - macs ? INT64_MAX : macs + network.layers[i].counts.macs;
+    }
+    macs_per_sample.push_back(macs);
   }
   for (const std::string& file : run.accelerator_files) {
     for (auto& point : sweep_points(run.sweep)) {
@@ -139,7 +160,8 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       for (std::size_t m = 0; m < run.models.size(); ++m) {
         const config::RunModel& model = run.models[m];
         for (std::int64_t batch : model.batches) {
-          TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch};
+          TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch,
+                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch)};
           std::vector<std::string> words{plan.panels[panel].accelerator};
           for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
           words.push_back(job.model);

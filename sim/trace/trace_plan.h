@@ -34,6 +34,8 @@ struct TraceJob {
   std::vector<std::string> layers;       // run only these (empty: all)
   std::vector<std::string> layer_types;  // run only layers of these types (empty: all)
   std::int64_t batch = 1;
+  // The default time limit for the job's size (job_time_limit_seconds); not in trace.json.
+  std::int64_t time_limit_seconds = 0;
 
   // "all", or which part of the model runs: "layers fc6+fc7", "types gru".
   std::string selection() const;
@@ -50,6 +52,12 @@ struct TracePlan {
   std::vector<TracePanel> panels;
   std::vector<TraceJob> jobs;
 };
+
+// A job's default time limit, generous for its size: 60 s, plus 2 s per layer it runs, plus 100 s
+// per 10^9 MACs (per-sample MACs of its layers x batch), rounded up. The slowest jobs measured ran
+// at about 20 s per 10^9 MACs (DeepSpeech2's GRUs at batch 1, on a loaded 2-core machine) and the
+// zoo's jobs took 0.3-11 s, under a tenth of their limits; a job past its limit is hung, not slow.
+std::int64_t job_time_limit_seconds(std::size_t layers, std::int64_t macs_per_sample, std::int64_t batch);
 
 // Expands a validated run file (config::load_run_file) into panels and jobs, in a fixed order:
 // accelerator files, then sweep combinations (the first axis slowest), then model entries, then batches.

@@ -235,4 +235,30 @@ same "the first trace finished" "$?" "0"
 same "its own jobs only" "$(tail -n +2 "$work/r9/jobs.csv" | cut -d, -f1,6 | tr '\n' ' ')" \
   "0001-snowflake-deepspeech2-gru-b1,done 0002-snowflake-deepspeech2-gru-b2,done "
 
+# --job-timeout: a job past its limit is killed and recorded as failed with the reason; the others
+# go on. The LSTM over 5,000 steps (about 500,000 replay steps, several seconds) stands for a
+# hung job; the MLP at batch 1 takes well under a second. (Before, a job that never ended stalled
+# the whole trace: there was no limit.)
+cat >"$work/long_lstm.yaml" <<'YAML'
+name: long_lstm
+precision: fp16
+input: {sequence: 5000, features: 256}
+layers:
+  - {name: lstm, type: lstm, hidden_size: 256, bias: false}
+YAML
+cat >"$work/timeout.yaml" <<YAML
+name: timeout
+accelerators: $SRC/configs/small.yaml
+models:
+  - {model: $work/long_lstm.yaml, batch: [1]}
+  - {model: $SRC/models/mlp.yaml, batch: [1]}
+YAML
+expect 4 "a job past --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r10" --jobs 1 --job-timeout 3 --no-figure
+contains "the timeout is reported" "$err" "FAILED 0001-small-long_lstm-b1: timed out after 3 s and was killed (--job-timeout sets the limit)"
+contains "the other job ran" "$err" "1 job(s) run, 0 already finished, 1 failed"
+same "jobs.csv says why" "$(tail -n +2 "$work/r10/jobs.csv" | cut -d, -f1,6,7)" "0001-small-long_lstm-b1,failed,timed out after 3 s and was killed (--job-timeout sets the limit)
+0002-small-mlp-b1,done,"
+expect 2 "a negative --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r11" --job-timeout -1
+contains "the --job-timeout range" "$err" "--job-timeout: expected seconds from 0 (no limit) to 10000000, got -1"
+
 finish
