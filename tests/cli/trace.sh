@@ -239,13 +239,8 @@ same "its own jobs only" "$(tail -n +2 "$work/r9/jobs.csv" | cut -d, -f1,6 | tr 
 # go on. The LSTM over 5,000 steps (about 500,000 replay steps, several seconds) stands for a
 # hung job; the MLP at batch 1 takes well under a second. (Before, a job that never ended stalled
 # the whole trace: there was no limit.)
-cat >"$work/long_lstm.yaml" <<'YAML'
-name: long_lstm
-precision: fp16
-input: {sequence: 5000, features: 256}
-layers:
-  - {name: lstm, type: lstm, hidden_size: 256, bias: false}
-YAML
+echo '{name: long_lstm, precision: fp16, input: {sequence: 5000, features: 256},
+  layers: [{name: lstm, type: lstm, hidden_size: 256, bias: false}]}' >"$work/long_lstm.yaml"
 cat >"$work/timeout.yaml" <<YAML
 name: timeout
 accelerators: $SRC/configs/small.yaml
