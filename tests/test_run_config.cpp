@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include "input_error_text.h"
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -152,4 +153,70 @@ TEST_CASE("a trace with too many jobs", "[run]") {
                   "  compute.vector_ops_per_cycle: [1, 2, 3, 4, 5, 6]\n") ==
         kOrigin + ":7:3: error: sweep: the trace makes 12000 jobs (1 accelerator files x 2400 sweep combinations x 5 "
                   "batch sizes); a trace runs at most 10000\n");
+}
+
+// A sweep axis is a key with dots in it, which --set reaches in brackets: `sweep[dram.channels]`
+// replaces the axis of line 7, and `sweep[compute.rows]` adds one (the file's `sweep.dram.channels`
+// would be sweep -> dram -> channels, a new key "dram" holding a mapping).
+TEST_CASE("a sweep axis whose key has dots is reached by --set in brackets", "[run]") {
+  const std::string text = kHead + "    batch: 1\nsweep:\n  dram.channels: [1, 2]\n";
+  const RunSpec run = load(text, {"sweep[dram.channels]=[1,4]", "sweep[compute.rows]=[8, 16]"});
+  REQUIRE(run.sweep.size() == 2);
+  CHECK(run.sweep[0].key_path == "dram.channels");
+  CHECK(run.sweep[0].values == std::vector<std::string>{"1", "4"});
+  CHECK(run.sweep[1].key_path == "compute.rows");
+  CHECK(run.sweep[1].values == std::vector<std::string>{"8", "16"});
+  // Brackets may lead, follow a dot, and select list elements like any segment.
+  CHECK(load(text, {"[sweep].[dram.channels]=[2]"}).sweep[0].values == std::vector<std::string>{"2"});
+  CHECK(load(text, {"models[0].batch=[4]"}).models[0].batches == std::vector<std::int64_t>{4});
+}
+
+// A malformed bracket says what is wrong and how the form goes; the value's own `[` is not part
+// of the path (the path ends at the first `=` outside brackets).
+TEST_CASE("a malformed bracket in a --set path is a clear error", "[run]") {
+  const std::string text = kHead + "    batch: 1\nsweep:\n  dram.channels: [1, 2]\n";
+  const std::string form = " (expected key.path=value; a key that contains dots goes in brackets: "
+                           "sweep[dram.channels]=[1,2])\n";
+  CHECK(errors_of(text, {"sweep[dram.channels=[1]"}) ==
+        "--set sweep[dram.channels=[1]: error: a [ is not closed by ] before the =" + form);
+  CHECK(errors_of(text, {"sweep[dram.channels]x=[1]"}) ==
+        "--set sweep[dram.channels]x=[1]: error: expected ., [ or = after ]" + form);
+  CHECK(errors_of(text, {"sweep.dram.channels]=[1]"}) ==
+        "--set sweep.dram.channels]=[1]: error: a ] without a [ before it" + form);
+  CHECK(errors_of(text, {"sweep[]=[1]"}) == "--set sweep[]=[1]: error: sweep[]: empty segment in key path\n");
+  CHECK(errors_of(text, {"sweep[dram.channels]"}) == "--set sweep[dram.channels]: error: expected key.path=value\n");
+}
+
+// A value swept twice would make two panels of one name (the figure then failed after every job
+// had run). The second 2 is item 2 of line 7, column 25 ("  dram.channels: [1, 2, " is 24
+// characters); through --set it is reported at the --set argument.
+TEST_CASE("a sweep value given twice is an error at the second", "[run]") {
+  CHECK(errors_of(kHead + "    batch: 1\nsweep:\n  dram.channels: [1, 2, 2]\n") ==
+        kOrigin + ":7:25: error: sweep.dram.channels: the value 2 is swept twice (first as item 1); give each value once\n");
+  CHECK(errors_of(kHead + "    batch: 1\n", {"sweep[dram.channels]=[4, 4]"}) ==
+        "--set sweep[dram.channels]=[4, 4]: error: sweep.dram.channels: the value 4 is swept twice (first as item 0); "
+        "give each value once\n");
+}
+
+// Two accelerators of one name (small.yaml, and a copy of it elsewhere; or small.yaml listed twice)
+// would share a panel title. The second is reported where line 2 lists it: "accelerators: [" is 15
+// characters, "../configs/small.yaml, " 23 more, so the second item is at column 39.
+TEST_CASE("two accelerators of one name are an error at the second", "[run]") {
+  const std::string rest = "models:\n  - model: ../models/mlp.yaml\n    batch: 1\n";
+  CHECK(errors_of("name: r\naccelerators: [../configs/small.yaml, ../configs/small.yaml]\n" + rest) ==
+        kOrigin + ":2:39: error: accelerators.1: " + kSmall +
+            " is listed again (first as accelerators.0); list each accelerator once\n");
+  const std::string copy = (std::filesystem::temp_directory_path() / "reusesim_test_run_small_copy.yaml").string();
+  std::filesystem::copy_file(kSmall, copy, std::filesystem::copy_options::overwrite_existing);
+  CHECK(errors_of("name: r\naccelerators: [../configs/small.yaml, " + copy + "]\n" + rest) ==
+        kOrigin + ":2:39: error: accelerators.1: accelerator \"small\" (" + copy + ") has the name of accelerators.0 (" +
+            kSmall + "); the tables and the figure tell accelerators apart by name: give each file its own name:\n");
+  std::filesystem::remove(copy);
+}
+
+// Without `accelerators` there is nothing to compare names of: the missing key is the one error
+// (reported at the document, line 1, column 1).
+TEST_CASE("a run without accelerators reports the missing key", "[run]") {
+  CHECK(errors_of("name: r\nmodels:\n  - model: ../models/mlp.yaml\n    batch: 1\n") ==
+        kOrigin + ":1:1: error: accelerators: missing required key\n");
 }

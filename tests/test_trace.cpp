@@ -1,12 +1,17 @@
 #include <catch2/catch.hpp>
 
+#include <climits>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "config/run_loader.h"
+#include "trace/directory_lock.h"
 #include "trace/figure.h"
 #include "trace/progress.h"
 #include "trace/results_directory.h"
@@ -22,10 +27,7 @@ namespace {
 
 const std::string kSource = REUSESIM_SOURCE_DIR;
 
-TracePlan example_plan() {
-  const std::string file = kSource + "/traces/example_run.yaml";
-  return reusesim::trace::plan_trace(reusesim::config::load_run_file(file), file);
-}
+TracePlan example_plan() { return reusesim::trace::plan_trace_file(kSource + "/traces/example_run.yaml", {}); }
 
 // A fresh, empty directory under the system's temporary directory.
 fs::path scratch(const std::string& name) {
@@ -62,6 +64,61 @@ TEST_CASE("the example trace expands to 2 sweep values x 2 batch sizes, in a fix
   CHECK(plan.jobs[3].batch == 16);
   CHECK(plan.jobs[3].model == "mlp");
   CHECK(plan.jobs[3].selection() == "all");
+}
+
+// FNV-1a 64's published test vectors (Fowler, Noll, Vo: the FNV reference test suite).
+TEST_CASE("content_hash is FNV-1a 64", "[trace]") {
+  CHECK(reusesim::trace::content_hash("") == "cbf29ce484222325");
+  CHECK(reusesim::trace::content_hash("a") == "af63dc4c8601ec8c");
+  CHECK(reusesim::trace::content_hash("foobar") == "85944171f73967e8");
+}
+
+// The plan records every file a job reads: the run file, the accelerator, the DRAM preset it names
+// (found through the preset directory) and the model; each hashed as it is on disk.
+TEST_CASE("the plan records the content hash of every input file", "[trace]") {
+  const TracePlan plan = example_plan();
+  const auto hash_of = [](const std::string& file) {
+    std::ifstream stream(file, std::ios::binary);
+    std::ostringstream text;
+    text << stream.rdbuf();
+    return reusesim::trace::content_hash(text.str());
+  };
+  std::map<std::string, std::string> expected;
+  for (const char* file : {"/traces/example_run.yaml", "/configs/small.yaml", "/configs/dram/ddr4-2400.yaml",
+                           "/models/mlp.yaml"}) {
+    expected[kSource + file] = hash_of(kSource + file);
+  }
+  CHECK(plan.inputs == expected);
+}
+
+// What --resume names: a file whose content changed, one no longer read (the accelerator now names
+// another preset) and one read only now.
+TEST_CASE("changed inputs are named with what changed", "[trace]") {
+  TracePlan started;
+  started.inputs = {{"/a.yaml", "1"}, {"/b.yaml", "2"}, {"/c.yaml", "3"}};
+  TracePlan now;
+  now.inputs = {{"/a.yaml", "1"}, {"/b.yaml", "9"}, {"/d.yaml", "4"}};
+  CHECK(reusesim::trace::changed_inputs(started, now) ==
+        std::vector<std::string>{"/b.yaml: changed since the trace started",
+                                 "/c.yaml: read when the trace started, no longer read",
+                                 "/d.yaml: read now, not when the trace started"});
+  CHECK(reusesim::trace::changed_inputs(started, started).empty());
+}
+
+// 60 s + 2 s per layer + 100 s per 10^9 MACs, rounded up:
+// - one layer and no MACs: 60 + 2 = 62;
+// - DeepSpeech2's 4 GRU layers at batch 1, 246,720,000 MACs: 60 + 8 + 24.672 = 92.672 -> 93;
+// - AlexNet's fc6 + fc7 at batch 256: (37,748,736 + 16,777,216) x 256 = 13,958,643,712 MACs,
+//   60 + 4 + 1395.864 -> 1460;
+// - the example's MLP (5 layers, 131,000 MACs a sample) at batch 16: 60 + 10 + 0.2096 -> 71;
+// - 2^63 MACs at batch 10^6 stops at 10^7 s.
+TEST_CASE("a job's default time limit grows with its layers and MACs", "[trace]") {
+  using reusesim::trace::job_time_limit_seconds;
+  CHECK(job_time_limit_seconds(1, 0, 1) == 62);
+  CHECK(job_time_limit_seconds(4, 246'720'000, 1) == 93);
+  CHECK(job_time_limit_seconds(2, 37'748'736 + 16'777'216, 256) == 1460);
+  CHECK(job_time_limit_seconds(1, INT64_MAX, 1'000'000) == 10'000'000);
+  CHECK(example_plan().jobs[1].time_limit_seconds == 71);
 }
 
 TEST_CASE("a job runs as reusesim run with its variant's settings and its part of the model", "[trace]") {
@@ -189,4 +246,32 @@ TEST_CASE("on a terminal the progress is one bar redrawn in place, failures prin
   CHECK(text.find("\r\033[K[2/4] FAILED 0002-b: reusesim run: error: no\n") != std::string::npos);
   // Before: 1 of 4 (the skipped one) fills 30 / 4 = 7 cells, rounded down; no time left to guess yet.
   CHECK(text.find("[#######.......................] 1/4 done, 2 running, 0 failed | 0:00 elapsed, ? left") != std::string::npos);
+}
+
+// The kernel's lock table names the holder: flock entries only (not POSIX locks nor waiters),
+// matched on device major:minor (hex) and inode.
+TEST_CASE("the holder of a directory lock is found in the kernel's lock table", "[trace]") {
+  const std::string table =
+      "1: POSIX  ADVISORY  WRITE 500 fe:00:42 0 EOF\n"
+      "2: FLOCK  ADVISORY  WRITE 16187 fe:00:10953058 0 EOF\n"
+      "2: -> FLOCK  ADVISORY  WRITE 16200 fe:00:10953058 0 EOF\n"
+      "3: FLOCK  ADVISORY  WRITE 777 08:11:42 0 EOF\n";
+  CHECK(reusesim::trace::flock_holder(0xfe, 0, 10953058, table) == 16187);
+  CHECK(reusesim::trace::flock_holder(8, 0x11, 42, table) == 777);
+  CHECK(reusesim::trace::flock_holder(0xfe, 0, 42, table) == -1);  // only a POSIX lock there
+}
+
+// A second lock on a locked results directory fails at once, naming the process (here this one);
+// once the first is released the directory can be locked again.
+TEST_CASE("a results directory is locked by one trace at a time", "[trace]") {
+  const fs::path dir = scratch("lock") / "results";
+  {
+    const reusesim::trace::DirectoryLock first(dir.string());
+    CHECK(fs::is_directory(dir));
+    CHECK_THROWS_WITH(reusesim::trace::DirectoryLock(dir.string()),
+                      dir.string() + " is in use by another reusesim trace (process " + std::to_string(getpid()) +
+                          "); wait for it to end, or choose another --out directory");
+  }
+  CHECK_NOTHROW(reusesim::trace::DirectoryLock(dir.string()));
+  fs::remove_all(dir.parent_path());
 }

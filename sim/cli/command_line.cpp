@@ -19,7 +19,8 @@ void add_set_option(po::options_description& options, std::vector<std::string>& 
   options.add_options()
       ("help,h", "show this help")
       ("set", po::value(&overrides)->composing(),
-       "override a field before validation: key.path=value (repeatable; list elements by name or index)");
+       "override a field before validation: key.path=value (repeatable; list elements by name or index; "
+       "a key with dots in brackets: a[b.c]=v)");
 }
 
 void add_common_options(po::options_description& options, CommonOptions& common) {

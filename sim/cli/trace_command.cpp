@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/command_line.h"
-#include "config/run_loader.h"
+#include "config/diagnostics.h"
+#include "trace/directory_lock.h"
 #include "trace/figure.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_runner.h"
@@ -16,6 +18,18 @@ namespace reusesim::cli {
 namespace po = boost::program_options;
 
 namespace {
+
+constexpr std::int64_t kMaxJobTimeoutSeconds = 10'000'000;  // 16 weeks; 0 already means no limit
+
+trace::TracePlan plan_trace_file(const std::string& trace_file, const std::vector<std::string>& overrides) {
+  try {
+    return trace::plan_trace_file(trace_file, overrides);
+  } catch (const config::InputError&) {
+    throw;
+  } catch (const std::runtime_error& error) {
+    throw FileError(error.what());
+  }
+}
 
 void draw_figure(const std::string& results_dir) {
   try {
@@ -43,8 +57,12 @@ int trace_command(const std::vector<std::string>& args) {
         ("overwrite", po::bool_switch(&overwrite), "replace the trace results already in --out")
         ("no-figure", po::bool_switch(&no_figure), "do not draw the figure at the end")
         ("timeline", po::bool_switch(&timeline), "also write each job's Chrome/Perfetto timeline (timeline.json)")
+        ("job-timeout", po::value<std::int64_t>(),
+         "kill a job that runs longer than this many seconds and record it as failed; 0: no limit "
+         "(default: each job's own, 60 s + 2 s per layer + 100 s per 10^9 MACs)")
         ("set", po::value(&overrides)->composing(),
-         "override a field of the run file: key.path=value (repeatable), e.g. models.0.batch=[1,2]");
+         "override a field of the run file: key.path=value (repeatable), e.g. models.0.batch=[1,2]; a key that "
+         "contains dots goes in brackets: sweep[dram.channels]=[1,2]");
     po::positional_options_description positional;
     positional.add("trace", 1);
     po::variables_map values;
@@ -57,7 +75,15 @@ int trace_command(const std::vector<std::string>& args) {
                    : overwrite ? trace::ResultsDirectory::Existing::overwrite
                                : trace::ResultsDirectory::Existing::refuse;
     run.timeline = timeline;
-    const trace::TracePlan plan = trace::plan_trace(config::load_run_file(trace_file, overrides), trace_file);
+    if (values.count("job-timeout") != 0) {
+      const std::int64_t seconds = values["job-timeout"].as<std::int64_t>();
+      if (seconds < 0 || seconds > kMaxJobTimeoutSeconds) {
+        throw UsageError("--job-timeout: expected seconds from 0 (no limit) to " + std::to_string(kMaxJobTimeoutSeconds) +
+                         ", got " + std::to_string(seconds));
+      }
+      run.job_timeout_seconds = seconds;
+    }
+    const trace::TracePlan plan = plan_trace_file(trace_file, overrides);
     // trace.json records the run file's absolute path, and the model and accelerator files found
     // from it, as JSON text: it must be UTF-8 for --resume and figure to find them again.
     if (const auto offset = workload::invalid_utf8_offset(plan.run_file)) {
@@ -66,8 +92,11 @@ int trace_command(const std::vector<std::string>& args) {
     }
     std::cerr << "trace " << plan.name << ": " << plan.jobs.size() << " jobs on " << plan.panels.size()
               << " accelerator variant(s), " << run.workers << " worker(s), results in " << out_dir << "\n";
+    // Held until the figure is drawn: a second trace on this directory fails at once.
+    std::optional<trace::DirectoryLock> lock;
     trace::TraceSummary summary;
     try {
+      lock.emplace(out_dir);
       summary = trace::run_trace(plan, run, std::cerr, isatty(STDERR_FILENO) != 0);
     } catch (const std::runtime_error& error) {
       throw FileError(error.what());

@@ -78,12 +78,45 @@ std::string join_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
 
-std::vector<std::string> split_path(const std::string& path) {
+// A --set key path split into segments: `a.b` is two, and `a[b.c]` is `a` then the key `b.c`
+// taken whole (a key that contains dots, such as a run file's sweep axis `dram.channels`).
+struct KeyPath {
   std::vector<std::string> segments;
-  std::string segment;
-  std::istringstream stream(path);
-  while (std::getline(stream, segment, '.')) segments.push_back(segment);
-  return segments;
+  std::size_t length = 0;  // where the path ends: the first `=` outside brackets, or the end
+  std::string error;       // why the path is malformed ("" when it is not)
+};
+
+KeyPath split_key_path(const std::string& assignment) {
+  KeyPath path;
+  std::size_t i = 0;
+  const auto at = [&](char c) { return i < assignment.size() && assignment[i] == c; };
+  while (true) {
+    if (at('[')) {
+      const std::size_t close = assignment.find_first_of("]=", i);
+      if (close == std::string::npos || assignment[close] == '=') {
+        path.error = "a [ is not closed by ] before the =";
+        return path;
+      }
+      path.segments.push_back(assignment.substr(i + 1, close - i - 1));
+      i = close + 1;
+    } else {
+      const std::size_t end = std::min(assignment.find_first_of(".[]=", i), assignment.size());
+      path.segments.push_back(assignment.substr(i, end - i));
+      i = end;
+      if (at(']')) {
+        path.error = "a ] without a [ before it";
+        return path;
+      }
+    }
+    if (at('.')) {
+      ++i;
+    } else if (!at('[')) {
+      break;
+    }
+  }
+  if (i < assignment.size() && assignment[i] != '=') path.error = "expected ., [ or = after ]";
+  path.length = i;
+  return path;
 }
 
 bool is_index(const std::string& text) {
@@ -260,7 +293,15 @@ std::string not_a_regular_file(const std::string& path) {
   return "is " + kind + ", not a regular file; inputs are read from regular files";
 }
 
+namespace {
+InputFileLog* active_log = nullptr;
+}  // namespace
+
+InputFileLog::InputFileLog() : outer_(active_log) { active_log = this; }
+InputFileLog::~InputFileLog() { active_log = outer_; }
+
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics) {
+  if (active_log != nullptr) active_log->paths_.push_back(path);
   const SourceLocation location{path, 0, 0};
   const auto too_large = [&] {
     diagnostics.error(location, "", "larger than " + std::to_string(max_bytes >> 20) +
@@ -362,13 +403,17 @@ ConfigNode load_document(const DocumentSource& source, FileKind expected, const 
 
 void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics) {
   const SourceLocation origin{"--set " + assignment, 0, 0};
-  const std::size_t equals = assignment.find('=');
-  if (equals == std::string::npos || equals == 0) {
-    diagnostics.error(origin, "", "expected key.path=value");
+  const KeyPath key_path = split_key_path(assignment);
+  const std::size_t equals = key_path.length;
+  if (!key_path.error.empty() || equals == assignment.size() || equals == 0) {
+    diagnostics.error(origin, "", key_path.error.empty() ? "expected key.path=value"
+                                                         : key_path.error + " (expected key.path=value; a key that "
+                                                                            "contains dots goes in brackets: "
+                                                                            "sweep[dram.channels]=[1,2])");
     return;
   }
   const std::string path = assignment.substr(0, equals);
-  const std::vector<std::string> segments = split_path(path);
+  const std::vector<std::string>& segments = key_path.segments;
   Diagnostics value_problems;
   ConfigNode value = load_yaml_text(assignment.substr(equals + 1), origin.file, value_problems);
   for (const Diagnostic& problem : value_problems.errors()) diagnostics.error(origin, path, problem.message);

@@ -47,6 +47,22 @@ std::string not_a_regular_file(const std::string& path);
 // unreadable, or longer than `max_bytes` (a file may grow while it is read).
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics);
 
+// Collects the path (as given) of every file read_input_file reads while it lives: the files a
+// result depends on, which `trace` records. One log at a time; a nested one stands in for the outer.
+class InputFileLog {
+ public:
+  InputFileLog();
+  ~InputFileLog();
+  InputFileLog(const InputFileLog&) = delete;
+  InputFileLog& operator=(const InputFileLog&) = delete;
+  const std::vector<std::string>& paths() const { return paths_; }
+
+ private:
+  friend std::optional<std::string> read_input_file(const std::string&, std::size_t, Diagnostics&);
+  std::vector<std::string> paths_;
+  InputFileLog* outer_;
+};
+
 // Parses a whole file (at most 64 MiB). Problems (missing file, syntax error, duplicate key,
 // several documents) are recorded in `diagnostics`; the returned tree is then null.
 ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics);
@@ -75,7 +91,8 @@ ConfigNode load_document(const DocumentSource& source, FileKind expected, const 
                          Diagnostics& diagnostics);
 
 // Applies one `key.path=value` override. Path segments select map keys; on a list they select
-// the element whose `name` is the segment, or the element at a numeric index. A missing last
+// the element whose `name` is the segment, or the element at a numeric index. A segment in
+// brackets is taken whole, dots and all: `sweep[dram.channels]=[1,2]`. A missing last
 // map key is added, so validation then judges it like any key written in the file.
 void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics);
 

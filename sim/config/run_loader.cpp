@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
@@ -102,9 +103,18 @@ std::vector<SweepAxis> read_sweep(const ConfigNode& node, Diagnostics& diagnosti
       continue;
     }
     SweepAxis axis{entry.key, {}};
-    for (const ConfigNode& value : entry.value.items) {
+    std::map<std::string, std::size_t> seen;  // value -> its first item
+    for (std::size_t i = 0; i < entry.value.items.size(); ++i) {
+      const ConfigNode& value = entry.value.items[i];
       if (!value.is_scalar()) {
         diagnostics.error(value.location, path, "expected plain values to sweep, got " + value.describe());
+        continue;
+      }
+      // Each value makes a panel of the figure, named by it: two of one name would be one panel.
+      const auto [first, added] = seen.emplace(value.scalar, i);
+      if (!added) {
+        diagnostics.error(value.location, path, "the value " + value.scalar + " is swept twice (first as item " +
+                                                    std::to_string(first->second) + "); give each value once");
         continue;
       }
       axis.values.push_back(value.scalar);
@@ -130,6 +140,27 @@ void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, Diagnostics& 
           }
         }
       }
+    }
+  }
+}
+
+// The tables and the figure's panels tell accelerators apart by name: a second accelerator of a
+// name already taken (the same file listed again, or another file's `name:`) is reported where the
+// run file lists it. `names` are the files' accelerator names, one per item of `list`.
+void check_distinct_names(const std::vector<std::string>& files, const std::vector<std::string>& names,
+                          const ConfigNode& list, Diagnostics& diagnostics) {
+  if (!list.is_sequence() || list.items.size() != names.size()) return;
+  for (std::size_t second = 0; second < names.size(); ++second) {
+    for (std::size_t first = 0; first < second; ++first) {
+      if (names[first] != names[second]) continue;
+      const std::string earlier = "accelerators." + std::to_string(first);
+      diagnostics.error(list.items[second].location, "accelerators." + std::to_string(second),
+                        files[first] == files[second]
+                            ? files[second] + " is listed again (first as " + earlier + "); list each accelerator once"
+                            : "accelerator \"" + names[second] + "\" (" + files[second] + ") has the name of " + earlier +
+                                  " (" + files[first] + "); the tables and the figure tell accelerators apart by "
+                                  "name: give each file its own name:");
+      break;
     }
   }
 }
@@ -174,12 +205,17 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
     return run;
   }
   const std::size_t errors_before_accelerators = diagnostics.size();
+  std::vector<std::string> names;
   for (const std::string& file : run.accelerator_files) {
     try {
-      load_accelerator_file(file);
+      names.push_back(load_accelerator_file(file).name);
     } catch (const InputError& error) {
       adopt(error, diagnostics);
     }
+  }
+  const ConfigNode* accelerators = root.find("accelerators");
+  if (accelerators != nullptr && diagnostics.size() == errors_before_accelerators) {
+    check_distinct_names(run.accelerator_files, names, *accelerators, diagnostics);
   }
   // Sweep values are only judged on accelerators that are valid without them.
   if (sweep != nullptr && diagnostics.size() == errors_before_accelerators) check_sweep(run, *sweep, diagnostics);

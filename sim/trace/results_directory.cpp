@@ -94,7 +94,9 @@ void ResultsDirectory::prepare(Existing existing) {
       throw std::runtime_error(directory_ + " already holds trace results; add --resume to complete them, "
                                "--overwrite to replace them, or choose another --out directory");
     }
-    if (read_text(plan_file) != plan_text) {
+    const std::string recorded = read_text(plan_file);
+    if (recorded != plan_text) {
+      refuse_changed_inputs(recorded);
       throw std::runtime_error(directory_ + " holds results of a different trace (its trace.json does not match " +
                                plan_.run_file + " as given now); choose another --out directory");
     }
@@ -108,6 +110,22 @@ void ResultsDirectory::prepare(Existing existing) {
     report::remove_owned(path("jobs"), job.id + kPartial);
     report::remove_owned(path("jobs"), job.id + kFailed);
   }
+}
+
+void ResultsDirectory::refuse_changed_inputs(const std::string& recorded_plan) const {
+  TracePlan started;
+  try {
+    started = read_plan_json(recorded_plan, path("trace.json"));
+  } catch (const std::runtime_error&) {
+    return;  // not a plan of this trace: the caller refuses it as a different trace
+  }
+  if (started.run_file != plan_.run_file) return;
+  std::string changes;
+  for (const std::string& change : changed_inputs(started, plan_)) changes += "\n  " + change;
+  if (changes.empty()) return;
+  throw std::runtime_error("--resume refused: " + directory_ + " holds results of inputs that have changed:" + changes +
+                           "\nresuming would mix results of the old and the new files; restore them, or start "
+                           "afresh with --overwrite or another --out directory");
 }
 
 bool ResultsDirectory::finished(const TraceJob& job) const {

@@ -53,6 +53,9 @@ class ResultsDirectory {
     std::vector<std::string> network_lines;
   };
 
+  // Throws, naming each, when the plan in `recorded_plan` (trace.json) is this trace's but a file
+  // it read has changed since (a model, an accelerator, a DRAM preset, the run file).
+  void refuse_changed_inputs(const std::string& recorded_plan) const;
   std::string job_dir(const TraceJob& job) const;
   JobRows read_rows(const std::string& dir) const;
   std::string job_json(const TraceJob& job) const;

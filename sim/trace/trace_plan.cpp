@@ -1,6 +1,9 @@
 #include "trace/trace_plan.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -8,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "config/accelerator_loader.h"
+#include "config/config_node.h"
 #include "config/model_loader.h"
+#include "config/run_loader.h"
 #include "mapping/array_model.h"
 
 namespace reusesim::trace {
@@ -66,6 +71,62 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
 
 }  // namespace
 
+std::string content_hash(const std::string& bytes) {
+  // FNV-1a, 64 bits: offset basis 14695981039346656037, prime 1099511628211.
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+TracePlan plan_trace_file(const std::string& run_file, const std::vector<std::string>& overrides) {
+  TracePlan plan;
+  std::vector<std::string> read;
+  {
+    const config::InputFileLog log;
+    plan = plan_trace(config::load_run_file(run_file, overrides), run_file);
+    read = log.paths();
+  }
+  for (const std::string& path : read) {
+    const std::string file = absolute(path);
+    if (plan.inputs.count(file) != 0) continue;
+    config::Diagnostics problems;
+    constexpr std::size_t kMaxYamlBytes = std::size_t{64} << 20;  // as the loaders read them
+    const std::optional<std::string> text = config::read_input_file(file, kMaxYamlBytes, problems);
+    if (!text) throw std::runtime_error("reading it again to record its content: " + problems.to_string());
+    plan.inputs[file] = content_hash(*text);
+  }
+  return plan;
+}
+
+std::vector<std::string> changed_inputs(const TracePlan& started, const TracePlan& now) {
+  std::vector<std::string> changes;
+  for (const auto& [file, hash] : started.inputs) {
+    const auto found = now.inputs.find(file);
+    if (found == now.inputs.end()) {
+      changes.push_back(file + ": read when the trace started, no longer read");
+    } else if (found->second != hash) {
+      changes.push_back(file + ": changed since the trace started");
+    }
+  }
+  for (const auto& [file, hash] : now.inputs) {
+    if (started.inputs.count(file) == 0) changes.push_back(file + ": read now, not when the trace started");
+  }
+  return changes;
+}
+
+std::int64_t job_time_limit_seconds(std::size_t layers, std::int64_t macs_per_sample, std::int64_t batch) {
+  const double macs = static_cast<double>(macs_per_sample) * static_cast<double>(batch);
+  const double seconds = std::ceil(60 + 2 * static_cast<double>(layers) + 100 * macs / 1e9);
+  // Far beyond any run the step limits allow (docs/traces-and-figure.md); keeps the count in range.
+  constexpr double kMaxSeconds = 1e7;
+  return static_cast<std::int64_t>(std::min(seconds, kMaxSeconds));
+}
+
 std::string TraceJob::selection() const {
   std::vector<std::string> parts;
   if (!layers.empty()) parts.push_back("layers " + join(layers, "+"));
@@ -79,8 +140,18 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
   plan.run_file = absolute(run_file);
   for (const config::SweepAxis& axis : run.sweep) plan.sweep_keys.push_back(axis.key_path);
   std::vector<std::string> model_names;
+  std::vector<std::size_t> layer_counts;
+  std::vector<std::int64_t> macs_per_sample;
   for (const config::RunModel& model : run.models) {
-    model_names.push_back(config::load_model_file(model.model_file).network.name);
+    const workload::Network network = config::load_model_file(model.model_file).network;
+    model_names.push_back(network.name);
+    const std::vector<std::size_t> selected = workload::select_layers(network, model.layers, model.layer_types);
+    layer_counts.push_back(selected.size());
+    std::int64_t macs = 0;  // the loader refuses counts past 2^63 per layer; a saturated sum is just as generous
+    for (std::size_t i : selected) {
+      macs = network.layers[i].counts.macs > INT64_MAX - macs ? INT64_MAX : macs + network.layers[i].counts.macs;
+    }
+    macs_per_sample.push_back(macs);
   }
   for (const std::string& file : run.accelerator_files) {
     for (auto& point : sweep_points(run.sweep)) {
@@ -89,7 +160,8 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       for (std::size_t m = 0; m < run.models.size(); ++m) {
         const config::RunModel& model = run.models[m];
         for (std::int64_t batch : model.batches) {
-          TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch};
+          TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch,
+                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch)};
           std::vector<std::string> words{plan.panels[panel].accelerator};
           for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
           words.push_back(job.model);
@@ -124,6 +196,7 @@ std::string plan_json(const TracePlan& plan) {
   document["trace"] = plan.name;
   document["run_file"] = plan.run_file;
   document["sweep_keys"] = plan.sweep_keys;
+  document["inputs"] = plan.inputs;
   document["panels"] = nlohmann::ordered_json::array();
   for (const TracePanel& panel : plan.panels) {
     nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
@@ -149,6 +222,7 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
     plan.name = document.at("trace").get<std::string>();
     plan.run_file = document.at("run_file").get<std::string>();
     plan.sweep_keys = document.at("sweep_keys").get<std::vector<std::string>>();
+    plan.inputs = document.at("inputs").get<std::map<std::string, std::string>>();
     for (const nlohmann::json& item : document.at("panels")) {
       TracePanel panel;
       panel.title = item.at("title").get<std::string>();

@@ -4,6 +4,7 @@
 // of one batch, in a worker process of its own (SystemC elaborates once per process).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -33,6 +34,8 @@ struct TraceJob {
   std::vector<std::string> layers;       // run only these (empty: all)
   std::vector<std::string> layer_types;  // run only layers of these types (empty: all)
   std::int64_t batch = 1;
+  // The default time limit for the job's size (job_time_limit_seconds); not in trace.json.
+  std::int64_t time_limit_seconds = 0;
 
   // "all", or which part of the model runs: "layers fc6+fc7", "types gru".
   std::string selection() const;
@@ -42,14 +45,34 @@ struct TraceJob {
 struct TracePlan {
   std::string name;
   std::string run_file;
+  // Every file the plan's jobs depend on (the run file, and each model, accelerator and DRAM
+  // preset file read to plan and validate it), absolute path -> content hash (content_hash).
+  std::map<std::string, std::string> inputs;
   std::vector<std::string> sweep_keys;  // the swept key paths, in run-file order
   std::vector<TracePanel> panels;
   std::vector<TraceJob> jobs;
 };
 
+// A job's default time limit, generous for its size: 60 s, plus 2 s per layer it runs, plus 100 s
+// per 10^9 MACs (per-sample MACs of its layers x batch), rounded up. The slowest jobs measured ran
+// at about 20 s per 10^9 MACs (DeepSpeech2's GRUs at batch 1, on a loaded 2-core machine) and the
+// zoo's jobs took 0.3-11 s, under a tenth of their limits; a job past its limit is hung, not slow.
+std::int64_t job_time_limit_seconds(std::size_t layers, std::int64_t macs_per_sample, std::int64_t batch);
+
 // Expands a validated run file (config::load_run_file) into panels and jobs, in a fixed order:
 // accelerator files, then sweep combinations (the first axis slowest), then model entries, then batches.
 TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file);
+
+// Loads the run file (with `--set` overrides), plans it and hashes every file read doing so.
+// Throws config::InputError for bad input, std::runtime_error when a file cannot be read again.
+TracePlan plan_trace_file(const std::string& run_file, const std::vector<std::string>& overrides);
+
+// FNV-1a 64 of `bytes`, as 16 lower-case hex digits.
+std::string content_hash(const std::string& bytes);
+
+// The inputs that differ between the plan a trace started with and the plan made now, each as
+// "path: what" ("changed since the trace started", "no longer read", ...); empty when none does.
+std::vector<std::string> changed_inputs(const TracePlan& started, const TracePlan& now);
 
 // The `reusesim run` arguments of a job that writes its results to `out_dir`.
 std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& job, const std::string& out_dir,

@@ -49,7 +49,19 @@ struct RunningJob {
   const TraceJob* job;
   std::string dir;
   std::chrono::steady_clock::time_point started;
+  std::int64_t limit_seconds;  // 0: none
+  bool timed_out = false;      // killed for running past the limit
 };
+
+// Kills (SIGKILL: a spinning job may ignore nothing else) every job past its time limit.
+void kill_overdue(std::map<pid_t, RunningJob>& running) {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& [pid, run] : running) {
+    if (run.timed_out || run.limit_seconds == 0 || now - run.started < std::chrono::seconds(run.limit_seconds)) continue;
+    kill(pid, SIGKILL);
+    run.timed_out = true;
+  }
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream stream(path, std::ios::binary);
@@ -96,10 +108,12 @@ TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::
       const std::string dir = results.start(job);
       const pid_t pid = start_process(executable, run_arguments(plan, job, dir, options.timeline), dir + "/stdout.txt",
                                       dir + "/stderr.txt", ChildKind::worker);
-      running[pid] = RunningJob{&job, dir, std::chrono::steady_clock::now()};
+      running[pid] = RunningJob{&job, dir, std::chrono::steady_clock::now(),
+                                options.job_timeout_seconds.value_or(job.time_limit_seconds)};
       progress.job_started();
     }
     if (stopping && running.empty()) break;
+    kill_overdue(running);
     const auto ended = collect_ended_child();
     if (!ended) {
       progress.tick();
@@ -116,7 +130,9 @@ TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::
       results.abandon(*run.job);
       progress.job_stopped();
     } else {
-      std::string error = failure_summary(read_file(run.dir + "/stderr.txt"), exit.describe());
+      std::string error = run.timed_out ? "timed out after " + std::to_string(run.limit_seconds) +
+                                              " s and was killed (--job-timeout sets the limit)"
+                                        : failure_summary(read_file(run.dir + "/stderr.txt"), exit.describe());
       if (exit.ok()) {
         try {
           results.finish(*run.job);

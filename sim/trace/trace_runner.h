@@ -5,6 +5,8 @@
 // finished job, and leaves the rest for --resume.
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -18,6 +20,9 @@ struct TraceOptions {
   std::size_t workers = 1;
   ResultsDirectory::Existing existing = ResultsDirectory::Existing::refuse;  // --resume, --overwrite
   bool timeline = false;  // each job also writes timeline.json
+  // --job-timeout: every job's time limit in seconds, 0 for none; unset: each job's own limit
+  // (TraceJob::time_limit_seconds). A job past it is killed and recorded as failed.
+  std::optional<std::int64_t> job_timeout_seconds;
 };
 
 struct TraceSummary {

@@ -186,4 +186,74 @@ checks=$((checks + 1))
 expect 0 "override the run file" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r5" --set 'models.0.batch=[1]' --no-figure
 contains "one job" "$err" "trace slow: 1 jobs"
 
+# A results directory is one experiment: trace.json records the hash of every file the jobs read,
+# and --resume refuses a changed one by name (before, it ran the rest on the new files and the
+# tables held old and new results side by side). Here the model, then the DRAM preset that the
+# accelerator names and the preset directory supplies.
+mkdir -p "$work/inputs/presets"
+cp "$SRC"/configs/dram/*.yaml "$work/inputs/presets/"
+cp "$SRC/models/mlp.yaml" "$SRC/configs/small.yaml" "$work/inputs/"
+cat >"$work/inputs/run.yaml" <<'YAML'
+name: inputs
+accelerators: small.yaml
+models:
+  - {model: mlp.yaml, batch: [1]}
+YAML
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 0 "a trace to resume" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --no-figure
+contains "trace.json records the preset's hash" "$(cat "$work/r8/trace.json")" "\"$work/inputs/presets/ddr4-2400.yaml\": \""
+sed -i 's/- {name: fc5, type: linear, out_features: 10}/- {name: fc5, type: linear, out_features: 20}/' "$work/inputs/mlp.yaml"
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 2 "resume after the model changed" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --resume --no-figure
+contains "the changed model is named" "$err" "reusesim trace: error: --resume refused: $work/r8 holds results of inputs that have changed:
+  $work/inputs/mlp.yaml: changed since the trace started
+resuming would mix results of the old and the new files; restore them, or start afresh with --overwrite or another --out directory"
+cp "$SRC/models/mlp.yaml" "$work/inputs/mlp.yaml"
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 0 "resume with the model restored" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --resume --no-figure
+contains "nothing to rerun" "$err" "0 job(s) run, 1 already finished, 0 failed"
+sed -i 's/^tck_ns: 0.833/tck_ns: 0.834/' "$work/inputs/presets/ddr4-2400.yaml"
+REUSESIM_PRESET_DIR=$work/inputs/presets expect 2 "resume after the preset changed" -- "$REUSESIM" trace "$work/inputs/run.yaml" --out "$work/r8" --resume --no-figure
+contains "the changed preset is named" "$err" "  $work/inputs/presets/ddr4-2400.yaml: changed since the trace started"
+
+# One trace per results directory: while a trace runs (here one replacing earlier results with
+# --overwrite, which empties the directory but keeps it), a second trace or --resume on it fails at
+# once, naming the first's process id; the first finishes with only its own jobs. (Before, both
+# ran and left a mix of both traces, or failed on a missing .partial.) The lock dies with its
+# process: "resume after SIGKILL" above resumed a directory whose trace was killed.
+expect 0 "earlier results to overwrite" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --set 'models.0.batch=[1]' --no-figure
+"$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --overwrite --jobs 1 --no-figure --set 'models.0.batch=[1,2]' \
+  >/dev/null 2>"$work/first_err" &
+first=$!
+for _ in $(seq 600); do
+  [ -d "$work/r9/jobs/0001-snowflake-deepspeech2-gru-b1.partial" ] && break
+  sleep 0.05
+done
+expect 2 "a second trace on a directory in use" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --overwrite --no-figure --set 'models.0.batch=[4]'
+contains "names the first trace" "$err" "reusesim trace: error: $work/r9 is in use by another reusesim trace (process $first); wait for it to end, or choose another --out directory"
+expect 2 "a --resume on a directory in use" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --resume --no-figure --set 'models.0.batch=[1,2]'
+contains "resume names the first trace" "$err" "is in use by another reusesim trace (process $first)"
+wait "$first"
+same "the first trace finished" "$?" "0"
+same "its own jobs only" "$(tail -n +2 "$work/r9/jobs.csv" | cut -d, -f1,6 | tr '\n' ' ')" \
+  "0001-snowflake-deepspeech2-gru-b1,done 0002-snowflake-deepspeech2-gru-b2,done "
+
+# --job-timeout: a job past its limit is killed and recorded as failed with the reason; the others
+# go on. The LSTM over 5,000 steps (about 500,000 replay steps, several seconds) stands for a
+# hung job; the MLP at batch 1 takes well under a second. (Before, a job that never ended stalled
+# the whole trace: there was no limit.)
+echo '{name: long_lstm, precision: fp16, input: {sequence: 5000, features: 256},
+  layers: [{name: lstm, type: lstm, hidden_size: 256, bias: false}]}' >"$work/long_lstm.yaml"
+cat >"$work/timeout.yaml" <<YAML
+name: timeout
+accelerators: $SRC/configs/small.yaml
+models:
+  - {model: $work/long_lstm.yaml, batch: [1]}
+  - {model: $SRC/models/mlp.yaml, batch: [1]}
+YAML
+expect 4 "a job past --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r10" --jobs 1 --job-timeout 3 --no-figure
+contains "the timeout is reported" "$err" "FAILED 0001-small-long_lstm-b1: timed out after 3 s and was killed (--job-timeout sets the limit)"
+contains "the other job ran" "$err" "1 job(s) run, 0 already finished, 1 failed"
+same "jobs.csv says why" "$(tail -n +2 "$work/r10/jobs.csv" | cut -d, -f1,6,7)" "0001-small-long_lstm-b1,failed,timed out after 3 s and was killed (--job-timeout sets the limit)
+0002-small-mlp-b1,done,"
+expect 2 "a negative --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r11" --job-timeout -1
+contains "the --job-timeout range" "$err" "--job-timeout: expected seconds from 0 (no limit) to 10000000, got -1"
+
 finish
