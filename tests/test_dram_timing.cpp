@@ -8,6 +8,7 @@
 #include "hw/accelerator_spec.h"
 #include "hw/dram_address.h"
 #include "hw/dram_timing.h"
+#include "input_error_text.h"
 
 // The JEDEC timing state (hw::DramTimingState) and the address mapper (hw::DramAddressMapper),
 // checked against the real ddr4-2400 preset (configs/dram/ddr4-2400.yaml) and, where a second
@@ -511,4 +512,46 @@ TEST_CASE("DRAM timing: hbm2 address decode spreads bursts over channels", "[dra
   CHECK(mapper.row_stride_bytes() == 262144);  // 6 + 3 + 2 + 5 + 2 + 0 = 18 bits
   CHECK(mapper.decode(262144).row == 1);
   CHECK(mapper.bytes_to_run_end(0) == 64);  // channel is lowest: one burst per run
+}
+
+// --- The refresh interval must leave a request room (docs/dram-model.md, "Refresh and progress"). ---
+
+TEST_CASE("refresh bound: ddr4-2400 accepts tREFI 508 and refuses 507 and the issue's 421, 441, 481",
+          "[dram-timing]") {
+  // tREFI >= tRFC + max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks per rank - 1) + tRCD
+  //   = 420 + max(56, max(39, 9, 12 + 4 + 18) + 17 + 16 - 1) + 17 = 420 + 71 + 17 = 508.
+  const hw::DramSpec accepted = reusesim::config::load_dram("ddr4-2400", {"trefi=508"});
+  CHECK(accepted.refresh_bound().busy == 420);
+  CHECK(accepted.refresh_bound().slip == 71);
+  CHECK(accepted.refresh_bound().min_trefi == 508);
+  for (const std::string trefi : {"507", "481", "441", "421"}) {
+    const std::string text =
+        input_error_text([&] { reusesim::config::load_dram("ddr4-2400", {"trefi=" + trefi}); });
+    CHECK_THAT(text, Catch::Contains("trefi: " + trefi + " clocks leaves " + std::to_string(std::stoi(trefi) - 420) +
+                                     " after tRFC (420)"));
+    CHECK_THAT(text, Catch::Contains("tRFC + 71 + tRCD = 508"));
+  }
+}
+
+TEST_CASE("refresh bound: hbm2 refuses the issue's tREFI 262 and accepts 337", "[dram-timing]") {
+  // 260 + max(48, max(34, 5, 4 + 2 + 16) + 14 + 16 - 1) + 14 = 260 + 63 + 14 = 337.
+  CHECK(reusesim::config::load_dram("hbm2", {"trefi=337"}).refresh_bound().min_trefi == 337);
+  for (const std::string trefi : {"336", "262"}) {
+    CHECK_THAT(input_error_text([&] { reusesim::config::load_dram("hbm2", {"trefi=" + trefi}); }),
+               Catch::Contains("needs at least tRFC + 63 + tRCD = 337"));
+  }
+}
+
+TEST_CASE("refresh bound: per-bank refresh counts trfc_pb and the other banks' refreshes", "[dram-timing]") {
+  // ddr4-2400 with per-bank refresh, trfc_pb 100; the 15 other banks of the rank may each refresh
+  // first, max(tRRD_L 6, tFAW 26) = 26 apiece: 390. busy = max(100, 6, 26) + 390 = 490; slip =
+  // max(tRC 56, max(39, 9, 34) + 17, 6, 26) + 390 = 446; tREFI >= 490 + 446 + 17 = 953.
+  const std::vector<std::string> per_bank{"refresh=per_bank", "trfc_pb=100"};
+  std::vector<std::string> at_bound = per_bank;
+  at_bound.push_back("trefi=953");
+  CHECK(reusesim::config::load_dram("ddr4-2400", at_bound).refresh_bound().min_trefi == 953);
+  std::vector<std::string> below = per_bank;
+  below.push_back("trefi=952");
+  CHECK_THAT(input_error_text([&] { reusesim::config::load_dram("ddr4-2400", below); }),
+             Catch::Contains("tFAW) + 446 + tRCD = 953"));
 }

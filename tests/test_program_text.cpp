@@ -33,9 +33,9 @@ namespace {
 constexpr std::uint64_t kBurst = 64;
 
 // The what() of the ProgramFormatError that reading `text` as p.txt throws; fails the test when it reads.
-std::string program_error(const std::string& text) {
+std::string program_error(const std::string& text, const reusesim::mapping::StepLimits& limits = {}) {
   try {
-    read_programs(text, "p.txt", kBurst);
+    read_programs(text, "p.txt", kBurst, limits);
   } catch (const ProgramFormatError& error) {
     return error.what();
   }
@@ -492,4 +492,27 @@ TEST_CASE("errors come in line order, at most 20", "[program-text]") {
     CHECK(error.messages().size() == 20);
     CHECK(error.messages().front() == "p.txt:1:1: error: layer \"a\" has no \"end\"");
   }
+}
+
+TEST_CASE("a program beyond the step limits is refused at the first step past them", "[program-text]") {
+  // Limits of 2 steps per layer and 3 in all (run's are 4,000,000 and 8,000,000). Lines: 1 layer,
+  // 2 mapping, 3-4 steps 0-1, 5 end, 6 layer, 7 mapping, 8 step 0 (the third in all), 9 step 1
+  // (the fourth: refused), and what follows is never read (its error would be reported).
+  const std::string step = "vector ops 1 bytes 1 after -\n";
+  const std::string two_layers = "layer a type relu batch 1\nmapping m\n" + step + step + "end\n" +
+                                 "layer b type relu batch 1\nmapping m\n" + step + step + "oops\nend\n";
+  const reusesim::mapping::StepLimits limits{2, 3};
+  CHECK(program_error(two_layers, limits) ==
+        "p.txt:9:1: error: the program has more than 3 steps, the limit of one replay (as of one reusesim run); "
+        "split it into several files\n");
+  // Line 5 is a layer's third step.
+  const std::string long_layer = "layer a type relu batch 1\nmapping m\n" + step + step + step + "end\n";
+  CHECK(program_error(long_layer, limits) ==
+        "p.txt:5:1: error: layer \"a\" has more than 2 steps, the limit of one layer (as in reusesim run); "
+        "split it into several layers\n");
+  // At the limits, the program reads.
+  CHECK(read_programs("layer a type relu batch 1\nmapping m\n" + step + step + "end\n", "p.txt", kBurst, limits).size() == 1);
+  const reusesim::mapping::StepLimits defaults;
+  CHECK(defaults.layer_steps == 4'000'000);
+  CHECK(defaults.total_steps == 8'000'000);
 }

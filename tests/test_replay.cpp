@@ -101,3 +101,41 @@ TEST_CASE("replay: stalls by cause and compute cycles add up to the layer's cycl
   CHECK(replayed.results[2].cycles == 0);
   CHECK(replayed.results[2].dram_read_bytes == 0);
 }
+
+namespace {
+
+// Everything a batch's row reports, for comparing two replays of the same work.
+void check_same_row(const hw::LayerResult& a, const hw::LayerResult& b) {
+  INFO("layer " << a.layer << ", batch " << a.batch);
+  CHECK(a.cycles == b.cycles);
+  CHECK(a.seconds == b.seconds);
+  CHECK(a.compute_cycles == b.compute_cycles);
+  CHECK(a.stall_weights == b.stall_weights);
+  CHECK(a.stall_inputs == b.stall_inputs);
+  CHECK(a.stall_output_drain == b.stall_output_drain);
+  CHECK(a.stall_sram == b.stall_sram);
+  CHECK(a.stall_vector == b.stall_vector);
+  CHECK(a.dram_read_bytes == b.dram_read_bytes);
+  CHECK(a.dram_write_bytes == b.dram_write_bytes);
+  CHECK(a.dram_requests == b.dram_requests);
+  CHECK(a.dram_row_hits == b.dram_row_hits);
+  CHECK(a.dram_activates == b.dram_activates);
+  CHECK(a.sram_read_bytes == b.sram_read_bytes);
+  CHECK(a.sram_write_bytes == b.sram_write_bytes);
+}
+
+}  // namespace
+
+TEST_CASE("replay: each batch starts from the same machine, so batch 4,4 gives the same rows twice", "[replay]") {
+  // The DRAM's open rows, queues and refresh timers and the SRAM ports do not carry from one
+  // batch into the next: the second batch 4 replays exactly as the first.
+  const Replayed replayed = replay("small", {}, kChainModel, {4, 4});
+  const std::size_t layers = replayed.results.size() / 2;
+  for (std::size_t i = 0; i < layers; ++i) check_same_row(replayed.results[i], replayed.results[layers + i]);
+}
+
+TEST_CASE("replay: with batches 1,2,1 the two batch-1 runs give the same rows", "[replay]") {
+  const Replayed replayed = replay("small", {}, kChainModel, {1, 2, 1});
+  const std::size_t layers = replayed.results.size() / 3;
+  for (std::size_t i = 0; i < layers; ++i) check_same_row(replayed.results[i], replayed.results[2 * layers + i]);
+}

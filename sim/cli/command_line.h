@@ -80,8 +80,10 @@ int figure_command(const std::vector<std::string>& args);
 struct Replay {
   std::vector<hw::LayerResult> results;
   // Why the replay cannot be trusted ("" when it can): the simulation stopped early (an SC_ERROR),
-  // or a layer's replay disagrees with its program or beats the roofline. A bug, not bad input.
+  // or a layer's replay disagrees with its program or beats the roofline. A bug, not bad input,
+  // unless the simulation ran out of memory: then `problem` says so and `out_of_memory` is set.
   std::string problem;
+  bool out_of_memory = false;
 };
 
 // Shared by run and replay (run_command.cpp). Replays the programs, in order, on one

@@ -3,6 +3,7 @@
 // checks and the same report as `reusesim run`.
 
 #include <iostream>
+#include <new>
 #include <optional>
 #include <set>
 #include <utility>
@@ -45,32 +46,40 @@ int replay_command(const std::vector<std::string>& args) {
     if (!parse_arguments("replay", args, options, {}, values)) return kExitOk;
     const report::Format format = parse_format(common.format);
     const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
-    const std::string text = read_program_file(program_file);
     std::vector<mapping::ProgramRecord> records;
     try {
+      const std::string text = read_program_file(program_file);
       records = mapping::read_programs(text, program_file, static_cast<std::uint64_t>(spec.dram.burst_bytes()));
       mapping::check_programs_on(records, spec, program_file);
     } catch (const mapping::ProgramFormatError& error) {
       std::cerr << error.what();
       return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+      return report_bad_input("replay", "out of memory reading " + program_file +
+                                            ": the program needs more memory than this machine gives it; "
+                                            "split it into several files");
     }
+    // A batch is consecutive layers of one batch size, until a layer name repeats (run --batch 1,1
+    // replays the network twice at batch 1): each starts from a fresh machine, as in run, and the
+    // report totals each.
     std::vector<hw::LayerRun> runs;
-    for (mapping::ProgramRecord& record : records) runs.push_back(hw::LayerRun{record.batch, std::move(record.program)});
-    const Replay replay = replay_programs(spec, std::move(runs));
-    if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
-    const std::vector<hw::LayerResult>& results = replay.results;
-    // The report totals each batch: consecutive layers of one batch size, until a layer name repeats
-    // (run --batch 1,1 replays the network twice at batch 1).
-    report::RunReport report{spec.name, program_file, spec, {}};
     std::set<std::string> names;
-    for (const hw::LayerResult& result : results) {
-      if (report.batches.empty() || report.batches.back().back().batch != result.batch ||
-          names.count(result.layer) > 0) {
-        report.batches.emplace_back();
-        names.clear();
-      }
-      names.insert(result.layer);
-      report.batches.back().push_back(result);
+    for (mapping::ProgramRecord& record : records) {
+      const bool starts_batch =
+          runs.empty() || runs.back().batch != record.batch || names.count(record.program.layer) > 0;
+      if (starts_batch) names.clear();
+      names.insert(record.program.layer);
+      runs.push_back(hw::LayerRun{record.batch, std::move(record.program), starts_batch});
+    }
+    std::vector<bool> starts;
+    for (const hw::LayerRun& run : runs) starts.push_back(run.starts_batch);
+    const Replay replay = replay_programs(spec, std::move(runs));
+    if (replay.out_of_memory) return report_bad_input("replay", replay.problem);
+    if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
+    report::RunReport report{spec.name, program_file, spec, {}};
+    for (std::size_t i = 0; i < replay.results.size(); ++i) {
+      if (starts[i]) report.batches.emplace_back();
+      report.batches.back().push_back(replay.results[i]);
     }
     std::cout << report::render_run(report, format);
     return kExitOk;

@@ -113,9 +113,23 @@ std::string replay_problem(const hw::LayerResult& result, const mapping::LayerPr
 
 Replay replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
                        hw::TimelineRecorder* timeline) {
+  std::size_t steps = 0;
+  for (const hw::LayerRun& run : runs) steps += run.program.steps.size();
+  // Keep the last SC_ERROR, to tell a simulation that ran out of memory (SystemC reports the
+  // std::bad_alloc that escaped a thread) from one that failed.
+  const sc_core::sc_actions error_actions = sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, error_actions | sc_core::SC_CACHE_REPORT);
   hw::Accelerator accelerator("accelerator", spec, runs, timeline);
   sc_core::sc_start();
   Replay replay;
+  const sc_core::sc_report* error = sc_core::sc_report_handler::get_cached_report();
+  if (error != nullptr && std::string(error->what()).find("bad_alloc") != std::string::npos) {
+    replay.out_of_memory = true;
+    replay.problem = "out of memory: the simulation of " + std::to_string(steps) +
+                     " data-movement steps needs more memory than this machine gives it; replay fewer layers or "
+                     "batch sizes at once";
+    return replay;
+  }
   if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !accelerator.finished()) {
     replay.problem = "the simulation stopped before every layer finished";
     return replay;
@@ -172,7 +186,8 @@ int run_command(const std::vector<std::string>& args) {
       const std::vector<mapping::DramLayout> layouts = mapping::layout_network(model.network, batch, element_bytes);
       for (std::size_t i : selected) {
         try {
-          runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
+          runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i]),
+                                      i == selected.front()});
           total_steps += runs.back().program.steps.size();
           if (total_steps > mapping::kMaxRunSteps) {
             throw mapping::MappingError("the run needs more than " + std::to_string(mapping::kMaxRunSteps) +
@@ -188,7 +203,7 @@ int run_command(const std::vector<std::string>& args) {
     }
     if (!dump_file.empty()) {
       std::vector<mapping::ProgramRecord> records;
-      for (const hw::LayerRun& run : runs) records.push_back(mapping::ProgramRecord{run.batch, run.program});
+      for (const hw::LayerRun& run : runs) records.push_back(mapping::ProgramRecord{run.batch, run.program, {}});
       try {
         report::write_output_file(dump_file, mapping::write_programs(records));
       } catch (const std::runtime_error& error) {
@@ -215,6 +230,7 @@ int run_command(const std::vector<std::string>& args) {
     std::optional<hw::TimelineRecorder> timeline;
     if (!timeline_file.empty()) timeline.emplace();
     const Replay replay = replay_programs(spec, std::move(runs), timeline ? &*timeline : nullptr);
+    if (replay.out_of_memory) return report_bad_input("run", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
     const std::vector<hw::LayerResult>& results = replay.results;
     report::RunReport report{spec.name, model.network.name, spec, {}};

@@ -226,6 +226,7 @@ class DramReader {
     at_least("twtr_l", t.twtr_l, t.twtr_s, "tWTR_L >= tWTR_S", {"twtr_s"});
     at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S", {"trrd_s"});
     at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC", {"trfc"});
+    check_refresh_room(dram);
     at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
              "write_drain_high > write_drain_low", {"write_drain_low"});
     // The column field counts bursts within a row.
@@ -242,6 +243,33 @@ class DramReader {
                                   std::to_string(dram.write_drain_high) + " exceeds queue_depth " +
                                       std::to_string(dram.queue_depth));
     }
+  }
+
+  // Refreshes must leave a request room to be served, or the channel could never finish it.
+  void check_refresh_room(const hw::DramSpec& dram) {
+    const hw::DramTiming& t = dram.timing;
+    const ConfigNode* node = reader_.optional("trefi");
+    const bool per_bank = dram.refresh == hw::RefreshMode::per_bank;
+    const std::int64_t busy = per_bank ? t.trfc_pb : t.trfc;
+    if (node == nullptr || t.trefi <= busy || busy <= 0 || t.trcd <= 0 || t.tras <= 0 || t.trp <= 0 ||
+        t.trc <= 0 || dram.bank_groups <= 0 || dram.banks_per_group <= 0 || t.burst_length <= 0) {
+      return;
+    }
+    const hw::DramSpec::RefreshBound bound = dram.refresh_bound();
+    if (t.trefi >= bound.min_trefi) return;
+    const std::string others = " + (banks per rank - 1) x max(tRRD_L, tFAW)";
+    const std::string busy_name = per_bank ? "max(tRFC_pb, tRRD_L, tFAW)" + others : "tRFC";
+    const std::string slip_formula =
+        per_bank ? "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP, tRRD_L, tFAW)" + others
+                 : "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks per rank - 1)";
+    reader_.diagnostics().error(
+        node->location, reader_.child_path("trefi"),
+        std::to_string(t.trefi) + " clocks leaves " + std::to_string(t.trefi - bound.busy) + " after " + busy_name +
+            " (" + std::to_string(bound.busy) + "), too few to serve a request between refreshes: a refresh may " +
+            "issue up to " + std::to_string(bound.slip) + " clocks after it falls due (" + slip_formula +
+            "), then an activate needs tRCD (" + std::to_string(t.trcd) + ") before its read or write: needs at least " +
+            busy_name + " + " + std::to_string(bound.slip) + " + tRCD = " + std::to_string(bound.min_trefi) +
+            " (docs/dram-model.md)");
   }
 
   MapReader& reader_;

@@ -51,22 +51,27 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& sp
   SC_THREAD(store_engine);
 }
 
-SramBuffer& Accelerator::buffer_for(TensorKind kind) {
-  for (SramBuffer& buffer : buffers_) {
-    const auto& holds = buffer.spec().holds;
-    if (std::find(holds.begin(), holds.end(), kind) != holds.end()) return buffer;
-  }
-  return buffers_[0];  // validation guarantees every kind has a buffer
-}
+SramBuffer& Accelerator::buffer_for(TensorKind kind) { return buffers_[spec_.sram.buffer_index(kind)]; }
 
 sc_core::sc_time Accelerator::sram_access(TensorKind kind, std::uint64_t bytes, bool is_write) {
+  // Exactly the program's bytes, never clamped; a step that reads nothing from a buffer costs it
+  // nothing. Loads and stores fit their buffers (the mapper sizes tiles so; `replay` checks,
+  // mapping::check_programs_on); a read of more than the buffer holds re-reads it: whole passes
+  // of the buffer, then the rest.
+  if (bytes == 0) return sc_core::sc_time_stamp();
   SramBuffer& buffer = buffer_for(kind);
+  const auto capacity = static_cast<std::uint64_t>(buffer.spec().capacity_bytes);
   SramAccess access;
-  // Tiles start at slot boundaries; an access never exceeds the buffer (the mapper sized them).
-  access.row_bytes = std::min<std::uint64_t>(std::max<std::uint64_t>(bytes, 1),
-                                             static_cast<std::uint64_t>(buffer.spec().capacity_bytes));
   access.is_write = is_write;
-  return buffer.reserve(access);
+  access.row_bytes = std::min(bytes, capacity);
+  access.passes = bytes / access.row_bytes;
+  sc_core::sc_time done = buffer.reserve(access);
+  if (bytes > capacity && bytes % capacity != 0) {
+    access.row_bytes = bytes % capacity;
+    access.passes = 1;
+    done = std::max(done, buffer.reserve(access));
+  }
+  return done;
 }
 
 void Accelerator::wait_for_layer(std::uint64_t& seen) {
@@ -185,9 +190,17 @@ void Accelerator::compute_engine() {
   }
 }
 
+void Accelerator::restart_machine() {
+  // On a DRAM clock edge, so that the channels' cycles since the restart are whole.
+  sc_core::wait(dram_.next_clock_edge() - sc_core::sc_time_stamp());
+  if (!dram_.restart()) SC_REPORT_ERROR("reusesim/accelerator", "a batch started while the DRAM was still busy");
+  for (SramBuffer& buffer : buffers_) buffer.restart();
+}
+
 void Accelerator::drive() {
   const sc_core::sc_time period = array_.clock_period();
   for (const LayerRun& run : runs_) {
+    if (run.starts_batch && !results_.empty()) restart_machine();
     const DramChannelStats dram_before = dram_.total_stats();
     const ComputeStats compute_before = array_.stats();
     std::int64_t sram_read_before = 0, sram_write_before = 0;

@@ -48,6 +48,10 @@ struct LayerResult {
 struct LayerRun {
   std::int64_t batch = 1;
   mapping::LayerProgram program;
+  // The first layer of a batch: it starts from the machine as built (DRAM banks precharged,
+  // queues empty, refresh timers and SRAM ports restarted), so each batch's numbers depend on
+  // its own work only, as if it ran alone.
+  bool starts_batch = false;
 };
 
 class Accelerator : public sc_core::sc_module {
@@ -64,6 +68,8 @@ class Accelerator : public sc_core::sc_module {
 
  private:
   void drive();
+  // Waits for the next DRAM clock edge and restarts the DRAM and SRAM there (LayerRun::starts_batch).
+  void restart_machine();
   void load_engine();
   void store_engine();
   void transfer_engine(mapping::StepKind kind);

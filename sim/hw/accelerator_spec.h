@@ -2,6 +2,7 @@
 // Typed descriptions of the hardware, filled by sim/config from YAML. Hardware modules take these
 // structs and never see YAML. Times are integer cycles of the component's own clock.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,16 @@ struct SramBufferSpec {
 struct SramSpec {
   double clock_mhz = 0;
   std::vector<SramBufferSpec> buffers;
+
+  // The buffer that holds `kind` (validation guarantees one does; the first otherwise).
+  std::size_t buffer_index(TensorKind kind) const {
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      for (TensorKind held : buffers[i].holds) {
+        if (held == kind) return i;
+      }
+    }
+    return 0;
+  }
 };
 
 enum class PagePolicy { open, closed };
@@ -78,6 +89,38 @@ struct DramSpec {
   std::int64_t write_drain_low = 0;   // stop at this many
 
   std::int64_t burst_bytes() const { return bus_bits / 8 * timing.burst_length; }
+
+  // The refresh interval below which the channel's scheduler (sim/hw/dram_channel.cpp) may never
+  // serve a request (docs/dram-model.md, "Refresh and progress"). A unit (a rank, or a bank with
+  // per-bank refresh) due at cycle d takes no request command from d on; the last one, at d - 1
+  // at the latest, lets the unit's banks close by d - 1 + `slip`: a bank activated then may
+  // close after tRAS (and activate again after tRC), one read after tRTP, one written after
+  // CWL + BL/2 + tWR; tRP later the refresh may go, after one precharge per clock for the unit's
+  // banks. The refresh keeps the unit `busy`; then an activate and, tRCD later, a read or write
+  // must fit before the next due cycle d + tREFI: tREFI >= busy + slip + tRCD. A per-bank
+  // refresh is spaced like an activate (tRRD_L, tFAW), and the refreshes of the rank's other
+  // banks may each go first, max(tRRD_L, tFAW) apiece, both before the refresh and before the
+  // activate after it.
+  struct RefreshBound {
+    std::int64_t busy = 0;  // tRFC; per-bank: max(tRFC_pb, tRRD_L, tFAW) + others
+    std::int64_t slip = 0;  // the refresh issues before d + slip
+    std::int64_t min_trefi = 0;  // busy + slip + tRCD
+  };
+  RefreshBound refresh_bound() const {
+    const DramTiming& t = timing;
+    const std::int64_t close_after = std::max({t.tras, t.trtp, t.cwl + t.burst_length / 2 + t.twr});
+    RefreshBound bound;
+    if (refresh == RefreshMode::per_bank) {
+      const std::int64_t others = (bank_groups * banks_per_group - 1) * std::max(t.trrd_l, t.tfaw);
+      bound.busy = std::max({t.trfc_pb, t.trrd_l, t.tfaw}) + others;
+      bound.slip = std::max({t.trc, close_after + t.trp, t.trrd_l, t.tfaw}) + others;
+    } else {
+      bound.busy = t.trfc;
+      bound.slip = std::max(t.trc, close_after + t.trp + bank_groups * banks_per_group - 1);
+    }
+    bound.min_trefi = bound.busy + bound.slip + t.trcd;
+    return bound;
+  }
   // Both clock edges carry data: bytes per second over all channels.
   double peak_bytes_per_second() const {
     return static_cast<double>(channels) * static_cast<double>(bus_bits) / 8.0 * 2.0 / (timing.tck_ns * 1e-9);

@@ -1,6 +1,8 @@
 #include "hw/dram_channel.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "hw/systemc_compat.h"
 
@@ -27,16 +29,40 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
   REUSESIM_HAS_PROCESS(DramChannel);
   socket.register_nb_transport_fw(this, &DramChannel::nb_transport_fw);
   SC_THREAD(run);
-  const std::int64_t banks_per_rank = spec.bank_groups * spec.banks_per_group;
-  bank_picks_.assign(static_cast<std::size_t>(spec.ranks * banks_per_rank), BankPick{});
-  column_floors_.assign(static_cast<std::size_t>(spec.ranks * spec.bank_groups * 2), {0, 0});
+  restart();
+}
+
+void DramChannel::restart() {
+  epoch_ = sc_core::sc_time_stamp();
+  epoch_cycle_ = static_cast<std::int64_t>(std::llround(epoch_ / period_));
+  timing_ = DramTimingState(spec_);
+  reads_.clear();
+  writes_.clear();
+  waiting_.clear();
+  banks_to_close_.clear();
+  const std::int64_t banks_per_rank = spec_.bank_groups * spec_.banks_per_group;
+  bank_picks_.assign(static_cast<std::size_t>(spec_.ranks * banks_per_rank), BankPick{});
+  touched_banks_.clear();
+  pass_generation_ = 0;
+  candidates_.clear();
+  candidates_valid_ = false;
+  last_column_bank_ = 0;
+  column_floors_.assign(static_cast<std::size_t>(spec_.ranks * spec_.bank_groups * 2), {0, 0});
+  floor_generation_ = 0;
+  candidates_valid_until_ = 0;
   // Refreshes are staggered so that ranks (or banks) do not all stop at once.
-  const std::int64_t refreshed_units = spec.refresh == RefreshMode::all_bank ? spec.ranks : spec.ranks * banks_per_rank;
-  refresh_interval_ = spec.timing.trefi;
+  const std::int64_t refreshed_units = spec_.refresh == RefreshMode::all_bank ? spec_.ranks : spec_.ranks * banks_per_rank;
+  refresh_interval_ = spec_.timing.trefi;
+  refresh_due_.clear();
   for (std::int64_t unit = 0; unit < refreshed_units; ++unit) {
-    refresh_due_.push_back(spec.timing.trefi * (unit + 1) / refreshed_units);
+    refresh_due_.push_back(spec_.timing.trefi * (unit + 1) / refreshed_units);
   }
   next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+  command_bus_free_ = 0;
+  planned_wake_ = DramTimingState::kNever;
+  next_sequence_ = 0;
+  draining_writes_ = false;
+  refreshes_without_progress_ = 0;
 }
 
 void DramChannel::record_to(TimelineRecorder& timeline) {
@@ -46,7 +72,7 @@ void DramChannel::record_to(TimelineRecorder& timeline) {
 
 std::int64_t DramChannel::now_cycle() const {
   // Requests may arrive between clock edges: they are seen at the next edge.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sc_core::sc_time_stamp() - epoch_;
   const auto cycles = static_cast<std::int64_t>(now / period_);
   return period_ * static_cast<double>(cycles) < now ? cycles + 1 : cycles;
 }
@@ -270,7 +296,10 @@ std::int64_t DramChannel::issue(const Choice& choice) {
   const std::int64_t cycle = choice.cycle;
   command_bus_free_ = cycle + 1;  // one command per clock
   if (!choice.is_column) candidates_valid_ = false;  // rows open or close: the plans change
-  if (choice.is_column) last_column_bank_ = bank_index(choice.bank);
+  if (choice.is_column) {
+    last_column_bank_ = bank_index(choice.bank);
+    refreshes_without_progress_ = 0;
+  }
   const std::int64_t data_end = timing_.issue(choice.command, choice.bank, choice.row, cycle);
   switch (choice.command) {
     case DramCommand::activate:
@@ -287,6 +316,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
       ++stats_.refreshes;
       refresh_due_[choice.index] += refresh_interval_;
       next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+      check_progress();
       break;
     default:
       finish_column(choice, data_end);
@@ -315,7 +345,10 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
     ++stats_.read_latency_counts[static_cast<std::size_t>(latency)];
   }
   stats_.last_data_cycle = data_end;
-  if (timeline_ != nullptr) timeline_->dram_request(timeline_track_, request.arrival_cycle, data_end, bytes, request.is_write);
+  if (timeline_ != nullptr) {
+    timeline_->dram_request(timeline_track_, epoch_cycle_ + request.arrival_cycle, epoch_cycle_ + data_end, bytes,
+                              request.is_write);
+  }
   tlm::tlm_generic_payload* payload = request.payload;
   const bool is_write = request.is_write;
   if (spec_.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);
@@ -340,6 +373,28 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   socket->nb_transport_bw(*payload, phase, delay);
 }
 
+void DramChannel::check_progress() {
+  if (reads_.empty() && writes_.empty()) {
+    refreshes_without_progress_ = 0;
+    return;
+  }
+  // A refresh that ran late (the most recent one due while the channel idled runs when a request
+  // comes, up to tREFI late) leaves the next due at once; each round it is gap = tREFI - busy
+  // less late, so after tREFI / gap rounds refreshes are back on time, and with timings the
+  // loader accepts the next round serves a burst (DramSpec::refresh_bound). Past that, with a
+  // margin, no request ever will be served.
+  const std::int64_t busy = spec_.refresh == RefreshMode::all_bank ? spec_.timing.trfc : spec_.timing.trfc_pb;
+  const std::int64_t gap = std::max<std::int64_t>(1, spec_.timing.trefi - busy);
+  const auto rounds = static_cast<std::int64_t>(refresh_due_.size()) * (spec_.timing.trefi / gap + 4);
+  if (++refreshes_without_progress_ <= rounds) return;
+  const std::string message =
+      std::string(name()) + ": " + std::to_string(rounds) +
+      " refreshes went by without a read or write while requests waited: tREFI " +
+      std::to_string(spec_.timing.trefi) + " leaves too little time between refreshes (docs/dram-model.md)";
+  SC_REPORT_ERROR("reusesim/dram", message.c_str());
+  stuck_ = true;
+}
+
 void DramChannel::catch_up_refreshes(std::int64_t now) {
   // Refreshes that fell due while the channel was idle ran without disturbing anything: count
   // them, and leave only the most recent one due, to run now (it also closes any open rows).
@@ -360,6 +415,7 @@ void DramChannel::run_ahead(Choice choice) {
   std::int64_t horizon = next_refresh_due_;
   while (true) {
     const std::int64_t data_end = issue(choice);
+    if (stuck_) return;
     if (choice.is_column) horizon = std::min(horizon, data_end);
     choice = choose(command_bus_free_);
     if (choice.cycle >= horizon) return;
@@ -368,6 +424,10 @@ void DramChannel::run_ahead(Choice choice) {
 
 void DramChannel::run() {
   while (true) {
+    if (stuck_) {
+      sc_core::wait(wake_);  // reported: never issue another command
+      continue;
+    }
     const std::int64_t now = now_cycle();
     const Choice choice = choose(std::max(now, command_bus_free_));
     if (choice.cycle <= now) {
@@ -377,7 +437,9 @@ void DramChannel::run() {
     if (reads_.empty() && writes_.empty()) {
       // Idle: sleep until a request comes; the refreshes due meanwhile are caught up then.
       planned_wake_ = DramTimingState::kNever;
+      idle_ = true;
       sc_core::wait(wake_);
+      idle_ = false;
       catch_up_refreshes(now_cycle());
       continue;
     }

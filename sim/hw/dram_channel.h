@@ -46,6 +46,11 @@ class DramChannel : public sc_core::sc_module {
 
   const DramChannelStats& stats() const { return stats_; }
   sc_core::sc_time clock_period() const { return period_; }
+  // Back to the state at construction, with cycle 0 now: banks precharged, queues empty, refresh
+  // timers restarted. The channel must be idle (no request queued or waiting) and `now` on one of
+  // its clock edges. Counters keep counting.
+  void restart();
+  bool idle() const { return idle_; }
   // Records every request to a track of its own in `timeline` from now on.
   void record_to(TimelineRecorder& timeline);
 
@@ -98,6 +103,9 @@ class DramChannel : public sc_core::sc_module {
   void finish_column(const Choice& choice, std::int64_t data_end);
   void catch_up_refreshes(std::int64_t now);
   std::size_t bank_index(const BankTarget& bank) const;
+  // Requests are queued, yet the refreshes have left them no room through several rounds: the
+  // timings can never serve them (the loader refuses such timings; this stops any that slip by).
+  void check_progress();
 
   DramSpec spec_;
   DramAddressMapper mapper_;
@@ -136,6 +144,11 @@ class DramChannel : public sc_core::sc_module {
   std::uint64_t next_sequence_ = 0;
   bool draining_writes_ = false;
   sc_core::sc_event wake_;
+  bool idle_ = false;  // waiting for a request with nothing queued
+  sc_core::sc_time epoch_;  // the time of cycle 0
+  std::int64_t epoch_cycle_ = 0;  // the same in cycles since time 0, for the timeline
+  std::int64_t refreshes_without_progress_ = 0;  // refreshes since the last column command
+  bool stuck_ = false;  // check_progress() reported that no request can ever be served
   DramChannelStats stats_;
   TimelineRecorder* timeline_ = nullptr;
   std::size_t timeline_track_ = 0;

@@ -36,6 +36,24 @@ tlm::tlm_sync_enum DramSystem::nb_transport_bw(int, tlm::tlm_generic_payload& pa
   return socket[initiator]->nb_transport_bw(payload, phase, delay);
 }
 
+sc_core::sc_time DramSystem::next_clock_edge() const {
+  // All channels share one clock; whole periods since time 0, rounded up.
+  const sc_core::sc_time period = channels_[0].clock_period();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const auto edges = static_cast<std::uint64_t>(now / period);
+  const sc_core::sc_time edge = period * static_cast<double>(edges);
+  return edge < now ? edge + period : edge;
+}
+
+bool DramSystem::restart() {
+  if (!initiator_of_.empty()) return false;
+  for (const DramChannel& channel : channels_) {
+    if (!channel.idle()) return false;
+  }
+  for (DramChannel& channel : channels_) channel.restart();
+  return true;
+}
+
 void DramSystem::record_to(TimelineRecorder& timeline) {
   for (DramChannel& channel : channels_) channel.record_to(timeline);
 }

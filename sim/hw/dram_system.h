@@ -26,6 +26,11 @@ class DramSystem : public sc_core::sc_module {
   const sc_core::sc_vector<DramChannel>& channels() const { return channels_; }
   // All channels' counters added up (latency histograms merged).
   DramChannelStats total_stats() const;
+  // The first clock edge of the channels at or after now.
+  sc_core::sc_time next_clock_edge() const;
+  // Every channel back to its state at construction, with cycle 0 now (DramChannel::restart):
+  // every channel must be idle and now a clock edge. False (nothing changed) if one is busy.
+  bool restart();
   // Every channel records its requests to `timeline`, one track each.
   void record_to(TimelineRecorder& timeline);
 

@@ -52,7 +52,7 @@ std::string SramBuffer::problem(const SramAccess& access) const {
   const auto fail = [&](const std::string& what) {
     return std::string("SRAM buffer \"") + name() + "\": " + describe(access) + ": " + what;
   };
-  if (access.row_bytes == 0 || access.rows == 0) return fail("empty access (0 bytes)");
+  if (access.row_bytes == 0 || access.rows == 0 || access.passes == 0) return fail("empty access (0 bytes)");
   if (access.rows > 1 && access.row_stride_bytes < access.row_bytes) {
     return fail("rows overlap (row stride smaller than the row)");
   }
@@ -132,13 +132,20 @@ std::int64_t SramBuffer::access_cycles(const SramAccess& access) const {
   return cost(access).cycles;
 }
 
+void SramBuffer::restart() {
+  std::fill(read_port_free_.begin(), read_port_free_.end(), 0);
+  std::fill(write_port_free_.begin(), write_port_free_.end(), 0);
+  epoch_ = sc_core::sc_time_stamp();
+}
+
 sc_core::sc_time SramBuffer::cycle_time(std::int64_t cycle) const {
-  return sc_core::sc_time(static_cast<double>(cycle) * 1000.0 / clock_mhz_, sc_core::SC_NS);
+  return epoch_ + sc_core::sc_time(static_cast<double>(cycle) * 1000.0 / clock_mhz_, sc_core::SC_NS);
 }
 
 std::int64_t SramBuffer::first_cycle_at_or_after(const sc_core::sc_time& time) const {
   // Estimate in floating point, then settle against cycle_time() so the two conversions agree.
-  auto cycle = static_cast<std::int64_t>(std::floor(time.to_seconds() * clock_mhz_ * 1e6));
+  const sc_core::sc_time since = time > epoch_ ? time - epoch_ : sc_core::SC_ZERO_TIME;
+  auto cycle = static_cast<std::int64_t>(std::floor(since.to_seconds() * clock_mhz_ * 1e6));
   cycle = std::max<std::int64_t>(cycle, 0);
   while (cycle_time(cycle) < time) ++cycle;
   while (cycle > 0 && cycle_time(cycle - 1) >= time) --cycle;
@@ -153,7 +160,10 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
     SC_REPORT_ERROR("reusesim/sram", invalid.c_str());
     return sc_core::sc_time_stamp();
   }
-  const Cost c = cost(access);
+  Cost c = cost(access);
+  const auto passes = static_cast<std::int64_t>(access.passes);
+  c.cycles *= passes;
+  c.conflict_cycles *= passes;
   const std::int64_t now = first_cycle_at_or_after(sc_core::sc_time_stamp());
   std::vector<std::int64_t>& ports = access.is_write ? write_port_free_ : read_port_free_;
   // The port free earliest starts earliest (all start at max(now, free)); min_element takes the lowest index.
@@ -162,7 +172,7 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
   const std::int64_t end = start + c.cycles;
   *port = end;
 
-  const auto bytes = static_cast<std::int64_t>(access.rows * access.row_bytes);
+  const auto bytes = static_cast<std::int64_t>(access.rows * access.row_bytes) * passes;
   if (access.is_write) {
     ++stats_.writes;
     stats_.write_bytes += bytes;

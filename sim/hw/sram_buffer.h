@@ -28,6 +28,9 @@ struct SramAccess {
   std::uint64_t rows = 1;
   std::uint64_t row_stride_bytes = 0;
   bool is_write = false;
+  // The whole access repeated back to back on one port (a read of more than the buffer holds
+  // re-reads it: an im2col expansion, overlapping windows).
+  std::uint64_t passes = 1;
 };
 
 struct SramStats {
@@ -62,8 +65,10 @@ class SramBuffer : public sc_core::sc_module {
 
   const SramStats& stats() const { return stats_; }
   const SramBufferSpec& spec() const { return spec_; }
+  // Every port free, with SRAM cycle 0 now. Counters keep counting.
+  void restart();
   double clock_mhz() const { return clock_mhz_; }
-  // The absolute time of SRAM clock edge `cycle` (cycle 0 is time 0).
+  // The absolute time of SRAM clock edge `cycle` (cycle 0 is time 0, or the last restart).
   sc_core::sc_time cycle_time(std::int64_t cycle) const;
 
  private:
@@ -84,6 +89,7 @@ class SramBuffer : public sc_core::sc_module {
   std::uint64_t capacity_;
   std::vector<std::int64_t> read_port_free_;   // per port: first cycle it is free
   std::vector<std::int64_t> write_port_free_;
+  sc_core::sc_time epoch_;  // the time of cycle 0
   SramStats stats_;
 };
 

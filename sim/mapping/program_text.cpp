@@ -155,13 +155,17 @@ struct OpenLayer {
 
 class Reader {
  public:
-  Reader(std::string origin, std::uint64_t burst_bytes) : origin_(std::move(origin)), burst_bytes_(burst_bytes) {}
+  Reader(std::string origin, std::uint64_t burst_bytes, const StepLimits& limits)
+      : origin_(std::move(origin)), burst_bytes_(burst_bytes), limits_(limits) {}
 
   std::vector<ProgramRecord> read(const std::string& text) {
-    std::istringstream stream(text);
-    std::string line;
     int number = 0;
-    while (std::getline(stream, line)) read_line(line, ++number);
+    for (std::size_t start = 0; start < text.size() && !too_long_;) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      read_line(text.substr(start, end - start), ++number);
+      start = end + 1;
+    }
+    if (too_long_) throw ProgramFormatError(messages());
     if (open_) {
       error(open_->line, 1, "layer \"" + open_->record.program.layer + "\" has no \"end\"");
       close_layer(number);
@@ -373,7 +377,25 @@ class Reader {
         Step step;
         if (tokenized) step = read_step(directive, tokens, line);
         open_->record.program.steps.push_back(std::move(step));
+        open_->record.step_lines.push_back(line);
+        check_step_limits(line);
       }
+    }
+  }
+
+  // By default the limits of run (mapping/program.h), so that a replay stays within the memory
+  // and time of one: the first step beyond them stops the reading.
+  void check_step_limits(int line) {
+    ++steps_;
+    if (open_->record.program.steps.size() > limits_.layer_steps) {
+      error(line, 1, "layer \"" + open_->record.program.layer + "\" has more than " +
+                         std::to_string(limits_.layer_steps) +
+                         " steps, the limit of one layer (as in reusesim run); split it into several layers");
+      too_long_ = true;
+    } else if (steps_ > limits_.total_steps) {
+      error(line, 1, "the program has more than " + std::to_string(limits_.total_steps) +
+                         " steps, the limit of one replay (as of one reusesim run); split it into several files");
+      too_long_ = true;
     }
   }
 
@@ -597,9 +619,12 @@ class Reader {
 
   std::string origin_;
   std::uint64_t burst_bytes_;
+  StepLimits limits_;
   std::vector<Error> errors_;
   std::vector<ProgramRecord> records_;
   std::optional<OpenLayer> open_;
+  std::size_t steps_ = 0;   // in every layer so far
+  bool too_long_ = false;   // a step limit was passed: stop reading
 };
 
 std::string join_lines(const std::vector<std::string>& messages) {
@@ -655,21 +680,23 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
 }
 
 std::vector<ProgramRecord> read_programs(const std::string& text, const std::string& origin,
-                                         std::uint64_t burst_bytes) {
+                                         std::uint64_t burst_bytes, const StepLimits& limits) {
   if (burst_bytes == 0) throw std::invalid_argument("read_programs: burst_bytes must be positive");
-  return Reader(origin, burst_bytes).read(text);
+  return Reader(origin, burst_bytes, limits).read(text);
 }
 
 void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::AcceleratorSpec& accelerator,
                        const std::string& origin) {
   std::vector<std::string> messages;
   const std::int64_t bytes_per_element = element_bytes(accelerator);
+  const std::vector<hw::SramBufferSpec>& buffers = accelerator.sram.buffers;
   for (const ProgramRecord& record : programs) {
     const LayerProgram& program = record.program;
     for (std::size_t i = 0; i < program.steps.size() && messages.size() < kMaxReported; ++i) {
       const Step& step = program.steps[i];
       const auto error = [&](const std::string& message) {
-        messages.push_back(origin + ": error: layer " + program.layer + " (batch " + std::to_string(record.batch) +
+        const std::string where = i < record.step_lines.size() ? origin + ":" + std::to_string(record.step_lines[i]) : origin;
+        messages.push_back(where + ": error: layer " + program.layer + " (batch " + std::to_string(record.batch) +
                            "), step " + std::to_string(i) + ": " + message);
       };
       try {
@@ -680,11 +707,31 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::Acc
         continue;
       }
       // The array reads the whole k x n weight tile out of SRAM; the rest of `bytes` are inputs.
+      const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.k * step.gemm.n * bytes_per_element);
       if (step.kind == StepKind::compute &&
           static_cast<std::uint64_t>(step.gemm.k * step.gemm.n) > step.bytes / static_cast<std::uint64_t>(bytes_per_element)) {
         error("compute reads " + std::to_string(step.bytes) + " SRAM bytes, fewer than its k x n weight tile (" +
               std::to_string(step.gemm.k) + " x " + std::to_string(step.gemm.n) + " x " + std::to_string(bytes_per_element) +
               " bytes on " + accelerator.name + ")");
+        continue;
+      }
+      const auto fits = [&](hw::TensorKind kind, std::uint64_t bytes, const std::string& what) {
+        const hw::SramBufferSpec& buffer = buffers[accelerator.sram.buffer_index(kind)];
+        if (bytes <= static_cast<std::uint64_t>(buffer.capacity_bytes)) return;
+        error(what + " " + std::to_string(bytes) + " bytes, more than SRAM buffer " + buffer.name + " holds (" +
+              std::to_string(buffer.capacity_bytes) + " bytes on " + accelerator.name + ")");
+      };
+      // What a buffer must hold at once: a loaded tile, a stored one, a compute step's weight tile.
+      // Reads of inputs may exceed their buffer (they re-read it: an im2col expansion).
+      if (step.kind == StepKind::load) {
+        fits(step.tensor == TensorRole::weights  ? hw::TensorKind::weights
+             : step.tensor == TensorRole::outputs ? hw::TensorKind::outputs
+                                                  : hw::TensorKind::inputs,
+             step.bytes, "load " + role_name(step.tensor) + " writes");
+      } else if (step.kind == StepKind::store) {
+        fits(hw::TensorKind::outputs, step.bytes, "store reads");
+      } else if (step.kind == StepKind::compute) {
+        fits(hw::TensorKind::weights, weight_bytes, "compute reads a weight tile of");
       }
     }
   }

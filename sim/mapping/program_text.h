@@ -40,6 +40,7 @@ constexpr std::int64_t kMaxLayerTotal = std::int64_t{1} << 62;              // a
 struct ProgramRecord {
   std::int64_t batch = 1;
   LayerProgram program;
+  std::vector<int> step_lines;  // read_programs: the line of each step in the text
 };
 
 // A program text that does not follow the format. what() holds every message, each followed by a
@@ -61,12 +62,22 @@ std::string write_programs(const std::vector<ProgramRecord>& programs);
 // Parses `text`, which stands for the file `origin` in messages. `burst_bytes` (the DRAM burst)
 // widens load and store ranges to whole bursts for dram_read_bytes and dram_write_bytes.
 // Throws ProgramFormatError listing every problem; std::invalid_argument if burst_bytes is 0.
+// A layer of more than `limits.layer_steps` steps or a text of more than `limits.total_steps`
+// is refused at the first step beyond the limit, before the rest is read.
+struct StepLimits {
+  std::size_t layer_steps = kMaxLayerSteps;  // the limits of `run` (mapping/program.h)
+  std::size_t total_steps = kMaxRunSteps;
+};
 std::vector<ProgramRecord> read_programs(const std::string& text, const std::string& origin,
-                                         std::uint64_t burst_bytes);
+                                         std::uint64_t burst_bytes, const StepLimits& limits = {});
 
 // What the format cannot check alone, before a replay on `accelerator`: every step's cycles fit
-// in 64 bits, and a compute step reads at least its k x n weight tile from SRAM. Throws
-// ProgramFormatError listing the problems (up to 20) as `origin: error: layer L (batch b), step i: ...`.
+// in 64 bits, a compute step reads at least its k x n weight tile from SRAM, and every tile a
+// buffer must hold at once fits it: a load's bytes the buffer of its tensor (state: the inputs'
+// one), a store's the outputs' buffer, a compute step's weight tile the weights' buffer (its
+// other bytes are input reads, which may re-read the inputs' buffer). Throws ProgramFormatError
+// listing the problems (up to 20) as `origin:line: error: layer L (batch b), step i: ...` (no line
+// when the records were not read from text).
 void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::AcceleratorSpec& accelerator,
                        const std::string& origin);
 

@@ -162,4 +162,34 @@ memtest --dram hbm2 --trace "$work/replay.trace" --format csv | cut -d, -f1-17 >
 checks=$((checks + 1))
 cmp -s "$work/a.csv" "$work/b.csv" || { echo "FAIL: trace replay differs between runs"; failures=$((failures + 1)); }
 
+# --- Refresh must leave a request room: timings that could never serve one are refused up front. ---
+# HBM2: tREFI >= tRFC + max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks - 1) + tRCD
+#   = 260 + max(48, max(34, 5, 4 + 2 + 16) + 14 + 16 - 1) + 14 = 260 + 63 + 14 = 337.
+# Before the check, trefi 262 (and 310, 320) spun forever. A hang here is caught by ctest's timeout
+# and by `timeout`.
+for trefi in 262 336; do
+  expect 2 "hbm2 trefi $trefi refused" -- timeout 60 "$REUSESIM" memtest --dram hbm2 --set trefi=$trefi --pattern seq_read
+  contains "hbm2 trefi $trefi message" "$err" \
+    "trefi: $trefi clocks leaves $((trefi - 260)) after tRFC (260), too few to serve a request between refreshes"
+  contains "hbm2 trefi $trefi bound" "$err" "needs at least tRFC + 63 + tRCD = 337"
+done
+for pattern in seq_read seq_write seq_mix random_read random_mix stride_row bank_conflict tile; do
+  expect 0 "hbm2 trefi 337: $pattern completes" -- timeout 60 "$REUSESIM" memtest --dram hbm2 --set trefi=337 \
+    --pattern "$pattern" --requests 2000 --format csv
+  contains "hbm2 trefi 337: $pattern row" "$out" "$pattern,hbm2,2000,64,32,"
+done
+# DDR4-2400: 420 + max(56, max(39, 9, 12 + 4 + 18) + 17 + 16 - 1) + 17 = 420 + 71 + 17 = 508.
+for trefi in 421 441 481 507; do
+  expect 2 "ddr4 trefi $trefi refused" -- timeout 60 "$REUSESIM" memtest --dram ddr4-2400 --set trefi=$trefi --pattern seq_read
+  contains "ddr4 trefi $trefi bound" "$err" "needs at least tRFC + 71 + tRCD = 508"
+done
+expect 0 "ddr4 trefi 508 completes" -- timeout 60 "$REUSESIM" memtest --dram ddr4-2400 --set trefi=508 --pattern random_mix \
+  --requests 2000 --format csv
+expect 2 "check refuses the same file" -- "$REUSESIM" check "$SRC/configs/dram/hbm2.yaml" --set trefi=262
+contains "check names the key" "$err" "trefi: 262 clocks leaves 2 after tRFC (260)"
+
+# --- Large requests: latency and row hits count the pieces the channels see; help says so. ---
+expect 0 "memtest --help" -- memtest --help
+contains "help: request pieces" "$(tr -s ' \n' ' ' <<<"$out")" "read latency and row hits count each piece a DRAM channel serves"
+
 finish

@@ -73,7 +73,7 @@ contains "tpu_v1 replays every layer" "$out" "1,fc5,linear,1000,"
 # ...but not where a compute step's SRAM bytes cannot hold its weight tile (16-bit operands).
 expect 2 "replay on a wider-operand accelerator" -- replay --arch "$SRC/configs/snowflake.yaml" --program "$work/mlp.program"
 contains "wider operands message" "$err" \
-  "$work/mlp.program: error: layer fc1 (batch 1), step 2: compute reads 17000 SRAM bytes, fewer than its k x n weight tile (1000 x 16 x 2 bytes on snowflake)"
+  "$work/mlp.program:8: error: layer fc1 (batch 1), step 2: compute reads 17000 SRAM bytes, fewer than its k x n weight tile (1000 x 16 x 2 bytes on snowflake)"
 same "at most 20 messages" "$(wc -l <<<"$err")" "20"
 
 # --- A hand-written program: its totals are what the format defines. ---
@@ -126,7 +126,54 @@ same "missing program message" "$err" "$work/none.program: error: cannot open fi
 printf 'layer l1 type linear batch 1\nmapping x\ncompute m 1 n 16 k 16 vector_ops 0 bytes 100 after -\nend\n' >"$work/thin.program"
 expect 2 "compute step reads less than its weights" -- replay --arch "$small" --program "$work/thin.program"
 same "weight tile message" "$err" \
-  "$work/thin.program: error: layer l1 (batch 1), step 0: compute reads 100 SRAM bytes, fewer than its k x n weight tile (16 x 16 x 1 bytes on small)"
+  "$work/thin.program:3: error: layer l1 (batch 1), step 0: compute reads 100 SRAM bytes, fewer than its k x n weight tile (16 x 16 x 1 bytes on small)"
+
+# --- SRAM accesses are what the program says: none is clamped to its buffer, none grows a byte. ---
+# small: weights 32 KiB, inputs 32 KiB, outputs 16 KiB (32,768 and 16,384 bytes).
+cat >"$work/big.program" <<'PROGRAM'
+layer big type linear batch 1
+mapping by hand
+load inputs addr 0x0 bytes 40000 after -
+load weights addr 0x10000 bytes 40000 after -
+compute m 1 n 160 k 256 vector_ops 0 bytes 40960 after 1
+store outputs addr 0x20000 bytes 20000 after 2
+end
+PROGRAM
+expect 2 "tiles larger than their SRAM buffers" -- replay --arch "$small" --program "$work/big.program"
+same "buffer messages name the line, the step and the buffer" "$err" \
+  "$work/big.program:3: error: layer big (batch 1), step 0: load inputs writes 40000 bytes, more than SRAM buffer inputs holds (32768 bytes on small)
+$work/big.program:4: error: layer big (batch 1), step 1: load weights writes 40000 bytes, more than SRAM buffer weights holds (32768 bytes on small)
+$work/big.program:5: error: layer big (batch 1), step 2: compute reads a weight tile of 40960 bytes, more than SRAM buffer weights holds (32768 bytes on small)
+$work/big.program:6: error: layer big (batch 1), step 3: store reads 20000 bytes, more than SRAM buffer outputs holds (16384 bytes on small)"
+same "no report for a program that does not fit" "$out" ""
+# Reads may exceed a buffer (they re-read it) and cost all their bytes: a vector step reading 1 GiB
+# from the 32 KiB inputs buffer (4 banks x 4 B = 16 B a cycle at 1000 MHz) reads 1,073,741,824 B
+# in 1 GiB / 16 B = 67,108,864 SRAM cycles = 67,108,864 compute cycles (both at 1000 MHz); it was
+# clamped to 32 KiB (2,048 cycles).
+printf 'layer vec type relu batch 1\nmapping by hand\nvector ops 16 bytes 1073741824 after -\nend\n' >"$work/vec.program"
+expect 0 "a vector step reading 1 GiB" -- replay --arch "$small" --program "$work/vec.program" --format csv
+checks=$((checks + 1))
+awk -F, 'NR == 2 { ok = ($5 == 67108864 && $20 == 1073741824) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+  { echo "FAIL: 1 GiB vector read: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
+# A compute step whose SRAM bytes are just its 16 x 16 int8 weight tile reads 256 bytes, no more
+# (it was charged a phantom input byte: 257).
+cat >"$work/tile.program" <<'PROGRAM'
+layer tile type linear batch 1
+mapping by hand
+load weights addr 0x0 bytes 256 after -
+compute m 1 n 16 k 16 vector_ops 0 bytes 256 after 0
+end
+PROGRAM
+expect 0 "compute step of weights only" -- replay --arch "$small" --program "$work/tile.program" --format csv
+checks=$((checks + 1))
+awk -F, 'NR == 2 { ok = ($20 == 256 && $21 == 256) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+  { echo "FAIL: sram bytes of a weights-only compute step: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
+
+# --- Each batch starts from the same machine: the rows of a batch do not depend on the batches before. ---
+run --arch "$small" --model "$SRC/models/mlp.yaml" --batch 4,4 --format csv --dump-program "$work/fours.program" >"$work/run.csv"
+same "batch 4,4: both rows equal" "$(grep -c '^4,TOTAL,' "$work/run.csv") $(grep '^4,TOTAL,' "$work/run.csv" | sort -u | wc -l)" "2 1"
+replay --arch "$small" --program "$work/fours.program" --format csv >"$work/replay.csv"
+identical "batch 4,4: replay CSV = run CSV" "$work/run.csv" "$work/replay.csv"
 
 # A program path need not be UTF-8: JSON shows its other bytes as U+FFFD (the writer threw: exit 3).
 cp "$work/mlp.program" "$work/latin1-"$'\xe9'".program"

@@ -37,6 +37,19 @@ if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was 
 expect 0 "set both files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set dram.channels=2 --set model.layers.fc1.out_features=50 --format csv
 # fc1 1000 -> 50 feeds fc2 50 -> 100: 1000*50 + 50*100 + 2 * 100*100 + 100*10 = 76,000 MACs.
 contains "model override took" "$out" "1,TOTAL,,76000,"
+# Every batch of a run starts from the same machine (DRAM banks precharged, queues empty, refresh
+# timers and SRAM ports restarted): a row is the row of the same batch run alone, which is what a
+# trace job runs. On small, batch 4,4 printed two different TOTALs (33,129 and 33,513 cycles).
+expect 0 "batch 4,4" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 4,4 --format csv
+same "batch 4,4: the same rows twice" "$(grep '^4,' <<<"$out" | head -n 6)" "$(grep '^4,' <<<"$out" | tail -n 6)"
+expect 0 "batch 1,2,1" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,2,1 --format csv
+mixed=$out
+expect 0 "batch 1 alone" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1 --format csv
+same "batch 1,2,1: the first batch 1 is batch 1 alone" "$(sed -n 2,7p <<<"$mixed")" "$(sed -n 2,7p <<<"$out")"
+same "batch 1,2,1: the second batch 1 is batch 1 alone" "$(sed -n 14,19p <<<"$mixed")" "$(sed -n 2,7p <<<"$out")"
+expect 0 "batch 2 alone" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 2 --format csv
+same "batch 1,2,1: batch 2 is batch 2 alone" "$(sed -n 8,13p <<<"$mixed")" "$(sed -n 2,7p <<<"$out")"
+
 expect 2 "bad batch" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,0
 contains "bad batch message" "$err" "--batch: expected positive integers up to 1000000 separated by commas, got \"1,0\""
 expect 2 "bad arch" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set compute.rows=0
