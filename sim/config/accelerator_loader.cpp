@@ -197,15 +197,25 @@ class DramReader {
     return value.value_or(0);
   }
 
+  // The first of `others` given by a --set when `node` was not: a relation that such a --set broke
+  // is reported there, not at a file's line the user did not touch. nullptr otherwise.
+  const char* set_instead(const ConfigNode& node, std::initializer_list<const char*> others) {
+    if (node.location.line == 0) return nullptr;
+    for (const char* other : others) {
+      const ConfigNode* value = reader_.optional(other);
+      if (value != nullptr && value->location.line == 0) return other;
+    }
+    return nullptr;
+  }
+
   // `key` must be at least `bound`, which the `bound_keys` make up; `why` says which JEDEC relation
   // that is. A relation broken by a --set is reported at that --set, not at the preset's line.
   void at_least(const char* key, std::int64_t value, std::int64_t bound, const std::string& why,
                 std::initializer_list<const char*> bound_keys) {
     const ConfigNode* node = reader_.optional(key);
     if (node == nullptr || value <= 0 || value >= bound) return;
-    for (const char* bound_key : bound_keys) {
+    if (const char* bound_key = set_instead(*node, bound_keys)) {
       const ConfigNode* set = reader_.optional(bound_key);
-      if (node->location.line == 0 || set == nullptr || set->location.line != 0) continue;
       reader_.diagnostics().error(set->location, reader_.child_path(bound_key),
                                   set->scalar + " breaks " + why + " with " + key + " " + std::to_string(value) +
                                       " (" + format_location(node->location) + "; needs " + key + " at least " +
@@ -262,8 +272,11 @@ class DramReader {
     const std::string slip_formula =
         per_bank ? "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP, tRRD_L, tFAW)" + others
                  : "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks per rank - 1)";
+    // The bound's terms: a --set of any of them is where the relation broke.
+    const char* set = set_instead(*node, {"trfc", "trfc_pb", "trcd", "tras", "trp", "trc", "trtp", "cwl", "twr",
+                                          "burst_length", "trrd_l", "tfaw", "bank_groups", "banks_per_group"});
     reader_.diagnostics().error(
-        node->location, reader_.child_path("trefi"),
+        set != nullptr ? reader_.optional(set)->location : node->location, reader_.child_path("trefi"),
         std::to_string(t.trefi) + " clocks leaves " + std::to_string(t.trefi - bound.busy) + " after " + busy_name +
             " (" + std::to_string(bound.busy) + "), too few to serve a request between refreshes: a refresh may " +
             "issue up to " + std::to_string(bound.slip) + " clocks after it falls due (" + slip_formula +
