@@ -429,7 +429,7 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
   bool all_resident = true;
   std::int64_t most_blocks = 1;
   // The top layer writes the output; the ones below write full sequences that alternate between
-  // the output (when it is a sequence) and the scratch regions after it (recurrent_layout_bytes).
+  // the output (when it is a sequence) and the scratch regions after it (recurrent_scratch_bytes).
   const auto output_bytes = static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), e));
   const std::uint64_t scratch = layout.output + align(output_bytes);
   const std::uint64_t sequence_bytes = align(static_cast<std::uint64_t>(
