@@ -286,6 +286,46 @@ TEST_CASE("closed form equals a brute-force fold-by-fold sum", "[array]") {
   }
 }
 
+// A depthwise 3x3 conv of 8 channels on 6x6 outputs (batch 1): per channel M = 36, K = 9, N = 1.
+TEST_CASE("groups whose blocks fit the array run side by side, block-diagonally", "[array]") {
+  GemmShape depthwise = gemm(36, 1, 9);
+  depthwise.groups = 8;
+  SECTION("ws 32 x 16: three channels a fold") {
+    // Each channel's block is 9 rows x 1 column: b = min(floor(32 / 9), floor(16 / 1)) = 3
+    // channels a fold (rows 0-26 busy), folds = ceil(8 / 3) = 3, each 2*32 + 16 + 36 - 2 = 114
+    // cycles: 342 (one channel after the other: 8 folds, 912).
+    const ArrayCycles result = gemm_cycles(systolic(32, 16, hw::Dataflow::ws), depthwise);
+    CHECK(reusesim::mapping::groups_per_fold(systolic(32, 16, hw::Dataflow::ws), depthwise) == 3);
+    CHECK(result.folds == 3);
+    CHECK(result.cycles == 342);
+    // 8 * 36 * 9 = 2,592 MACs in 342 cycles of 512 PEs.
+    CHECK(result.utilization == Approx(2592.0 / (342.0 * 512.0)));
+  }
+  SECTION("ws 16 x 16: one 9-row block at a time") {
+    // b = min(1, 16) = 1: 8 folds of 2*16 + 16 + 36 - 2 = 82 = 656.
+    CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::ws), depthwise).cycles == 656);
+  }
+  SECTION("os 16 x 16: blocks of M x N = 36 x 1 do not fit 16 rows") {
+    // rows-dim M = 36 > 16: one group at a time, ceil(36 / 16) = 3 folds each of 9 + 16 + 16 - 2
+    // = 39 cycles: 8 * 3 * 39 = 936.
+    CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::os), depthwise).cycles == 936);
+  }
+  SECTION("a grouped (not depthwise) conv: 4 groups of K = 8, N = 4 on ws 16 x 16") {
+    // b = min(floor(16 / 8), floor(16 / 4)) = 2 groups a fold; folds = 2, each 2*16 + 16 + 36 - 2
+    // = 82 cycles: 164.
+    GemmShape grouped = gemm(36, 4, 8);
+    grouped.groups = 4;
+    CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::ws), grouped).cycles == 164);
+  }
+  SECTION("vector_mac: groups one after the other") {
+    // Units share their lanes' inputs: 8 groups * 36 * ceil(1 / 4) = 288 passes of ceil(9 / 8) = 2
+    // cycles = 576.
+    const ArrayCycles result = gemm_cycles(vector_mac(4, 8), depthwise);
+    CHECK(result.folds == 288);
+    CHECK(result.cycles == 576);
+  }
+}
+
 // The SRAM roof, from the shipped configs and a starved variant.
 TEST_CASE("SRAM roof: binds only when a buffer cannot feed the array's per-cycle demand", "[array]") {
   const std::string configs = std::string(REUSESIM_SOURCE_DIR) + "/configs/";

@@ -61,6 +61,8 @@ TEST_CASE("mapper: every program replays exactly the layer's MACs and vector wor
           const workload::NetworkLayer& layer = model.network.layers[i];
           INFO(arch << " " << model_name << " " << layer.spec.name << " batch " << batch);
           CHECK(programs[i].macs == layer.counts.macs * batch);
+          // Never below what the hardware must move: all parameters (biases too) and the output.
+          CHECK(mapping::compulsory_traffic_problem(layer, batch, mapping::element_bytes(spec), programs[i]) == "");
           // Views (flatten, to_sequence, concat) move nothing; everything else does its work.
           if (!programs[i].steps.empty()) CHECK(programs[i].vector_ops == layer.counts.vector_ops * batch);
         }
@@ -113,8 +115,9 @@ TEST_CASE("mapper: at batch 1 a linear layer moves each weight once", "[mapper]"
 
 TEST_CASE("mapper: recurrent steps run in order and keep fitting weights resident", "[mapper]") {
   // mlp-sized GRU: input 8, hidden 16, 5 steps. Weights 3 * 16 * (8 + 16) * 1 B = 1,152 bytes
-  // fit small's 32 KiB weight buffer: one weight load, then per step a load of x(t), the gate
-  // GEMM (M = batch, N = 48, K = 24), and a store of h(t).
+  // and biases 3 * 16 * 2 (b_ih, b_hh) = 96 bytes fit small's 32 KiB weight buffer: one weight
+  // load of 1,248 bytes, then per step a load of x(t), the gate GEMM (M = batch, N = 48, K = 24),
+  // and a store of h(t).
   const config::LoadedModel model = config::load_model_text(R"(
 name: gru
 precision: int8
@@ -142,24 +145,26 @@ layers:
     previous_compute = static_cast<std::int32_t>(i);
   }
   CHECK(weight_loads == 1);
+  CHECK(weight_load_bytes(program) == 1'248);
   CHECK(computes == 5);
   CHECK(stores == 5);
   CHECK(program.mapping.find("resident") != std::string::npos);
 }
 
 TEST_CASE("mapper: weights that do not fit stream every step", "[mapper]") {
-  // lstm_lm's LSTM: 4 * 1024 * (1024 + 1024) * 2 B = 16 MiB of weights against snowflake's
-  // weight buffer: they stream from DRAM at every one of the 35 steps.
+  // lstm_lm's LSTM: 4 * 1024 gate columns of 1024 + 1024 weights and 2 biases (b_ih, b_hh),
+  // 4 * 1024 * 2050 * 2 B = 16.0 MiB against snowflake's weight buffer: they stream from DRAM,
+  // biases with their columns, at every one of the 35 steps.
   const auto programs = map_all(zoo("lstm_lm").network, 1, accelerator("snowflake"));
   const mapping::LayerProgram& lstm = programs[1];
   REQUIRE(lstm.layer == "lstm1");
-  CHECK(weight_load_bytes(lstm) == 35LL * 4 * 1024 * 2048 * 2);
+  CHECK(weight_load_bytes(lstm) == 35LL * 4 * 1024 * 2050 * 2);
   CHECK(lstm.mapping.find("streamed from DRAM every step") != std::string::npos);
 }
 
 TEST_CASE("mapper: says why when nothing fits", "[mapper]") {
   // A GRU step needs x(t) and h(t-1) of one sample in half the input buffer: (1024 + 16) bytes
-  // against 1 KiB / 2 = 512.
+  // against 1 KiB / 2 = 512. A weight column is those 1040 weights and its 2 biases.
   const config::LoadedModel model = config::load_model_text(R"(
 name: wide
 precision: int8
@@ -170,7 +175,7 @@ layers:
   const hw::AcceleratorSpec tiny = accelerator("small", {"sram.buffers.inputs.capacity_kib=1"});
   const auto layouts = mapping::layout_network(model.network, 1, 1);
   CHECK_THROWS_WITH(mapping::map_layer(model.network.layers.front(), 1, tiny, layouts.front()),
-                    "layer gru: one sample's step (1040 bytes of x and h, a weight column of as many) does not fit "
+                    "layer gru: one sample's step (1040 bytes of x and h, a weight column of 1042) does not fit "
                     "half the input, weight and output buffers (1024, 32768, 16384)");
 }
 
@@ -253,4 +258,111 @@ layers:
   // The lower layer's two directions end with stores 3 (forward, t = 3) and 7 (backward, t = 0).
   CHECK(std::find(after.begin(), after.end(), stores[3]) != after.end());
   CHECK(std::find(after.begin(), after.end(), stores[7]) != after.end());
+}
+
+namespace {
+
+// An int8 model of `layers` (YAML list items) fed `input`.
+config::LoadedModel int8_model(const std::string& input, const std::string& layers) {
+  return config::load_model_text("name: m\nprecision: int8\ninput: " + input + "\nlayers:\n" + layers, "m.yaml");
+}
+
+// Bytes the program stores.
+std::int64_t store_bytes(const mapping::LayerProgram& program) {
+  std::int64_t bytes = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::store) bytes += static_cast<std::int64_t>(step.bytes);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("mapper: biases load with their weights, once when the weights stay resident", "[mapper]") {
+  // int8 on small, batch 4. fc: 16 -> 8 with bias: 16 * 8 weights + 8 biases = 136 bytes, one
+  // tile. conv: 3x3, 4 -> 8 channels on 8x8 (padding 1): 3 * 3 * 4 * 8 = 288 weights + 8 biases
+  // = 296 bytes, one tile. Both are analyze's compulsory parameter bytes.
+  const config::LoadedModel model = int8_model("{channels: 4, height: 8, width: 8}",
+                                               "  - {name: conv, type: conv2d, out_channels: 8, kernel: 3, padding: 1}\n"
+                                               "  - {name: flat, type: flatten}\n"
+                                               "  - {name: fc, type: linear, out_features: 16}\n"
+                                               "  - {name: fc2, type: linear, out_features: 8}\n");
+  const auto programs = map_all(model.network, 4, accelerator("small"));
+  CHECK(weight_load_bytes(programs[0]) == 296);
+  CHECK(weight_load_bytes(programs[3]) == 136);
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    CHECK(mapping::compulsory_traffic_problem(model.network.layers[i], 4, 1, programs[i]) == "");
+  }
+  // A program that leaves the biases in DRAM moves less than the hardware must: the check says so.
+  mapping::LayerProgram no_bias = programs[3];
+  for (mapping::Step& step : no_bias.steps) {
+    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) step.bytes -= 8;
+  }
+  CHECK(mapping::compulsory_traffic_problem(model.network.layers[3], 4, 1, no_bias) ==
+        "the program loads weights of 128 bytes, fewer than the 136 the analysis says must move");
+}
+
+TEST_CASE("mapper: without return_sequences only the last step of a recurrent layer leaves for DRAM", "[mapper]") {
+  // LSTM input 8, hidden 16, 5 steps, batch 2, int8 on small: one batch chunk, so h(t) stays in
+  // SRAM for step t + 1 and only h(4) of the 2 samples leaves: one store of 2 * 16 = 32 bytes,
+  // analyze's output (16 features x batch 2 x 1 B), after the last step's compute.
+  const config::LoadedModel model =
+      int8_model("{sequence: 5, features: 8}", "  - {name: lstm, type: lstm, hidden_size: 16, return_sequences: false}\n"
+                                               "  - {name: fc, type: linear, out_features: 4}\n");
+  const auto programs = map_all(model.network, 2, accelerator("small"));
+  const mapping::LayerProgram& program = programs.front();
+  std::int64_t stores = 0, computes = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::compute) ++computes;
+    if (step.kind != mapping::StepKind::store) continue;
+    ++stores;
+    CHECK(computes == 5);
+  }
+  CHECK(stores == 1);
+  CHECK(store_bytes(program) == 32);
+  CHECK(mapping::compulsory_traffic_problem(model.network.layers.front(), 2, 1, program) == "");
+}
+
+TEST_CASE("mapper: stacked layers without return_sequences keep their sequences in their own regions", "[mapper]") {
+  // 3 stacked bidirectional LSTM layers (input 8, hidden 16, 4 steps, batch 1, int8) without
+  // return_sequences: the two lower layers write full sequences (4 steps x 2 directions x 16 B,
+  // 128 B each) that the layer above reads; the top layer stores only the last step of each
+  // direction (forward t = 3, backward t = 0): 2 stores of 16 B at the output, 32 B in all.
+  // Every store stays below the next layer's weights.
+  const config::LoadedModel model = int8_model(
+      "{sequence: 4, features: 8}",
+      "  - {name: lstm, type: lstm, hidden_size: 16, num_layers: 3, bidirectional: true, return_sequences: false}\n"
+      "  - {name: fc, type: linear, out_features: 4}\n");
+  const auto layouts = mapping::layout_network(model.network, 1, 1);
+  const auto programs = map_all(model.network, 1, accelerator("small"));
+  const mapping::LayerProgram& program = programs.front();
+  std::vector<const mapping::Step*> stores;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind != mapping::StepKind::store) continue;
+    stores.push_back(&step);
+    CHECK(step.address >= layouts[0].output);
+    CHECK(step.address + step.bytes <= layouts[1].weights);
+  }
+  REQUIRE(stores.size() == 2 * 4 * 2 + 2);
+  CHECK(store_bytes(program) == 2 * 128 + 32);
+  CHECK(stores[16]->address == layouts[0].output);
+  CHECK(stores[17]->address == layouts[0].output + 16);
+}
+
+TEST_CASE("mapper: depthwise channels share the array's folds", "[mapper]") {
+  // A 3x3 depthwise conv of 8 channels on a 6x6 int8 image (padding 1, no bias) on small with 32
+  // rows: per channel M = 36, K = 9, N = 1. Three channels' 9-row blocks fit 32 rows, so all 8
+  // channels go as one tile of 8 groups in ceil(8 / 3) = 3 folds of 2*32 + 16 + 36 - 2 = 114
+  // cycles: 342 (one channel after the other: 8 x 114 = 912).
+  const config::LoadedModel model = int8_model("{channels: 8, height: 6, width: 6}",
+                                               "  - {name: dw, type: conv2d, depthwise: true, kernel: 3, padding: 1, bias: false}\n");
+  const hw::AcceleratorSpec spec = accelerator("small", {"compute.rows=32"});
+  const mapping::LayerProgram program = map_all(model.network, 1, spec).front();
+  CHECK(program.mapping == "gemm 36x1x9 x8 groups, tiles g8 m36 n1 k9, order n-m, weights stay for all m");
+  std::int64_t cycles = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::compute) cycles += mapping::gemm_cycles(spec.compute, step.gemm).cycles;
+  }
+  CHECK(cycles == 342);
+  CHECK(program.estimated_cycles == 342);
 }

@@ -85,6 +85,7 @@ void check_same_program(const ProgramRecord& actual, const ProgramRecord& expect
       CHECK(s.gemm.m == t.gemm.m);
       CHECK(s.gemm.n == t.gemm.n);
       CHECK(s.gemm.k == t.gemm.k);
+      CHECK(s.gemm.groups == t.gemm.groups);
     }
   }
 }
@@ -99,6 +100,7 @@ TEST_CASE("mapped layers survive a round trip through the text", "[program-text]
       "input: {channels: 3, height: 8, width: 8}\n"
       "layers:\n"
       "  - {name: conv1, type: conv2d, out_channels: 8, kernel: 3, padding: 1, activation: relu}\n"
+      "  - {name: dw, type: conv2d, depthwise: true, kernel: 3, padding: 1}\n"
       "  - {name: pool1, type: maxpool, kernel: 2, stride: 2}\n"
       "  - {name: flat, type: flatten}\n"
       "  - {name: fc, type: linear, out_features: 10}\n",
@@ -111,9 +113,9 @@ TEST_CASE("mapped layers survive a round trip through the text", "[program-text]
       mapped.push_back({batch, reusesim::mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
     }
   }
-  REQUIRE(mapped.size() == 8);
+  REQUIRE(mapped.size() == 10);
   REQUIRE(mapped[0].program.steps.size() > 2);   // conv1 moves data and computes
-  REQUIRE(mapped[2].program.steps.empty());      // flatten is a view
+  REQUIRE(mapped[3].program.steps.empty());      // flatten is a view
 
   const std::string text = write_programs(mapped);
   const std::vector<ProgramRecord> read = read_programs(text, "tiny.program", static_cast<std::uint64_t>(spec.dram.burst_bytes()));
@@ -126,6 +128,8 @@ TEST_CASE("mapped layers survive a round trip through the text", "[program-text]
   CHECK(write_programs(read) == text);
   CHECK(text.rfind("# reusesim data-movement program, version 1\n", 0) == 0);
   CHECK(text.find("\nlayer conv1 type conv2d batch 1\nmapping gemm ") != std::string::npos);
+  // dw's 8 channels (one 9-row block a fold of small's 16 rows) go as one grouped tile.
+  CHECK(text.find("compute m 64 n 1 k 9 groups 8 vector_ops 0 ") != std::string::npos);
   CHECK(text.find("\nlayer flat type flatten batch 4\nmapping view of its input: no data moves\nend\n") !=
         std::string::npos);
 }
@@ -381,7 +385,7 @@ TEST_CASE("step line errors", "[program-text]") {
   const std::string load_syntax = " (a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string store_syntax = " (a store line is: store outputs addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string compute_syntax =
-      " (a compute line is: compute m <m> n <n> k <k> vector_ops <ops> bytes <n> after <steps>)\n";
+      " (a compute line is: compute m <m> n <n> k <k> [groups <g>] vector_ops <ops> bytes <n> after <steps>)\n";
   const std::string vector_syntax = " (a vector line is: vector ops <ops> bytes <n> after <steps>)\n";
   // Line 3 is the step under test (after kHead); line 4 ends the layer.
   const std::vector<std::pair<std::string, std::string>> cases{
@@ -419,6 +423,10 @@ TEST_CASE("step line errors", "[program-text]") {
        "p.txt:3:19: error: expected k from 1 to 2^50, got \"1125899906842625\"\n"},
       {"compute m 1125899906842624 n 2 k 1 vector_ops 0 bytes 32 after -",
        "p.txt:3:11: error: m x n x k is more than 2^50 MACs\n"},
+      {"compute m 1 n 1 k 1 groups 0 vector_ops 0 bytes 1 after -",
+       "p.txt:3:28: error: expected groups from 1 to 2^50, got \"0\"\n"},
+      {"compute m 1125899906842624 n 1 k 1 groups 2 vector_ops 0 bytes 32 after -",
+       "p.txt:3:11: error: groups x m x n x k is more than 2^50 MACs\n"},
       {"compute m 4 n 4 k 4 vector_ops -1 bytes 32 after -",
        "p.txt:3:32: error: expected vector_ops from 0 to 2^50, got \"-1\"\n"},
       {"compute m 1 n 1 k 1", "p.txt:3:20: error: missing \"vector_ops\"" + compute_syntax},

@@ -36,6 +36,25 @@ TEST_CASE("replay: one systolic tile takes its closed-form cycles", "[replay]") 
   CHECK(fc.stall_cycles() < 200);
 }
 
+TEST_CASE("replay: a depthwise conv's channels share the array's folds", "[replay]") {
+  // small with 32 rows (32 x 16 ws). A 3x3 depthwise conv of 8 channels on 6x6 (padding 1),
+  // batch 1: per channel M = 36, K = 9, N = 1. Three 9-row channel blocks fit 32 rows side by
+  // side: ceil(8 / 3) = 3 folds of 2*32 + 16 + 36 - 2 = 114 cycles = 342 (8 x 114 = 912 when the
+  // channels ran one after another).
+  std::vector<std::string> overrides = kWideDram;
+  overrides.push_back("compute.rows=32");
+  const Replayed replayed = replay("small", overrides, R"(
+name: depthwise
+precision: int8
+input: {channels: 8, height: 6, width: 6}
+layers:
+  - {name: dw, type: conv2d, depthwise: true, kernel: 3, padding: 1, bias: false}
+)", {1});
+  const hw::LayerResult& dw = replayed.results.front();
+  CHECK(dw.compute_cycles == 342);
+  CHECK(dw.macs == 8 * 36 * 9);
+}
+
 TEST_CASE("replay: one vector-MAC tile takes its closed-form cycles", "[replay]") {
   // snowflake: 16 units x 16 lanes. GEMM M = 16, N = 32, K = 64: each unit makes one output,
   // lanes reduce K: 16 * ceil(32/16) * ceil(64/16) = 16 * 2 * 4 = 128 cycles.

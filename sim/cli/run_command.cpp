@@ -77,12 +77,16 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
 }
 
 // The program must agree with the analysis (the replay is checked against the program).
-void check_analysis(const workload::NetworkLayer& layer, const mapping::LayerProgram& program, std::int64_t batch) {
+void check_analysis(const workload::NetworkLayer& layer, const mapping::LayerProgram& program, std::int64_t batch,
+                    std::int64_t element_bytes) {
+  const std::string where = "layer " + program.layer + " (batch " + std::to_string(batch) + "): ";
   const std::int64_t analytic_macs = layer.counts.macs * batch;
   if (program.macs != analytic_macs) {
-    throw std::logic_error("layer " + program.layer + " (batch " + std::to_string(batch) + "): the program has " +
-                           std::to_string(program.macs) + " MACs, the analysis " + std::to_string(analytic_macs));
+    throw std::logic_error(where + "the program has " + std::to_string(program.macs) + " MACs, the analysis " +
+                           std::to_string(analytic_macs));
   }
+  const std::string traffic = mapping::compulsory_traffic_problem(layer, batch, element_bytes, program);
+  if (!traffic.empty()) throw std::logic_error(where + traffic);
 }
 
 // The replay must agree with its program (MACs, burst-widened DRAM bytes read and written) and
@@ -225,7 +229,8 @@ int run_command(const std::vector<std::string>& args) {
     }
     const std::size_t layers = selected.size();
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      check_analysis(model.network.layers[selected[i % layers]], runs[i].program, runs[i].batch);
+      check_analysis(model.network.layers[selected[i % layers]], runs[i].program, runs[i].batch,
+                     mapping::element_bytes(spec));
     }
     std::optional<hw::TimelineRecorder> timeline;
     if (!timeline_file.empty()) timeline.emplace();

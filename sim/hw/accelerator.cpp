@@ -161,7 +161,7 @@ void Accelerator::compute_engine() {
       // Operands come out of SRAM while the array runs; the slower of the two sets the pace.
       sc_core::sc_time sram_done = sc_core::sc_time_stamp();
       if (step.kind == mapping::StepKind::compute) {
-        const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.k * step.gemm.n * element_bytes);
+        const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * element_bytes);
         sram_done = std::max(sram_done, sram_access(TensorKind::weights, weight_bytes, false));
         sram_done = std::max(sram_done, sram_access(TensorKind::inputs, step.bytes - weight_bytes, false));
       } else {

@@ -13,6 +13,7 @@ namespace {
 
 using workload::checked_add;
 using workload::checked_mul;
+using workload::checked_product;
 
 void require_positive(std::int64_t value, const char* what) {
   if (value <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(value));
@@ -23,35 +24,42 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b !=
 
 double utilization_of(const GemmShape& gemm, std::int64_t cycles, std::int64_t macs_per_cycle) {
   // A ratio: doubles, so that a huge but valid GEMM does not throw here.
-  const double work = static_cast<double>(gemm.m) * static_cast<double>(gemm.n) * static_cast<double>(gemm.k);
+  const double work = static_cast<double>(gemm.groups) * static_cast<double>(gemm.m) * static_cast<double>(gemm.n) *
+                      static_cast<double>(gemm.k);
   return work / (static_cast<double>(cycles) * static_cast<double>(macs_per_cycle));
 }
 
-ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+// How a GEMM lies on a systolic array: the dimensions on rows and columns, the streamed one, and
+// the fill and drain of a fold.
+struct SystolicMapping {
+  std::int64_t rows_dim = 0, cols_dim = 0, streamed = 0, fill_drain = 0;
+};
+
+SystolicMapping systolic_mapping(const hw::ComputeSpec& array, const GemmShape& gemm) {
   require_positive(array.rows, "systolic array rows");
   require_positive(array.cols, "systolic array cols");
   const std::int64_t r = array.rows;
   const std::int64_t c = array.cols;
-
-  std::int64_t rows_dim = 0, cols_dim = 0, streamed = 0, fill_drain = 0;
   switch (array.dataflow) {
     case hw::Dataflow::os:  // (M, N) on (R, C), K streamed: T + R + C - 2
-      rows_dim = gemm.m, cols_dim = gemm.n, streamed = gemm.k;
-      fill_drain = checked_add(r, c);
-      break;
+      return {gemm.m, gemm.n, gemm.k, checked_add(r, c)};
     case hw::Dataflow::ws:  // (K, N) on (R, C), M streamed: 2R + C + T - 2
-      rows_dim = gemm.k, cols_dim = gemm.n, streamed = gemm.m;
-      fill_drain = checked_add(checked_mul(2, r), c);
-      break;
+      return {gemm.k, gemm.n, gemm.m, checked_add(checked_mul(2, r), c)};
     case hw::Dataflow::is:  // (K, M) on (R, C), N streamed: 2R + C + T - 2
-      rows_dim = gemm.k, cols_dim = gemm.m, streamed = gemm.n;
-      fill_drain = checked_add(checked_mul(2, r), c);
       break;
   }
+  return {gemm.k, gemm.m, gemm.n, checked_add(checked_mul(2, r), c)};
+}
 
+ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+  const SystolicMapping on = systolic_mapping(array, gemm);
+  const std::int64_t r = array.rows;
+  const std::int64_t c = array.cols;
   ArrayCycles result;
-  result.folds = checked_mul(ceil_div(rows_dim, r), ceil_div(cols_dim, c));
-  const std::int64_t per_fold = checked_add(checked_add(streamed, fill_drain), -2);
+  // Groups whose blocks fit the array run side by side, block-diagonally (see the header).
+  result.folds = checked_mul(ceil_div(gemm.groups, groups_per_fold(array, gemm)),
+                             checked_mul(ceil_div(on.rows_dim, r), ceil_div(on.cols_dim, c)));
+  const std::int64_t per_fold = checked_add(checked_add(on.streamed, on.fill_drain), -2);
   result.cycles = checked_mul(result.folds, per_fold);
   result.utilization = utilization_of(gemm, result.cycles, checked_mul(r, c));
   return result;
@@ -61,7 +69,7 @@ ArrayCycles vector_mac_cycles(const hw::ComputeSpec& array, const GemmShape& gem
   require_positive(array.units, "vector_mac units");
   require_positive(array.lanes, "vector_mac lanes");
   ArrayCycles result;
-  result.folds = checked_mul(gemm.m, ceil_div(gemm.n, array.units));
+  result.folds = checked_product({gemm.groups, gemm.m, ceil_div(gemm.n, array.units)});
   result.cycles = checked_mul(result.folds, ceil_div(gemm.k, array.lanes));
   result.utilization = utilization_of(gemm, result.cycles, checked_mul(array.units, array.lanes));
   return result;
@@ -69,10 +77,18 @@ ArrayCycles vector_mac_cycles(const hw::ComputeSpec& array, const GemmShape& gem
 
 }  // namespace
 
+std::int64_t groups_per_fold(const hw::ComputeSpec& array, const GemmShape& gemm) {
+  if (array.kind != hw::ArrayKind::systolic) return 1;
+  const SystolicMapping on = systolic_mapping(array, gemm);
+  if (on.rows_dim > array.rows || on.cols_dim > array.cols) return 1;
+  return std::min(array.rows / on.rows_dim, array.cols / on.cols_dim);
+}
+
 ArrayCycles gemm_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
   require_positive(gemm.m, "GEMM dimension M");
   require_positive(gemm.n, "GEMM dimension N");
   require_positive(gemm.k, "GEMM dimension K");
+  require_positive(gemm.groups, "GEMM groups");
   switch (array.kind) {
     case hw::ArrayKind::systolic: return systolic_cycles(array, gemm);
     case hw::ArrayKind::vector_mac: return vector_mac_cycles(array, gemm);

@@ -2,8 +2,8 @@
 // Closed-form compute cycles of one GEMM on the compute array (DESIGN.md section 4, "Compute array").
 //
 // Every MAC layer is seen as a GEMM C[M x N] += A[M x K] * B[K x N]. For a convolution,
-// M = batch * Ho * Wo, K = kh * kw * Cin / groups, N = Cout / groups, and one call covers ONE group:
-// the caller multiplies by the number of groups (groups run one after the other).
+// M = batch * Ho * Wo, K = kh * kw * Cin / groups, N = Cout / groups per group. A call covers
+// `groups` such GEMMs at once (groups of a grouped or depthwise conv: same M, own A and B each).
 //
 // Systolic arrays (R x C) follow SCALE-Sim v2 (Samajdar et al., ISPASS 2020):
 //   os maps (M, N) on (R, C) and streams K;
@@ -16,6 +16,12 @@
 //   and cycles = folds * cycles per fold. Fill and drain are included in every fold; a partial fold
 //   costs as much as a full one, which is where the utilisation lost to dimensions that do not
 //   divide the array comes from.
+//   Groups run side by side when a group's block (rows-dim x cols-dim) fits the array: the array
+//   holds them block-diagonally (e.g. ws: group j's K weights on rows jK .. (j+1)K - 1 and its N
+//   on columns jN .. (j+1)N - 1; each row takes its own group's input, and a column sums only its
+//   group's rows), b = min(floor(R / rows-dim), floor(C / cols-dim)) blocks a fold, and
+//     folds = ceil(groups / b) for such blocks, else groups * ceil(rows-dim / R) * ceil(cols-dim / C).
+//   A depthwise 3x3 conv (K = 9, N = 1) on a 64 x 64 ws array: 7 channels a fold, 63 rows busy.
 //   NOT included: DESIGN.md's layer-level "- 1" (compute cycles of a layer = folds x cycles per
 //   fold - 1). It is applied ONCE PER LAYER by the caller, after summing the GEMMs (groups) of the
 //   layer, and never per GEMM. Stalls (memory) are not included either.
@@ -23,12 +29,14 @@
 // Vector-MAC clusters (Snowflake-style, units x lanes): each unit computes one output at a time and
 //   its lanes reduce along K; the units work on different outputs, N first, then M. A pass is one
 //   output per unit (ceil(N / units) passes per row of M), taking ceil(K / lanes) cycles:
-//     folds (passes) = M * ceil(N / units),  cycles = passes * ceil(K / lanes).
+//     folds (passes) = groups * M * ceil(N / units),  cycles = passes * ceil(K / lanes).
+//   Groups run one after the other: the lanes' inputs are broadcast to every unit, and units
+//   working on different groups would need different inputs.
 //   No pipeline fill or drain is modelled for vector-MAC units.
 //
-// utilization = M*N*K / (cycles * MACs per cycle), MACs per cycle = R*C or units*lanes, in (0, 1].
+// utilization = groups*M*N*K / (cycles * MACs per cycle), MACs per cycle = R*C or units*lanes, in (0, 1].
 //
-// Errors: std::invalid_argument for a zero or negative GEMM dimension, or an array whose size
+// Errors: std::invalid_argument for a zero or negative GEMM dimension (groups included), or an array whose size
 // fields for its kind (rows/cols, or units/lanes) are not positive; workload::CountOverflow when a
 // count does not fit in 64 bits.
 
@@ -39,20 +47,27 @@
 
 namespace reusesim::mapping {
 
-// A GEMM C[M x N] += A[M x K] * B[K x N] (one group of a grouped conv; conv: M = batch*Ho*Wo,
-// K = kh*kw*Cin/g, N = Cout/g).
+// `groups` GEMMs C[M x N] += A[M x K] * B[K x N], each with its own A and B (groups of a grouped
+// conv; conv: M = batch*Ho*Wo, K = kh*kw*Cin/g, N = Cout/g).
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t groups = 1;
+  std::int64_t macs() const { return groups * m * n * k; }
+  std::int64_t weight_elements() const { return groups * k * n; }
 };
 
 struct ArrayCycles {
   std::int64_t cycles = 0;  // closed-form compute cycles of this GEMM on the array, fill and drain included
   std::int64_t folds = 0;   // systolic: ceil(rows-dim/R) * ceil(cols-dim/C); vector_mac: passes
-  double utilization = 0;   // M*N*K / (cycles * MACs per cycle)
+  double utilization = 0;   // groups*M*N*K / (cycles * MACs per cycle)
 };
 
 // Cycles of one GEMM on the array (see the file comment for the model).
 ArrayCycles gemm_cycles(const hw::ComputeSpec& array, const GemmShape& gemm);
+
+// How many of `gemm`'s groups one fold of the array holds side by side (block-diagonally): b of the
+// file comment for a systolic array, 1 for a vector-MAC cluster.
+std::int64_t groups_per_fold(const hw::ComputeSpec& array, const GemmShape& gemm);
 
 // Non-MAC work (pooling, activation, element-wise, softmax) on the vector unit:
 // ceil(ops / vector_ops_per_cycle). ops = 0 gives 0 cycles; negative ops or a non-positive

@@ -13,6 +13,7 @@ namespace {
 
 using workload::checked_add;
 using workload::checked_mul;
+using workload::checked_product;
 using workload::LayerType;
 
 constexpr std::uint64_t kAlignment = 4096;
@@ -128,6 +129,9 @@ std::vector<std::int32_t> deps(std::initializer_list<std::int32_t> steps) {
 struct GemmProblem {
   std::int64_t groups = 1, m = 0, n = 0, k = 0;
   std::int64_t e = 1;
+  // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
+  // bias follows its K weights, so it rides the load of the column's last K tile.
+  std::int64_t bias = 0;
   // Input bytes a tile of output rows [m0, m0 + tm) needs, with `tk` of K.
   std::function<std::int64_t(std::int64_t m0, std::int64_t tm, std::int64_t tk)> input_bytes;
   std::int64_t vector_ops_per_output = 0;
@@ -135,12 +139,27 @@ struct GemmProblem {
 };
 
 struct GemmTiling {
+  std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
   std::int64_t tm = 0, tn = 0, tk = 0;
   bool n_outer = true;
   std::int64_t cycles = 0;
   std::int64_t dram_bytes = 0;
   std::int64_t tiles = 0;
 };
+
+// Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
+// and powers of two of the group count and multiples of what one fold of the array holds side by
+// side (7 of a 3x3 depthwise conv's channels on 64 rows). A pinned tiling keeps one group a tile.
+std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const hw::ComputeSpec& array, std::int64_t tn,
+                                           std::int64_t tk, bool pinned) {
+  if (pinned || p.groups == 1 || tn != p.n || tk != p.k) return {1};
+  std::vector<std::int64_t> values = tile_sizes(p.groups);
+  const std::int64_t per_fold = groups_per_fold(array, GemmShape{p.m, tn, tk, p.groups});
+  for (std::int64_t tg = per_fold; tg < p.groups; tg *= 2) values.push_back(tg);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
 
 GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
@@ -186,37 +205,39 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
   };
   for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0)) {
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0)) {
-      if (checked_mul(checked_mul(tk, tn), p.e) * 2 > capacity.weights) continue;
-      for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0)) {
-        // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
-        if (checked_mul(p.groups, ceil_div(p.m, tm)) > static_cast<std::int64_t>(kMaxLayerSteps)) {
-          too_many_tiles = true;
-          continue;
-        }
-        // Every input tile must fit (tiles that straddle images or rows are the largest).
-        const InputSweep& sweep = sweep_of(tm);
-        const std::int64_t largest_input_tile = std::max(p.e, ceil_div(sweep.largest * tk, p.k));
-        if (largest_input_tile * 2 > capacity.inputs || checked_mul(checked_mul(tm, tn), p.e) * 2 > capacity.outputs) {
-          continue;
-        }
-        const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
-        const std::int64_t tiles = checked_mul(checked_mul(checked_mul(p.groups, tiles_m), tiles_n), tiles_k);
-        if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
-          too_many_tiles = true;
-          continue;
-        }
-        const std::int64_t compute = checked_mul(tiles, gemm_cycles(array, GemmShape{tm, tn, tk}).cycles);
-        const std::int64_t weight_bytes = p.groups * p.k * p.n * p.e;
-        const std::int64_t input_sweep = sweep.total;
-        const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
-        for (bool n_outer : {true, false}) {
-          if (pinned && n_outer != pinned->n_outer) continue;
-          const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
-          const std::int64_t inputs = !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
-          const std::int64_t bytes = weights + inputs + output_bytes;
-          const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
-          const std::int64_t cycles = std::max(compute, memory);
-          candidates.push_back(GemmTiling{tm, tn, tk, n_outer, cycles, bytes, tiles});
+      for (std::int64_t tg : group_tile_sizes(p, array, tn, tk, pinned.has_value())) {
+        if (checked_product({tg, tk + p.bias, tn, p.e}) * 2 > capacity.weights) continue;
+        for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0)) {
+          // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
+          if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(kMaxLayerSteps)) {
+            too_many_tiles = true;
+            continue;
+          }
+          // Every input tile must fit (tiles that straddle images or rows are the largest).
+          const InputSweep& sweep = sweep_of(tm);
+          const std::int64_t largest_input_tile = tg * std::max(p.e, ceil_div(sweep.largest * tk, p.k));
+          if (largest_input_tile * 2 > capacity.inputs || checked_product({tg, tm, tn, p.e}) * 2 > capacity.outputs) {
+            continue;
+          }
+          const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
+          const std::int64_t tiles = checked_product({ceil_div(p.groups, tg), tiles_m, tiles_n, tiles_k});
+          if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
+            too_many_tiles = true;
+            continue;
+          }
+          const std::int64_t compute = checked_mul(tiles, gemm_cycles(array, GemmShape{tm, tn, tk, tg}).cycles);
+          const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
+          const std::int64_t input_sweep = sweep.total;
+          const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
+          for (bool n_outer : {true, false}) {
+            if (pinned && n_outer != pinned->n_outer) continue;
+            const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
+            const std::int64_t inputs = !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
+            const std::int64_t bytes = weights + inputs + output_bytes;
+            const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
+            const std::int64_t cycles = std::max(compute, memory);
+            candidates.push_back(GemmTiling{tg, tm, tn, tk, n_outer, cycles, bytes, tiles});
+          }
         }
       }
     }
@@ -251,7 +272,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
   }
   if (!found) {
     throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
-                       std::to_string(2 * p.e) + " bytes of weights, " + std::to_string(2 * p.input_bytes(0, 1, 1)) +
+                       std::to_string(2 * (1 + p.bias) * p.e) + " bytes of weights, " + std::to_string(2 * p.input_bytes(0, 1, 1)) +
                        " of inputs and " + std::to_string(2 * p.e) +
                        " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) +
                        ", " + std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
@@ -263,7 +284,8 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
   Slots weight_slots, input_slots, output_slots;
   const std::int64_t tiles_k = ceil_div(p.k, t.tk);
   const std::int64_t input_total = p.input_bytes(0, p.m, p.k);
-  for (std::int64_t g = 0; g < p.groups; ++g) {
+  for (std::int64_t g = 0; g < p.groups; g += t.tg) {
+    const std::int64_t tg = std::min(t.tg, p.groups - g);  // groups side by side in this tile
     const std::int64_t outer_count = t.n_outer ? ceil_div(p.n, t.tn) : ceil_div(p.m, t.tm);
     const std::int64_t inner_count = t.n_outer ? ceil_div(p.m, t.tm) : ceil_div(p.n, t.tn);
     for (std::int64_t outer = 0; outer < outer_count; ++outer) {
@@ -277,13 +299,14 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           const std::int64_t tk = std::min(t.tk, p.k - k0);
           const bool reuse_outer = tiles_k == 1 && inner > 0;
           const auto load_weights = [&] {
-            const std::uint64_t offset = static_cast<std::uint64_t>(((g * p.n + n0) * p.k + k0) * p.e);
-            return builder.load(TensorRole::weights, p.weights + offset, tk * tn * p.e, deps({weight_slots.claim()}));
+            const std::uint64_t offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k0) * p.e);
+            const std::int64_t rows = k0 + tk == p.k ? tk + p.bias : tk;
+            return builder.load(TensorRole::weights, p.weights + offset, tg * rows * tn * p.e, deps({weight_slots.claim()}));
           };
           const auto load_inputs = [&] {
             // Rows of the input in proportion to the output rows (NHWC keeps a row contiguous).
             const auto offset = static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups);
-            return builder.load(TensorRole::inputs, p.inputs + offset, p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
+            return builder.load(TensorRole::inputs, p.inputs + offset, tg * p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
           };
           std::int32_t weight_load = -1, input_load = -1;
           if (t.n_outer) {
@@ -297,17 +320,17 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           }
           Step compute;
           compute.kind = StepKind::compute;
-          compute.gemm = GemmShape{tm, tn, tk};
-          compute.macs = tm * tn * tk;
-          compute.bytes = static_cast<std::uint64_t>((tm * tk + tk * tn) * p.e);
-          if (k0 + tk == p.k) compute.vector_ops = tm * tn * p.vector_ops_per_output;
+          compute.gemm = GemmShape{tm, tn, tk, tg};
+          compute.macs = compute.gemm.macs();
+          compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
+          if (k0 + tk == p.k) compute.vector_ops = tg * tm * tn * p.vector_ops_per_output;
           compute.after = deps({weight_load, input_load, output_wait});
           last_compute = builder.add(std::move(compute));
           weight_slots.used_by(last_compute);
           input_slots.used_by(last_compute);
         }
         const auto offset = static_cast<std::uint64_t>((m0 * p.n * p.groups + g * p.n + n0) * p.e);
-        output_slots.used_by(builder.store(p.output + offset, tm * tn * p.e, deps({last_compute})));
+        output_slots.used_by(builder.store(p.output + offset, tg * tm * tn * p.e, deps({last_compute})));
       }
     }
   }
@@ -316,7 +339,9 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
 std::string describe(const GemmProblem& p, const GemmTiling& t) {
   std::string text = "gemm " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
   if (p.groups > 1) text += " x" + std::to_string(p.groups) + " groups";
-  text += ", tiles m" + std::to_string(t.tm) + " n" + std::to_string(t.tn) + " k" + std::to_string(t.tk) + ", order " +
+  text += ", tiles ";
+  if (t.tg > 1) text += "g" + std::to_string(t.tg) + " ";
+  text += "m" + std::to_string(t.tm) + " n" + std::to_string(t.tn) + " k" + std::to_string(t.tk) + ", order " +
           (t.n_outer ? "n-m" : "m-n");
   if (ceil_div(p.k, t.tk) == 1) text += t.n_outer ? ", weights stay for all m" : ", inputs stay for all n";
   return text;
@@ -338,6 +363,7 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
   p.inputs = layout.inputs.front();
   p.output = layout.output;
   p.vector_ops_per_output = layer.spec.activation == workload::Activation::none ? 0 : 1;
+  p.bias = (layer.spec.type == LayerType::conv2d ? layer.spec.conv.bias : layer.spec.linear.bias) ? 1 : 0;
   const workload::Shape& in = layer.input_shapes.front();
   const workload::Shape& out = layer.output_shape;
   const std::int64_t e = p.e;
@@ -384,14 +410,17 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
 
 // Step t of a recurrent layer needs h(t-1): steps run in order, each one GEMM of M = batch,
 // K = in + H, N = gates x H, split into column blocks and batch chunks that fit the buffers
-// (double-buffered). Weights load once when they all fit the weight buffer, else their column
-// blocks stream from DRAM every step. h(t-1) stays in SRAM; x(t) is loaded, h(t) stored.
+// (double-buffered). A pass's weights are [n][k + bias] (bias: b_ih and b_hh of the column).
+// They load once when they all fit the weight buffer, else their column blocks stream from DRAM
+// every step. h(t-1) stays in SRAM; x(t) is loaded, h(t) stored, except that with
+// return_sequences false only the top layer's last step of each direction leaves for DRAM.
 void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                    const DramLayout& layout, LayerProgram& program) {
   const workload::RecurrentParams& rnn = layer.spec.recurrent;
   const std::int64_t gates = layer.spec.type == LayerType::lstm ? 4 : layer.spec.type == LayerType::gru ? 3 : 1;
   const std::int64_t directions = rnn.bidirectional ? 2 : 1, hidden = rnn.hidden_size, e = context.e;
   const std::int64_t steps = layer.input_shapes.front().steps;
+  const std::int64_t bias = rnn.bias ? 2 : 0;
   const std::int64_t vector_ops_per_unit =
       layer.counts.vector_ops / std::max<std::int64_t>(1, steps * directions * hidden * rnn.num_layers);
   ProgramBuilder builder(program, context.burst_bytes);
@@ -399,11 +428,16 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
   std::int64_t input_features = layer.input_shapes.front().features;
   bool all_resident = true;
   std::int64_t most_blocks = 1;
-  // Stacked layers alternate between the output region and a second one after it (the layout
-  // reserves both), so the last layer writes the output and each reads what the one below wrote.
-  const auto sequence_bytes = static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), e));
+  // The top layer writes the output; the ones below write full sequences that alternate between
+  // the output (when it is a sequence) and the scratch regions after it (recurrent_scratch_bytes).
+  const auto output_bytes = static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), e));
+  const std::uint64_t scratch = layout.output + align(output_bytes);
+  const std::uint64_t sequence_bytes = align(static_cast<std::uint64_t>(
+      checked_product({steps, batch, hidden, directions, e})));
+  const std::int64_t top = rnn.num_layers - 1;
   const auto region = [&](std::int64_t stacked) {
-    return layout.output + ((rnn.num_layers - 1 - stacked) % 2 == 0 ? 0 : align(sequence_bytes));
+    if (rnn.return_sequences) return (top - stacked) % 2 == 0 ? layout.output : scratch;
+    return stacked == top ? layout.output : scratch + static_cast<std::uint64_t>((top - 1 - stacked) % 2) * sequence_bytes;
   };
   std::vector<std::int32_t> below_done;  // the last store of each direction of the layer below
   std::int32_t previous_pass_end = -1;   // the last compute of the previous direction or layer
@@ -411,16 +445,17 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
     const std::uint64_t input = stacked == 0 ? layout.inputs.front() : region(stacked - 1);
     std::vector<std::int32_t> this_layer_done;
     const std::int64_t k = input_features + hidden, n = gates * hidden;
-    const std::int64_t weight_bytes = checked_mul(checked_mul(k, n), e);
+    const std::int64_t column_bytes = checked_mul(k + bias, e);
+    const std::int64_t weight_bytes = checked_mul(column_bytes, n);
     const bool resident = weight_bytes <= context.capacity.weights;
     all_resident = all_resident && resident;
     // Batch chunks whose operands (x and h: K values a sample) and gate outputs fit.
     const std::int64_t chunk = std::min(batch, context.capacity.inputs / 2 / (k * e));
-    const std::int64_t weight_block = resident ? n : context.capacity.weights / 2 / (k * e);
+    const std::int64_t weight_block = resident ? n : context.capacity.weights / 2 / column_bytes;
     const std::int64_t block = std::min(weight_block, context.capacity.outputs / 2 / (std::max<std::int64_t>(1, chunk) * e));
     if (chunk < 1 || block < 1) {
       throw MappingError("layer " + layer.spec.name + ": one sample's step (" + std::to_string(k * e) +
-                         " bytes of x and h, a weight column of as many) does not fit half the input, weight and "
+                         " bytes of x and h, a weight column of " + std::to_string(column_bytes) + ") does not fit half the input, weight and "
                          "output buffers (" + std::to_string(context.capacity.inputs) + ", " +
                          std::to_string(context.capacity.weights) + ", " + std::to_string(context.capacity.outputs) + ")");
     }
@@ -438,8 +473,8 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
         for (std::int64_t n0 = 0; n0 < n; n0 += block) {
           const std::int64_t tn = std::min(block, n - n0);
           const std::int32_t w = resident ? resident_load
-                                          : builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * k * e),
-                                                         tn * k * e, deps({weight_slots.claim()}));
+                                          : builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * column_bytes),
+                                                         tn * column_bytes, deps({weight_slots.claim()}));
           for (std::int64_t m0 = 0; m0 < batch; m0 += chunk) {
             const std::int64_t tm = std::min(chunk, batch - m0);
             // x(t) of an upper layer exists once the layer below has finished (both directions).
@@ -458,8 +493,11 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
             last_compute = builder.add(std::move(compute));
             input_slots.used_by(last_compute);
             if (!resident) weight_slots.used_by(last_compute);
-            if (n0 + tn == n) {
-              const auto offset = static_cast<std::uint64_t>(((t * batch + m0) * hidden * directions + direction * hidden) * e);
+            // Without return_sequences only the top layer's last step leaves; h(t) stays for t + 1.
+            const bool leaves = rnn.return_sequences || stacked < top || step == steps - 1;
+            if (n0 + tn == n && leaves) {
+              const std::int64_t row = rnn.return_sequences || stacked < top ? t * batch + m0 : m0;
+              const auto offset = static_cast<std::uint64_t>((row * hidden * directions + direction * hidden) * e);
               const std::int32_t stored = builder.store(region(stacked) + offset, tm * hidden * e, deps({last_compute}));
               output_slots.used_by(stored);
               last_store = stored;
@@ -531,6 +569,18 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
   program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
 }
 
+// Stacked recurrent layers pass full sequences between them through DRAM regions after the
+// output: the layers below the top alternate between the output and one scratch region when the
+// output is a sequence, else between two scratch regions (one suffices for two layers).
+std::uint64_t recurrent_scratch_bytes(const workload::NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
+  const workload::RecurrentParams& rnn = layer.spec.recurrent;
+  if (rnn.num_layers < 2) return 0;
+  const std::uint64_t regions = rnn.return_sequences || rnn.num_layers == 2 ? 1 : 2;
+  const std::int64_t directions = rnn.bidirectional ? 2 : 1;
+  return regions * align(static_cast<std::uint64_t>(checked_product(
+                       {layer.input_shapes.front().steps, batch, rnn.hidden_size, directions, element_bytes})));
+}
+
 }  // namespace
 
 std::string role_name(TensorRole role) {
@@ -577,12 +627,28 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
     layout.weights = next;
     next = align(next + static_cast<std::uint64_t>(checked_mul(layer.counts.params, element_bytes)));
     layout.output = next;
-    const auto output_bytes = align(static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
-    // Stacked recurrent layers also need a second sequence region to alternate with.
-    const bool stacked = workload::is_recurrent(layer.spec.type) && layer.spec.recurrent.num_layers > 1;
-    next += stacked ? 2 * output_bytes : output_bytes;
+    next += align(static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
+    if (workload::is_recurrent(layer.spec.type)) next += recurrent_scratch_bytes(layer, batch, element_bytes);
   }
   return layouts;
+}
+
+std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
+                                       std::int64_t element_bytes, const LayerProgram& program) {
+  if (is_view(layer.spec.type)) return "";
+  std::int64_t weight_bytes = 0, output_bytes = 0;
+  for (const Step& step : program.steps) {
+    if (step.kind == StepKind::load && step.tensor == TensorRole::weights) weight_bytes += static_cast<std::int64_t>(step.bytes);
+    if (step.kind == StepKind::store) output_bytes += static_cast<std::int64_t>(step.bytes);
+  }
+  const workload::TrafficBytes compulsory = workload::compulsory_traffic(layer, batch, element_bytes);
+  const auto shortfall = [](const char* what, std::int64_t moved, std::int64_t needed) {
+    return std::string("the program ") + what + " " + std::to_string(moved) + " bytes, fewer than the " +
+           std::to_string(needed) + " the analysis says must move";
+  };
+  if (weight_bytes < compulsory.weight) return shortfall("loads weights of", weight_bytes, compulsory.weight);
+  if (output_bytes < compulsory.output) return shortfall("stores", output_bytes, compulsory.output);
+  return "";
 }
 
 LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const hw::AcceleratorSpec& accelerator,

@@ -46,6 +46,13 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
 // Bytes per element on the accelerator: its operand width.
 std::int64_t element_bytes(const hw::AcceleratorSpec& accelerator);
 
+// The conservation check against the analysis: a program may not move fewer bytes than the
+// hardware must (analyze's compulsory traffic): its weight loads at least the layer's parameters
+// (bias included; an embedding's gathered rows), its stores at least the layer's output (before
+// burst widening). What falls short, or "" when nothing does; views move nothing and pass.
+std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
+                                       std::int64_t element_bytes, const LayerProgram& program);
+
 LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const hw::AcceleratorSpec& accelerator,
                        const DramLayout& layout);
 

@@ -138,7 +138,7 @@ const char* syntax_of(Directive directive) {
     case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
     case Directive::compute:
-      return "a compute line is: compute m <m> n <n> k <k> vector_ops <ops> bytes <n> after <steps>";
+      return "a compute line is: compute m <m> n <n> k <k> [groups <g>] vector_ops <ops> bytes <n> after <steps>";
     case Directive::vector: return "a vector line is: vector ops <ops> bytes <n> after <steps>";
     case Directive::end: return "an end line is: end";
     default: return "";
@@ -200,6 +200,11 @@ class Reader {
         return nullptr;
       }
       return take("missing a value after \"" + key + "\"", may_quote);
+    }
+    // `key` and the token after it when `key` comes next (an optional field), else nothing.
+    const Token* optional_keyed(const std::string& key) {
+      if (failed_ || next_ >= tokens_.size() || tokens_[next_].text != key) return nullptr;
+      return keyed(key);
     }
     // Nothing may follow the last field.
     void finish() {
@@ -569,12 +574,15 @@ class Reader {
         const std::int64_t m_value = read_count(m, "m", 1, line);
         const std::int64_t n_value = read_count(fields.keyed("n"), "n", 1, line);
         const std::int64_t k_value = read_count(fields.keyed("k"), "k", 1, line);
-        if (m_value > 0 && n_value > 0 && k_value > 0) {
-          if (m_value > kMaxStepCount / n_value || m_value * n_value > kMaxStepCount / k_value) {
-            error(line, m->column, "m x n x k is more than 2^50 MACs");
+        const Token* groups = fields.optional_keyed("groups");
+        const std::int64_t groups_value = groups == nullptr ? 1 : read_count(groups, "groups", 1, line);
+        if (m_value > 0 && n_value > 0 && k_value > 0 && groups_value > 0) {
+          if (m_value > kMaxStepCount / n_value || m_value * n_value > kMaxStepCount / k_value ||
+              m_value * n_value * k_value > kMaxStepCount / groups_value) {
+            error(line, m->column, std::string(groups == nullptr ? "" : "groups x ") + "m x n x k is more than 2^50 MACs");
           } else {
-            step.gemm = GemmShape{m_value, n_value, k_value};
-            step.macs = m_value * n_value * k_value;
+            step.gemm = GemmShape{m_value, n_value, k_value, groups_value};
+            step.macs = step.gemm.macs();
           }
         }
         step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("vector_ops"), "vector_ops", 0, line));
@@ -662,9 +670,10 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
                   std::to_string(step.bytes);
           break;
         case StepKind::compute:
-          if (step.macs != step.gemm.m * step.gemm.n * step.gemm.k) invalid(i, "macs is not m x n x k");
+          if (step.macs != step.gemm.macs()) invalid(i, "macs is not m x n x k");
           text += "compute m " + std::to_string(step.gemm.m) + " n " + std::to_string(step.gemm.n) + " k " +
-                  std::to_string(step.gemm.k) + " vector_ops " + std::to_string(step.vector_ops) + " bytes " +
+                  std::to_string(step.gemm.k) +
+                  (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) + " vector_ops " + std::to_string(step.vector_ops) + " bytes " +
                   std::to_string(step.bytes);
           break;
         default:
@@ -706,13 +715,13 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::Acc
         error("its cycles on " + accelerator.name + " do not fit in 64 bits");
         continue;
       }
-      // The array reads the whole k x n weight tile out of SRAM; the rest of `bytes` are inputs.
-      const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.k * step.gemm.n * bytes_per_element);
-      if (step.kind == StepKind::compute &&
-          static_cast<std::uint64_t>(step.gemm.k * step.gemm.n) > step.bytes / static_cast<std::uint64_t>(bytes_per_element)) {
+      // The array reads the whole k x n weight tile (of every group) out of SRAM; the rest of `bytes` are inputs.
+      const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * bytes_per_element);
+      if (step.kind == StepKind::compute && weight_bytes > step.bytes) {
+        const std::string groups = step.gemm.groups > 1 ? " x " + std::to_string(step.gemm.groups) + " groups" : "";
         error("compute reads " + std::to_string(step.bytes) + " SRAM bytes, fewer than its k x n weight tile (" +
               std::to_string(step.gemm.k) + " x " + std::to_string(step.gemm.n) + " x " + std::to_string(bytes_per_element) +
-              " bytes on " + accelerator.name + ")");
+              " bytes" + groups + " on " + accelerator.name + ")");
         continue;
       }
       const auto fits = [&](hw::TensorKind kind, std::uint64_t bytes, const std::string& what) {
