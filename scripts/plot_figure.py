@@ -44,6 +44,12 @@ the first and last label of a sweep are always drawn: if need be further away (u
 thin leader line under the markers (leaders avoid crossing markers and other leaders), and as a last
 resort at the least-overlapping position. A roof label with no free position goes into a note in a
 free corner of the panel.
+
+The work per label grows with what lies near it, not with all a panel holds (a 3,000-job trace
+has thousands of points): placed labels, markers, line samples and leaders sit in bucket grids, a
+position is rejected at the first label or marker it hits, and positions are tried in order of
+preference, stopping once none left can cost less than the best free one. This gives the same
+placement as evaluating every position in full.
 """
 
 import argparse
@@ -348,29 +354,46 @@ def segments_cross(a, b, c, d):
 
 
 class Grid:
-    """A bucket grid of items with an axis-aligned extent, for fast neighbourhood queries."""
+    """A bucket grid of items with an axis-aligned extent, for fast neighbourhood queries: an item
+    sits in every cell its extent touches, a query visits the cells its rectangle touches, so its
+    work depends on what is near, not on how many items the grid holds."""
 
     def __init__(self, cell):
         self.cell = cell
         self.buckets = {}
+        self.spread = False                   # some item sits in several cells
+
+    def cells(self, x0, y0, x1, y1):
+        c = self.cell
+        return ((i, j) for i in range(int(math.floor(x0 / c)), int(math.floor(x1 / c)) + 1)
+                for j in range(int(math.floor(y0 / c)), int(math.floor(y1 / c)) + 1))
+
+    def near(self, x0, y0, x1, y1):
+        """The items of the cells the rectangle touches; an item in several of them comes again."""
+        for key in self.cells(x0, y0, x1, y1):
+            yield from self.buckets.get(key, ())
 
     def add(self, x0, y0, x1, y1, item):
-        c = self.cell
-        for i in range(int(math.floor(x0 / c)), int(math.floor(x1 / c)) + 1):
-            for j in range(int(math.floor(y0 / c)), int(math.floor(y1 / c)) + 1):
-                self.buckets.setdefault((i, j), []).append(item)
+        keys = list(self.cells(x0, y0, x1, y1))
+        self.spread = self.spread or len(keys) > 1
+        for key in keys:
+            self.buckets.setdefault(key, []).append(item)
 
-    def query(self, x0, y0, x1, y1):
-        c = self.cell
-        seen = set()
-        out = []
-        for i in range(int(math.floor(x0 / c)), int(math.floor(x1 / c)) + 1):
-            for j in range(int(math.floor(y0 / c)), int(math.floor(y1 / c)) + 1):
-                for item in self.buckets.get((i, j), ()):
-                    if id(item) not in seen:
-                        seen.add(id(item))
-                        out.append(item)
-        return out
+    def count(self, x0, y0, x1, y1, hit, first=False):
+        """How many items near the rectangle satisfy hit(item), each counted once; with first, 1 as
+        soon as one does (0 if none): a blocked label position needs no more than one witness."""
+        seen = set() if self.spread and not first else None
+        n = 0
+        for item in self.near(x0, y0, x1, y1):
+            if seen is not None:
+                if id(item) in seen:
+                    continue
+                seen.add(id(item))
+            if hit(item):
+                if first:
+                    return 1
+                n += 1
+        return n
 
 
 HALO = [patheffects.withStroke(linewidth=2.0, foreground="white")]
@@ -390,7 +413,8 @@ class Placer:
         self.lines = Grid(20 * self.ppt)
         self.leaders = Grid(20 * self.ppt)      # samples of the leader lines
         self.leader_segments = []
-        self.labels = []                          # [(Box, text, anchor_px)]
+        self.labels = Grid(20 * self.ppt)       # placed label boxes
+        self.anchors = {}                         # label text: [anchor_px] of its placed labels
         self.sizes = {}
 
     def px(self, x, y):
@@ -435,21 +459,31 @@ class Placer:
             self.sizes[key] = (bb.width + 2 * pad, bb.height + 2 * pad)
         return self.sizes[key]
 
+    def add_label(self, box, text, anchor):
+        self.labels.add(box.x0, box.y0, box.x1, box.y1, box)
+        self.anchors.setdefault(text, []).append(anchor)
+
     def inside(self, box):
         x0, y0, x1, y1 = self.bounds
         return box.x0 >= x0 and box.y0 >= y0 and box.x1 <= x1 and box.y1 <= y1
 
-    def evaluate(self, box, leader=None):
+    def evaluate(self, box, leader=None, clean_only=False):
         """(labels hit, markers hit, line samples covered), or None when outside the axes. With a
         leader (start, point, radius) the leader line must not cross a placed label, every other
-        marker it crosses counts as 16 covered line samples and every other leader it crosses as 40."""
+        marker it crosses counts as 16 covered line samples and every other leader it crosses as 40.
+        With clean_only, None as soon as the box or its leader hits a label or a marker: most
+        positions in a dense panel are blocked, and one witness settles that."""
         if not self.inside(box):
             return None
-        n_lab = sum(1 for b, _, _ in self.labels if box.overlaps(b))
-        n_lab += sum(1 for (x, y) in self.leaders.query(box.x0, box.y0, box.x1, box.y1) if box.contains(x, y))
-        n_mark = sum(1 for (x, y, r) in self.markers.query(box.x0, box.y0, box.x1, box.y1)
-                     if box.hits_circle(x, y, r))
-        n_line = sum(1 for (x, y) in self.lines.query(box.x0, box.y0, box.x1, box.y1) if box.contains(x, y))
+        q = (box.x0, box.y0, box.x1, box.y1)
+        n_lab = self.labels.count(*q, box.overlaps, clean_only)
+        n_lab += self.leaders.count(*q, lambda s: box.contains(*s), clean_only)
+        if clean_only and n_lab:
+            return None
+        n_mark = self.markers.count(*q, lambda m: box.hits_circle(*m), clean_only)
+        if clean_only and n_mark:
+            return None
+        n_line = self.lines.count(*q, lambda s: box.contains(*s))
         if leader is not None and n_lab == 0:
             (sx, sy), (px, py), r = leader
             length = math.hypot(px - sx, py - sy)
@@ -460,10 +494,12 @@ class Placer:
                 x, y = sx + (px - sx) * t, sy + (py - sy) * t
                 if math.hypot(px - x, py - y) <= r:
                     break
-                if any(b.contains(x, y) for b, _, _ in self.labels):
+                if self.labels.count(x, y, x, y, lambda b: b.contains(x, y), True):
+                    if clean_only:
+                        return None
                     n_lab += 1
                     break
-                for m in self.markers.query(x, y, x, y):
+                for m in self.markers.near(x, y, x, y):
                     if (m[0] - x) ** 2 + (m[1] - y) ** 2 < m[2] ** 2 and \
                             (m[0] - px) ** 2 + (m[1] - py) ** 2 > 1.0:
                         crossed.add(m)
@@ -473,10 +509,24 @@ class Placer:
 
     def choose(self, candidates, mandatory):
         """candidates: [(Box, preference cost, payload, leader or None)]; returns (Box, payload) of
-        the best candidate that overlaps no label or marker; when there is none, None or, if
-        mandatory, the least-bad one."""
+        the best candidate that overlaps no label or marker (lowest preference + 0.25 x line samples
+        covered, then first listed); when there is none, None or, if mandatory, the least-bad one."""
+        # In order of preference: a candidate preferred less than the best free one so far costs
+        # more whatever lines it covers, so the search stops there.
         best = None
-        best_cost = None
+        best_key = None
+        for i in sorted(range(len(candidates)), key=lambda i: candidates[i][1]):
+            box, pref, payload, leader = candidates[i]
+            if best_key is not None and pref > best_key[0]:
+                break
+            ev = self.evaluate(box, leader, clean_only=True)
+            if ev is None:
+                continue
+            key = (pref + 0.25 * ev[2], i)
+            if best_key is None or key < best_key:
+                best, best_key = (box, payload), key
+        if best is not None or not mandatory:
+            return best
         fallback = None
         fallback_cost = None
         for box, pref, payload, leader in candidates:
@@ -484,15 +534,10 @@ class Placer:
             if ev is None:
                 continue
             n_lab, n_mark, n_line = ev
-            if n_lab == 0 and n_mark == 0:
-                cost = pref + 0.25 * n_line
-                if best is None or cost < best_cost:
-                    best, best_cost = (box, payload), cost
-            elif mandatory:
-                cost = 1000 * n_lab + 50 * n_mark + pref + 0.25 * n_line
-                if fallback is None or cost < fallback_cost:
-                    fallback, fallback_cost = (box, payload), cost
-        return best if best is not None else fallback
+            cost = 1000 * n_lab + 50 * n_mark + pref + 0.25 * n_line
+            if fallback is None or cost < fallback_cost:
+                fallback, fallback_cost = (box, payload), cost
+        return fallback
 
     # ---- point labels
 
@@ -552,7 +597,7 @@ class Placer:
             sx, sy = inv.transform(start)
             self.ax.plot([sx, x], [sy, y], color=LEADER_COLOR, lw=0.6, zorder=3.9, solid_capstyle="butt")
             self.add_leader_px(start, p)
-        self.labels.append((box, text, p))
+        self.add_label(box, text, p)
         return True
 
     def place_corner_note(self, text, fontsize):
@@ -569,12 +614,12 @@ class Placer:
         xd, yd = self.ax.transData.inverted().transform((box.cx, box.cy))
         self.ax.text(xd, yd, text, fontsize=fontsize, color=LABEL_COLOR, ha="center", va="center",
                      multialignment="left", zorder=8, path_effects=HALO)
-        self.labels.append((box, text, (box.cx, box.cy)))
+        self.add_label(box, text, (box.cx, box.cy))
 
     def duplicate_nearby(self, text, x, y, dist_pt=8):
         p = self.px(x, y)
         d = dist_pt * self.ppt
-        return any(t == text and math.hypot(q[0] - p[0], q[1] - p[1]) < d for _, t, q in self.labels)
+        return any(math.hypot(q[0] - p[0], q[1] - p[1]) < d for q in self.anchors.get(text, ()))
 
     # ---- labels along lines
 
@@ -622,7 +667,7 @@ class Placer:
         self.ax.text(xd, yd, text, fontsize=fontsize, color=color, rotation=math.degrees(ang),
                      rotation_mode="anchor", ha="center", va="center", multialignment="center", zorder=7,
                      path_effects=HALO)
-        self.labels.append((box, text, (box.cx, box.cy)))
+        self.add_label(box, text, (box.cx, box.cy))
         return True
 
 

@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""Unit tests of the label placer of scripts/plot_figure.py: the work it does per label must not
+grow with the markers piled up under the candidate positions or with the labels placed elsewhere
+(a 3,000-job trace has thousands of both), and its faster search must pick what the exhaustive
+rule picks. Work is counted as calls of the geometric tests of Box, not timed."""
+
+import importlib.util
+import math
+import os
+import sys
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "plot_figure.py")
+spec = importlib.util.spec_from_file_location("plot_figure", SCRIPT)
+pf = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(pf)
+import matplotlib.pyplot as plt  # noqa: E402  (the script selects the Agg backend)
+
+R_LAYER_PT = math.sqrt(pf.S_LAYER) / 2
+
+
+def new_placer():
+    """A Placer on one 6.6 x 4.9 in log-log panel, 1..1000 on both axes."""
+    fig = plt.figure(figsize=(pf.PANEL_W_IN, pf.PANEL_H_IN), dpi=pf.DPI)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(1, 1000)
+    ax.set_ylim(1, 1000)
+    return fig, pf.Placer(ax, fig.canvas.get_renderer())
+
+
+class Counting:
+    """Counts the calls of Box's geometric tests while active."""
+    NAMES = ("hits_circle", "overlaps", "contains")
+
+    def __enter__(self):
+        self.calls = dict.fromkeys(self.NAMES, 0)
+        self.saved = {name: getattr(pf.Box, name) for name in self.NAMES}
+        for name, test in self.saved.items():
+            setattr(pf.Box, name, self.counted(name, test))
+        return self
+
+    def counted(self, name, test):
+        def wrapper(*args):
+            self.calls[name] += 1
+            return test(*args)
+        return wrapper
+
+    def __exit__(self, *_):
+        for name, test in self.saved.items():
+            setattr(pf.Box, name, test)
+
+
+class PlacerWork(unittest.TestCase):
+    def tearDown(self):
+        plt.close("all")
+
+    def test_blocked_position_costs_one_marker_test_however_many_markers_cover_it(self):
+        # K large markers (20 pt) piled on the point (10, 10) cover every position a batch label of
+        # that point may take: a non-mandatory label tries gaps 1.5 and 3 pt at 12 angles, at most
+        # 3 + 2 x 1.87 + ~25 (label half width) pt from the point, inside the 20 pt discs. So all
+        # 2 x 12 = 24 candidates are blocked, none is placed, and each is settled by the first
+        # marker tested: 24 hits_circle calls whatever K (the exhaustive count made 24 x K), no
+        # label to overlap, no line sample to cover.
+        for k in (1, 50, 400):
+            with self.subTest(markers=k):
+                _, pl = new_placer()
+                for _ in range(k):
+                    pl.add_marker(10, 10, 20.0)
+                with Counting() as work:
+                    placed = pl.place_point_label(10, 10, R_LAYER_PT, "b64", pf.FS_BATCH, False)
+                self.assertFalse(placed)
+                self.assertEqual(work.calls, {"hits_circle": 24, "overlaps": 0, "contains": 0})
+
+    def test_labels_placed_elsewhere_cost_nothing(self):
+        # 300 labels placed along the bottom of the panel (x = 1.5 .. 700, y = 1.5), then one label
+        # at (100, 300), ~300 px above them: the placed labels are in no grid cell the new label's
+        # candidates touch, so no overlap test runs. Its first candidate (gap 1.5 pt, angle 0,
+        # preference 1.5 x 0.25 = 0.375) is free and covers no line; the next one's preference
+        # (0.375 + 0.15) exceeds that cost, so the search stops after one candidate: one
+        # evaluation, no geometric test at all (the exhaustive rule made 24 x 300 overlap tests).
+        _, pl = new_placer()
+        for i in range(300):
+            pl.place_point_label(1.5 * 1.022 ** i, 1.5, R_LAYER_PT, f"b{i}", pf.FS_BATCH, False)
+        evaluations = []
+        evaluate = pl.evaluate
+        pl.evaluate = lambda *args, **kw: evaluations.append(1) or evaluate(*args, **kw)
+        with Counting() as work:
+            self.assertTrue(pl.place_point_label(100, 300, R_LAYER_PT, "mlp b1", pf.FS_SERIES, True))
+        self.assertEqual(len(evaluations), 1)
+        self.assertEqual(work.calls, {"hits_circle": 0, "overlaps": 0, "contains": 0})
+
+
+class PlacerChoice(unittest.TestCase):
+    def tearDown(self):
+        plt.close("all")
+
+    @staticmethod
+    def exhaustive_choice(pl, candidates, mandatory):
+        """The index of the candidate the rule of choose() picks, evaluating every candidate: the
+        free one of least preference + 0.25 x line samples covered (the first listed on a tie);
+        else, if mandatory, the least of 1000 x labels + 50 x markers + preference + 0.25 x line
+        samples; else None."""
+        free, fallback = None, None
+        for index, (box, pref, _, leader) in enumerate(candidates):
+            ev = pl.evaluate(box, leader)
+            if ev is None:
+                continue
+            n_lab, n_mark, n_line = ev
+            if n_lab == 0 and n_mark == 0:
+                free = min(free or (math.inf, 0), (pref + 0.25 * n_line, index))
+            else:
+                fallback = min(fallback or (math.inf, 0),
+                               (1000 * n_lab + 50 * n_mark + pref + 0.25 * n_line, index))
+        best = free or (fallback if mandatory else None)
+        return None if best is None else best[1]
+
+    def test_choice_matches_the_exhaustive_rule(self):
+        # A sweep of 60 points with its line and a cloud of 200 plain points, labelled one by one;
+        # before each label, choose() and the exhaustive rule must pick the same candidate among
+        # those place_point_label would try near the point and, for mandatory labels, further away.
+        _, pl = new_placer()
+        sweep = [(2 * 1.08 ** i, 3 * 1.07 ** i) for i in range(60)]
+        cloud = [(5 * 1.9 ** (i % 9), 2 * 1.35 ** (i % 17)) for i in range(200)]
+        for x, y in sweep + cloud:
+            pl.add_marker(x, y, R_LAYER_PT)
+        pl.add_polyline([x for x, _ in sweep], [y for _, y in sweep])
+        compared = 0
+        for i, (x, y) in enumerate(sweep):
+            mandatory = i % 10 == 0
+            text = f"sweep b{i}" if mandatory else f"b{i}"
+            w, h = pl.text_size(text, pf.FS_BATCH)
+            p, r = pl.px(x, y), R_LAYER_PT * pl.ppt
+            rings = [([1.5, 4.5], 0.0)] + ([([9, 15, 23, 33, 46, 62, 80], 10.0)] if mandatory else [])
+            for gaps, base in rings:
+                candidates = pl.point_candidates(p, r, w, h, gaps, pl.NEAR_ANGLES, base, mandatory)
+                chosen = pl.choose(candidates, mandatory)
+                index = None if chosen is None else next(i for i, c in enumerate(candidates) if c[0] is chosen[0])
+                self.assertEqual(index, self.exhaustive_choice(pl, candidates, mandatory))
+                compared += 1
+            pl.place_point_label(x, y, R_LAYER_PT, text, pf.FS_BATCH, mandatory)
+        self.assertEqual(compared, 60 + 6)
+
+
+class GridCount(unittest.TestCase):
+    def test_items_spanning_cells_are_counted_once(self):
+        # Cells of 10: the item (5..25, 5..25) sits in 3 x 3 cells, (12, 12) in one. A query of
+        # (0..30, 0..30) visits all 9 cells and counts each item once; with first it stops at 1.
+        grid = pf.Grid(10)
+        wide, small = (5, 5, 25, 25), (12, 12, 12, 12)
+        grid.add(*wide, wide)
+        grid.add(*small, small)
+        self.assertEqual(grid.count(0, 0, 30, 30, lambda item: True), 2)
+        self.assertEqual(grid.count(0, 0, 30, 30, lambda item: True, first=True), 1)
+        self.assertEqual(grid.count(0, 0, 30, 30, lambda item: item is small), 1)
+        # (26..29, 26..29) touches only the cell (2, 2): the wide item, once.
+        self.assertEqual(grid.count(26, 26, 29, 29, lambda item: True), 1)
+        self.assertEqual(grid.count(31, 31, 39, 39, lambda item: True), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
