@@ -18,7 +18,7 @@ namespace reusesim::trace {
 DirectoryLock::DirectoryLock(const std::string& directory) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
-  if (error) throw std::runtime_error("cannot create " + directory + ": " + error.message());
+  if (error) throw std::runtime_error("cannot create output directory " + directory + ": " + error.message());
   // Close-on-exec: a worker must not inherit the lock and hold it past the trace.
   fd_ = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error("cannot open " + directory + ": " + std::strerror(errno));

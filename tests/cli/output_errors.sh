@@ -14,7 +14,7 @@ touch "$work/file"
 expect 2 "run --out under a file" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --out "$work/file/out"
 contains "run --out message" "$err" "cannot create output directory $work/file/out: Not a directory"
 expect 2 "trace --out under a file" -- "$REUSESIM" trace "$SRC/traces/example_run.yaml" --out "$work/file/out"
-contains "trace --out message" "$err" "reusesim trace: error: cannot create $work/file/out/jobs: Not a directory"
+contains "trace --out message" "$err" "reusesim trace: error: cannot create output directory $work/file/out: Not a directory"
 expect 2 "dump-program under a file" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --dump-program "$work/file/p.txt"
 contains "dump-program message" "$err" "cannot write $work/file/p.txt.partial"
 
