@@ -21,7 +21,8 @@ namespace {
 
 constexpr std::int64_t kMaxJobTimeoutSeconds = 10'000'000;  // 16 weeks; 0 already means no limit
 
-trace::TracePlan plan_trace_file(const std::string& trace_file, const std::vector<std::string>& overrides) {
+// The plan, with the hash of every input file; a file that cannot be read again is a file error.
+trace::TracePlan load_plan(const std::string& trace_file, const std::vector<std::string>& overrides) {
   try {
     return trace::plan_trace_file(trace_file, overrides);
   } catch (const config::InputError&) {
@@ -83,7 +84,7 @@ int trace_command(const std::vector<std::string>& args) {
       }
       run.job_timeout_seconds = seconds;
     }
-    const trace::TracePlan plan = plan_trace_file(trace_file, overrides);
+    const trace::TracePlan plan = load_plan(trace_file, overrides);
     // trace.json records the run file's absolute path, and the model and accelerator files found
     // from it, as JSON text: it must be UTF-8 for --resume and figure to find them again.
     if (const auto offset = workload::invalid_utf8_offset(plan.run_file)) {

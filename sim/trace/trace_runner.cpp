@@ -53,7 +53,7 @@ struct RunningJob {
   bool timed_out = false;      // killed for running past the limit
 };
 
-// Kills (SIGKILL: a spinning job may ignore nothing else) every job past its time limit.
+// Kills every job past its time limit, with SIGKILL: a job stuck in a loop cannot catch or ignore it.
 void kill_overdue(std::map<pid_t, RunningJob>& running) {
   const auto now = std::chrono::steady_clock::now();
   for (auto& [pid, run] : running) {
