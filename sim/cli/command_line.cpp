@@ -75,7 +75,11 @@ namespace {
 // report. It never throws (output is printed after the simulation too).
 class CheckedStdout : public std::streambuf {
  public:
-  CheckedStdout() : previous_(std::cout.rdbuf(this)) { setp(buffer_, buffer_ + sizeof buffer_); }
+  // What an enclosing command buffered goes out first, so nested commands (check's files) keep order.
+  CheckedStdout() : previous_(std::cout.rdbuf(this)) {
+    previous_->pubsync();
+    setp(buffer_, buffer_ + sizeof buffer_);
+  }
   ~CheckedStdout() override { std::cout.rdbuf(previous_); }
   CheckedStdout(const CheckedStdout&) = delete;
   CheckedStdout& operator=(const CheckedStdout&) = delete;

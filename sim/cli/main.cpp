@@ -56,8 +56,10 @@ int sc_main(int argc, char* argv[]) {
     });
   }
   if (name == "--version") {
-    std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n";
-    return reusesim::cli::kExitOk;
+    return reusesim::cli::run_guarded("version", [] {
+      std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n";
+      return reusesim::cli::kExitOk;
+    });
   }
   const auto command = commands.find(name);
   if (command == commands.end()) {

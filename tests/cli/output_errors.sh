@@ -75,6 +75,7 @@ stdout_full check "$REUSESIM" check "$A"
 stdout_full run "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml"
 stdout_full run "$REUSESIM" run --help
 stdout_full help "$REUSESIM" --help
+stdout_full version "$REUSESIM" --version
 stdout_full replay "$REUSESIM" replay --arch "$A" --program "$work/program.txt"
 stdout_full trace "$REUSESIM" trace "$work/one.yaml" --out "$work/results" --overwrite --no-figure
 stdout_full figure "$REUSESIM" figure "$work/results"
