@@ -542,6 +542,16 @@ TEST_CASE("refresh bound: hbm2 refuses the issue's tREFI 262 and accepts 337", "
   }
 }
 
+// With per-bank refresh a bank is busy tRFC_pb once per tREFI: tRFC_pb 10,000 > tREFI 9,360 kept
+// every bank refreshing, the loader let it through (it compared tREFI with tRFC only) and the run
+// ended as an internal error. ddr4-2400's trefi is at line 49, column 8 of its preset.
+TEST_CASE("refresh bound: per-bank refresh longer than the refresh interval is refused", "[dram-timing]") {
+  CHECK(input_error_text([] {
+          reusesim::config::load_dram("ddr4-2400", {"refresh=per_bank", "trfc_pb=10000"});
+        }) == "--set trfc_pb=10000: error: trfc_pb: 10000 breaks tREFI > tRFC_pb with trefi 9360 (" +
+                  reusesim::config::dram_preset_directory() + "/ddr4-2400.yaml:49:8; needs trefi at least 10001)\n");
+}
+
 TEST_CASE("refresh bound: per-bank refresh counts trfc_pb and the other banks' refreshes", "[dram-timing]") {
   // ddr4-2400 with per-bank refresh, trfc_pb 100; the 15 other banks of the rank may each refresh
   // first, max(tRRD_L 6, tFAW 26) = 26 apiece: 390. busy = max(100, 6, 26) + 390 = 490; slip =

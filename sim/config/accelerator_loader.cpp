@@ -236,6 +236,10 @@ class DramReader {
     at_least("twtr_l", t.twtr_l, t.twtr_s, "tWTR_L >= tWTR_S", {"twtr_s"});
     at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S", {"trrd_s"});
     at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC", {"trfc"});
+    // A bank is refreshed once per tREFI for tRFC_pb: it must be free some of the time.
+    if (dram.refresh == hw::RefreshMode::per_bank) {
+      at_least("trefi", t.trefi, t.trfc_pb + 1, "tREFI > tRFC_pb", {"trfc_pb", "refresh"});
+    }
     check_refresh_room(dram);
     at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
              "write_drain_high > write_drain_low", {"write_drain_low"});
@@ -273,7 +277,7 @@ class DramReader {
         per_bank ? "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP, tRRD_L, tFAW)" + others
                  : "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks per rank - 1)";
     // The bound's terms: a --set of any of them is where the relation broke.
-    const char* set = set_instead(*node, {"trfc", "trfc_pb", "trcd", "tras", "trp", "trc", "trtp", "cwl", "twr",
+    const char* set = set_instead(*node, {"refresh", "trfc", "trfc_pb", "trcd", "tras", "trp", "trc", "trtp", "cwl", "twr",
                                           "burst_length", "trrd_l", "tfaw", "bank_groups", "banks_per_group"});
     reader_.diagnostics().error(
         set != nullptr ? reader_.optional(set)->location : node->location, reader_.child_path("trefi"),
