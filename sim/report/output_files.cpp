@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 constexpr const char* kPartial = ".partial";
 constexpr const char* kManifestHeader =
     "# reusesim manifest: the entries ReuseSim wrote in this directory, the only ones it replaces or deletes\n";
+const std::string kManifestPartial = std::string(kManifestName) + kPartial;
 constexpr std::size_t kForeignShown = 5;  // foreign paths named in a message, then a count
 
 void throw_if(const std::string& problem) {
@@ -132,7 +133,7 @@ void collect_foreign(const fs::path& path, std::vector<std::string>& foreign) {
   }
   for (fs::directory_iterator entry(path, error), end; !error && entry != end; entry.increment(error)) {
     const std::string name = entry->path().filename().string();
-    if (name == kManifestName) continue;
+    if (name == kManifestName || name == kManifestPartial) continue;
     if (listed->count(name) > 0) {
       collect_foreign(entry->path(), foreign);
     } else {
@@ -142,10 +143,18 @@ void collect_foreign(const fs::path& path, std::vector<std::string>& foreign) {
   if (error) foreign.push_back(path.string());  // what it holds cannot be seen: not ours to remove
 }
 
-// A file about to be written into a directory ReuseSim owns is added to its manifest first.
+// A file about to be written into a directory ReuseSim owns is added to its manifest first. Every
+// entry ReuseSim writes there is a regular file, so anything else under a listed name (a symlink
+// put in place of results.csv) is someone else's: writing through it would change their file.
 std::string claim_in_parent(const fs::path& path) {
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!read_manifest(parent)) return "";
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    return "cannot write " + path.string() + ": it is not a regular file, and in a directory ReuseSim owns it " +
+           "writes only regular files of its own; move it away or choose another directory";
+  }
   return claim_problem(parent.string(), {path.filename().string()});
 }
 
@@ -299,6 +308,7 @@ void clear_owned(const std::string& directory) {
   collect_foreign(fs::path(directory) / "", foreign);  // the trailing '/' follows a symlink to the directory
   throw_if_foreign(foreign);
   for (const std::string& name : *listed) remove_or_throw(fs::path(directory) / name);
+  remove_or_throw(fs::path(directory) / kManifestPartial);  // left by a write that was cut short
 }
 
 }  // namespace reusesim::report

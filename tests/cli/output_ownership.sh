@@ -74,5 +74,16 @@ echo mine >"$work/empty/timeline.json"
 expect 2 "timeline over a foreign file" -- "$REUSESIM" run --arch "$A" --model "$MLP" --timeline "$work/empty/timeline.json"
 contains "foreign file message" "$err" "reusesim run: error: --timeline: $work/empty/timeline.json exists and ReuseSim did not write it (.reusesim-manifest does not list it); it is left alone"
 present "foreign timeline.json" "$work/empty/timeline.json" mine
+# A listed name that someone turned into a symlink is not written through: the link's target (a
+# paper's table) would be overwritten with results.csv.
+echo table >"$work/table.tex"
+ln -sf "$work/table.tex" "$work/empty/results.csv"
+expect 2 "run --out over a listed name made a symlink" -- "$REUSESIM" run --arch "$A" --model "$MLP" --out "$work/empty" --batch 1
+contains "symlink message" "$err" "cannot write $work/empty/results.csv: it is not a regular file, and in a directory ReuseSim owns it writes only regular files of its own"
+present "symlink target untouched" "$work/table.tex" table
+# A manifest write cut short leaves .reusesim-manifest.partial: ReuseSim's own, so --overwrite
+# clears it instead of refusing it as someone else's.
+echo cut >"$work/t/.reusesim-manifest.partial"
+expect 0 "overwrite past a cut-short manifest write" -- "$REUSESIM" trace "$work/one.yaml" --out "$work/t" --overwrite --no-figure
 
 finish
