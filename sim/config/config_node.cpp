@@ -301,7 +301,6 @@ InputFileLog::InputFileLog() : outer_(active_log) { active_log = this; }
 InputFileLog::~InputFileLog() { active_log = outer_; }
 
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics) {
-  if (active_log != nullptr) active_log->paths_.push_back(path);
   const SourceLocation location{path, 0, 0};
   const auto too_large = [&] {
     diagnostics.error(location, "", "larger than " + std::to_string(max_bytes >> 20) +
@@ -329,6 +328,7 @@ std::optional<std::string> read_input_file(const std::string& path, std::size_t 
     diagnostics.error(location, "", "cannot read file");
     return std::nullopt;
   }
+  if (active_log != nullptr) active_log->files_.emplace_back(path, text);
   return text;
 }
 

@@ -47,19 +47,20 @@ std::string not_a_regular_file(const std::string& path);
 // unreadable, or longer than `max_bytes` (a file may grow while it is read).
 std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics);
 
-// Collects the path (as given) of every file read_input_file reads while it lives: the files a
-// result depends on, which `trace` records. One log at a time; a nested one stands in for the outer.
+// Collects the path (as given) and the text of every file read_input_file reads while it lives:
+// the files a result depends on, as they were when read, which `trace` records. One log at a
+// time; a nested one stands in for the outer.
 class InputFileLog {
  public:
   InputFileLog();
   ~InputFileLog();
   InputFileLog(const InputFileLog&) = delete;
   InputFileLog& operator=(const InputFileLog&) = delete;
-  const std::vector<std::string>& paths() const { return paths_; }
+  const std::vector<std::pair<std::string, std::string>>& files() const { return files_; }
 
  private:
   friend std::optional<std::string> read_input_file(const std::string&, std::size_t, Diagnostics&);
-  std::vector<std::string> paths_;
+  std::vector<std::pair<std::string, std::string>> files_;  // (path, text)
   InputFileLog* outer_;
 };
 

@@ -84,22 +84,10 @@ std::string content_hash(const std::string& bytes) {
 }
 
 TracePlan plan_trace_file(const std::string& run_file, const std::vector<std::string>& overrides) {
-  TracePlan plan;
-  std::vector<std::string> read;
-  {
-    const config::InputFileLog log;
-    plan = plan_trace(config::load_run_file(run_file, overrides), run_file);
-    read = log.paths();
-  }
-  for (const std::string& path : read) {
-    const std::string file = absolute(path);
-    if (plan.inputs.count(file) != 0) continue;
-    config::Diagnostics problems;
-    constexpr std::size_t kMaxYamlBytes = std::size_t{64} << 20;  // as the loaders read them
-    const std::optional<std::string> text = config::read_input_file(file, kMaxYamlBytes, problems);
-    if (!text) throw std::runtime_error("reading it again to record its content: " + problems.to_string());
-    plan.inputs[file] = content_hash(*text);
-  }
+  // The hashes are of the very text the plan was made from, not of a second read.
+  const config::InputFileLog log;
+  TracePlan plan = plan_trace(config::load_run_file(run_file, overrides), run_file);
+  for (const auto& [path, text] : log.files()) plan.inputs.emplace(absolute(path), content_hash(text));
   return plan;
 }
 
@@ -222,7 +210,8 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
     plan.name = document.at("trace").get<std::string>();
     plan.run_file = document.at("run_file").get<std::string>();
     plan.sweep_keys = document.at("sweep_keys").get<std::vector<std::string>>();
-    plan.inputs = document.at("inputs").get<std::map<std::string, std::string>>();
+    // Results written before inputs were recorded have none; figure reads them all the same.
+    plan.inputs = document.value("inputs", std::map<std::string, std::string>{});
     for (const nlohmann::json& item : document.at("panels")) {
       TracePanel panel;
       panel.title = item.at("title").get<std::string>();
