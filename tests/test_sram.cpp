@@ -180,6 +180,22 @@ TEST_CASE("sram: two read ports overlap", "[sram]") {
   CHECK(sram.stats().port_wait_cycles == 16);
 }
 
+// A read of more than the buffer holds re-reads it: whole passes, then the rest, all on one port.
+// Split into two bookings, the rest took the idle second port and ran beside the passes.
+TEST_CASE("sram: the passes and the tail of an oversized read run back to back on one port", "[sram]") {
+  SramBuffer sram("sram_passes", spec_8x16(2, 1, 1024), 500);
+  // 1024 B buffer = 8 cycles a pass; 2.5 passes = 2 x 8 + 512 B (4 cycles) = 20 cycles -> 40 ns at
+  // 500 MHz, not max(16, 4) cycles on two ports.
+  SramAccess oversized = read(0, 1024);
+  oversized.passes = 2;
+  oversized.tail_bytes = 512;
+  CHECK(sram.reserve(oversized) == ns(40));
+  CHECK(sram.stats().reads == 1);
+  CHECK(sram.stats().read_bytes == 2560);
+  // The second port is still free at cycle 0.
+  CHECK(sram.reserve(read(0, 16)) == ns(2));
+}
+
 TEST_CASE("sram: a read and a write use separate ports", "[sram]") {
   SramBuffer sram("sram_read_write", spec_8x16(1, 1), 500);
   // The write does not wait for the read: both occupy cycles 0-8 -> 16 ns.

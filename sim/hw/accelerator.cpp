@@ -57,7 +57,7 @@ sc_core::sc_time Accelerator::sram_access(TensorKind kind, std::uint64_t bytes, 
   // Exactly the program's bytes, never clamped; a step that reads nothing from a buffer costs it
   // nothing. Loads and stores fit their buffers (the mapper sizes tiles so; `replay` checks,
   // mapping::check_programs_on); a read of more than the buffer holds re-reads it: whole passes
-  // of the buffer, then the rest.
+  // of the buffer, then the rest, back to back on one port.
   if (bytes == 0) return sc_core::sc_time_stamp();
   SramBuffer& buffer = buffer_for(kind);
   const auto capacity = static_cast<std::uint64_t>(buffer.spec().capacity_bytes);
@@ -65,13 +65,8 @@ sc_core::sc_time Accelerator::sram_access(TensorKind kind, std::uint64_t bytes, 
   access.is_write = is_write;
   access.row_bytes = std::min(bytes, capacity);
   access.passes = bytes / access.row_bytes;
-  sc_core::sc_time done = buffer.reserve(access);
-  if (bytes > capacity && bytes % capacity != 0) {
-    access.row_bytes = bytes % capacity;
-    access.passes = 1;
-    done = std::max(done, buffer.reserve(access));
-  }
-  return done;
+  access.tail_bytes = bytes % access.row_bytes;
+  return buffer.reserve(access);
 }
 
 void Accelerator::wait_for_layer(std::uint64_t& seen) {

@@ -56,6 +56,7 @@ std::string SramBuffer::problem(const SramAccess& access) const {
   if (access.rows > 1 && access.row_stride_bytes < access.row_bytes) {
     return fail("rows overlap (row stride smaller than the row)");
   }
+  if (access.tail_bytes >= access.row_bytes) return fail("a tail of a whole row or more (add a pass)");
   // Total bytes first, without overflow: rows * row_bytes > capacity.
   if (access.row_bytes > capacity_ || access.rows > capacity_ / access.row_bytes) {
     return fail("larger than the buffer capacity of " + std::to_string(capacity_) + " B");
@@ -164,6 +165,15 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
   const auto passes = static_cast<std::int64_t>(access.passes);
   c.cycles *= passes;
   c.conflict_cycles *= passes;
+  if (access.tail_bytes > 0) {
+    SramAccess tail = access;
+    tail.row_bytes = access.tail_bytes;
+    tail.passes = 1;
+    tail.tail_bytes = 0;
+    const Cost tail_cost = cost(tail);
+    c.cycles += tail_cost.cycles;
+    c.conflict_cycles += tail_cost.conflict_cycles;
+  }
   const std::int64_t now = first_cycle_at_or_after(sc_core::sc_time_stamp());
   std::vector<std::int64_t>& ports = access.is_write ? write_port_free_ : read_port_free_;
   // The port free earliest starts earliest (all start at max(now, free)); min_element takes the lowest index.
@@ -172,7 +182,8 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
   const std::int64_t end = start + c.cycles;
   *port = end;
 
-  const auto bytes = static_cast<std::int64_t>(access.rows * access.row_bytes) * passes;
+  const auto bytes = static_cast<std::int64_t>(access.rows * access.row_bytes) * passes +
+                     static_cast<std::int64_t>(access.rows * access.tail_bytes);
   if (access.is_write) {
     ++stats_.writes;
     stats_.write_bytes += bytes;

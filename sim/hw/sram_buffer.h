@@ -29,8 +29,10 @@ struct SramAccess {
   std::uint64_t row_stride_bytes = 0;
   bool is_write = false;
   // The whole access repeated back to back on one port (a read of more than the buffer holds
-  // re-reads it: an im2col expansion, overlapping windows).
+  // re-reads it: an im2col expansion, overlapping windows), then `tail_bytes` more of each row
+  // (less than a row) on the same port: what is left of such a read after its whole passes.
   std::uint64_t passes = 1;
+  std::uint64_t tail_bytes = 0;
 };
 
 struct SramStats {
