@@ -200,7 +200,10 @@ TEST_CASE("refresh: timings that leave no request room between refreshes stop wi
   hw::MemoryTester tester("tester", spec, pattern(spec, "random_read", 100), 64, 8);
   sc_core::sc_start();
   CHECK(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) == 1);
-  CHECK(tester.completed() < 100);  // the reads done before the first refresh (cycle 262)
+  // Reads are served until the first refresh (cycle 262): the first one at once (ACT at 0, RD at
+  // tRCD 14), so some but not all 100 complete, and none after the channel gave up.
+  CHECK(tester.completed() > 0);
+  CHECK(tester.completed() < 100);
 }
 
 TEST_CASE("refresh: the smallest tREFI the loader accepts serves random reads and writes", "[dram-channel]") {
