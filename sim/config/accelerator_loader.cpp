@@ -264,7 +264,7 @@ class DramReader {
     const hw::DramTiming& t = dram.timing;
     const ConfigNode* node = reader_.optional("trefi");
     const bool per_bank = dram.refresh == hw::RefreshMode::per_bank;
-    const std::int64_t busy = per_bank ? t.trfc_pb : t.trfc;
+    const std::int64_t busy = dram.refresh_cycles();
     if (node == nullptr || t.trefi <= busy || busy <= 0 || t.trcd <= 0 || t.tras <= 0 || t.trp <= 0 ||
         t.trc <= 0 || dram.bank_groups <= 0 || dram.banks_per_group <= 0 || t.burst_length <= 0) {
       return;

@@ -106,6 +106,8 @@ struct DramSpec {
     std::int64_t slip = 0;  // the refresh issues before d + slip
     std::int64_t min_trefi = 0;  // busy + slip + tRCD
   };
+  // How long one refresh keeps its rank (all-bank) or bank (per-bank) from taking requests.
+  std::int64_t refresh_cycles() const { return refresh == RefreshMode::per_bank ? timing.trfc_pb : timing.trfc; }
   RefreshBound refresh_bound() const {
     const DramTiming& t = timing;
     const std::int64_t close_after = std::max({t.tras, t.trtp, t.cwl + t.burst_length / 2 + t.twr});

@@ -344,7 +344,6 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
     }
     ++stats_.read_latency_counts[static_cast<std::size_t>(latency)];
   }
-  stats_.last_data_cycle = data_end;
   if (timeline_ != nullptr) {
     timeline_->dram_request(timeline_track_, epoch_cycle_ + request.arrival_cycle, epoch_cycle_ + data_end, bytes,
                               request.is_write);
@@ -383,7 +382,7 @@ void DramChannel::check_progress() {
   // less late, so after tREFI / gap rounds refreshes are back on time, and with timings the
   // loader accepts the next round serves a burst (DramSpec::refresh_bound). Past that, with a
   // margin, no request ever will be served.
-  const std::int64_t busy = spec_.refresh == RefreshMode::all_bank ? spec_.timing.trfc : spec_.timing.trfc_pb;
+  const std::int64_t busy = spec_.refresh_cycles();
   const std::int64_t gap = std::max<std::int64_t>(1, spec_.timing.trefi - busy);
   const auto rounds = static_cast<std::int64_t>(refresh_due_.size()) * (spec_.timing.trefi / gap + 4);
   if (++refreshes_without_progress_ <= rounds) return;

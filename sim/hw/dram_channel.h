@@ -32,7 +32,6 @@ struct DramChannelStats {
   std::int64_t row_hits = 0;  // requests served without an activate of their own
   std::int64_t read_latency_cycles = 0;  // sum, from BEGIN_REQ to the end of the data burst
   std::vector<std::int64_t> read_latency_counts;  // [cycles] -> reads with that latency
-  std::int64_t last_data_cycle = 0;
 
   // The latency (in cycles) below which `fraction` of reads fall.
   std::int64_t read_latency_percentile(double fraction) const;

@@ -71,7 +71,6 @@ DramChannelStats DramSystem::total_stats() const {
     total.refreshes += s.refreshes;
     total.row_hits += s.row_hits;
     total.read_latency_cycles += s.read_latency_cycles;
-    total.last_data_cycle = std::max(total.last_data_cycle, s.last_data_cycle);
     if (total.read_latency_counts.size() < s.read_latency_counts.size()) {
       total.read_latency_counts.resize(s.read_latency_counts.size(), 0);
     }
