@@ -1,0 +1,309 @@
+#include "mapping/gemm_mapper.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+
+namespace reusesim::mapping {
+
+namespace {
+
+using workload::checked_add;
+using workload::checked_mul;
+using workload::checked_product;
+using workload::LayerType;
+
+// Tile sizes to try for a dimension: the dimension halved again and again, and the powers of two
+// from 8 up, which line tiles up with array rows, columns, units and lanes.
+std::vector<std::int64_t> tile_sizes(std::int64_t dimension) {
+  std::vector<std::int64_t> values{dimension};
+  for (std::int64_t n = dimension; n > 1;) {
+    n = (n + 1) / 2;
+    values.push_back(n);
+  }
+  for (std::int64_t power = 8; power < dimension; power *= 2) values.push_back(power);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+struct GemmProblem {
+  std::int64_t groups = 1, m = 0, n = 0, k = 0;
+  std::int64_t e = 1;
+  // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
+  // bias follows its K weights, so it rides the load of the column's last K tile.
+  std::int64_t bias = 0;
+  // Input bytes a tile of output rows [m0, m0 + tm) needs, with `tk` of K.
+  std::function<std::int64_t(std::int64_t m0, std::int64_t tm, std::int64_t tk)> input_bytes;
+  std::int64_t vector_ops_per_output = 0;
+  std::uint64_t weights = 0, inputs = 0, output = 0;
+};
+
+struct GemmTiling {
+  std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
+  std::int64_t tm = 0, tn = 0, tk = 0;
+  bool n_outer = true;
+  std::int64_t cycles = 0;
+  std::int64_t dram_bytes = 0;
+  std::int64_t tiles = 0;
+};
+
+// Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
+// and powers of two of the group count and multiples of what one fold of the array holds side by
+// side (7 of a 3x3 depthwise conv's channels on 64 rows). A pinned tiling keeps one group a tile.
+std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const hw::ComputeSpec& array, std::int64_t tn,
+                                           std::int64_t tk, bool pinned) {
+  if (pinned || p.groups == 1 || tn != p.n || tk != p.k) return {1};
+  std::vector<std::int64_t> values = tile_sizes(p.groups);
+  const std::int64_t per_fold = groups_per_fold(array, GemmShape{p.m, tn, tk, p.groups});
+  for (std::int64_t tg = per_fold; tg < p.groups; tg *= 2) values.push_back(tg);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array, const Capacity& capacity,
+                              double dram_bytes_per_cycle, const std::string& layer,
+                              const std::optional<workload::PinnedTiling>& pinned) {
+  std::vector<GemmTiling> candidates;
+  bool too_many_tiles = false;
+  // By tile height: the input bytes of one sweep over M and of its largest tile, with all of K.
+  struct InputSweep {
+    std::int64_t total = 0;
+    std::int64_t largest = 0;
+  };
+  std::map<std::int64_t, InputSweep> input_sweeps;
+  const auto sweep_of = [&](std::int64_t tm) -> const InputSweep& {
+    auto cached = input_sweeps.find(tm);
+    if (cached == input_sweeps.end()) {
+      InputSweep sweep;
+      for (std::int64_t m0 = 0; m0 < p.m; m0 += tm) {
+        const std::int64_t bytes = p.input_bytes(m0, std::min(tm, p.m - m0), p.k);
+        sweep.total += bytes;
+        sweep.largest = std::max(sweep.largest, bytes);
+      }
+      sweep.total *= p.groups;
+      cached = input_sweeps.emplace(tm, sweep).first;
+    }
+    return cached->second;
+  };
+  // A pinned tiling is the only candidate: one with more tiles than a layer may have steps is
+  // refused for that, not for fitting no buffer.
+  if (pinned) {
+    const std::int64_t tiles = workload::checked_product({p.groups, ceil_div(p.m, std::min(pinned->m, p.m)),
+                                                          ceil_div(p.n, std::min(pinned->n, p.n)),
+                                                          ceil_div(p.k, std::min(pinned->k, p.k))});
+    if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
+      throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
+                         std::to_string(pinned->n) + " k" + std::to_string(pinned->k) + " makes " +
+                         std::to_string(tiles) + " tiles, more than the " + std::to_string(kMaxLayerSteps) +
+                         " steps one layer may have; pin larger tiles");
+    }
+  }
+  // A pinned tiling is the only candidate (tiles larger than the GEMM are clipped to it).
+  const auto sizes = [&](std::int64_t dimension, std::int64_t pin) {
+    return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : tile_sizes(dimension);
+  };
+  for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0)) {
+    for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0)) {
+      for (std::int64_t tg : group_tile_sizes(p, array, tn, tk, pinned.has_value())) {
+        if (checked_product({tg, tk + p.bias, tn, p.e}) * 2 > capacity.weights) continue;
+        for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0)) {
+          // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
+          if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(kMaxLayerSteps)) {
+            too_many_tiles = true;
+            continue;
+          }
+          // Every input tile must fit (tiles that straddle images or rows are the largest).
+          const InputSweep& sweep = sweep_of(tm);
+          const std::int64_t largest_input_tile = tg * std::max(p.e, ceil_div(sweep.largest * tk, p.k));
+          if (largest_input_tile * 2 > capacity.inputs || checked_product({tg, tm, tn, p.e}) * 2 > capacity.outputs) {
+            continue;
+          }
+          const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
+          const std::int64_t tiles = checked_product({ceil_div(p.groups, tg), tiles_m, tiles_n, tiles_k});
+          if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
+            too_many_tiles = true;
+            continue;
+          }
+          const std::int64_t compute = checked_mul(tiles, gemm_cycles(array, GemmShape{tm, tn, tk, tg}).cycles);
+          const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
+          const std::int64_t input_sweep = sweep.total;
+          const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
+          for (bool n_outer : {true, false}) {
+            if (pinned && n_outer != pinned->n_outer) continue;
+            const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
+            const std::int64_t inputs = !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
+            const std::int64_t bytes = weights + inputs + output_bytes;
+            const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
+            const std::int64_t cycles = std::max(compute, memory);
+            candidates.push_back(GemmTiling{tg, tm, tn, tk, n_outer, cycles, bytes, tiles});
+          }
+        }
+      }
+    }
+  }
+  // The estimate is coarse (full-size tiles, no pipeline effects): tilings within 1 % of the
+  // fastest count as equally fast, and among them the least DRAM traffic wins, then the fewest
+  // tiles. Traffic is what the estimate cannot see once a layer is compute-bound.
+  const bool found = !candidates.empty();
+  GemmTiling best;
+  if (found) {
+    std::int64_t fastest = candidates.front().cycles;
+    for (const GemmTiling& t : candidates) fastest = std::min(fastest, t.cycles);
+    const std::int64_t tolerance = fastest + fastest / 100;
+    bool chosen = false;
+    const auto key = [](const GemmTiling& t) { return std::make_tuple(t.dram_bytes, t.tiles, t.cycles, !t.n_outer); };
+    for (const GemmTiling& t : candidates) {
+      if (t.cycles > tolerance) continue;
+      if (!chosen || key(t) < key(best)) best = t;
+      chosen = true;
+    }
+  }
+  if (!found && pinned) {
+    throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
+                       std::to_string(pinned->n) + " k" + std::to_string(pinned->k) +
+                       " does not fit half the weight, input and output buffers (" + std::to_string(capacity.weights) +
+                       ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)");
+  }
+  if (!found && too_many_tiles) {
+    throw MappingError("layer " + layer + ": every tiling that fits the SRAM buffers needs more than " +
+                       std::to_string(kMaxLayerSteps) +
+                       " tiles, the step limit of one layer; lower the batch size or give the buffers more capacity");
+  }
+  if (!found) {
+    throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
+                       std::to_string(2 * (1 + p.bias) * p.e) + " bytes of weights, " + std::to_string(2 * p.input_bytes(0, 1, 1)) +
+                       " of inputs and " + std::to_string(2 * p.e) +
+                       " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) +
+                       ", " + std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
+  }
+  return best;
+}
+
+void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t) {
+  Slots weight_slots, input_slots, output_slots;
+  const std::int64_t tiles_k = ceil_div(p.k, t.tk);
+  const std::int64_t input_total = p.input_bytes(0, p.m, p.k);
+  for (std::int64_t g = 0; g < p.groups; g += t.tg) {
+    const std::int64_t tg = std::min(t.tg, p.groups - g);  // groups side by side in this tile
+    const std::int64_t outer_count = t.n_outer ? ceil_div(p.n, t.tn) : ceil_div(p.m, t.tm);
+    const std::int64_t inner_count = t.n_outer ? ceil_div(p.m, t.tm) : ceil_div(p.n, t.tn);
+    for (std::int64_t outer = 0; outer < outer_count; ++outer) {
+      std::int32_t resident = -1;  // the outer operand's load, when all of K stays in SRAM
+      for (std::int64_t inner = 0; inner < inner_count; ++inner) {
+        const std::int64_t n0 = (t.n_outer ? outer : inner) * t.tn, m0 = (t.n_outer ? inner : outer) * t.tm;
+        const std::int64_t tn = std::min(t.tn, p.n - n0), tm = std::min(t.tm, p.m - m0);
+        const std::int32_t output_wait = output_slots.claim();
+        std::int32_t last_compute = -1;
+        for (std::int64_t k0 = 0; k0 < p.k; k0 += t.tk) {
+          const std::int64_t tk = std::min(t.tk, p.k - k0);
+          const bool reuse_outer = tiles_k == 1 && inner > 0;
+          const auto load_weights = [&] {
+            const std::uint64_t offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k0) * p.e);
+            const std::int64_t rows = k0 + tk == p.k ? tk + p.bias : tk;
+            return builder.load(TensorRole::weights, p.weights + offset, tg * rows * tn * p.e, deps({weight_slots.claim()}));
+          };
+          const auto load_inputs = [&] {
+            // Rows of the input in proportion to the output rows (NHWC keeps a row contiguous).
+            const auto offset = static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups);
+            return builder.load(TensorRole::inputs, p.inputs + offset, tg * p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
+          };
+          std::int32_t weight_load = -1, input_load = -1;
+          if (t.n_outer) {
+            weight_load = reuse_outer ? resident : load_weights();
+            input_load = load_inputs();
+            if (tiles_k == 1) resident = weight_load;
+          } else {
+            input_load = reuse_outer ? resident : load_inputs();
+            weight_load = load_weights();
+            if (tiles_k == 1) resident = input_load;
+          }
+          Step compute;
+          compute.kind = StepKind::compute;
+          compute.gemm = GemmShape{tm, tn, tk, tg};
+          compute.macs = compute.gemm.macs();
+          compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
+          if (k0 + tk == p.k) compute.vector_ops = tg * tm * tn * p.vector_ops_per_output;
+          compute.after = deps({weight_load, input_load, output_wait});
+          last_compute = builder.add(std::move(compute));
+          weight_slots.used_by(last_compute);
+          input_slots.used_by(last_compute);
+        }
+        const auto offset = static_cast<std::uint64_t>((m0 * p.n * p.groups + g * p.n + n0) * p.e);
+        output_slots.used_by(builder.store(p.output + offset, tg * tm * tn * p.e, deps({last_compute})));
+      }
+    }
+  }
+}
+
+std::string describe(const GemmProblem& p, const GemmTiling& t) {
+  std::string text = "gemm " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+  if (p.groups > 1) text += " x" + std::to_string(p.groups) + " groups";
+  text += ", tiles ";
+  if (t.tg > 1) text += "g" + std::to_string(t.tg) + " ";
+  text += "m" + std::to_string(t.tm) + " n" + std::to_string(t.tn) + " k" + std::to_string(t.tk) + ", order " +
+          (t.n_outer ? "n-m" : "m-n");
+  if (ceil_div(p.k, t.tk) == 1) text += t.n_outer ? ", weights stay for all m" : ", inputs stay for all n";
+  return text;
+}
+
+}  // namespace
+
+void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                        const DramLayout& layout, LayerProgram& program) {
+  GemmProblem p;
+  p.e = context.e;
+  p.weights = layout.weights;
+  p.inputs = layout.inputs.front();
+  p.output = layout.output;
+  p.vector_ops_per_output = layer.spec.activation == workload::Activation::none ? 0 : 1;
+  p.bias = (layer.spec.type == LayerType::conv2d ? layer.spec.conv.bias : layer.spec.linear.bias) ? 1 : 0;
+  const workload::Shape& in = layer.input_shapes.front();
+  const workload::Shape& out = layer.output_shape;
+  const std::int64_t e = p.e;
+  if (layer.spec.type == LayerType::conv2d) {
+    const workload::Conv2dParams& conv = layer.spec.conv;
+    p.groups = conv.depthwise ? in.channels : conv.groups;
+    p.m = checked_mul(batch, checked_mul(out.height, out.width));
+    p.n = out.channels / p.groups;
+    const std::int64_t channels_per_group = in.channels / p.groups;
+    p.k = checked_mul(conv.kernel.height * conv.kernel.width, channels_per_group);
+    const std::int64_t k = p.k, out_width = out.width, out_rows = out.height, out_pixels = out.height * out.width;
+    const std::int64_t image_bytes = in.height * in.width * channels_per_group * e;
+    const std::int64_t row_bytes = in.width * channels_per_group * e;
+    const std::int64_t reach = conv.dilation.height * (conv.kernel.height - 1) + 1;
+    const std::int64_t stride = conv.stride.height, height = in.height;
+    // Output pixels m0 .. m0 + tm (image, row, column order) need whole input rows with the
+    // kernel's halo, per image; a share tk / K of the channels and taps.
+    p.input_bytes = [=](std::int64_t m0, std::int64_t tm, std::int64_t tk) {
+      std::int64_t bytes = 0;
+      if (tm >= out_pixels) {
+        bytes = ceil_div(tm, out_pixels) * image_bytes;
+      } else {
+        const std::int64_t first_row = (m0 % out_pixels) / out_width;
+        const std::int64_t last_row = std::min(((m0 % out_pixels) + tm - 1) / out_width, out_rows - 1);
+        const std::int64_t rows_in = std::min(height, (last_row - first_row) * stride + reach);
+        bytes = rows_in * row_bytes * (((m0 % out_pixels) + tm > out_pixels) ? 2 : 1);
+      }
+      return std::max<std::int64_t>(e, ceil_div(bytes * tk, k));
+    };
+  } else {
+    p.m = checked_mul(batch, in.kind == workload::ShapeKind::sequence ? in.steps : 1);
+    p.n = layer.spec.linear.out_features;
+    p.k = in.features;
+    p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
+  }
+  const GemmTiling tiling =
+      choose_gemm_tiling(p, context.accelerator.compute, context.capacity, context.dram_bytes_per_cycle, layer.spec.name,
+                         layer.spec.tiling);
+  ProgramBuilder builder(program, context.burst_bytes);
+  emit_gemm(builder, p, tiling);
+  program.mapping = describe(p, tiling) + (layer.spec.tiling ? " (pinned)" : "");
+  program.estimated_cycles = tiling.cycles;
+}
+
+}  // namespace reusesim::mapping

@@ -1,0 +1,54 @@
+#include "mapping/program_builder.h"
+
+#include "workload/layer.h"
+
+namespace reusesim::mapping {
+
+namespace {
+
+constexpr std::uint64_t kAlignment = 4096;
+
+}  // namespace
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::uint64_t align(std::uint64_t address) { return (address + kAlignment - 1) / kAlignment * kAlignment; }
+
+Capacity role_capacity(const hw::SramSpec& sram) {
+  Capacity capacity;
+  for (const hw::SramBufferSpec& buffer : sram.buffers) {
+    if (buffer.holds.empty()) continue;
+    const std::int64_t share = buffer.capacity_bytes / static_cast<std::int64_t>(buffer.holds.size());
+    for (hw::TensorKind kind : buffer.holds) {
+      (kind == hw::TensorKind::weights ? capacity.weights : kind == hw::TensorKind::inputs ? capacity.inputs
+                                                                                          : capacity.outputs) = share;
+    }
+  }
+  return capacity;
+}
+
+std::int32_t ProgramBuilder::add(Step step) {
+  if (program_.steps.size() >= kMaxLayerSteps) {
+    throw MappingError("layer " + program_.layer + ": its program needs more than " +
+                       std::to_string(kMaxLayerSteps) +
+                       " data-movement steps, the limit of one layer; lower the batch size or sequence length, "
+                       "or give the SRAM buffers more capacity");
+  }
+  const auto extent = static_cast<std::int64_t>(burst_extent(step.address, step.bytes, burst_bytes_));
+  if (step.kind == StepKind::load) program_.dram_read_bytes = workload::checked_add(program_.dram_read_bytes, extent);
+  if (step.kind == StepKind::store) program_.dram_write_bytes = workload::checked_add(program_.dram_write_bytes, extent);
+  program_.macs = workload::checked_add(program_.macs, step.macs);
+  program_.vector_ops = workload::checked_add(program_.vector_ops, step.vector_ops);
+  program_.steps.push_back(std::move(step));
+  return static_cast<std::int32_t>(program_.steps.size() - 1);
+}
+
+std::vector<std::int32_t> deps(std::initializer_list<std::int32_t> steps) {
+  std::vector<std::int32_t> result;
+  for (std::int32_t step : steps) {
+    if (step >= 0) result.push_back(step);
+  }
+  return result;
+}
+
+}  // namespace reusesim::mapping

@@ -1,0 +1,88 @@
+#pragma once
+// What the layer mappers (gemm_mapper, recurrent_mapper, vector_mapper) share: the machine as the
+// mapper sees it (Context), SRAM capacity per tensor role, double-buffer slots, and the builder
+// that appends steps to a program while keeping the totals the replay is checked against.
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "hw/accelerator_spec.h"
+#include "mapping/mapper.h"
+#include "mapping/program.h"
+
+namespace reusesim::mapping {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+// Tensors start on 4 KiB boundaries in DRAM.
+std::uint64_t align(std::uint64_t address);
+
+// SRAM bytes available to each tensor role: a buffer is shared evenly by the roles it holds.
+struct Capacity {
+  std::int64_t weights = 0, inputs = 0, outputs = 0;
+};
+
+Capacity role_capacity(const hw::SramSpec& sram);
+
+// The machine as a layer mapper sees it.
+struct Context {
+  const hw::AcceleratorSpec& accelerator;
+  Capacity capacity;
+  std::int64_t e;  // bytes per element
+  double dram_bytes_per_cycle;  // peak, per compute cycle
+  std::uint64_t burst_bytes;
+};
+
+// Builds a program step by step, keeping the totals the replay is checked against.
+class ProgramBuilder {
+ public:
+  ProgramBuilder(LayerProgram& program, std::uint64_t burst_bytes) : program_(program), burst_bytes_(burst_bytes) {}
+
+  // Appends `step`; MappingError when the layer would exceed kMaxLayerSteps.
+  std::int32_t add(Step step);
+  std::int32_t load(TensorRole role, std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
+    Step step;
+    step.kind = StepKind::load;
+    step.tensor = role;
+    step.address = address;
+    step.bytes = static_cast<std::uint64_t>(bytes);
+    step.after = std::move(after);
+    return add(std::move(step));
+  }
+  std::int32_t store(std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
+    Step step;
+    step.kind = StepKind::store;
+    step.tensor = TensorRole::outputs;
+    step.address = address;
+    step.bytes = static_cast<std::uint64_t>(bytes);
+    step.after = std::move(after);
+    return add(std::move(step));
+  }
+
+ private:
+  LayerProgram& program_;
+  std::uint64_t burst_bytes_;
+};
+
+// Double buffering: a tensor role has two SRAM slots; a load into a slot waits until the last
+// step using the slot's previous contents has finished.
+class Slots {
+ public:
+  // The step a load into the next slot must wait for (-1: none), and makes that slot current.
+  std::int32_t claim() {
+    current_ = 1 - current_;
+    return last_user_[current_];
+  }
+  void used_by(std::int32_t step) { last_user_[current_] = step; }
+
+ private:
+  std::array<std::int32_t, 2> last_user_{-1, -1};
+  int current_ = 1;
+};
+
+// The steps of `steps` that exist (>= 0): a dependency list.
+std::vector<std::int32_t> deps(std::initializer_list<std::int32_t> steps);
+
+}  // namespace reusesim::mapping

@@ -1,0 +1,133 @@
+#include "mapping/recurrent_mapper.h"
+
+#include <algorithm>
+#include <string>
+
+namespace reusesim::mapping {
+
+namespace {
+
+using workload::checked_add;
+using workload::checked_mul;
+using workload::checked_product;
+using workload::LayerType;
+
+}  // namespace
+
+void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                   const DramLayout& layout, LayerProgram& program) {
+  const workload::RecurrentParams& rnn = layer.spec.recurrent;
+  const std::int64_t gates = layer.spec.type == LayerType::lstm ? 4 : layer.spec.type == LayerType::gru ? 3 : 1;
+  const std::int64_t directions = rnn.bidirectional ? 2 : 1, hidden = rnn.hidden_size, e = context.e;
+  const std::int64_t steps = layer.input_shapes.front().steps;
+  const std::int64_t bias = rnn.bias ? 2 : 0;
+  const std::int64_t vector_ops_per_unit =
+      layer.counts.vector_ops / std::max<std::int64_t>(1, steps * directions * hidden * rnn.num_layers);
+  ProgramBuilder builder(program, context.burst_bytes);
+  std::uint64_t weights = layout.weights;
+  std::int64_t input_features = layer.input_shapes.front().features;
+  bool all_resident = true;
+  std::int64_t most_blocks = 1;
+  // The top layer writes the output; the ones below write full sequences that alternate between
+  // the output (when it is a sequence) and the scratch regions after it (recurrent_scratch_bytes).
+  const auto output_bytes = static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), e));
+  const std::uint64_t scratch = layout.output + align(output_bytes);
+  const std::uint64_t sequence_bytes = align(static_cast<std::uint64_t>(
+      checked_product({steps, batch, hidden, directions, e})));
+  const std::int64_t top = rnn.num_layers - 1;
+  const auto region = [&](std::int64_t stacked) {
+    if (rnn.return_sequences) return (top - stacked) % 2 == 0 ? layout.output : scratch;
+    return stacked == top ? layout.output : scratch + static_cast<std::uint64_t>((top - 1 - stacked) % 2) * sequence_bytes;
+  };
+  std::vector<std::int32_t> below_done;  // the last store of each direction of the layer below
+  std::int32_t previous_pass_end = -1;   // the last compute of the previous direction or layer
+  for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
+    const std::uint64_t input = stacked == 0 ? layout.inputs.front() : region(stacked - 1);
+    std::vector<std::int32_t> this_layer_done;
+    const std::int64_t k = input_features + hidden, n = gates * hidden;
+    const std::int64_t column_bytes = checked_mul(k + bias, e);
+    const std::int64_t weight_bytes = checked_mul(column_bytes, n);
+    const bool resident = weight_bytes <= context.capacity.weights;
+    all_resident = all_resident && resident;
+    // Batch chunks whose operands (x and h: K values a sample) and gate outputs fit.
+    const std::int64_t chunk = std::min(batch, context.capacity.inputs / 2 / (k * e));
+    const std::int64_t weight_block = resident ? n : context.capacity.weights / 2 / column_bytes;
+    const std::int64_t block = std::min(weight_block, context.capacity.outputs / 2 / (std::max<std::int64_t>(1, chunk) * e));
+    if (chunk < 1 || block < 1) {
+      throw MappingError("layer " + layer.spec.name + ": one sample's step (" + std::to_string(k * e) +
+                         " bytes of x and h, a weight column of " + std::to_string(column_bytes) + ") does not fit half the input, weight and "
+                         "output buffers (" + std::to_string(context.capacity.inputs) + ", " +
+                         std::to_string(context.capacity.weights) + ", " + std::to_string(context.capacity.outputs) + ")");
+    }
+    most_blocks = std::max(most_blocks, ceil_div(n, block) * ceil_div(batch, chunk));
+    for (std::int64_t direction = 0; direction < directions; ++direction) {
+      // Resident weights replace the previous pass's in the weight buffer.
+      const std::int32_t resident_load =
+          resident ? builder.load(TensorRole::weights, weights, weight_bytes, deps({previous_pass_end})) : -1;
+      Slots input_slots, weight_slots, output_slots;
+      std::int32_t previous_step_end = -1;  // the last compute of step t-1: h(t-1) is complete
+      std::int32_t last_store = -1;
+      for (std::int64_t step = 0; step < steps; ++step) {
+        const std::int64_t t = direction == 0 ? step : steps - 1 - step;
+        std::int32_t last_compute = -1;
+        for (std::int64_t n0 = 0; n0 < n; n0 += block) {
+          const std::int64_t tn = std::min(block, n - n0);
+          const std::int32_t w = resident ? resident_load
+                                          : builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * column_bytes),
+                                                         tn * column_bytes, deps({weight_slots.claim()}));
+          for (std::int64_t m0 = 0; m0 < batch; m0 += chunk) {
+            const std::int64_t tm = std::min(chunk, batch - m0);
+            // x(t) of an upper layer exists once the layer below has finished (both directions).
+            std::vector<std::int32_t> x_after = below_done;
+            if (const std::int32_t slot = input_slots.claim(); slot >= 0) x_after.push_back(slot);
+            const std::int32_t x = builder.load(
+                TensorRole::inputs, input + static_cast<std::uint64_t>((t * batch + m0) * input_features * e),
+                tm * input_features * e, x_after);
+            Step compute;
+            compute.kind = StepKind::compute;
+            compute.gemm = GemmShape{tm, tn, k};
+            compute.macs = tm * tn * k;
+            compute.bytes = static_cast<std::uint64_t>((tm * k + k * tn) * e);
+            if (n0 + tn == n) compute.vector_ops = tm * hidden * vector_ops_per_unit;
+            compute.after = deps({x, w, output_slots.claim(), previous_step_end});
+            last_compute = builder.add(std::move(compute));
+            input_slots.used_by(last_compute);
+            if (!resident) weight_slots.used_by(last_compute);
+            // Without return_sequences only the top layer's last step leaves; h(t) stays for t + 1.
+            const bool leaves = rnn.return_sequences || stacked < top || step == steps - 1;
+            if (n0 + tn == n && leaves) {
+              const std::int64_t row = rnn.return_sequences || stacked < top ? t * batch + m0 : m0;
+              const auto offset = static_cast<std::uint64_t>((row * hidden * directions + direction * hidden) * e);
+              const std::int32_t stored = builder.store(region(stacked) + offset, tm * hidden * e, deps({last_compute}));
+              output_slots.used_by(stored);
+              last_store = stored;
+            } else {
+              output_slots.used_by(last_compute);
+            }
+          }
+        }
+        previous_step_end = last_compute;
+      }
+      weights += static_cast<std::uint64_t>(weight_bytes);
+      previous_pass_end = previous_step_end;
+      this_layer_done.push_back(last_store);
+    }
+    below_done = this_layer_done;
+    input_features = hidden * directions;
+  }
+  program.mapping = std::string("recurrent: ") + std::to_string(steps) + " steps in order, " +
+                    std::to_string(most_blocks) + " tile(s) a step, weights " +
+                    (all_resident ? "resident in SRAM" : "streamed from DRAM every step");
+}
+
+
+std::uint64_t recurrent_scratch_bytes(const workload::NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
+  const workload::RecurrentParams& rnn = layer.spec.recurrent;
+  if (rnn.num_layers < 2) return 0;
+  const std::uint64_t regions = rnn.return_sequences || rnn.num_layers == 2 ? 1 : 2;
+  const std::int64_t directions = rnn.bidirectional ? 2 : 1;
+  return regions * align(static_cast<std::uint64_t>(checked_product(
+                       {layer.input_shapes.front().steps, batch, rnn.hidden_size, directions, element_bytes})));
+}
+
+}  // namespace reusesim::mapping

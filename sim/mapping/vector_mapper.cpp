@@ -1,0 +1,65 @@
+#include "mapping/vector_mapper.h"
+
+#include <algorithm>
+#include <string>
+
+namespace reusesim::mapping {
+
+namespace {
+
+using workload::checked_add;
+using workload::checked_mul;
+using workload::checked_product;
+using workload::LayerType;
+
+}  // namespace
+
+void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                const DramLayout& layout, LayerProgram& program) {
+  const std::int64_t e = context.e;
+  std::int64_t input_bytes = 0;
+  for (const workload::Shape& shape : layer.input_shapes) input_bytes += checked_mul(checked_mul(shape.elements(), batch), e);
+  const std::int64_t output_bytes = checked_mul(checked_mul(layer.counts.output_elems, batch), e);
+  const std::int64_t weight_bytes = checked_mul(layer.counts.params, e);
+  const bool gather = layer.spec.type == LayerType::embedding;
+  const std::int64_t moved_weights =
+      gather ? checked_mul(std::min(layer.input_shapes.front().steps * batch, layer.spec.embedding.num_embeddings) *
+                               layer.spec.embedding.embedding_dim, e)
+             : weight_bytes;
+  if (!gather && weight_bytes > context.capacity.weights) {
+    throw MappingError("layer " + layer.spec.name + ": its " + std::to_string(weight_bytes) +
+                       " bytes of parameters do not fit the weight buffer (" + std::to_string(context.capacity.weights) + ")");
+  }
+  const std::int64_t chunks = std::max<std::int64_t>(
+      {1, ceil_div(2 * (gather ? moved_weights : input_bytes), std::max<std::int64_t>(1, gather ? context.capacity.weights : context.capacity.inputs)),
+       ceil_div(2 * output_bytes, std::max<std::int64_t>(1, context.capacity.outputs))});
+  ProgramBuilder builder(program, context.burst_bytes);
+  const std::int32_t parameters = !gather && weight_bytes > 0 ? builder.load(TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
+  const std::int64_t ops = checked_mul(layer.counts.vector_ops, batch);
+  Slots input_slots, output_slots;
+  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const auto share = [&](std::int64_t total) { return total * (chunk + 1) / chunks - total * chunk / chunks; };
+    const auto start = [&](std::int64_t total) { return static_cast<std::uint64_t>(total * chunk / chunks); };
+    std::vector<std::int32_t> after = deps({parameters, output_slots.claim()});
+    const std::int32_t wait = input_slots.claim();
+    if (gather) {
+      after.push_back(builder.load(TensorRole::weights, layout.weights + start(moved_weights), share(moved_weights), deps({wait})));
+    } else {
+      for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
+        const std::int64_t bytes = checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e);
+        after.push_back(builder.load(TensorRole::inputs, layout.inputs[i] + start(bytes), share(bytes), deps({wait})));
+      }
+    }
+    Step vector;
+    vector.kind = StepKind::vector;
+    vector.vector_ops = share(ops);
+    vector.bytes = static_cast<std::uint64_t>(share(gather ? moved_weights : input_bytes));
+    vector.after = after;
+    const std::int32_t done = builder.add(std::move(vector));
+    input_slots.used_by(done);
+    output_slots.used_by(builder.store(layout.output + start(output_bytes), share(output_bytes), deps({done})));
+  }
+  program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
+}
+
+}  // namespace reusesim::mapping
