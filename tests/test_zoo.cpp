@@ -1,4 +1,4 @@
-// The network zoo against published counts (DESIGN.md section 6 and the figures).
+// The network zoo against published counts (docs/worked-examples.md; sources in models/README.md).
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 #pragma once
-// Closed-form compute cycles of one GEMM on the compute array (DESIGN.md section 4, "Compute array").
+// Closed-form compute cycles of one GEMM on the compute array (docs/mapping-and-replay.md).
 //
 // Every MAC layer is seen as a GEMM C[M x N] += A[M x K] * B[K x N]. For a convolution,
 // M = batch * Ho * Wo, K = kh * kw * Cin / groups, N = Cout / groups per group. A call covers
@@ -22,9 +22,8 @@
 //   group's rows), b = min(floor(R / rows-dim), floor(C / cols-dim)) blocks a fold, and
 //     folds = ceil(groups / b) for such blocks, else groups * ceil(rows-dim / R) * ceil(cols-dim / C).
 //   A depthwise 3x3 conv (K = 9, N = 1) on a 64 x 64 ws array: 7 channels a fold, 63 rows busy.
-//   NOT included: DESIGN.md's layer-level "- 1" (compute cycles of a layer = folds x cycles per
-//   fold - 1). It is applied ONCE PER LAYER by the caller, after summing the GEMMs (groups) of the
-//   layer, and never per GEMM. Stalls (memory) are not included either.
+//   Cycles are counts: SCALE-Sim reports the index of the last cycle, one less
+//   (docs/conventions.md). Stalls (memory) are not included.
 //
 // Vector-MAC clusters (Snowflake-style, units x lanes): each unit computes one output at a time and
 //   its lanes reduce along K; the units work on different outputs, N first, then M. A pass is one
