@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 A=$SRC/configs
 M=$SRC/models
-header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,mapping"
+header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,prefetched_weight_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,element_bytes,mapping"
 
 expect 0 "run mlp csv" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,16 --format csv
 same "csv header" "$(head -1 <<<"$out")" "$header"
@@ -21,6 +21,8 @@ contains "json conventions" "$out" "1 MAC = 2 ops"
 
 expect 0 "run table" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.yaml"
 contains "table names the accelerator" "$out" "accelerator tpu_v1"
+# tpu_v1 has 8-bit operands: run sizes elements by them, whatever the model's precision (fp32 here).
+contains "table states the element size" "$out" "accelerator tpu_v1, model mlp, 1-byte elements"
 
 expect 0 "--out writes files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --out "$work/results" --format csv
 for file in results.csv results.json config.json stats.txt; do
@@ -30,6 +32,8 @@ done
 same "results.csv equals stdout" "$(cat "$work/results/results.csv")" "$out"
 contains "config.json has the resolved DRAM" "$(cat "$work/results/config.json")" '"trcd": 17'
 contains "stats.txt states units" "$(cat "$work/results/stats.txt")" "1 MAC = 2 ops"
+contains "stats.txt explains element_bytes" "$(cat "$work/results/stats.txt")" "element_bytes: bytes per tensor element"
+contains "results.json states the element size" "$(cat "$work/results/results.json")" '"element_bytes": '
 checks=$((checks + 1))
 if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was left behind"; failures=$((failures + 1)); fi
 
