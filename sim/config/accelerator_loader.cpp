@@ -149,6 +149,7 @@ class DramReader {
       reader_.diagnostics().error(ideal->location, reader_.child_path("ideal"),
                                   "an ideal memory goes in an accelerator file, as dram: {ideal: ...} alone; a DRAM "
                                   "preset or file (and so memtest) takes real DRAM timings");
+      return dram;  // not a DRAM to check key by key
     }
     dram.name = reader_.name_or("name", "");
     reader_.string_or("source", "");
