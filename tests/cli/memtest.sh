@@ -98,6 +98,12 @@ zz W
 0x100 R 1 extra
 TRACE
 b=$work/bad.trace
+# An ideal memory belongs in an accelerator file; a DRAM file with ideal: is refused, saying so.
+printf 'ideal: unlimited\n' >"$work/ideal.yaml"
+expect 2 "ideal memory refused" -- memtest --dram "$work/ideal.yaml" --pattern seq_read
+contains "ideal memory refused: why" "$err" "ideal.yaml:1:8: error: ideal: an ideal memory goes in an accelerator file"
+same "ideal memory refused: one message" "$(wc -l <<<"$err")" "1"
+
 expect 2 "bad trace" -- memtest --dram ddr4-2400 --trace "$b"
 same "bad trace messages" "$err" "$b:2:6: error: expected R or W, got \"X\"
 $b:3:1: error: expected a hexadecimal address, got \"zz\"
