@@ -169,39 +169,48 @@ double share(std::int64_t part, const hw::LayerResult& r) {
   return static_cast<double>(part) / static_cast<double>(r.stall_cycles());
 }
 
+// The one layer of `model_text` replayed at batch 1 on configs/`arch`.yaml; its causes add up.
+hw::LayerResult one_layer(const std::string& arch, const std::vector<std::string>& overrides, const char* model_text) {
+  const hw::LayerResult layer = replay(arch, overrides, model_text, {1}).results.front();
+  CHECK(layer.cycles == layer.compute_cycles + layer.stall_cycles());
+  return layer;
+}
+
+std::string stalls_text(const hw::LayerResult& r) {
+  return "weights " + std::to_string(r.stall_weights) + " inputs " + std::to_string(r.stall_inputs) + " drain " +
+         std::to_string(r.stall_output_drain) + " of " + std::to_string(r.stall_cycles()) + " in " +
+         std::to_string(r.cycles);
+}
+
 }  // namespace
 
-// Stall causes name the bottleneck (docs/mapping-and-replay.md, "Stall causes"): a wait on loads
-// goes to the roles the load path moved during it, so an input tile queued behind a weight tile no
-// longer takes the blame for the weight stream.
+// Stall causes name the bottleneck (docs/mapping-and-replay.md, "Stall causes"): a wait on a load
+// is split by the bytes of each role the memory delivered during it, so an input tile queued behind
+// a weight tile no longer takes the blame for the weight stream.
 TEST_CASE("stall causes: a 4096 x 4096 linear layer at batch 1 stalls on its weights", "[replay][stall-causes]") {
   // snowflake, fp16: 32 MiB of weights against 8 KiB of inputs; the DDR3 moves weights ~99.9% of the time.
-  const Replayed replayed = replay("snowflake", {}, R"(
+  const hw::LayerResult fc = one_layer("snowflake", {}, R"(
 name: linear4096
 precision: fp16
 input: {features: 4096}
 layers:
   - {name: fc, type: linear, out_features: 4096, bias: false}
-)", {1});
-  const hw::LayerResult& fc = replayed.results.front();
-  INFO("weights " << fc.stall_weights << " inputs " << fc.stall_inputs << " of " << fc.stall_cycles());
-  CHECK(fc.cycles == fc.compute_cycles + fc.stall_cycles());
+)");
+  INFO(stalls_text(fc));
   CHECK(share(fc.stall_weights, fc) >= 0.9);
 }
 
 TEST_CASE("stall causes: a GRU at batch 1 stalls on its weights", "[replay][stall-causes]") {
   // DeepSpeech2's gru2 on snowflake: 50 steps of 400 features, hidden 400, fp16. Each step streams
   // 3 gates x (400 + 400) x 400 x 2 B = 1.92 MB of weights for 800 B of inputs and state.
-  const Replayed replayed = replay("snowflake", {}, R"(
+  const hw::LayerResult gru = one_layer("snowflake", {}, R"(
 name: gru2
 precision: fp16
 input: {sequence: 50, features: 400}
 layers:
   - {name: gru2, type: gru, hidden_size: 400}
-)", {1});
-  const hw::LayerResult& gru = replayed.results.front();
-  INFO("weights " << gru.stall_weights << " inputs " << gru.stall_inputs << " of " << gru.stall_cycles());
-  CHECK(gru.cycles == gru.compute_cycles + gru.stall_cycles());
+)");
+  INFO(stalls_text(gru));
   CHECK(share(gru.stall_weights, gru) >= 0.9);
 }
 
@@ -209,17 +218,14 @@ TEST_CASE("stall causes: a 1x1 conv to 4 channels over a large map stalls on its
   // small.yaml with its DDR4 clocked at tCK 2.5 ns (6.4 GB/s): 64 channels x 112 x 112 int8 =
   // 802,816 B of inputs take 125 us, against 256 B of weights, 50,176 B of outputs and 12,544 x 4
   // x 64 / 256 = 12,544 MAC cycles at the best: the memory moves inputs while the array waits.
-  const Replayed replayed = replay("small", {"dram.tck_ns=2.5"}, R"(
+  const hw::LayerResult conv = one_layer("small", {"dram.tck_ns=2.5"}, R"(
 name: input_bound
 precision: int8
 input: {channels: 64, height: 112, width: 112}
 layers:
   - {name: squeeze, type: conv2d, out_channels: 4, kernel: 1, bias: false}
-)", {1});
-  const hw::LayerResult& conv = replayed.results.front();
-  INFO("weights " << conv.stall_weights << " inputs " << conv.stall_inputs << " drain " << conv.stall_output_drain
-                  << " of " << conv.stall_cycles());
-  CHECK(conv.cycles == conv.compute_cycles + conv.stall_cycles());
+)");
+  INFO(stalls_text(conv));
   CHECK(conv.stall_cycles() * 4 > conv.cycles);  // input-bound: a good part of its time is waiting
   CHECK(share(conv.stall_inputs, conv) >= 0.9);
 }
@@ -228,17 +234,14 @@ TEST_CASE("stall causes: a 1x1 conv from 4 to 256 channels waits on its output d
   // snowflake.yaml (16 vMACs x 16 lanes at 250 MHz, DDR3 at 4.27 GB/s), fp16: each output pixel's
   // 256 channels take 256 / 16 = 16 cycles and leave 512 B: 32 B/cycle = 8 GB/s of stores, against
   // 100 KB in and 2 KiB of weights. The array waits for output slots the store DMA has not drained.
-  const Replayed replayed = replay("snowflake", {}, R"(
+  const hw::LayerResult conv = one_layer("snowflake", {}, R"(
 name: drain_bound
 precision: fp16
 input: {channels: 4, height: 112, width: 112}
 layers:
   - {name: expand, type: conv2d, out_channels: 256, kernel: 1, bias: false}
-)", {1});
-  const hw::LayerResult& conv = replayed.results.front();
-  INFO("weights " << conv.stall_weights << " inputs " << conv.stall_inputs << " drain " << conv.stall_output_drain
-                  << " of " << conv.stall_cycles());
-  CHECK(conv.cycles == conv.compute_cycles + conv.stall_cycles());
+)");
+  INFO(stalls_text(conv));
   CHECK(conv.stall_cycles() * 4 > conv.cycles);
   CHECK(share(conv.stall_output_drain, conv) >= 0.9);
 }

@@ -194,8 +194,8 @@ expect 0 "ddr4 trefi 508 completes" -- timeout 60 "$REUSESIM" memtest --dram ddr
 expect 2 "check refuses the same file" -- "$REUSESIM" check "$SRC/configs/dram/hbm2.yaml" --set trefi=262
 contains "check names the key" "$err" "trefi: 262 clocks leaves 2 after tRFC (260)"
 
-# --- Large requests: latency and row hits count the pieces the channels see; help says so. ---
+# --- Large requests: latency counts the pieces the channels see, row hits the column commands; help says so. ---
 expect 0 "memtest --help" -- memtest --help
-contains "help: request pieces" "$(tr -s ' \n' ' ' <<<"$out")" "read latency and row hits count each piece a DRAM channel serves"
+contains "help: request pieces" "$(tr -s ' \n' ' ' <<<"$out")" "read latency counts each piece a DRAM channel serves, row_hit_rate each column command (burst)"
 
 finish
