@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 
 using reusesim::config::InputError;
@@ -959,4 +960,73 @@ TEST_CASE("model errors: a pinned tiling with a bad order and a missing size", "
                    "  - {name: fc, type: linear, out_features: 4, tiling: {m: 1, n: 4, order: k-m}}\n") ==
         "model.yaml:5:55: error: layers.fc.tiling.k: missing required key\n"
         "model.yaml:5:75: error: layers.fc.tiling.order: expected one of n-m, m-n, got \"k-m\" (did you mean \"n-m\"?)\n");
+}
+
+// Ideal memory (dram: {ideal: ...}): an accelerator whose `dram:` key is on line 25 of
+// configs/small.yaml's text, so the ideal memory's lines start at 26.
+namespace {
+
+std::string accelerator_with_dram(const std::string& dram_lines) {
+  std::ifstream file(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml");
+  const std::string small((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return small.substr(0, small.find("\ndram:")) + "\ndram:\n" + dram_lines;
+}
+
+std::string ideal_memory_error(const std::string& dram_lines, const std::vector<std::string>& overrides = {}) {
+  return input_error_text(
+      [&] { reusesim::config::load_accelerator_text(accelerator_with_dram(dram_lines), "acc.yaml", overrides); });
+}
+
+}  // namespace
+
+TEST_CASE("ideal memory: a preset beside it", "[accelerator-errors][ideal-memory]") {
+  CHECK(ideal_memory_error("  preset: ddr4-2400\n  ideal: unlimited\n") ==
+        "acc.yaml:26:3: error: dram.preset: an ideal memory takes no DRAM timings, preset or organisation beside it; "
+        "remove this key or dram.ideal\n");
+}
+
+TEST_CASE("ideal memory: DRAM timings beside it", "[accelerator-errors][ideal-memory]") {
+  CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 10, latency_ns: 50}\n  trcd: 17\n") ==
+        "acc.yaml:27:3: error: dram.trcd: an ideal memory takes no DRAM timings, preset or organisation beside it; "
+        "remove this key or dram.ideal\n");
+}
+
+TEST_CASE("ideal memory: made ideal by --set beside a preset", "[accelerator-errors][ideal-memory]") {
+  const std::string error = ideal_memory_error("  preset: ddr4-2400\n", {"dram.ideal=unlimited"});
+  CHECK(error.find("acc.yaml:26:3: error: dram.preset: an ideal memory takes no DRAM timings") == 0);
+}
+
+TEST_CASE("ideal memory: a bandwidth that is zero, negative or not a number", "[accelerator-errors][ideal-memory]") {
+  CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 0, latency_ns: 50}\n") ==
+        "acc.yaml:26:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got 0\n");
+  CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: -3, latency_ns: 50}\n") ==
+        "acc.yaml:26:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got -3\n");
+  CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: fast, latency_ns: 50}\n") ==
+        "acc.yaml:26:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got \"fast\"\n");
+}
+
+TEST_CASE("ideal memory: a missing key, an unknown key, a word other than unlimited", "[accelerator-errors][ideal-memory]") {
+  CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 10}\n") ==
+        "acc.yaml:26:10: error: dram.ideal.latency_ns: missing required key\n");
+  CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 10, latency_ns: 5, tcl: 3}\n").find(
+            "error: dram.ideal.tcl: unknown key") != std::string::npos);
+  CHECK(ideal_memory_error("  ideal: infinite\n") ==
+        "acc.yaml:26:10: error: dram.ideal: expected unlimited or {bandwidth_gbps: <GB/s>, latency_ns: <ns>}, got "
+        "\"infinite\"\n");
+}
+
+TEST_CASE("ideal memory: a DRAM preset or file cannot be ideal", "[accelerator-errors][ideal-memory]") {
+  CHECK(input_error_text([] { reusesim::config::load_dram_text("ideal: unlimited\n", "dram.yaml"); }) ==
+        "dram.yaml:1:8: error: ideal: an ideal memory goes in an accelerator file, as dram: {ideal: ...} alone; a "
+        "DRAM preset or file (and so memtest) takes real DRAM timings\n");
+}
+
+TEST_CASE("ideal memory: a valid one loads", "[accelerator-errors][ideal-memory]") {
+  const auto spec = reusesim::config::load_accelerator_text(
+      accelerator_with_dram("  ideal: {bandwidth_gbps: 34.1, latency_ns: 100}\n"), "acc.yaml");
+  REQUIRE(spec.dram.ideal);
+  CHECK(spec.dram.ideal->bandwidth_gbps == 34.1);
+  CHECK(spec.dram.ideal->latency_ns == 100);
+  CHECK(spec.dram.peak_bytes_per_second() == Approx(34.1e9));
+  CHECK(reusesim::config::load_accelerator_text(accelerator_with_dram("  ideal: unlimited\n"), "acc.yaml").dram.ideal->unlimited);
 }

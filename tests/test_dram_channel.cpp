@@ -112,6 +112,20 @@ TEST_CASE("ddr4: open-page policy keeps rows open for later hits", "[dram-channe
   CHECK(open.dram.row_hits == 60);
 }
 
+TEST_CASE("ddr4: row_hit_rate counts column commands, so a long request to one row is mostly hits", "[dram-channel]") {
+  // Columns in the lowest bits: one 1 KiB request is one row run of 1024 / 64 = 16 bursts of one
+  // bank. ACT at 0; the first RD at tRCD = 17 misses (its row was just opened for it); the other 15
+  // RDs follow tCCD_L = 6 apart in the open row and hit: 15 of 16 columns, where counting one per
+  // request would give 0 of 1. The last RD at 17 + 15 * 6 = 107 ends its data at 107 + CL 17 + 4 = 128.
+  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,co,ch"});
+  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}}, 1, 1024);
+  CHECK(outcome.dram.reads == 1);
+  CHECK(outcome.dram.activates == 1);
+  CHECK(outcome.dram.columns == 16);
+  CHECK(outcome.dram.row_hits == 15);
+  CHECK(outcome.finish_cycles == 128);
+}
+
 TEST_CASE("a full request queue holds requests back and loses none", "[dram-channel]") {
   const hw::DramSpec spec = config::load_dram("ddr4-2400", {"queue_depth=8", "write_drain_high=6", "write_drain_low=2"});
   // 100 requests in flight against a queue of 8: the channel answers BEGIN_REQ with END_REQ only

@@ -3,7 +3,11 @@
 // ctest runs each case in its own process (one SystemC elaboration per process).
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "config/accelerator_loader.h"
+#include "mapping/program_text.h"
 #include "replay_harness.h"
 
 using namespace reusesim;
@@ -157,4 +161,230 @@ TEST_CASE("replay: with batches 1,2,1 the two batch-1 runs give the same rows", 
   const Replayed replayed = replay("small", {}, kChainModel, {1, 2, 1});
   const std::size_t layers = replayed.results.size() / 3;
   for (std::size_t i = 0; i < layers; ++i) check_same_row(replayed.results[i], replayed.results[2 * layers + i]);
+}
+
+namespace {
+
+double share(std::int64_t part, const hw::LayerResult& r) {
+  return static_cast<double>(part) / static_cast<double>(r.stall_cycles());
+}
+
+// The one layer of `model_text` replayed at batch 1 on configs/`arch`.yaml; its causes add up.
+hw::LayerResult one_layer(const std::string& arch, const std::vector<std::string>& overrides, const char* model_text) {
+  const hw::LayerResult layer = replay(arch, overrides, model_text, {1}).results.front();
+  CHECK(layer.cycles == layer.compute_cycles + layer.stall_cycles());
+  return layer;
+}
+
+std::string stalls_text(const hw::LayerResult& r) {
+  return "weights " + std::to_string(r.stall_weights) + " inputs " + std::to_string(r.stall_inputs) + " drain " +
+         std::to_string(r.stall_output_drain) + " of " + std::to_string(r.stall_cycles()) + " in " +
+         std::to_string(r.cycles);
+}
+
+}  // namespace
+
+// Stall causes name the bottleneck (docs/mapping-and-replay.md, "Stall causes"): a wait on a load
+// is split by the bytes of each role the memory delivered during it, so an input tile queued behind
+// a weight tile no longer takes the blame for the weight stream.
+TEST_CASE("stall causes: a 4096 x 4096 linear layer at batch 1 stalls on its weights", "[replay][stall-causes]") {
+  // snowflake, fp16: 32 MiB of weights against 8 KiB of inputs; the DDR3 moves weights ~99.9% of the time.
+  const hw::LayerResult fc = one_layer("snowflake", {}, R"(
+name: linear4096
+precision: fp16
+input: {features: 4096}
+layers:
+  - {name: fc, type: linear, out_features: 4096, bias: false}
+)");
+  INFO(stalls_text(fc));
+  CHECK(share(fc.stall_weights, fc) >= 0.9);
+}
+
+TEST_CASE("stall causes: a GRU at batch 1 stalls on its weights", "[replay][stall-causes]") {
+  // DeepSpeech2's gru2 on snowflake: 50 steps of 400 features, hidden 400, fp16. Each step streams
+  // 3 gates x (400 + 400) x 400 x 2 B = 1.92 MB of weights for 800 B of inputs and state.
+  const hw::LayerResult gru = one_layer("snowflake", {}, R"(
+name: gru2
+precision: fp16
+input: {sequence: 50, features: 400}
+layers:
+  - {name: gru2, type: gru, hidden_size: 400}
+)");
+  INFO(stalls_text(gru));
+  CHECK(share(gru.stall_weights, gru) >= 0.9);
+}
+
+TEST_CASE("stall causes: a 1x1 conv to 4 channels over a large map stalls on its inputs", "[replay][stall-causes]") {
+  // small.yaml with its DDR4 clocked at tCK 2.5 ns (6.4 GB/s): 64 channels x 112 x 112 int8 =
+  // 802,816 B of inputs take 125 us, against 256 B of weights, 50,176 B of outputs and 12,544 x 4
+  // x 64 / 256 = 12,544 MAC cycles at the best: the memory moves inputs while the array waits.
+  const hw::LayerResult conv = one_layer("small", {"dram.tck_ns=2.5"}, R"(
+name: input_bound
+precision: int8
+input: {channels: 64, height: 112, width: 112}
+layers:
+  - {name: squeeze, type: conv2d, out_channels: 4, kernel: 1, bias: false}
+)");
+  INFO(stalls_text(conv));
+  CHECK(conv.stall_cycles() * 4 > conv.cycles);  // input-bound: a good part of its time is waiting
+  CHECK(share(conv.stall_inputs, conv) >= 0.9);
+}
+
+TEST_CASE("stall causes: a 1x1 conv from 4 to 256 channels waits on its output drain", "[replay][stall-causes]") {
+  // snowflake.yaml (16 vMACs x 16 lanes at 250 MHz, DDR3 at 4.27 GB/s), fp16: each output pixel's
+  // 256 channels take 256 / 16 = 16 cycles and leave 512 B: 32 B/cycle = 8 GB/s of stores, against
+  // 100 KB in and 2 KiB of weights. The array waits for output slots the store DMA has not drained.
+  const hw::LayerResult conv = one_layer("snowflake", {}, R"(
+name: drain_bound
+precision: fp16
+input: {channels: 4, height: 112, width: 112}
+layers:
+  - {name: expand, type: conv2d, out_channels: 256, kernel: 1, bias: false}
+)");
+  INFO(stalls_text(conv));
+  CHECK(conv.stall_cycles() * 4 > conv.cycles);
+  CHECK(share(conv.stall_output_drain, conv) >= 0.9);
+}
+
+namespace {
+
+// configs/small.yaml (a 16 x 16 array at 1 GHz) with `dram:` replaced by `dram_section`.
+hw::AcceleratorSpec small_with_dram(const std::string& dram_section) {
+  std::ifstream file(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml");
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string small = text.str();
+  return config::load_accelerator_text(small.substr(0, small.find("\ndram:")) + "\ndram:\n" + dram_section, "small-ideal.yaml");
+}
+
+std::vector<hw::LayerResult> replay_program_text(const hw::AcceleratorSpec& spec, const std::string& program) {
+  std::vector<hw::LayerRun> runs;
+  for (mapping::ProgramRecord& record : mapping::read_programs(program, "test.program", static_cast<std::uint64_t>(spec.dram.burst_bytes()))) {
+    runs.push_back(hw::LayerRun{record.batch, std::move(record.program), runs.empty()});
+  }
+  hw::Accelerator accelerator("accelerator", spec, std::move(runs));
+  sc_core::sc_start();
+  REQUIRE(accelerator.finished());
+  return accelerator.results();
+}
+
+}  // namespace
+
+TEST_CASE("stall causes: a wait on a load is split by the bytes the memory delivered", "[replay][stall-causes]") {
+  // An ideal memory of 1 GB/s = 1 byte/ns, no latency, and a 1 GHz array: 1 byte per cycle. The
+  // weight load (4,096 B) is served over cycles 0-4,096, the input load (64 B) queued behind it over
+  // 4,096-4,160. The compute step needs both: it waits 4,160 cycles, during which the memory
+  // delivered 4,096 weight bytes and 64 input bytes: 4,160 x 4,096 / 4,160 = 4,096 cycles on weights
+  // and 64 on inputs. (Charging the load that arrived last would give all 4,160 to inputs.)
+  const hw::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 1, latency_ns: 0}\n");
+  const auto results = replay_program_text(spec, R"(layer fc type linear batch 1
+mapping by hand
+load weights addr 0x0 bytes 4096 after -
+load inputs addr 0x10000 bytes 64 after -
+compute m 1 n 64 k 64 vector_ops 0 bytes 4160 after 0,1
+store outputs addr 0x20000 bytes 64 after 2
+end
+)");
+  const hw::LayerResult& fc = results.front();
+  CHECK(fc.stall_weights == 4096);
+  CHECK(fc.stall_inputs == 64);
+  CHECK(fc.cycles == fc.compute_cycles + fc.stall_cycles());
+}
+
+TEST_CASE("ideal memory: unlimited, a layer that fits the buffers takes exactly its compute cycles", "[replay][ideal-memory]") {
+  // Every load and store completes the moment it is issued, and the 64 x 32 int8 weights (2 KiB),
+  // 16 x 64 inputs (1 KiB) and 16 x 32 outputs fit small.yaml's buffers whole: nothing is left to
+  // wait for, so cycles = the closed-form compute cycles, with no stall of any cause.
+  const hw::AcceleratorSpec spec = small_with_dram("  ideal: unlimited\n");
+  const config::LoadedModel model = config::load_model_text(kSmallLinear, "model.yaml");
+  const auto layouts = mapping::layout_network(model.network, 16, mapping::element_bytes(spec));
+  const mapping::LayerProgram program = mapping::map_layer(model.network.layers[0], 16, spec, layouts[0]);
+  std::int64_t closed_form = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::compute) closed_form += mapping::gemm_cycles(spec.compute, step.gemm).cycles;
+  }
+  hw::Accelerator accelerator("accelerator", spec, {hw::LayerRun{16, program, true}});
+  sc_core::sc_start();
+  REQUIRE(accelerator.finished());
+  const hw::LayerResult& fc = accelerator.results().front();
+  CHECK(fc.compute_cycles == closed_form);
+  CHECK(fc.stall_cycles() == 0);
+  CHECK(fc.cycles == closed_form);
+  CHECK(fc.dram_read_bytes == program.dram_read_bytes);
+  CHECK(fc.dram_columns == 0);  // no DRAM: no column commands, so no row_hit_rate
+}
+
+namespace {
+
+// Two layers by hand, for weight prefetch: `a` computes long (m 4,000) on a 256-byte weight tile;
+// `b`'s 2,048-byte weight load waits for nothing, so it may load during `a`.
+const char* const kTwoLayers = R"(layer a type linear batch 1
+mapping by hand
+load weights addr 0x0 bytes 256 after -
+load inputs addr 0x100000 bytes 64 after -
+compute m 4000 n 16 k 16 vector_ops 0 bytes 320 after 0,1
+store outputs addr 0x200000 bytes 64 after 2
+end
+layer b type linear batch 1
+mapping by hand
+load weights addr 0x10000 bytes 2048 after -
+load inputs addr 0x200000 bytes 64 after -
+compute m 16 n 16 k 16 vector_ops 0 bytes 320 after 0,1
+store outputs addr 0x300000 bytes 64 after 2
+end
+)";
+
+const char* const kOneBytePerNsMemory = "  ideal: {bandwidth_gbps: 1, latency_ns: 0}\n";
+
+}  // namespace
+
+TEST_CASE("weight prefetch: the next layer's weights load during the layer before", "[replay][prefetch]") {
+  // small.yaml: 16 x 16 ws array at 1 GHz, 32 KiB weight buffer; an ideal memory of 1 byte/ns, so
+  // 1 byte per cycle, requests served in order. A ws step takes m + 2 x 16 + 16 - 2 cycles.
+  // Layer a: weights 0-256, inputs 256-320, then b's weights (room 32,768 - 256 >= 2,048) 320-2,368.
+  //   The compute waits 320 (256 weights, 64 inputs) and runs 4,000 + 46 = 4,046 to 4,366; its
+  //   store follows b's weights in the memory's order and ends at 4,366 + 64 = 4,430: 4,430 cycles.
+  // Layer b from 4,430: its weights are in; inputs 4,430-4,494 (64 on inputs), compute 16 + 46 = 62
+  //   to 4,556, store to 4,620: 190 cycles.
+  const auto results = replay_program_text(small_with_dram(kOneBytePerNsMemory), kTwoLayers);
+  CHECK(results[0].cycles == 4430);
+  CHECK(results[0].stall_weights == 256);
+  CHECK(results[0].stall_inputs == 64);
+  CHECK(results[0].dram_read_bytes == 256 + 64);  // its own loads, though b's weights moved in its window
+  CHECK(results[0].dram_window_bytes == 256 + 64 + 2048 + 64);
+  CHECK(results[1].cycles == 190);
+  CHECK(results[1].stall_weights == 0);
+  CHECK(results[1].stall_inputs == 64);
+  CHECK(results[1].prefetched_weight_bytes == 2048);
+  CHECK(results[1].dram_read_weight_bytes == 2048);
+  CHECK(results[1].dram_window_bytes == 64 + 64);
+}
+
+TEST_CASE("weight prefetch: without room in the weight buffer the layers do not overlap", "[replay][prefetch]") {
+  // The same with a 2 KiB weight buffer: a keeps 256 bytes, leaving 1,792 < 2,048. Layer a as
+  // before: 320 + 4,046 + 64 = 4,430 (its store now ends at 4,366 + 64, the memory idle since 320).
+  // Layer b from 4,430: weights 4,430-6,478, inputs to 6,542, so the compute waits 2,112 (2,048 on
+  // weights, 64 on inputs), runs 62 to 6,604, and the store ends at 6,668: 2,238 cycles.
+  hw::AcceleratorSpec spec = small_with_dram(kOneBytePerNsMemory);
+  spec.sram.buffers[spec.sram.buffer_index(hw::TensorKind::weights)].capacity_bytes = 2048;
+  const auto results = replay_program_text(spec, kTwoLayers);
+  CHECK(results[0].cycles == 4430);
+  CHECK(results[1].cycles == 2238);
+  CHECK(results[1].stall_weights == 2048);
+  CHECK(results[1].stall_inputs == 64);
+  CHECK(results[1].prefetched_weight_bytes == 0);
+}
+
+TEST_CASE("weight prefetch: never across a batch boundary", "[replay][prefetch]") {
+  // b starts a batch of its own: the machine restarts, nothing loads early, b runs as without room.
+  std::vector<hw::LayerRun> runs;
+  const hw::AcceleratorSpec spec = small_with_dram(kOneBytePerNsMemory);
+  for (mapping::ProgramRecord& record : mapping::read_programs(kTwoLayers, "test.program", 64)) {
+    runs.push_back(hw::LayerRun{record.batch, std::move(record.program), true});
+  }
+  hw::Accelerator accelerator("accelerator", spec, std::move(runs));
+  sc_core::sc_start();
+  REQUIRE(accelerator.finished());
+  CHECK(accelerator.results()[1].cycles == 2238);
+  CHECK(accelerator.results()[1].prefetched_weight_bytes == 0);
 }

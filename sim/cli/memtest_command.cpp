@@ -26,7 +26,7 @@ int memtest_command(const std::vector<std::string>& args) {
         ("trace", po::value(&trace), "request file: <hex address> <R|W> [earliest cycle] per line, # comments")
         ("requests", po::value(&requests)->default_value(100'000), "requests to generate (patterns)")
         ("request-bytes", po::value(&request_bytes)->default_value(64), "bytes per request (a multiple of the burst); the DMA engine splits a request at row and channel boundaries, "
-         "and read latency and row hits count each piece a DRAM channel serves")
+         "read latency counts each piece a DRAM channel serves, row_hit_rate each column command (burst)")
         ("outstanding", po::value(&outstanding)->default_value(32), "requests in flight at most")
         ("wall-time", po::bool_switch(&wall_time),
          "also report wall_time_s and requests_per_wall_second (the simulator's speed; they vary run to run)");

@@ -145,6 +145,12 @@ class DramReader {
 
   hw::DramSpec read() {
     hw::DramSpec dram;
+    if (const ConfigNode* ideal = reader_.optional("ideal")) {
+      reader_.diagnostics().error(ideal->location, reader_.child_path("ideal"),
+                                  "an ideal memory goes in an accelerator file, as dram: {ideal: ...} alone; a DRAM "
+                                  "preset or file (and so memtest) takes real DRAM timings");
+      return dram;  // not a DRAM to check key by key
+    }
     dram.name = reader_.name_or("name", "");
     reader_.string_or("source", "");
     reader_.optional("preset");  // consumed by preset resolution; named so a typo of it gets a hint
@@ -383,6 +389,44 @@ hw::SramSpec read_sram(MapReader& reader) {
   return sram;
 }
 
+// `dram: {ideal: unlimited}` or `dram: {ideal: {bandwidth_gbps, latency_ns}}`, alone: an ideal
+// memory has no timings, so any other key beside it is an error. Its address space is one channel
+// of 64-byte bursts (8 x 64 bits) and 4 KiB runs, which only sets how the DMA engines split requests.
+hw::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, Diagnostics& diagnostics) {
+  const NumberRange bandwidth_gbps{0.001, 1e6};
+  const NumberRange latency_ns{0, 1e6};
+  for (const ConfigEntry& entry : dram.entries) {
+    if (entry.key == "ideal") continue;
+    diagnostics.error(entry.key_location, join_key_path("dram", entry.key),
+                      "an ideal memory takes no DRAM timings, preset or organisation beside it; remove this key or "
+                      "dram.ideal");
+  }
+  hw::IdealMemorySpec spec;
+  if (ideal.is_scalar() && ideal.scalar == "unlimited") {
+    spec.unlimited = true;
+  } else if (ideal.is_map()) {
+    MapReader reader(ideal, "dram.ideal", diagnostics);
+    spec.bandwidth_gbps = reader.required_number("bandwidth_gbps", bandwidth_gbps).value_or(0);
+    spec.latency_ns = reader.required_number("latency_ns", latency_ns).value_or(0);
+    reader.finish();
+  } else {
+    diagnostics.error(ideal.location, "dram.ideal",
+                      "expected unlimited or {bandwidth_gbps: <GB/s>, latency_ns: <ns>}, got " + ideal.describe());
+  }
+  hw::DramSpec address_space;
+  address_space.ideal = spec;
+  address_space.name = spec.unlimited ? "ideal (unlimited)" : "ideal";
+  address_space.standard = "ideal";
+  address_space.channels = address_space.ranks = address_space.bank_groups = address_space.banks_per_group = 1;
+  address_space.row_bytes = 4096;
+  address_space.bus_bits = 64;
+  address_space.timing.burst_length = 8;
+  address_space.timing.tck_ns = 1;
+  address_space.address_mapping = {hw::AddressField::row,  hw::AddressField::rank,   hw::AddressField::bank_group,
+                                   hw::AddressField::bank, hw::AddressField::column, hw::AddressField::channel};
+  return address_space;
+}
+
 hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& file, Diagnostics& diagnostics) {
   hw::AcceleratorSpec accelerator;
   MapReader reader(root, "", diagnostics);
@@ -397,7 +441,10 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
     MapReader sram_reader(*sram, "sram", diagnostics);
     if (sram_reader.valid()) accelerator.sram = read_sram(sram_reader);
   }
-  if (const ConfigNode* dram = reader.required("dram")) {
+  const ConfigNode* dram = reader.required("dram");
+  if (const ConfigNode* ideal = dram != nullptr && dram->is_map() ? dram->find("ideal") : nullptr) {
+    accelerator.dram = read_ideal_dram(*dram, *ideal, diagnostics);
+  } else if (dram != nullptr) {
     // A failed preset comes back null with its errors recorded; anything else is judged here.
     const ConfigNode merged = resolve_preset(*dram, "dram", directory_of(file), diagnostics, 0);
     if (merged.kind != ConfigNode::Kind::null || dram->kind == ConfigNode::Kind::null) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hw/dram_system.h"
+#include "hw/ideal_memory.h"
 #include "hw/systemc_compat.h"
 #include "mapping/mapper.h"
 
@@ -18,6 +20,23 @@ TensorKind kind_of(mapping::TensorRole role) {
   }
 }
 
+StallCause load_cause(mapping::TensorRole role) {
+  return role == mapping::TensorRole::weights ? StallCause::weights : StallCause::inputs;
+}
+
+// Load DMA tags: weights, and everything else a load brings (inputs, state, partial sums).
+constexpr int kWeightTag = 0;
+constexpr int kInputTag = 1;
+int load_tag(mapping::TensorRole role) { return role == mapping::TensorRole::weights ? kWeightTag : kInputTag; }
+
+// Picoseconds times bytes does not fit 64 bits.
+__extension__ using Wide = unsigned __int128;
+
+std::unique_ptr<Memory> make_memory(const DramSpec& spec) {
+  if (spec.ideal) return std::make_unique<IdealMemory>("memory", spec);
+  return std::make_unique<DramSystem>("dram", spec);
+}
+
 std::int64_t to_cycles(const sc_core::sc_time& time, const sc_core::sc_time& period) {
   return static_cast<std::int64_t>(std::llround(time / period));
 }
@@ -28,9 +47,10 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& sp
                          TimelineRecorder* timeline)
     : sc_core::sc_module(name),
       spec_(spec),
-      dram_("dram", spec.dram),
-      load_dma_("load_dma", dram_.mapper(), kDmaOutstanding, 0),
-      store_dma_("store_dma", dram_.mapper(), kDmaOutstanding, 0),
+      mapper_(spec.dram),
+      memory_(make_memory(spec.dram)),
+      load_dma_("load_dma", mapper_, kDmaOutstanding, 0),
+      store_dma_("store_dma", mapper_, kDmaOutstanding, 0),
       array_("array", spec.compute),
       buffers_("sram", spec.sram.buffers.size(),
                [&](const char* buffer_name, std::size_t i) {
@@ -41,10 +61,10 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& sp
   REUSESIM_HAS_PROCESS(Accelerator);
   if (timeline_ != nullptr) {
     timeline_->set_compute_period(array_.clock_period());
-    dram_.record_to(*timeline_);
+    memory_->record_to(*timeline_);
   }
-  load_dma_.socket.bind(dram_.socket);
-  store_dma_.socket.bind(dram_.socket);
+  memory_->bind(load_dma_.socket);
+  memory_->bind(store_dma_.socket);
   SC_THREAD(drive);
   SC_THREAD(load_engine);
   SC_THREAD(compute_engine);
@@ -86,6 +106,45 @@ std::int32_t Accelerator::wait_for_dependencies(const mapping::Step& step) {
   return last;
 }
 
+void Accelerator::charge(StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to) {
+  if (to <= from) return;
+  stall_by_cause_[static_cast<int>(cause)] += to - from;
+  if (timeline_ != nullptr) timeline_->array_span(stall_activity(cause), from, to);
+}
+
+void Accelerator::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before,
+                              const mapping::Step& last_arrived) {
+  // Waiting on a store (an output slot) is output drain, on a vector step vector work. Waiting on a
+  // load: the load DMA serves loads in order, the DRAM reorders requests and the stores share it,
+  // so the load that arrives last may have waited behind other traffic. The wait is split between
+  // weights, inputs and output drain in proportion to the bytes of each the memory delivered during
+  // it, in whole picoseconds (exact; the last load's own last bytes arrive then, so there are some).
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (last_arrived.kind != mapping::StepKind::load) {
+    charge(last_arrived.kind == mapping::StepKind::store ? StallCause::output_drain : StallCause::vector, ready, now);
+    return;
+  }
+  const MemoryProgress after = memory_progress();
+  const auto weights = static_cast<Wide>(after.weight_bytes - before.weight_bytes);
+  const auto inputs = static_cast<Wide>(after.input_bytes - before.input_bytes);
+  const auto outputs = static_cast<Wide>(after.output_bytes - before.output_bytes);
+  const Wide total = weights + inputs + outputs;
+  if (total == 0) {
+    charge(load_cause(last_arrived.tensor), ready, now);
+    return;
+  }
+  const auto wait_ps = static_cast<Wide>((now - ready).value());
+  const sc_core::sc_time weights_end = ready + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * weights / total));
+  const sc_core::sc_time inputs_end = weights_end + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * inputs / total));
+  charge(StallCause::weights, ready, weights_end);
+  charge(StallCause::inputs, weights_end, inputs_end);
+  charge(StallCause::output_drain, inputs_end, now);
+}
+
+Accelerator::MemoryProgress Accelerator::memory_progress() const {
+  return {load_dma_.completed_bytes(kWeightTag), load_dma_.completed_bytes(kInputTag), store_dma_.completed_bytes(0)};
+}
+
 void Accelerator::finish(std::int32_t index) {
   done_[static_cast<std::size_t>(index)] = true;
   finished_at_[static_cast<std::size_t>(index)] = sc_core::sc_time_stamp();
@@ -103,26 +162,98 @@ void Accelerator::transfer_engine(mapping::StepKind kind) {
     const mapping::LayerProgram& program = *program_;
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
       const mapping::Step& step = program.steps[i];
-      if (step.kind != kind) continue;
+      if (step.kind != kind || (is_load && prefetched_[i])) continue;
       wait_for_dependencies(step);
       const auto index = static_cast<std::int32_t>(i);
       if (is_load) {
         read_bytes_by_role_[static_cast<int>(step.tensor)] +=
-            static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, dram_.mapper().burst_bytes()));
+            static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
       } else {
+        write_bytes_ += static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
         sram_access(TensorKind::outputs, step.bytes, false);  // read out of the output buffer
       }
       const sc_core::sc_time submitted = sc_core::sc_time_stamp();
-      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME},
+      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, load_tag(step.tensor)},
                  [this, index, &step, is_load, submitted] {
                    if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
                    if (timeline_ != nullptr) {
-                     const auto bytes = mapping::burst_extent(step.address, step.bytes, dram_.mapper().burst_bytes());
+                     const auto bytes = mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes());
                      timeline_->transfer(is_load ? DmaTrack::load : DmaTrack::store, step.tensor, submitted,
                                          sc_core::sc_time_stamp(), static_cast<std::int64_t>(bytes));
                    }
                    finish(index);
                  });
+    }
+    if (is_load) prefetch_next_weights();
+  }
+}
+
+std::int64_t Accelerator::weight_room_bytes(const mapping::LayerProgram& program) {
+  const std::size_t weight_buffer = spec_.sram.buffer_index(TensorKind::weights);
+  std::uint64_t largest = 0, second = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind != mapping::StepKind::load && step.kind != mapping::StepKind::store) continue;
+    if (spec_.sram.buffer_index(kind_of(step.tensor)) != weight_buffer) continue;
+    if (step.bytes > largest) {
+      second = largest;
+      largest = step.bytes;
+    } else if (step.bytes > second) {
+      second = step.bytes;
+    }
+  }
+  const auto kept = static_cast<std::int64_t>(largest + second);
+  return std::max<std::int64_t>(0, buffers_[weight_buffer].spec().capacity_bytes - kept);
+}
+
+void Accelerator::prefetch_next_weights() {
+  if (next_program_ == nullptr) return;
+  const std::vector<mapping::Step>& steps = next_program_->steps;
+  prefetch_state_.assign(steps.size(), 0);
+  prefetch_done_at_.assign(steps.size(), sc_core::SC_ZERO_TIME);
+  const std::uint64_t owner = generation_ + 1;
+  prefetch_owner_ = owner;
+  std::int64_t room = prefetch_room_bytes_;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const mapping::Step& step = steps[i];
+    if (step.kind != mapping::StepKind::load || step.tensor != mapping::TensorRole::weights || !step.after.empty()) continue;
+    if (static_cast<std::int64_t>(step.bytes) > room) break;
+    room -= static_cast<std::int64_t>(step.bytes);
+    prefetch_state_[i] = 1;
+    const auto index = static_cast<std::int32_t>(i);
+    const sc_core::sc_time submitted = sc_core::sc_time_stamp();
+    load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME, kWeightTag},
+                     [this, index, owner, &step, submitted] {
+                       sram_access(TensorKind::weights, step.bytes, true);
+                       if (timeline_ != nullptr) {
+                         const auto bytes = mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes());
+                         timeline_->transfer(DmaTrack::load, step.tensor, submitted, sc_core::sc_time_stamp(),
+                                             static_cast<std::int64_t>(bytes));
+                       }
+                       if (generation_ == owner) {
+                         finish(index);  // its layer has started and waits for it
+                       } else {
+                         prefetch_state_[static_cast<std::size_t>(index)] = 2;
+                         prefetch_done_at_[static_cast<std::size_t>(index)] = sc_core::sc_time_stamp();
+                       }
+                     });
+  }
+}
+
+void Accelerator::adopt_prefetched_loads() {
+  prefetched_.assign(program_->steps.size(), false);
+  prefetched_bytes_ = 0;
+  if (prefetch_owner_ != generation_ + 1 || prefetch_state_.size() != program_->steps.size()) return;
+  for (std::size_t i = 0; i < prefetch_state_.size(); ++i) {
+    if (prefetch_state_[i] == 0) continue;
+    const mapping::Step& step = program_->steps[i];
+    prefetched_[i] = true;
+    const auto bytes = static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
+    read_bytes_by_role_[static_cast<int>(step.tensor)] += bytes;
+    prefetched_bytes_ += bytes;
+    if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the layer's loads
+      done_[i] = true;
+      finished_at_[i] = prefetch_done_at_[i];
+      --remaining_;
     }
   }
 }
@@ -140,18 +271,11 @@ void Accelerator::compute_engine() {
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
       const mapping::Step& step = program.steps[i];
       if (step.kind != mapping::StepKind::compute && step.kind != mapping::StepKind::vector) continue;
-      // Waiting: charged to what arrived last.
       const sc_core::sc_time ready = sc_core::sc_time_stamp();
+      const MemoryProgress before = memory_progress();
       const std::int32_t last = wait_for_dependencies(step);
-      const sc_core::sc_time waited = sc_core::sc_time_stamp() - ready;
-      if (waited > sc_core::SC_ZERO_TIME && last >= 0) {
-        const mapping::Step& blocker = program.steps[static_cast<std::size_t>(last)];
-        const StallCause cause = blocker.kind == mapping::StepKind::store ? StallCause::output_drain
-                            : blocker.kind == mapping::StepKind::load
-                                ? (blocker.tensor == mapping::TensorRole::weights ? StallCause::weights : StallCause::inputs)
-                                : StallCause::vector;
-        stall_by_cause_[static_cast<int>(cause)] += waited;
-        if (timeline_ != nullptr) timeline_->array_span(stall_activity(cause), ready, sc_core::sc_time_stamp());
+      if (sc_core::sc_time_stamp() > ready && last >= 0) {
+        charge_wait(ready, before, program.steps[static_cast<std::size_t>(last)]);
       }
       // Operands come out of SRAM while the array runs; the slower of the two sets the pace.
       sc_core::sc_time sram_done = sc_core::sc_time_stamp();
@@ -187,16 +311,17 @@ void Accelerator::compute_engine() {
 
 void Accelerator::restart_machine() {
   // On a DRAM clock edge, so that the channels' cycles since the restart are whole.
-  sc_core::wait(dram_.next_clock_edge() - sc_core::sc_time_stamp());
-  if (!dram_.restart()) SC_REPORT_ERROR("reusesim/accelerator", "a batch started while the DRAM was still busy");
+  sc_core::wait(memory_->next_clock_edge() - sc_core::sc_time_stamp());
+  if (!memory_->restart()) SC_REPORT_ERROR("reusesim/accelerator", "a batch started while the DRAM was still busy");
   for (SramBuffer& buffer : buffers_) buffer.restart();
 }
 
 void Accelerator::drive() {
   const sc_core::sc_time period = array_.clock_period();
-  for (const LayerRun& run : runs_) {
+  for (std::size_t r = 0; r < runs_.size(); ++r) {
+    const LayerRun& run = runs_[r];
     if (run.starts_batch && !results_.empty()) restart_machine();
-    const DramChannelStats dram_before = dram_.total_stats();
+    const DramChannelStats dram_before = memory_->total_stats();
     const ComputeStats compute_before = array_.stats();
     std::int64_t sram_read_before = 0, sram_write_before = 0;
     for (const SramBuffer& buffer : buffers_) {
@@ -212,6 +337,11 @@ void Accelerator::drive() {
     compute_busy_ = sc_core::SC_ZERO_TIME;
     std::fill(std::begin(stall_by_cause_), std::end(stall_by_cause_), sc_core::SC_ZERO_TIME);
     std::fill(std::begin(read_bytes_by_role_), std::end(read_bytes_by_role_), 0);
+    write_bytes_ = 0;
+    adopt_prefetched_loads();
+    const bool next_in_batch = r + 1 < runs_.size() && !runs_[r + 1].starts_batch;
+    next_program_ = next_in_batch ? &runs_[r + 1].program : nullptr;
+    prefetch_room_bytes_ = next_in_batch ? weight_room_bytes(run.program) : 0;
     if (remaining_ > 0) {
       ++generation_;
       start_.notify();
@@ -248,11 +378,16 @@ void Accelerator::drive() {
     result.dram_read_weight_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::weights)];
     result.dram_read_input_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::inputs)] +
                                    read_bytes_by_role_[static_cast<int>(mapping::TensorRole::state)];
-    const DramChannelStats dram_after = dram_.total_stats();
-    result.dram_read_bytes = dram_after.read_bytes - dram_before.read_bytes;
-    result.dram_write_bytes = dram_after.write_bytes - dram_before.write_bytes;
-    result.dram_write_output_bytes = result.dram_write_bytes;
+    const DramChannelStats dram_after = memory_->total_stats();
+    result.dram_read_bytes = result.dram_read_weight_bytes + result.dram_read_input_bytes +
+                             read_bytes_by_role_[static_cast<int>(mapping::TensorRole::outputs)];
+    result.dram_write_bytes = write_bytes_;
+    result.dram_write_output_bytes = write_bytes_;
+    result.dram_window_bytes =
+        (dram_after.read_bytes + dram_after.write_bytes) - (dram_before.read_bytes + dram_before.write_bytes);
+    result.prefetched_weight_bytes = prefetched_bytes_;
     result.dram_requests = (dram_after.reads + dram_after.writes) - (dram_before.reads + dram_before.writes);
+    result.dram_columns = dram_after.columns - dram_before.columns;
     result.dram_row_hits = dram_after.row_hits - dram_before.row_hits;
     result.dram_activates = dram_after.activates - dram_before.activates;
     for (const SramBuffer& buffer : buffers_) {

@@ -5,18 +5,23 @@
 //
 // Replay: three engine threads walk a layer's program in order, each taking its own kind of step
 // (loads, compute/vector, stores) as soon as the steps it depends on have finished. Loads run
-// ahead of compute as far as the double-buffer slots allow; stores drain behind. Every cycle the
-// array waits is attributed to what it waited for.
+// ahead of compute as far as the double-buffer slots allow; stores drain behind. Once a layer's
+// loads are all issued, the next layer's leading weight loads follow them into the weight buffer's
+// free room (docs/mapping-and-replay.md, "Weight prefetch across layers"), never across a batch. Every cycle the
+// array waits is attributed to the bottleneck: while it waits, to the tensors the load path was
+// moving then (see docs/mapping-and-replay.md, "Stall causes").
 
 #include <systemc>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hw/compute_array.h"
 #include "hw/dma_engine.h"
-#include "hw/dram_system.h"
+#include "hw/dram_address.h"
+#include "hw/memory.h"
 #include "hw/sram_buffer.h"
 #include "hw/timeline_recorder.h"
 #include "mapping/program.h"
@@ -35,8 +40,15 @@ struct LayerResult {
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
   std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0, dram_write_output_bytes = 0;
-  std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;  // as the DRAM channels saw them
-  std::int64_t dram_requests = 0, dram_row_hits = 0, dram_activates = 0;
+  // The layer's own DRAM traffic, whenever it moved (its weights prefetched during the layer before
+  // included), burst-widened as the channels see it: the program's bytes.
+  std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  // What the memory moved between the layer's start and end, whichever layer it was for (the
+  // roofline check's bytes). Requests, activates and row hits below count that window too.
+  std::int64_t dram_window_bytes = 0;
+  std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
+  std::int64_t dram_requests = 0, dram_activates = 0;
+  std::int64_t dram_columns = 0, dram_row_hits = 0;  // column commands, and those that hit an open row
   std::int64_t sram_read_bytes = 0, sram_write_bytes = 0;
   double seconds = 0;
 
@@ -64,6 +76,8 @@ class Accelerator : public sc_core::sc_module {
               TimelineRecorder* timeline = nullptr);
 
   const std::vector<LayerResult>& results() const { return results_; }
+  // The memory's counters over the whole run.
+  DramChannelStats memory_stats() const { return memory_->total_stats(); }
   bool finished() const { return results_.size() == runs_.size(); }
 
  private:
@@ -79,11 +93,29 @@ class Accelerator : public sc_core::sc_module {
   // Waits until every step `step` depends on has finished; returns the one that finished last.
   std::int32_t wait_for_dependencies(const mapping::Step& step);
   void finish(std::int32_t index);
+  // Load engine, after the layer's last load: the next layer's weight loads that wait for nothing,
+  // in order, as long as they fit prefetch_room_bytes_.
+  void prefetch_next_weights();
+  // At a layer's start: its loads prefetched during the layer before count as its own.
+  void adopt_prefetched_loads();
+  // The weight buffer's capacity less what `program` keeps in it: its two largest transfers into
+  // that buffer (a tile in use and the next one).
+  std::int64_t weight_room_bytes(const mapping::LayerProgram& program);
+  // Adds `from` to `to` to the stall of `cause` (and the timeline).
+  void charge(StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to);
+  // Bytes the memory has delivered so far: to the load DMA by role, and from the store DMA.
+  struct MemoryProgress {
+    std::int64_t weight_bytes, input_bytes, output_bytes;
+  };
+  MemoryProgress memory_progress() const;
+  // Charges the array's wait from `ready` to now: see docs/mapping-and-replay.md, "Stall causes".
+  void charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, const mapping::Step& last_arrived);
   SramBuffer& buffer_for(TensorKind kind);
   sc_core::sc_time sram_access(TensorKind kind, std::uint64_t bytes, bool is_write);
 
   AcceleratorSpec spec_;
-  DramSystem dram_;
+  DramAddressMapper mapper_;  // the memory's address map, for the DMA engines and burst extents
+  std::unique_ptr<Memory> memory_;  // a DRAM system, or an ideal memory (DramSpec::ideal)
   DmaEngine load_dma_;
   DmaEngine store_dma_;
   ComputeArray array_;
@@ -101,6 +133,17 @@ class Accelerator : public sc_core::sc_module {
   sc_core::sc_time compute_busy_;
   sc_core::sc_time stall_by_cause_[kStallCauses];
   std::int64_t read_bytes_by_role_[4] = {0, 0, 0, 0};
+  std::int64_t write_bytes_ = 0;
+  // Weight prefetch: the next layer's program (none at a batch's end), the room for it, and per
+  // step of it 0 (not prefetched), 1 (in flight) or 2 (done at prefetch_done_at_); the generation
+  // the next layer will run as.
+  const mapping::LayerProgram* next_program_ = nullptr;
+  std::int64_t prefetch_room_bytes_ = 0;
+  std::vector<std::int8_t> prefetch_state_;
+  std::vector<sc_core::sc_time> prefetch_done_at_;
+  std::uint64_t prefetch_owner_ = 0;
+  std::vector<bool> prefetched_;  // the running layer's steps that were prefetched
+  std::int64_t prefetched_bytes_ = 0;
   sc_core::sc_event start_;
   sc_core::sc_event step_done_;
   sc_core::sc_event layer_done_;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,7 +73,18 @@ struct DramTiming {
   std::int64_t trfc_pb = 0;  // per-bank refresh: how long one bank is busy (refresh: per_bank only)
 };
 
+// An ideal memory in place of the DRAM (docs/dram-model.md, "Ideal memory"): requests served in
+// order, each after `latency_ns` plus its bytes at `bandwidth_gbps`, or at once when unlimited.
+struct IdealMemorySpec {
+  bool unlimited = false;
+  double bandwidth_gbps = 0;  // 1e9 bytes/s
+  double latency_ns = 0;
+};
+
 struct DramSpec {
+  // Set: the memory is ideal, and the DRAM fields below only describe its address space (one
+  // channel, 64-byte bursts, 4 KiB runs: see config::ideal_dram_spec).
+  std::optional<IdealMemorySpec> ideal;
   std::string name;      // the preset, or the file it came from
   std::string standard;  // ddr3, ddr4, lpddr4, hbm2, hbm3
   std::int64_t channels = 0;
@@ -123,8 +136,10 @@ struct DramSpec {
     bound.min_trefi = bound.busy + bound.slip + t.trcd;
     return bound;
   }
-  // Both clock edges carry data: bytes per second over all channels.
+  // Both clock edges carry data: bytes per second over all channels. An ideal memory: its
+  // bandwidth, or infinity when unlimited.
   double peak_bytes_per_second() const {
+    if (ideal) return ideal->unlimited ? std::numeric_limits<double>::infinity() : ideal->bandwidth_gbps * 1e9;
     return static_cast<double>(channels) * static_cast<double>(bus_bits) / 8.0 * 2.0 / (timing.tck_ns * 1e-9);
   }
 };

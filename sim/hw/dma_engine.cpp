@@ -103,6 +103,7 @@ void DmaEngine::complete(tlm::tlm_generic_payload& payload) {
   if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) ++stats_.failed_requests;
   const std::size_t slot_index = slot_of_.at(&payload);
   const auto owner = owners_[slot_index];
+  completed_bytes_[owner->transfer.tag] += static_cast<std::int64_t>(payload.get_data_length());
   free_slots_.push_back(slot_index);
   --outstanding_;
   if (--owner->requests_in_flight == 0 && owner->issued_bytes == owner->transfer.bytes) {

@@ -25,7 +25,10 @@ struct DmaTransfer {
   std::uint64_t bytes = 0;
   bool is_write = false;
   sc_core::sc_time not_before = sc_core::SC_ZERO_TIME;  // earliest issue time of its first request
+  int tag = 0;  // the caller's class of transfer (0 to kDmaTags - 1), for completed_bytes()
 };
+
+constexpr int kDmaTags = 2;
 
 struct DmaStats {
   std::int64_t transfers = 0;
@@ -49,6 +52,8 @@ class DmaEngine : public sc_core::sc_module {
   // Notified whenever the engine becomes idle.
   const sc_core::sc_event& idle_event() const { return idle_event_; }
   const DmaStats& stats() const { return stats_; }
+  // Bytes of the responses received so far, of transfers with `tag`: what the memory has delivered.
+  std::int64_t completed_bytes(int tag) const { return completed_bytes_[tag]; }
 
  private:
   struct Pending {
@@ -83,6 +88,7 @@ class DmaEngine : public sc_core::sc_module {
   sc_core::sc_event_or_list wake_events_;  // a response is due, or new work
   sc_core::sc_event idle_event_;
   DmaStats stats_;
+  std::int64_t completed_bytes_[kDmaTags] = {0, 0};
 };
 
 }  // namespace reusesim::hw

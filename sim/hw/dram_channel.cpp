@@ -304,7 +304,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
   switch (choice.command) {
     case DramCommand::activate:
       ++stats_.activates;
-      (*choice.queue)[choice.index].activated = true;
+      (*choice.queue)[choice.index].column_after_activate = true;
       break;
     case DramCommand::precharge:
       ++stats_.precharges;
@@ -328,9 +328,11 @@ std::int64_t DramChannel::issue(const Choice& choice) {
 void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   std::vector<Request>& queue = *choice.queue;
   Request& request = queue[choice.index];
+  ++stats_.columns;
+  if (!request.column_after_activate) ++stats_.row_hits;
+  request.column_after_activate = false;
   if (--request.bursts_left > 0) return;
   const auto bytes = static_cast<std::int64_t>(request.payload->get_data_length());
-  if (!request.activated) ++stats_.row_hits;
   if (request.is_write) {
     ++stats_.writes;
     stats_.write_bytes += bytes;

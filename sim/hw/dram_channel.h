@@ -29,7 +29,11 @@ struct DramChannelStats {
   std::int64_t activates = 0;
   std::int64_t precharges = 0;
   std::int64_t refreshes = 0;
-  std::int64_t row_hits = 0;  // requests served without an activate of their own
+  // Column commands (one burst each) and those that found their row open without an activate of
+  // their own: the first column after a request's activate misses, every other one hits, as DRAM
+  // simulators count them.
+  std::int64_t columns = 0;
+  std::int64_t row_hits = 0;
   std::int64_t read_latency_cycles = 0;  // sum, from BEGIN_REQ to the end of the data burst
   std::vector<std::int64_t> read_latency_counts;  // [cycles] -> reads with that latency
 
@@ -63,7 +67,7 @@ class DramChannel : public sc_core::sc_module {
     std::int64_t arrival_cycle = 0;
     std::int64_t bursts_left = 0;
     std::uint64_t sequence = 0;
-    bool activated = false;  // an activate was issued for it
+    bool column_after_activate = false;  // an activate was issued for it; its next column misses
   };
   // The next command the scheduler would issue, and when.
   struct Choice {

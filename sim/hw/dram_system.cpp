@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hw/dma_engine.h"
+
 namespace reusesim::hw {
 
 DramSystem::DramSystem(sc_core::sc_module_name name, const DramSpec& spec)
@@ -18,6 +20,8 @@ DramSystem::DramSystem(sc_core::sc_module_name name, const DramSpec& spec)
     channel_sockets_[i].bind(channels_[i].socket);
   }
 }
+
+void DramSystem::bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) { initiator.bind(socket); }
 
 tlm::tlm_sync_enum DramSystem::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
                                                tlm::tlm_phase& phase, sc_core::sc_time& delay) {
@@ -69,6 +73,7 @@ DramChannelStats DramSystem::total_stats() const {
     total.activates += s.activates;
     total.precharges += s.precharges;
     total.refreshes += s.refreshes;
+    total.columns += s.columns;
     total.row_hits += s.row_hits;
     total.read_latency_cycles += s.read_latency_cycles;
     if (total.read_latency_counts.size() < s.read_latency_counts.size()) {

@@ -11,28 +11,30 @@
 #include <unordered_map>
 
 #include "hw/dram_channel.h"
+#include "hw/memory.h"
 #include "hw/timeline_recorder.h"
 
 namespace reusesim::hw {
 
-class DramSystem : public sc_core::sc_module {
+class DramSystem : public sc_core::sc_module, public Memory {
  public:
   tlm_utils::multi_passthrough_target_socket<DramSystem> socket;
 
   DramSystem(sc_core::sc_module_name name, const DramSpec& spec);
 
+  void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) override;
   const DramSpec& spec() const { return spec_; }
   const DramAddressMapper& mapper() const { return mapper_; }
   const sc_core::sc_vector<DramChannel>& channels() const { return channels_; }
   // All channels' counters added up (latency histograms merged).
-  DramChannelStats total_stats() const;
+  DramChannelStats total_stats() const override;
   // The first clock edge of the channels at or after now.
-  sc_core::sc_time next_clock_edge() const;
+  sc_core::sc_time next_clock_edge() const override;
   // Every channel back to its state at construction, with cycle 0 now (DramChannel::restart):
   // every channel must be idle and now a clock edge. False (nothing changed) if one is busy.
-  bool restart();
+  bool restart() override;
   // Every channel records its requests to `timeline`, one track each.
-  void record_to(TimelineRecorder& timeline);
+  void record_to(TimelineRecorder& timeline) override;
 
  private:
   using ChannelSocket = tlm_utils::simple_initiator_socket_tagged<DramSystem>;

@@ -8,8 +8,8 @@ namespace {
 
 constexpr const char* kConventions =
     "GB/s = 1e9 bytes/s of data moved (reads + writes) over the simulated time to the last response; "
-    "efficiency = achieved / peak; read latency from request to the end of its data burst; a row hit is "
-    "a request served without an activate of its own; wall_time_s and requests_per_wall_second (with "
+    "efficiency = achieved / peak; read latency from request to the end of its data burst; row_hit_rate "
+    "is per column command (burst): the first column after an activate misses, every other hits; wall_time_s and requests_per_wall_second (with "
     "--wall-time only) are the only figures that vary run to run";
 
 }  // namespace
@@ -26,7 +26,6 @@ Table memtest_table(const MemtestResult& result) {
   const double bytes = static_cast<double>(dram.read_bytes + dram.write_bytes);
   const double achieved = result.simulated_seconds > 0 ? bytes / result.simulated_seconds / 1e9 : 0;
   const double peak = result.spec.peak_bytes_per_second() / 1e9;
-  const std::int64_t served = dram.reads + dram.writes;
   const auto latency_ns = [&](double cycles) { return dram.reads > 0 ? Cell(cycles * tck_ns) : Cell(); };
   std::vector<Cell> row{result.pattern, result.memory, result.requests, result.request_bytes, result.outstanding,
                         dram.read_bytes, dram.write_bytes, result.simulated_seconds * 1e6, achieved, peak,
@@ -36,7 +35,7 @@ Table memtest_table(const MemtestResult& result) {
                                                   : 0),
                         latency_ns(static_cast<double>(dram.read_latency_percentile(0.5))),
                         latency_ns(static_cast<double>(dram.read_latency_percentile(0.99))),
-                        served > 0 ? Cell(static_cast<double>(dram.row_hits) / static_cast<double>(served)) : Cell(),
+                        dram.columns > 0 ? Cell(static_cast<double>(dram.row_hits) / static_cast<double>(dram.columns)) : Cell(),
                         dram.activates, dram.refreshes};
   if (const auto wall = result.wall_seconds) {
     row.emplace_back(*wall);

@@ -1,5 +1,7 @@
 #include "report/run_report.h"
 
+#include "mapping/mapper.h"
+
 namespace reusesim::report {
 
 namespace {
@@ -7,14 +9,17 @@ namespace {
 constexpr const char* kConventions =
     "1 MAC = 2 ops; cycles in the compute clock; gops = achieved 1e9 ops/s over the layer's time; efficiency = "
     "achieved / peak ops/s; arithmetic intensity = ops per DRAM byte (reads + writes, as the channels saw them); "
-    "GB/s = 1e9 bytes/s; stalls are cycles the array waited, by cause";
+    "GB/s = 1e9 bytes/s; stalls are cycles the array waited, by cause; tensors are sized at element_bytes, the "
+    "accelerator's operand_bits rounded up to bytes (analyze and footprint size them by the model's precision)";
 
 const std::vector<Column> kColumns{
     {"batch"}, {"layer"}, {"type"}, {"macs"}, {"cycles"}, {"time_s", 9}, {"compute_cycles"}, {"stall_cycles"},
     {"stall_weights_cycles"}, {"stall_inputs_cycles"}, {"stall_output_drain_cycles"}, {"stall_sram_cycles"},
     {"stall_vector_cycles"}, {"vector_ops"}, {"dram_read_bytes"}, {"dram_write_bytes"}, {"dram_read_weight_bytes"},
-    {"dram_read_input_bytes"}, {"dram_write_output_bytes"}, {"sram_read_bytes"}, {"sram_write_bytes"},
-    {"dram_gbps", 3}, {"row_hit_rate", 4}, {"arithmetic_intensity", 3}, {"gops", 3}, {"efficiency", 4}, {"mapping"}};
+    {"dram_read_input_bytes"}, {"dram_write_output_bytes"}, {"prefetched_weight_bytes"}, {"sram_read_bytes"},
+    {"sram_write_bytes"},
+    {"dram_gbps", 3}, {"row_hit_rate", 4}, {"arithmetic_intensity", 3}, {"gops", 3}, {"efficiency", 4},
+    {"element_bytes"}, {"mapping"}};
 
 hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.cycles += layer.cycles;
@@ -29,9 +34,12 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.dram_read_weight_bytes += layer.dram_read_weight_bytes;
   total.dram_read_input_bytes += layer.dram_read_input_bytes;
   total.dram_write_output_bytes += layer.dram_write_output_bytes;
+  total.prefetched_weight_bytes += layer.prefetched_weight_bytes;
+  total.dram_window_bytes += layer.dram_window_bytes;
   total.dram_read_bytes += layer.dram_read_bytes;
   total.dram_write_bytes += layer.dram_write_bytes;
   total.dram_requests += layer.dram_requests;
+  total.dram_columns += layer.dram_columns;
   total.dram_row_hits += layer.dram_row_hits;
   total.dram_activates += layer.dram_activates;
   total.sram_read_bytes += layer.sram_read_bytes;
@@ -42,17 +50,18 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
 
 std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spec) {
   const double ops = 2.0 * static_cast<double>(r.macs);
-  const std::int64_t dram_bytes = r.dram_read_bytes + r.dram_write_bytes;
+  const std::int64_t dram_bytes = r.dram_read_bytes + r.dram_write_bytes;  // the layer's own traffic
   const bool timed = r.seconds > 0;
   const Cell gops = timed ? Cell(ops / r.seconds / 1e9) : Cell();
   return {r.batch, r.layer, r.type, r.macs, r.cycles, r.seconds, r.compute_cycles, r.stall_cycles(),
           r.stall_weights, r.stall_inputs, r.stall_output_drain, r.stall_sram, r.stall_vector, r.vector_ops,
           r.dram_read_bytes, r.dram_write_bytes, r.dram_read_weight_bytes, r.dram_read_input_bytes,
-          r.dram_write_output_bytes, r.sram_read_bytes, r.sram_write_bytes,
+          r.dram_write_output_bytes, r.prefetched_weight_bytes, r.sram_read_bytes, r.sram_write_bytes,
           timed ? Cell(static_cast<double>(dram_bytes) / r.seconds / 1e9) : Cell(),
-          r.dram_requests > 0 ? Cell(static_cast<double>(r.dram_row_hits) / static_cast<double>(r.dram_requests)) : Cell(),
+          r.dram_columns > 0 ? Cell(static_cast<double>(r.dram_row_hits) / static_cast<double>(r.dram_columns)) : Cell(),
           dram_bytes > 0 ? Cell(ops / static_cast<double>(dram_bytes)) : Cell(), gops,
-          timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), r.mapping};
+          timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), mapping::element_bytes(spec),
+          r.mapping};
 }
 
 }  // namespace
@@ -104,6 +113,14 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
                                            {"holds", holds}});
   }
   const hw::DramSpec& dram = spec.dram;
+  if (dram.ideal) {
+    if (dram.ideal->unlimited) {
+      document["dram"]["ideal"] = "unlimited";
+    } else {
+      document["dram"]["ideal"] = {{"bandwidth_gbps", dram.ideal->bandwidth_gbps}, {"latency_ns", dram.ideal->latency_ns}};
+    }
+    return json_document_text(document);
+  }
   const hw::DramTiming& t = dram.timing;
   std::string mapping;
   for (hw::AddressField field : dram.address_mapping) {
@@ -133,13 +150,17 @@ std::string run_stats_legend() {
          "time_s: seconds\n"
          "compute_cycles: cycles the array (or the vector unit, for layers without MACs) was busy\n"
          "stall_cycles: cycles - compute_cycles, split by cause into weights, inputs, output_drain, sram, vector\n"
-         "dram_*_bytes: bytes, as the DRAM channels (totals) or the DMA loads and stores (by tensor) moved them\n"
+         "dram_*_bytes: bytes the layer's own loads and stores moved (burst-widened, as the DRAM sees them), whenever "
+         "they moved: weights prefetched during the layer before count for the layer that uses them\n"
+         "prefetched_weight_bytes: of dram_read_weight_bytes, bytes loaded during the layer before (weight prefetch)\n"
          "sram_*_bytes: bytes read from and written to the SRAM buffers\n"
-         "dram_gbps: 1e9 bytes/s of DRAM traffic over the layer's time\n"
-         "row_hit_rate: DRAM requests served without an activate of their own, per request\n"
+         "dram_gbps: 1e9 bytes/s of the layer's own DRAM traffic over the layer's time\n"
+         "row_hit_rate: DRAM column commands (bursts) that found their row open, per column command; the first "
+         "column after an activate misses; over the layer's time; empty for an ideal memory\n"
          "arithmetic_intensity: ops per DRAM byte\n"
          "gops: 1e9 ops/s achieved\n"
          "efficiency: achieved ops/s / peak ops/s\n"
+         "element_bytes: bytes per tensor element in the run, from the accelerator's operand_bits\n"
          "mapping: the mapper's tiling and loop order\n";
 }
 
@@ -152,11 +173,13 @@ std::string render_run(const RunReport& report, Format format) {
     document["model"] = report.model;
     document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
+    document["element_bytes"] = mapping::element_bytes(report.spec);
     document["conventions"] = kConventions;
     document["rows"] = table.to_json();
     return json_document_text(document);
   }
-  return "accelerator " + report.accelerator + ", model " + report.model + "\n" + kConventions + "\n\n" + table.to_text();
+  return "accelerator " + report.accelerator + ", model " + report.model + ", " +
+         std::to_string(mapping::element_bytes(report.spec)) + "-byte elements\n" + kConventions + "\n\n" + table.to_text();
 }
 
 }  // namespace reusesim::report

@@ -98,6 +98,12 @@ zz W
 0x100 R 1 extra
 TRACE
 b=$work/bad.trace
+# An ideal memory belongs in an accelerator file; a DRAM file with ideal: is refused, saying so.
+printf 'ideal: unlimited\n' >"$work/ideal.yaml"
+expect 2 "ideal memory refused" -- memtest --dram "$work/ideal.yaml" --pattern seq_read
+contains "ideal memory refused: why" "$err" "ideal.yaml:1:8: error: ideal: an ideal memory goes in an accelerator file"
+same "ideal memory refused: one message" "$(wc -l <<<"$err")" "1"
+
 expect 2 "bad trace" -- memtest --dram ddr4-2400 --trace "$b"
 same "bad trace messages" "$err" "$b:2:6: error: expected R or W, got \"X\"
 $b:3:1: error: expected a hexadecimal address, got \"zz\"
@@ -188,8 +194,8 @@ expect 0 "ddr4 trefi 508 completes" -- timeout 60 "$REUSESIM" memtest --dram ddr
 expect 2 "check refuses the same file" -- "$REUSESIM" check "$SRC/configs/dram/hbm2.yaml" --set trefi=262
 contains "check names the key" "$err" "trefi: 262 clocks leaves 2 after tRFC (260)"
 
-# --- Large requests: latency and row hits count the pieces the channels see; help says so. ---
+# --- Large requests: latency counts the pieces the channels see, row hits the column commands; help says so. ---
 expect 0 "memtest --help" -- memtest --help
-contains "help: request pieces" "$(tr -s ' \n' ' ' <<<"$out")" "read latency and row hits count each piece a DRAM channel serves"
+contains "help: request pieces" "$(tr -s ' \n' ' ' <<<"$out")" "read latency counts each piece a DRAM channel serves, row_hit_rate each column command (burst)"
 
 finish

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 A=$SRC/configs
 M=$SRC/models
-header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,mapping"
+header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,prefetched_weight_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,element_bytes,mapping"
 
 expect 0 "run mlp csv" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,16 --format csv
 same "csv header" "$(head -1 <<<"$out")" "$header"
@@ -21,6 +21,8 @@ contains "json conventions" "$out" "1 MAC = 2 ops"
 
 expect 0 "run table" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.yaml"
 contains "table names the accelerator" "$out" "accelerator tpu_v1"
+# tpu_v1 has 8-bit operands: run sizes elements by them, whatever the model's precision (fp32 here).
+contains "table states the element size" "$out" "accelerator tpu_v1, model mlp, 1-byte elements"
 
 expect 0 "--out writes files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --out "$work/results" --format csv
 for file in results.csv results.json config.json stats.txt; do
@@ -30,6 +32,8 @@ done
 same "results.csv equals stdout" "$(cat "$work/results/results.csv")" "$out"
 contains "config.json has the resolved DRAM" "$(cat "$work/results/config.json")" '"trcd": 17'
 contains "stats.txt states units" "$(cat "$work/results/stats.txt")" "1 MAC = 2 ops"
+contains "stats.txt explains element_bytes" "$(cat "$work/results/stats.txt")" "element_bytes: bytes per tensor element"
+contains "results.json states the element size" "$(cat "$work/results/results.json")" '"element_bytes": '
 checks=$((checks + 1))
 if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was left behind"; failures=$((failures + 1)); fi
 
@@ -37,6 +41,14 @@ if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was 
 expect 0 "set both files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set dram.channels=2 --set model.layers.fc1.out_features=50 --format csv
 # fc1 1000 -> 50 feeds fc2 50 -> 100: 1000*50 + 50*100 + 2 * 100*100 + 100*10 = 76,000 MACs.
 contains "model override took" "$out" "1,TOTAL,,76000,"
+# An ideal memory: no DRAM column commands, so row_hit_rate (column 24) is empty on every row,
+# and config.json says what the memory was.
+sed '/^dram:/,$d' "$A/small.yaml" >"$work/ideal.yaml"
+printf 'dram:\n  ideal: unlimited\n' >>"$work/ideal.yaml"
+expect 0 "run on an ideal memory" -- "$REUSESIM" run --arch "$work/ideal.yaml" --model "$M/mlp.yaml" --format csv --out "$work/ideal"
+same "ideal memory: no row_hit_rate" "$(tail -n +2 <<<"$out" | grep -v '^ ' | cut -d, -f24 | sort -u)" ""
+contains "ideal memory in config.json" "$(cat "$work/ideal/config.json")" '"ideal": "unlimited"'
+
 # Every batch of a run starts from the same machine (DRAM banks precharged, queues empty, refresh
 # timers and SRAM ports restarted): a row is the row of the same batch run alone, which is what a
 # trace job runs. On small, batch 4,4 printed two different TOTALs (33,129 and 33,513 cycles).
@@ -84,9 +96,9 @@ done
 # 4.27 GB/s DRAM bandwidth in Gops/s at batch 1; at batch 64 over 8 times the Gops/s.
 expect 0 "deepspeech2 batch sweep" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/deepspeech2.yaml" --batch 1,64 --format csv
 checks=$((checks + 1))
-awk -F, '$2 == "gru2" { gops[$1] = $25; intensity[$1] = $24 }
+awk -F, '$2 == "gru2" { gops[$1] = $26; intensity[$1] = $25 }
          END { exit !(intensity[1] > 0.9 && intensity[1] < 1.1 && gops[1] > 3.5 && gops[1] < 4.3 && gops[64] > 8 * gops[1]) }' <<<"$out" ||
-  { echo "FAIL: deepspeech2 gru2 does not climb: $(grep ',gru2,' <<<"$out" | cut -d, -f1,24,25)"; failures=$((failures + 1)); }
+  { echo "FAIL: deepspeech2 gru2 does not climb: $(grep ',gru2,' <<<"$out" | cut -d, -f1,25,26)"; failures=$((failures + 1)); }
 
 # Deterministic: the same inputs give byte-identical output.
 "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/alexnet.yaml" --format csv >"$work/a.csv"

@@ -1,0 +1,65 @@
+#include "hw/ideal_memory.h"
+
+#include <algorithm>
+
+#include "hw/dma_engine.h"
+#include "hw/systemc_compat.h"
+
+namespace reusesim::hw {
+
+IdealMemory::IdealMemory(sc_core::sc_module_name name, const DramSpec& spec)
+    : sc_core::sc_module(name), socket("socket"), spec_(*spec.ideal), responses_("responses") {
+  REUSESIM_HAS_PROCESS(IdealMemory);
+  socket.register_nb_transport_fw(this, &IdealMemory::nb_transport_fw);
+  SC_THREAD(respond);
+}
+
+void IdealMemory::bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) { initiator.bind(socket); }
+
+tlm::tlm_sync_enum IdealMemory::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
+                                                tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;  // END_RESP: nothing to do
+  const sc_core::sc_time now = sc_core::sc_time_stamp() + delay;
+  sc_core::sc_time answer = now;
+  if (!spec_.unlimited) {
+    // GB/s are bytes per ns: in order, the data path moves this request after the ones before it.
+    free_at_ = std::max(free_at_, now) +
+               sc_core::sc_time(static_cast<double>(payload.get_data_length()) / spec_.bandwidth_gbps, sc_core::SC_NS);
+    answer = free_at_ + sc_core::sc_time(spec_.latency_ns, sc_core::SC_NS);
+  }
+  initiator_of_[&payload] = initiator;
+  responses_.notify(payload, answer - sc_core::sc_time_stamp());
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+void IdealMemory::respond() {
+  while (true) {
+    sc_core::wait(responses_.get_event());
+    while (tlm::tlm_generic_payload* payload = responses_.get_next_transaction()) {
+      const auto bytes = static_cast<std::int64_t>(payload->get_data_length());
+      if (payload->is_write()) {
+        ++stats_.writes;
+        stats_.write_bytes += bytes;
+      } else {
+        ++stats_.reads;
+        stats_.read_bytes += bytes;
+      }
+      payload->set_response_status(tlm::TLM_OK_RESPONSE);
+      const auto found = initiator_of_.find(payload);
+      const int initiator = found->second;
+      initiator_of_.erase(found);
+      tlm::tlm_phase phase = tlm::BEGIN_RESP;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      socket[initiator]->nb_transport_bw(*payload, phase, delay);
+    }
+  }
+}
+
+bool IdealMemory::restart() {
+  if (!initiator_of_.empty()) return false;
+  free_at_ = sc_core::sc_time_stamp();
+  return true;
+}
+
+}  // namespace reusesim::hw

@@ -1,0 +1,44 @@
+#pragma once
+// An ideal memory (docs/dram-model.md, "Ideal memory"): one SystemC module bound to the DMA
+// engines in place of the DRAM system. Requests are served in arrival order at a fixed bandwidth,
+// each answered a fixed latency after its last byte; unlimited, each is answered at once. No
+// banks, rows, refresh or queues: it bounds a design, or matches a stall-free simulator.
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/peq_with_get.h>
+
+#include <unordered_map>
+
+#include "hw/accelerator_spec.h"
+#include "hw/memory.h"
+
+namespace reusesim::hw {
+
+class IdealMemory : public sc_core::sc_module, public Memory {
+ public:
+  tlm_utils::multi_passthrough_target_socket<IdealMemory> socket;
+
+  // `spec.ideal` must be set.
+  IdealMemory(sc_core::sc_module_name name, const DramSpec& spec);
+
+  void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) override;
+  DramChannelStats total_stats() const override { return stats_; }
+  sc_core::sc_time next_clock_edge() const override { return sc_core::sc_time_stamp(); }
+  bool restart() override;
+  void record_to(TimelineRecorder&) override {}
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void respond();
+
+  IdealMemorySpec spec_;
+  sc_core::sc_time free_at_;  // when the data path has moved every request so far
+  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
+  std::unordered_map<const tlm::tlm_generic_payload*, int> initiator_of_;  // requests in flight
+  DramChannelStats stats_;
+};
+
+}  // namespace reusesim::hw

@@ -1,0 +1,31 @@
+#pragma once
+// What the accelerator needs of the memory behind its DMA engines: a DRAM system
+// (hw/dram_system.h) or an ideal memory (hw/ideal_memory.h). Both are TLM-2.0 targets that take
+// requests of whole bursts and answer each with BEGIN_RESP.
+
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "hw/dram_channel.h"
+#include "hw/timeline_recorder.h"
+
+namespace reusesim::hw {
+
+class DmaEngine;
+
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  // Binds a DMA engine's initiator socket to the memory's target socket.
+  virtual void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) = 0;
+  // All counters added up; an ideal memory counts requests and bytes only.
+  virtual DramChannelStats total_stats() const = 0;
+  // The first clock edge at or after now (an ideal memory has no clock: now).
+  virtual sc_core::sc_time next_clock_edge() const = 0;
+  // Back to the state at construction, with time 0 now; false (nothing changed) if it is busy.
+  virtual bool restart() = 0;
+  // Records each request to `timeline` (a DRAM system only: an ideal memory has no tracks).
+  virtual void record_to(TimelineRecorder& timeline) = 0;
+};
+
+}  // namespace reusesim::hw
