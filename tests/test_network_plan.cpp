@@ -29,13 +29,14 @@ dram: {preset: ddr4-2400}
 )", "keeper.yaml");
 }
 
-// A ResNet bottleneck on an 8 x 8 x 16 int8 map: the skip tensor (relu1's) is read by conv2 and,
-// two convolutions later, by the add.
+// An int8 model of `layers` (YAML list items) on an 8 x 8 x 16 map.
+config::LoadedModel map_model(const std::string& layers) {
+  return config::load_model_text("name: m\nprecision: int8\ninput: {channels: 16, height: 8, width: 8}\nlayers:\n" + layers,
+                                 "m.yaml");
+}
+
+// A ResNet bottleneck: the skip tensor (relu1's) is read by conv2 and, two convolutions later, by the add.
 constexpr const char* kBlock = R"(
-name: block
-precision: int8
-input: {channels: 16, height: 8, width: 8}
-layers:
   - {name: conv1, type: conv2d, out_channels: 16, kernel: 1, bias: false}
   - {name: bn1, type: batchnorm}
   - {name: relu1, type: relu}
@@ -72,7 +73,7 @@ std::int64_t vector_cycles(const hw::AcceleratorSpec& spec, const mapping::Layer
 
 TEST_CASE("residency: a bottleneck block that fits moves only its input, weights and output through DRAM") {
   const hw::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
-  const config::LoadedModel model = config::load_model_text(kBlock, "block.yaml");
+  const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
   const auto& p = mapped.programs;
   // Programs: conv1 (bn1, relu1), conv2 (bn2, relu2), conv3 (bn3, add, relu3); the rest fused.
@@ -132,7 +133,7 @@ sram:
        holds: [inputs, outputs], keeps: []}
 dram: {preset: ddr4-2400}
 )", "plain.yaml");
-  const config::LoadedModel model = config::load_model_text(kBlock, "block.yaml");
+  const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
   for (const mapping::LayerProgram& program : mapped.programs) {
     INFO(program.layer);
@@ -146,14 +147,10 @@ TEST_CASE("residency: a tensor whose consumer's tiles no longer fit beside it go
   // conv1 (1x1, 16 -> 64 channels) makes 8 x 8 x 64 = 4096 bytes, which exactly fill a 4 KiB
   // buffer: room for it, none left for conv1's own tiles. It goes to DRAM and conv2 loads it.
   const hw::AcceleratorSpec spec = keeping_accelerator(4, "[]");
-  const config::LoadedModel model = config::load_model_text(R"(
-name: spill
-precision: int8
-input: {channels: 16, height: 8, width: 8}
-layers:
+  const config::LoadedModel model = map_model(R"(
   - {name: conv1, type: conv2d, out_channels: 64, kernel: 1, bias: false}
   - {name: conv2, type: conv2d, out_channels: 16, kernel: 1, bias: false}
-)", "spill.yaml");
+)");
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
   const auto& p = mapped.programs;
   // Without resident tensors the buffer gives 2 KiB to inputs and 2 KiB to outputs, so both
@@ -173,7 +170,7 @@ TEST_CASE("fusion: an add whose skip operand is in DRAM loads it tile by tile in
   const hw::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
   hw::AcceleratorSpec no_keep = spec;
   no_keep.sram.buffers[1].keeps_activations = false;
-  const config::LoadedModel model = config::load_model_text(kBlock, "block.yaml");
+  const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, no_keep);
   // conv3 loads conv2's 1024-byte tensor (its input) and relu1's 1024 (the add's other operand).
   CHECK(moved(mapped.programs[6]).inputs == 2048);
@@ -182,7 +179,7 @@ TEST_CASE("fusion: an add whose skip operand is in DRAM loads it tile by tile in
 }
 
 TEST_CASE("fusion: only what the output path lists fuses, and a tensor read twice does not") {
-  const config::LoadedModel model = config::load_model_text(kBlock, "block.yaml");
+  const config::LoadedModel model = map_model(kBlock);
   // Activations only: relu1 cannot fuse (bn1 sits between it and conv1, and bn1 does not fuse);
   // relu3 fuses into nothing either (the add before it runs on its own).
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, keeping_accelerator(64, "[activation]"));
@@ -191,15 +188,11 @@ TEST_CASE("fusion: only what the output path lists fuses, and a tensor read twic
     CHECK(program.mapping.find("fused") == std::string::npos);
   }
   // With pooling listed, a maxpool after a conv whose output also feeds another layer stays a layer.
-  const config::LoadedModel branch = config::load_model_text(R"(
-name: branch
-precision: int8
-input: {channels: 16, height: 8, width: 8}
-layers:
+  const config::LoadedModel branch = map_model(R"(
   - {name: conv, type: conv2d, out_channels: 16, kernel: 1, activation: relu}
   - {name: pool, type: maxpool, kernel: 2}
   - {name: side, type: maxpool, kernel: 2, inputs: [conv]}
-)", "branch.yaml");
+)");
   const mapping::NetworkMapping branched =
       mapping::map_network(branch.network, 1, keeping_accelerator(64, "[activation, pooling]"));
   CHECK(branched.programs[1].mapping.find("fused") == std::string::npos);
@@ -250,7 +243,7 @@ TEST_CASE("accelerator: an unknown or repeated output_path stage is an error", "
 
 TEST_CASE("program text: on-chip bytes survive a round trip, and a bad count is an error", "[program-text]") {
   const hw::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
-  const config::LoadedModel model = config::load_model_text(kBlock, "block.yaml");
+  const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
   std::vector<mapping::ProgramRecord> records;
   for (const mapping::LayerProgram& program : mapped.programs) records.push_back(mapping::ProgramRecord{1, program, {}});

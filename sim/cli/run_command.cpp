@@ -195,6 +195,9 @@ int run_command(const std::vector<std::string>& args) {
       } catch (const mapping::MappingError& error) {
         throw mapping::MappingError(std::string(error.what()) + where);
       }
+      if (const std::string problem = mapping::vector_ops_problem(model.network, batch, mapped); !problem.empty()) {
+        throw std::logic_error("model " + model.network.name + " (batch " + std::to_string(batch) + "): " + problem);
+      }
       for (std::size_t i : selected) {
         runs.push_back(hw::LayerRun{batch, std::move(mapped.programs[i]), i == selected.front()});
         plans.push_back(mapped.plans[i]);

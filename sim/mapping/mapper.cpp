@@ -182,4 +182,14 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
   }
 }
 
+std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped) {
+  std::int64_t analysed = 0, programmed = 0;
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    analysed = workload::checked_add(analysed, checked_mul(network.layers[i].counts.vector_ops, batch));
+    programmed = workload::checked_add(programmed, mapped.programs[i].vector_ops);
+  }
+  if (analysed == programmed) return "";
+  return "the programs have " + std::to_string(programmed) + " vector ops, the analysis " + std::to_string(analysed);
+}
+
 }  // namespace reusesim::mapping

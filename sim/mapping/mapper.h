@@ -89,4 +89,8 @@ struct NetworkMapping {
 };
 NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator);
 
+// Fusion moves vector work between programs but keeps its sum: the network's programs' vector ops
+// against the analysis's, or "" when they agree.
+std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped);
+
 }  // namespace reusesim::mapping

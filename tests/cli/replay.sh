@@ -153,7 +153,7 @@ same "no report for a program that does not fit" "$out" ""
 printf 'layer vec type relu batch 1\nmapping by hand\nvector ops 16 bytes 1073741824 after -\nend\n' >"$work/vec.program"
 expect 0 "a vector step reading 1 GiB" -- replay --arch "$small" --program "$work/vec.program" --format csv
 checks=$((checks + 1))
-awk -F, 'NR == 2 { ok = ($5 == 67108864 && $20 == 1073741824) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+awk -F, 'NR == 2 { ok = ($5 == 67108864 && $22 == 1073741824) } END { exit ok ? 0 : 1 }' <<<"$out" ||
   { echo "FAIL: 1 GiB vector read: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
 # A compute step whose SRAM bytes are just its 16 x 16 int8 weight tile reads 256 bytes, no more
 # (it was charged a phantom input byte: 257).
@@ -166,7 +166,7 @@ end
 PROGRAM
 expect 0 "compute step of weights only" -- replay --arch "$small" --program "$work/tile.program" --format csv
 checks=$((checks + 1))
-awk -F, 'NR == 2 { ok = ($20 == 256 && $21 == 256) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+awk -F, 'NR == 2 { ok = ($22 == 256 && $23 == 256) } END { exit ok ? 0 : 1 }' <<<"$out" ||
   { echo "FAIL: sram bytes of a weights-only compute step: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
 
 # --- Each batch starts from the same machine: the rows of a batch do not depend on the batches before. ---
