@@ -1,6 +1,8 @@
 #pragma once
 // The mapper: for one layer at one batch size, choose tile sizes and a loop order that fit the
 // SRAM buffers with double buffering, and emit the data-movement program. Plain C++.
+// map_network plans the network first: fusion into output paths (fusion.h) and tensors kept on
+// chip across layers (residency.h), handed to each layer as a LayerPlan.
 //
 // MAC layers are GEMMs (per group): conv M = batch x Ho x Wo, K = kh kw Cin/g, N = Cout/g;
 // linear M = batch x steps, K = in, N = out; recurrent layers are one GEMM per time step

@@ -54,6 +54,12 @@ identical "alexnet: replay CSV = run CSV" "$work/run.csv" "$work/replay.csv"
 contains "flatten dumped as an empty layer" "$(cat "$work/alexnet.program")" "layer flatten type flatten batch 1
 mapping view of its input: no data moves
 end"
+# On tpu_v1 pool1 runs in conv1's output path, and the pooled 27 x 27 x 96 = 69,984-byte int8 map
+# stays in the Unified Buffer for conv2: the on-chip bytes travel in the program and come back.
+contains "fused layer dumped as an empty layer" "$(cat "$work/alexnet.program")" "layer pool1 type maxpool batch 1
+mapping fused into conv1's output path
+end"
+contains "on-chip bytes on the layer line" "$(cat "$work/alexnet.program")" "layer conv2 type conv2d batch 1 onchip_inputs 69984 onchip_outputs 43264"
 
 # The same batch size twice: each pass keeps its own TOTAL.
 run --arch "$small" --model "$SRC/models/mlp.yaml" --batch 2,2 --format csv --dump-program "$work/twice.program" >"$work/run.csv"
