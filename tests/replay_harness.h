@@ -44,9 +44,9 @@ inline Replayed replay(const std::string& arch, const std::vector<std::string>& 
   Replayed replayed;
   std::vector<hw::LayerRun> runs;
   for (std::int64_t batch : batches) {
-    const auto layouts = mapping::layout_network(model.network, batch, mapping::element_bytes(spec));
+    const mapping::NetworkMapping mapped = mapping::map_network(model.network, batch, spec);
     for (std::size_t i = 0; i < model.network.layers.size(); ++i) {
-      runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i]), i == 0});
+      runs.push_back(hw::LayerRun{batch, mapped.programs[i], i == 0});
       replayed.programs.push_back(runs.back().program);
     }
   }

@@ -133,16 +133,20 @@ TEST_CASE("snowflake compute peak is 128 G-ops/s", "[accelerator]") {
   CHECK(acc.sram.buffers[1].holds == std::vector<hw::TensorKind>{hw::TensorKind::weights});
 }
 
-// configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; 24 MiB unified buffer, 4 MiB
-// accumulators (the outputs buffer); DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:
+// configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; a 24 MiB unified buffer that
+// holds inputs and outputs and so keeps activations, a 256 KiB weight FIFO; an output path of
+// activation, batch-norm, add and pooling; DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:
 // 2 x 8 B x 2 / 0.9375 ns = 34.133e9 B/s, with DDR3-2133N timings (tRCD 14, tRC 36 + 14 = 50).
 TEST_CASE("tpu_v1 loads with its DDR3-2133 overrides", "[accelerator]") {
   const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
   CHECK(acc.compute.peak_ops_per_second() == Approx(91.7504e12));
-  REQUIRE(acc.sram.buffers.size() == 3);
+  REQUIRE(acc.sram.buffers.size() == 2);
   CHECK(acc.sram.buffers[0].capacity_bytes == 24 * 1024 * 1024);
-  CHECK(acc.sram.buffers[2].capacity_bytes == 4 * 1024 * 1024);
-  CHECK(acc.sram.buffers[2].holds == std::vector<hw::TensorKind>{hw::TensorKind::outputs});
+  CHECK(acc.sram.buffers[0].holds == std::vector<hw::TensorKind>{hw::TensorKind::inputs, hw::TensorKind::outputs});
+  CHECK(acc.sram.keeping_buffer() == 0);
+  CHECK(acc.sram.buffers[1].capacity_bytes == 256 * 1024);
+  CHECK(acc.compute.output_path == std::vector<hw::OutputStage>{hw::OutputStage::activation, hw::OutputStage::batchnorm,
+                                                                hw::OutputStage::add, hw::OutputStage::pooling});
   CHECK(acc.dram.standard == "ddr3");
   CHECK(acc.dram.channels == 2);
   CHECK(acc.dram.timing.trcd == 14);

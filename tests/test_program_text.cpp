@@ -349,7 +349,7 @@ TEST_CASE("file structure errors", "[program-text]") {
 }
 
 TEST_CASE("layer line and string errors", "[program-text]") {
-  const std::string syntax = " (a layer line is: layer <name> type <type> batch <n>)\n";
+  const std::string syntax = " (a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>])\n";
   const std::string rest = "mapping m\nend\n";
   const std::vector<std::pair<std::string, std::string>> cases{
       {"layer\n" + rest, "p.txt:1:6: error: missing the layer name" + syntax},

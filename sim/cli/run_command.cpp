@@ -77,15 +77,15 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
 }
 
 // The program must agree with the analysis (the replay is checked against the program).
-void check_analysis(const workload::NetworkLayer& layer, const mapping::LayerProgram& program, std::int64_t batch,
-                    std::int64_t element_bytes) {
+void check_analysis(const workload::NetworkLayer& layer, const mapping::LayerProgram& program,
+                    const mapping::LayerPlan& plan, std::int64_t batch, std::int64_t element_bytes) {
   const std::string where = "layer " + program.layer + " (batch " + std::to_string(batch) + "): ";
   const std::int64_t analytic_macs = layer.counts.macs * batch;
   if (program.macs != analytic_macs) {
     throw std::logic_error(where + "the program has " + std::to_string(program.macs) + " MACs, the analysis " +
                            std::to_string(analytic_macs));
   }
-  const std::string traffic = mapping::compulsory_traffic_problem(layer, batch, element_bytes, program);
+  const std::string traffic = mapping::compulsory_traffic_problem(layer, batch, element_bytes, program, plan);
   if (!traffic.empty()) throw std::logic_error(where + traffic);
 }
 
@@ -199,24 +199,29 @@ int run_command(const std::vector<std::string>& args) {
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides);
     const std::vector<std::size_t> selected = selected_layers(model.network, layer_list, type_list);
     std::vector<hw::LayerRun> runs;
+    std::vector<mapping::LayerPlan> plans;  // of each run
     std::size_t total_steps = 0;
-    const std::int64_t element_bytes = mapping::element_bytes(spec);
     for (std::int64_t batch : batches) {
-      const std::vector<mapping::DramLayout> layouts = mapping::layout_network(model.network, batch, element_bytes);
+      const std::string where = " (accelerator " + arch_file + ", batch " + std::to_string(batch) + ")";
+      // The whole network is planned (residency, fusion): selected layers run as they do in it.
+      mapping::NetworkMapping mapped;
+      try {
+        mapped = mapping::map_network(model.network, batch, spec);
+      } catch (const mapping::MappingError& error) {
+        throw mapping::MappingError(std::string(error.what()) + where);
+      }
+      if (const std::string problem = mapping::vector_ops_problem(model.network, batch, mapped); !problem.empty()) {
+        throw std::logic_error("model " + model.network.name + " (batch " + std::to_string(batch) + "): " + problem);
+      }
       for (std::size_t i : selected) {
-        try {
-          runs.push_back(hw::LayerRun{batch, mapping::map_layer(model.network.layers[i], batch, spec, layouts[i]),
-                                      i == selected.front()});
-          total_steps += runs.back().program.steps.size();
-          if (total_steps > mapping::kMaxRunSteps) {
-            throw mapping::MappingError("the run needs more than " + std::to_string(mapping::kMaxRunSteps) +
-                                        " data-movement steps (the limit of one run; reached at layer " +
-                                        runs.back().program.layer + "); run fewer batch sizes or layers at once "
-                                        "(reusesim trace runs each batch size as a job of its own)");
-          }
-        } catch (const mapping::MappingError& error) {
-          throw mapping::MappingError(std::string(error.what()) + " (accelerator " + arch_file + ", batch " +
-                                      std::to_string(batch) + ")");
+        runs.push_back(hw::LayerRun{batch, std::move(mapped.programs[i]), i == selected.front()});
+        plans.push_back(mapped.plans[i]);
+        total_steps += runs.back().program.steps.size();
+        if (total_steps > mapping::kMaxRunSteps) {
+          throw mapping::MappingError("the run needs more than " + std::to_string(mapping::kMaxRunSteps) +
+                                      " data-movement steps (the limit of one run; reached at layer " +
+                                      runs.back().program.layer + "); run fewer batch sizes or layers at once "
+                                      "(reusesim trace runs each batch size as a job of its own)" + where);
         }
       }
     }
@@ -244,7 +249,7 @@ int run_command(const std::vector<std::string>& args) {
     }
     const std::size_t layers = selected.size();
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      check_analysis(model.network.layers[selected[i % layers]], runs[i].program, runs[i].batch,
+      check_analysis(model.network.layers[selected[i % layers]], runs[i].program, plans[i], runs[i].batch,
                      mapping::element_bytes(spec));
     }
     std::optional<hw::TimelineRecorder> timeline;

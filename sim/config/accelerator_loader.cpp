@@ -321,6 +321,26 @@ hw::ComputeSpec read_compute(MapReader& reader) {
                                    " bits)");
   }
   compute.vector_ops_per_cycle = reader.required_integer("vector_ops_per_cycle", kCount).value_or(0);
+  // output_path (issue 12, fusion): the stages after the array, each at most once.
+  if (const ConfigNode* path = reader.optional("output_path")) {
+    const std::string path_key = reader.child_path("output_path");
+    const std::vector<std::string> stages{"activation", "batchnorm", "add", "pooling"};
+    const std::vector<std::string> words =
+        path->is_sequence() && path->items.empty() ? std::vector<std::string>{}  // [] : nothing fuses
+                                                   : read_string_list(*path, path_key, reader.diagnostics());
+    for (const std::string& word : words) {
+      const auto index = std::find(stages.begin(), stages.end(), word) - stages.begin();
+      if (index == static_cast<std::ptrdiff_t>(stages.size())) {
+        reader.diagnostics().error(path->location, path_key,
+                                   "expected activation, batchnorm, add or pooling, got \"" + word + "\"" +
+                                       did_you_mean(word, stages));
+      } else if (compute.output_path_has(static_cast<hw::OutputStage>(index))) {
+        reader.diagnostics().error(path->location, path_key, "\"" + word + "\" is listed twice");
+      } else {
+        compute.output_path.push_back(static_cast<hw::OutputStage>(index));
+      }
+    }
+  }
   reader.finish();
   return compute;
 }
@@ -376,6 +396,31 @@ hw::SramSpec read_sram(MapReader& reader) {
           continue;
         }
         spec.holds.push_back(kind);
+      }
+    }
+    // keeps (issue 12, residency): absent, a buffer that holds inputs and outputs keeps
+    // activations, as a compiler would; the consumer reads them in place, so only such a buffer may.
+    const auto holds_kind = [&](hw::TensorKind kind) {
+      return std::find(spec.holds.begin(), spec.holds.end(), kind) != spec.holds.end();
+    };
+    const bool holds_activations = holds_kind(hw::TensorKind::inputs) && holds_kind(hw::TensorKind::outputs);
+    spec.keeps_activations = holds_activations;
+    if (const ConfigNode* keeps = buffer.optional("keeps")) {
+      const std::string keeps_path = buffer.child_path("keeps");
+      const std::vector<std::string> words = keeps->is_sequence() && keeps->items.empty()
+                                                 ? std::vector<std::string>{}  // []: keeps nothing
+                                                 : read_string_list(*keeps, keeps_path, diagnostics);
+      spec.keeps_activations = false;
+      for (const std::string& word : words) {
+        if (word != "activations") {
+          diagnostics.error(keeps->location, keeps_path, "expected activations, got \"" + word + "\"");
+        } else if (!holds_activations) {
+          diagnostics.error(keeps->location, keeps_path,
+                            "buffer \"" + spec.name + "\" cannot keep activations: it must hold both inputs and "
+                            "outputs, so that the layer that consumes a tensor reads it where its producer wrote it");
+        } else {
+          spec.keeps_activations = true;
+        }
       }
     }
     buffer.finish();

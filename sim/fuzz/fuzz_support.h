@@ -44,8 +44,7 @@ void accept_bad_input(Body&& body) {
 
 // Maps every layer at `batch`, as `reusesim run` does before it replays.
 inline void map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator) {
-  const auto layouts = mapping::layout_network(network, batch, mapping::element_bytes(accelerator));
-  for (std::size_t i = 0; i < network.layers.size(); ++i) mapping::map_layer(network.layers[i], batch, accelerator, layouts[i]);
+  mapping::map_network(network, batch, accelerator);
 }
 
 }  // namespace reusesim::fuzz

@@ -352,6 +352,8 @@ void Accelerator::drive() {
     result.layer = run.program.layer;
     result.type = run.program.type;
     result.mapping = run.program.mapping;
+    result.onchip_read_input_bytes = run.program.onchip_input_bytes;
+    result.onchip_kept_output_bytes = run.program.onchip_output_bytes;
     result.batch = run.batch;
     result.seconds = elapsed.to_seconds();
     result.cycles = to_cycles(elapsed, period);

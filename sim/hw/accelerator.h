@@ -49,6 +49,8 @@ struct LayerResult {
   std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
   std::int64_t dram_requests = 0, dram_activates = 0;
   std::int64_t dram_columns = 0, dram_row_hits = 0;  // column commands, and those that hit an open row
+  // Residency across layers (from the program): input bytes read from on-chip data, output bytes kept.
+  std::int64_t onchip_read_input_bytes = 0, onchip_kept_output_bytes = 0;
   std::int64_t sram_read_bytes = 0, sram_write_bytes = 0;
   double seconds = 0;
 

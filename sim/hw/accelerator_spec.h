@@ -13,6 +13,9 @@ namespace reusesim::hw {
 
 enum class ArrayKind { systolic, vector_mac };
 enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary (systolic only)
+// What the post-processing after the array can run on a GEMM's outputs on their way out
+// (compute.output_path; docs/mapping-and-replay.md, "Fusion into the output path").
+enum class OutputStage { activation, batchnorm, add, pooling };
 
 struct ComputeSpec {
   ArrayKind kind = ArrayKind::systolic;
@@ -25,6 +28,11 @@ struct ComputeSpec {
   std::int64_t operand_bits = 0;
   std::int64_t accumulator_bits = 0;
   std::int64_t vector_ops_per_cycle = 0;  // pooling, activations, element-wise, softmax
+  std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
+
+  bool output_path_has(OutputStage stage) const {
+    return std::find(output_path.begin(), output_path.end(), stage) != output_path.end();
+  }
 
   std::int64_t macs_per_cycle() const { return kind == ArrayKind::systolic ? rows * cols : units * lanes; }
   // 1 MAC = 2 ops.
@@ -41,6 +49,9 @@ struct SramBufferSpec {
   std::int64_t read_ports = 0;
   std::int64_t write_ports = 0;
   std::vector<TensorKind> holds;
+  // keeps: [activations]: a layer's output may stay here for the layers that consume it (only on
+  // a buffer that holds inputs and outputs; the default there).
+  bool keeps_activations = false;
 };
 
 struct SramSpec {
@@ -55,6 +66,13 @@ struct SramSpec {
       }
     }
     return 0;
+  }
+  // The buffer that keeps activations across layers, or -1 when none does.
+  int keeping_buffer() const {
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      if (buffers[i].keeps_activations) return static_cast<int>(i);
+    }
+    return -1;
   }
 };
 

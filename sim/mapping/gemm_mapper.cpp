@@ -38,9 +38,23 @@ struct GemmProblem {
   std::int64_t bias = 0;
   // Input bytes a tile of output rows [m0, m0 + tm) needs, with `tk` of K.
   std::function<std::int64_t(std::int64_t m0, std::int64_t tm, std::int64_t tk)> input_bytes;
-  std::int64_t vector_ops_per_output = 0;
+  // Output-path work over the whole GEMM (its activation and the fused layers' vector ops), and
+  // the bytes of the tensor it writes (a fused pooling's is smaller): both spread over the output
+  // tiles in proportion to their outputs.
+  std::int64_t output_vector_ops = 0;
+  std::int64_t written_bytes = 0;
+  bool inputs_on_chip = false, output_on_chip = false;  // residency: no loads, no stores
+  std::vector<Addend> addends;                           // fused adds' other operands
   std::uint64_t weights = 0, inputs = 0, output = 0;
 };
+
+// Both factors reach 2^50 (program_text.h): the product needs 128 bits to stay exact.
+__extension__ typedef __int128 WideCount;
+
+// `total` x done / all in exact integers: a tile's share of a whole is the difference of two.
+std::int64_t prorate(std::int64_t total, std::int64_t done, std::int64_t all) {
+  return static_cast<std::int64_t>(static_cast<WideCount>(total) * done / all);
+}
 
 struct GemmTiling {
   std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
@@ -136,8 +150,8 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
           for (bool n_outer : {true, false}) {
             if (pinned && n_outer != pinned->n_outer) continue;
             const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
-            const std::int64_t inputs = !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
-            const std::int64_t bytes = weights + inputs + output_bytes;
+            const std::int64_t inputs = p.inputs_on_chip ? 0 : !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
+            const std::int64_t bytes = weights + inputs + (p.output_on_chip ? 0 : output_bytes);
             const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
             const std::int64_t cycles = std::max(compute, memory);
             candidates.push_back(GemmTiling{tg, tm, tn, tk, n_outer, cycles, bytes, tiles});
@@ -188,6 +202,8 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
   Slots weight_slots, input_slots, output_slots;
   const std::int64_t tiles_k = ceil_div(p.k, t.tk);
   const std::int64_t input_total = p.input_bytes(0, p.m, p.k);
+  const std::int64_t all_outputs = p.groups * p.m * p.n;
+  std::int64_t outputs_done = 0;
   for (std::int64_t g = 0; g < p.groups; g += t.tg) {
     const std::int64_t tg = std::min(t.tg, p.groups - g);  // groups side by side in this tile
     const std::int64_t outer_count = t.n_outer ? ceil_div(p.n, t.tn) : ceil_div(p.m, t.tm);
@@ -198,6 +214,13 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
         const std::int64_t n0 = (t.n_outer ? outer : inner) * t.tn, m0 = (t.n_outer ? inner : outer) * t.tm;
         const std::int64_t tn = std::min(t.tn, p.n - n0), tm = std::min(t.tm, p.m - m0);
         const std::int32_t output_wait = output_slots.claim();
+        const auto tile_offset = static_cast<std::uint64_t>((m0 * p.n * p.groups + g * p.n + n0) * p.e);
+        const std::int64_t tile_bytes = tg * tm * tn * p.e;
+        // A fused add's other operand, tile by tile into the output slot, unless it is on chip.
+        std::vector<std::int32_t> addend_loads;
+        for (const Addend& addend : p.addends) {
+          if (!addend.on_chip) addend_loads.push_back(builder.load(TensorRole::inputs, addend.address + tile_offset, tile_bytes, deps({output_wait})));
+        }
         std::int32_t last_compute = -1;
         for (std::int64_t k0 = 0; k0 < p.k; k0 += t.tk) {
           const std::int64_t tk = std::min(t.tk, p.k - k0);
@@ -207,7 +230,8 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
             const std::int64_t rows = k0 + tk == p.k ? tk + p.bias : tk;
             return builder.load(TensorRole::weights, p.weights + offset, tg * rows * tn * p.e, deps({weight_slots.claim()}));
           };
-          const auto load_inputs = [&] {
+          const auto load_inputs = [&]() -> std::int32_t {
+            if (p.inputs_on_chip) return -1;
             // Rows of the input in proportion to the output rows (NHWC keeps a row contiguous).
             const auto offset = static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups);
             return builder.load(TensorRole::inputs, p.inputs + offset, tg * p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
@@ -227,14 +251,23 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           compute.gemm = GemmShape{tm, tn, tk, tg};
           compute.macs = compute.gemm.macs();
           compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
-          if (k0 + tk == p.k) compute.vector_ops = tg * tm * tn * p.vector_ops_per_output;
           compute.after = deps({weight_load, input_load, output_wait});
+          if (k0 + tk == p.k) {
+            compute.vector_ops = prorate(p.output_vector_ops, outputs_done + tg * tm * tn, all_outputs) -
+                                 prorate(p.output_vector_ops, outputs_done, all_outputs);
+            compute.after.insert(compute.after.end(), addend_loads.begin(), addend_loads.end());
+          }
           last_compute = builder.add(std::move(compute));
           weight_slots.used_by(last_compute);
           input_slots.used_by(last_compute);
         }
-        const auto offset = static_cast<std::uint64_t>((m0 * p.n * p.groups + g * p.n + n0) * p.e);
-        output_slots.used_by(builder.store(p.output + offset, tg * tm * tn * p.e, deps({last_compute})));
+        const std::int64_t written = prorate(p.written_bytes, outputs_done + tg * tm * tn, all_outputs) -
+                                     prorate(p.written_bytes, outputs_done, all_outputs);
+        const auto written_offset = static_cast<std::uint64_t>(prorate(static_cast<std::int64_t>(tile_offset), p.written_bytes, all_outputs * p.e));
+        outputs_done += tg * tm * tn;
+        output_slots.used_by(p.output_on_chip || written == 0
+                                 ? last_compute
+                                 : builder.store(p.output + written_offset, written, deps({last_compute})));
       }
     }
   }
@@ -260,8 +293,11 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
   p.weights = layout.weights;
   p.inputs = layout.inputs.front();
   p.output = layout.output;
-  p.vector_ops_per_output = layer.spec.activation == workload::Activation::none ? 0 : 1;
-  p.bias = (layer.spec.type == LayerType::conv2d ? layer.spec.conv.bias : layer.spec.linear.bias) ? 1 : 0;
+  const LayerPlan& plan = context.plan;
+  p.bias = (layer.spec.type == LayerType::conv2d ? layer.spec.conv.bias : layer.spec.linear.bias) || plan.folds_batchnorm ? 1 : 0;
+  p.inputs_on_chip = plan.input_on_chip(0);
+  p.output_on_chip = plan.output_on_chip;
+  p.addends = plan.addends;
   const workload::Shape& in = layer.input_shapes.front();
   const workload::Shape& out = layer.output_shape;
   const std::int64_t e = p.e;
@@ -297,6 +333,10 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
     p.k = in.features;
     p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   }
+  const std::int64_t outputs = checked_product({p.groups, p.m, p.n});
+  p.output_vector_ops = checked_add(layer.spec.activation == workload::Activation::none ? 0 : outputs,
+                                    checked_mul(plan.absorbed_vector_ops, batch));
+  p.written_bytes = checked_product({plan.output_elements > 0 ? plan.output_elements : layer.counts.output_elems, batch, e});
   const GemmTiling tiling =
       choose_gemm_tiling(p, context.accelerator.compute, context.capacity, context.dram_bytes_per_cycle, layer.spec.name,
                          layer.spec.tiling);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
+#include "mapping/fusion.h"
 #include "mapping/gemm_mapper.h"
 #include "mapping/program_builder.h"
 #include "mapping/recurrent_mapper.h"
+#include "mapping/residency.h"
 #include "mapping/vector_mapper.h"
 
 namespace reusesim::mapping {
@@ -14,8 +16,25 @@ namespace {
 using workload::checked_mul;
 using workload::LayerType;
 
-bool is_view(LayerType type) {
-  return type == LayerType::flatten || type == LayerType::to_sequence || type == LayerType::concat;
+// What the program reads from and keeps in on-chip data (each tensor once).
+void count_on_chip(const workload::NetworkLayer& layer, std::int64_t batch, std::int64_t e, const LayerPlan& plan,
+                   LayerProgram& program) {
+  const auto bytes = [&](std::int64_t elements) { return checked_mul(checked_mul(elements, batch), e); };
+  for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
+    if (plan.input_on_chip(i)) program.onchip_input_bytes += bytes(layer.input_shapes[i].elements());
+  }
+  for (const Addend& addend : plan.addends) {
+    if (addend.on_chip) program.onchip_input_bytes += bytes(addend.elements);
+  }
+  if (plan.output_on_chip) {
+    program.onchip_output_bytes = bytes(plan.output_elements > 0 ? plan.output_elements : layer.counts.output_elems);
+  }
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 }  // namespace
@@ -71,14 +90,20 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
 }
 
 std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
-                                       std::int64_t element_bytes, const LayerProgram& program) {
+                                       std::int64_t element_bytes, const LayerProgram& program, const LayerPlan& plan) {
+  if (!plan.fused_into.empty()) {
+    return program.steps.empty() && program.macs == 0 ? "" : "the program of a fused layer has steps of its own";
+  }
   if (is_view(layer.spec.type)) return "";
   std::int64_t weight_bytes = 0, output_bytes = 0;
   for (const Step& step : program.steps) {
     if (step.kind == StepKind::load && step.tensor == TensorRole::weights) weight_bytes += static_cast<std::int64_t>(step.bytes);
     if (step.kind == StepKind::store) output_bytes += static_cast<std::int64_t>(step.bytes);
   }
-  const workload::TrafficBytes compulsory = workload::compulsory_traffic(layer, batch, element_bytes);
+  output_bytes += program.onchip_output_bytes;  // kept on chip: written, to SRAM
+  workload::TrafficBytes compulsory = workload::compulsory_traffic(layer, batch, element_bytes);
+  // A fused chain writes its last tensor.
+  if (plan.output_elements > 0) compulsory.output = checked_mul(checked_mul(plan.output_elements, batch), element_bytes);
   const auto shortfall = [](const char* what, std::int64_t moved, std::int64_t needed) {
     return std::string("the program ") + what + " " + std::to_string(moved) + " bytes, fewer than the " +
            std::to_string(needed) + " the analysis says must move";
@@ -89,15 +114,19 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
 }
 
 LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const hw::AcceleratorSpec& accelerator,
-                       const DramLayout& layout) {
+                       const DramLayout& layout, const LayerPlan& plan) {
   LayerProgram program;
   program.layer = layer.spec.name;
   program.type = workload::layer_type_name(layer.spec.type);
+  if (!plan.fused_into.empty()) {
+    program.mapping = "fused into " + plan.fused_into + "'s output path";
+    return program;
+  }
   if (is_view(layer.spec.type)) {
     program.mapping = "view of its input: no data moves";
     return program;
   }
-  const Context context{accelerator, role_capacity(accelerator.sram), element_bytes(accelerator),
+  const Context context{accelerator, plan, role_capacity(accelerator.sram, plan.resident_bytes), element_bytes(accelerator),
                         accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
                         static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
   switch (layer.spec.type) {
@@ -108,7 +137,59 @@ LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, 
     case LayerType::lstm: map_recurrent(layer, batch, context, layout, program); break;
     default: map_vector(layer, batch, context, layout, program); break;
   }
+  count_on_chip(layer, batch, context.e, plan, program);
+  if (!plan.absorbed.empty()) program.mapping += "; output path runs " + join(plan.absorbed);
+  if (plan.output_on_chip) program.mapping += "; output kept on chip";
   return program;
+}
+
+NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator) {
+  const std::int64_t e = element_bytes(accelerator);
+  const std::vector<DramLayout> layouts = layout_network(network, batch, e);
+  const FusionPlan fusion = plan_fusion(network, accelerator.compute);
+  const int keeping = accelerator.sram.keeping_buffer();
+  const std::int64_t keep_capacity =
+      keeping < 0 ? 0 : accelerator.sram.buffers[static_cast<std::size_t>(keeping)].capacity_bytes;
+  const std::size_t count = network.layers.size();
+  std::vector<bool> to_dram(count, false);
+  NetworkMapping mapped;
+  mapped.programs.resize(count);
+  std::size_t from = 0;
+  while (true) {
+    const ResidencyPlan residency = plan_residency(network, fusion, layouts, batch, e, keep_capacity, to_dram);
+    mapped.plans = residency.layers;
+    std::size_t redo_from = count;
+    for (std::size_t i = from; i < count && redo_from == count; ++i) {
+      DramLayout layout = layouts[i];
+      layout.output = layouts[fusion.final_layer[i]].output;  // a chain writes its last tensor
+      try {
+        mapped.programs[i] = map_layer(network.layers[i], batch, accelerator, layout, mapped.plans[i]);
+      } catch (const MappingError&) {
+        // The tiles do not fit beside the resident tensors: the largest live one goes to DRAM.
+        const KeptTensor* largest = nullptr;
+        for (const KeptTensor& tensor : residency.kept) {
+          if (tensor.producer <= i && i <= tensor.last_use && (largest == nullptr || tensor.bytes > largest->bytes)) {
+            largest = &tensor;
+          }
+        }
+        if (largest == nullptr) throw;
+        to_dram[largest->producer] = true;
+        redo_from = largest->producer;  // earlier programs do not see it
+      }
+    }
+    if (redo_from == count) return mapped;
+    from = redo_from;
+  }
+}
+
+std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped) {
+  std::int64_t analysed = 0, programmed = 0;
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    analysed = workload::checked_add(analysed, checked_mul(network.layers[i].counts.vector_ops, batch));
+    programmed = workload::checked_add(programmed, mapped.programs[i].vector_ops);
+  }
+  if (analysed == programmed) return "";
+  return "the programs have " + std::to_string(programmed) + " vector ops, the analysis " + std::to_string(analysed);
 }
 
 }  // namespace reusesim::mapping

@@ -1,6 +1,8 @@
 #pragma once
 // The mapper: for one layer at one batch size, choose tile sizes and a loop order that fit the
 // SRAM buffers with double buffering, and emit the data-movement program. Plain C++.
+// map_network plans the network first: fusion into output paths (fusion.h) and tensors kept on
+// chip across layers (residency.h), handed to each layer as a LayerPlan.
 //
 // MAC layers are GEMMs (per group): conv M = batch x Ho x Wo, K = kh kw Cin/g, N = Cout/g;
 // linear M = batch x steps, K = in, N = out; recurrent layers are one GEMM per time step
@@ -39,6 +41,27 @@ struct DramLayout {
   std::uint64_t output = 0;
 };
 
+// How a layer runs inside the network (residency.h, fusion.h); LayerPlan{} is a layer run on its own,
+// every operand from DRAM and its output to DRAM.
+struct Addend {  // a fused add's other operand, read in the output path
+  std::uint64_t address = 0;
+  std::int64_t elements = 0;  // per sample
+  bool on_chip = false;
+};
+struct LayerPlan {
+  std::string fused_into;              // non-empty: runs in that layer's output path, no program
+  std::vector<std::string> absorbed;   // the layers run in this layer's output path, in order
+  std::int64_t absorbed_vector_ops = 0;  // their vector ops per sample
+  std::int64_t output_elements = 0;    // per sample, of the tensor written (the chain's last); 0: the layer's own
+  bool folds_batchnorm = false;        // a fused batch-norm's shift becomes a per-channel bias
+  std::vector<Addend> addends;
+  std::vector<bool> inputs_on_chip;    // per input; empty: all from DRAM
+  bool output_on_chip = false;         // kept in the keeping buffer for its consumers
+  std::int64_t resident_bytes = 0;     // resident tensors in the keeping buffer while the layer runs
+
+  bool input_on_chip(std::size_t i) const { return i < inputs_on_chip.size() && inputs_on_chip[i]; }
+};
+
 // Lays out the model input and every layer's weights and output (views share their input's).
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
                                        std::int64_t element_bytes);
@@ -50,10 +73,26 @@ std::int64_t element_bytes(const hw::AcceleratorSpec& accelerator);
 // hardware must (analyze's compulsory traffic): its weight loads at least the layer's parameters
 // (bias included; an embedding's gathered rows), its stores at least the layer's output (before
 // burst widening). What falls short, or "" when nothing does; views move nothing and pass.
+// In a network (`plan`), what is kept on chip counts as stored, a fused layer must have an empty
+// program and its producer accounts for the chain's last tensor and the folded parameters.
 std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
-                                       std::int64_t element_bytes, const LayerProgram& program);
+                                       std::int64_t element_bytes, const LayerProgram& program,
+                                       const LayerPlan& plan = {});
 
 LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const hw::AcceleratorSpec& accelerator,
-                       const DramLayout& layout);
+                       const DramLayout& layout, const LayerPlan& plan = {});
+
+// Every layer of the network as it runs in it: fusion into output paths, then residency across
+// layers (a layer whose tiles no longer fit beside the resident tensors sends the largest of them
+// to DRAM and the plan is redone from its producer on). Programs and plans in layer order.
+struct NetworkMapping {
+  std::vector<LayerProgram> programs;
+  std::vector<LayerPlan> plans;
+};
+NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator);
+
+// Fusion moves vector work between programs but keeps its sum: the network's programs' vector ops
+// against the analysis's, or "" when they agree.
+std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped);
 
 }  // namespace reusesim::mapping

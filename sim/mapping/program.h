@@ -49,6 +49,10 @@ struct LayerProgram {
   std::int64_t dram_read_bytes = 0;
   std::int64_t dram_write_bytes = 0;
   std::int64_t estimated_cycles = 0;  // the mapper's estimate, compute clock
+  // Residency across layers: bytes of the input tensors (each once) read from on-chip data instead
+  // of DRAM, and of the output kept on chip instead of stored.
+  std::int64_t onchip_input_bytes = 0;
+  std::int64_t onchip_output_bytes = 0;
 };
 
 // The bytes a DRAM access of `bytes` from `address` moves when it is widened to whole bursts.

@@ -1,5 +1,7 @@
 #include "mapping/program_builder.h"
 
+#include <algorithm>
+
 #include "workload/layer.h"
 
 namespace reusesim::mapping {
@@ -14,11 +16,13 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 std::uint64_t align(std::uint64_t address) { return (address + kAlignment - 1) / kAlignment * kAlignment; }
 
-Capacity role_capacity(const hw::SramSpec& sram) {
+Capacity role_capacity(const hw::SramSpec& sram, std::int64_t resident_bytes) {
   Capacity capacity;
   for (const hw::SramBufferSpec& buffer : sram.buffers) {
     if (buffer.holds.empty()) continue;
-    const std::int64_t share = buffer.capacity_bytes / static_cast<std::int64_t>(buffer.holds.size());
+    const std::int64_t room = buffer.keeps_activations ? std::max<std::int64_t>(0, buffer.capacity_bytes - resident_bytes)
+                                                       : buffer.capacity_bytes;
+    const std::int64_t share = room / static_cast<std::int64_t>(buffer.holds.size());
     for (hw::TensorKind kind : buffer.holds) {
       (kind == hw::TensorKind::weights ? capacity.weights : kind == hw::TensorKind::inputs ? capacity.inputs
                                                                                           : capacity.outputs) = share;

@@ -19,16 +19,18 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 // Tensors start on 4 KiB boundaries in DRAM.
 std::uint64_t align(std::uint64_t address);
 
-// SRAM bytes available to each tensor role: a buffer is shared evenly by the roles it holds.
+// SRAM bytes available to each tensor role: a buffer is shared evenly by the roles it holds, after
+// the tensors resident in the keeping buffer (`resident_bytes`) have taken their room there.
 struct Capacity {
   std::int64_t weights = 0, inputs = 0, outputs = 0;
 };
 
-Capacity role_capacity(const hw::SramSpec& sram);
+Capacity role_capacity(const hw::SramSpec& sram, std::int64_t resident_bytes = 0);
 
-// The machine as a layer mapper sees it.
+// The machine as a layer mapper sees it, and how the layer runs in the network.
 struct Context {
   const hw::AcceleratorSpec& accelerator;
+  const LayerPlan& plan;
   Capacity capacity;
   std::int64_t e;  // bytes per element
   double dram_bytes_per_cycle;  // peak, per compute cycle

@@ -133,7 +133,8 @@ Directive directive_of(const std::string& keyword) {
 
 const char* syntax_of(Directive directive) {
   switch (directive) {
-    case Directive::layer: return "a layer line is: layer <name> type <type> batch <n>";
+    case Directive::layer:
+      return "a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>]";
     case Directive::mapping: return "a mapping line is: mapping <text>";
     case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
@@ -434,6 +435,10 @@ class Reader {
         open_->record.batch = static_cast<std::int64_t>(*value);
       }
     }
+    // Residency across layers: bytes read from and kept in on-chip data (0 when absent).
+    LayerProgram& program = open_->record.program;
+    if (const Token* bytes = fields.optional_keyed("onchip_inputs")) program.onchip_input_bytes = read_total(bytes, line);
+    if (const Token* bytes = fields.optional_keyed("onchip_outputs")) program.onchip_output_bytes = read_total(bytes, line);
     fields.finish();
   }
 
@@ -497,6 +502,16 @@ class Reader {
       return *value;
     }
     return 0;
+  }
+
+  // A layer's byte total, from 0 to 2^62; 0 when wrong (reported).
+  std::int64_t read_total(const Token* token, int line) {
+    const auto value = parse_decimal(token->text);
+    if (!value || *value > static_cast<std::uint64_t>(kMaxLayerTotal)) {
+      error(line, token->column, "expected a byte count from 0 to 2^62, got \"" + token->text + "\"");
+      return 0;
+    }
+    return static_cast<std::int64_t>(*value);
   }
 
   // A count from `low` (0 or 1) to 2^50; -1 when wrong (reported).
@@ -655,8 +670,10 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
       throw std::invalid_argument("write_programs: layer " + program.layer + ", step " + std::to_string(index) + ": " +
                                   what);
     };
-    text += "\nlayer " + word(program.layer) + " type " + word(program.type) + " batch " + std::to_string(record.batch) +
-            "\n";
+    text += "\nlayer " + word(program.layer) + " type " + word(program.type) + " batch " + std::to_string(record.batch);
+    if (program.onchip_input_bytes > 0) text += " onchip_inputs " + std::to_string(program.onchip_input_bytes);
+    if (program.onchip_output_bytes > 0) text += " onchip_outputs " + std::to_string(program.onchip_output_bytes);
+    text += "\n";
     const std::string mapping = mapping_text(program.mapping);
     text += mapping.empty() ? "mapping\n" : "mapping " + mapping + "\n";
     for (std::size_t i = 0; i < program.steps.size(); ++i) {

@@ -4,7 +4,7 @@
 //
 // One line per directive, steps numbered from 0 in order within a layer (docs/program-format.md):
 //   # reusesim data-movement program, version 1
-//   layer <name> type <type> batch <b>
+//   layer <name> type <type> batch <b> [onchip_inputs <bytes>] [onchip_outputs <bytes>]
 //   mapping <free text to the end of the line>
 //   load <weights|inputs|outputs|state> addr 0x<hex> bytes <n> after <i,j,...|->
 //   compute m <m> n <n> k <k> vector_ops <v> bytes <sram bytes> after <...>

@@ -80,9 +80,12 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
             // x(t) of an upper layer exists once the layer below has finished (both directions).
             std::vector<std::int32_t> x_after = below_done;
             if (const std::int32_t slot = input_slots.claim(); slot >= 0) x_after.push_back(slot);
-            const std::int32_t x = builder.load(
-                TensorRole::inputs, input + static_cast<std::uint64_t>((t * batch + m0) * input_features * e),
-                tm * input_features * e, x_after);
+            // x(t) of the bottom layer may be resident on chip (residency.h): read in place.
+            const std::int32_t x = stacked == 0 && context.plan.input_on_chip(0)
+                                       ? -1
+                                       : builder.load(TensorRole::inputs,
+                                                      input + static_cast<std::uint64_t>((t * batch + m0) * input_features * e),
+                                                      tm * input_features * e, x_after);
             Step compute;
             compute.kind = StepKind::compute;
             compute.gemm = GemmShape{tm, tn, k};

@@ -46,6 +46,7 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
       after.push_back(builder.load(TensorRole::weights, layout.weights + start(moved_weights), share(moved_weights), deps({wait})));
     } else {
       for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
+        if (context.plan.input_on_chip(i)) continue;  // read in place
         const std::int64_t bytes = checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e);
         after.push_back(builder.load(TensorRole::inputs, layout.inputs[i] + start(bytes), share(bytes), deps({wait})));
       }
@@ -57,7 +58,8 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
     vector.after = after;
     const std::int32_t done = builder.add(std::move(vector));
     input_slots.used_by(done);
-    output_slots.used_by(builder.store(layout.output + start(output_bytes), share(output_bytes), deps({done})));
+    output_slots.used_by(context.plan.output_on_chip ? done
+                                                      : builder.store(layout.output + start(output_bytes), share(output_bytes), deps({done})));
   }
   program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
 }

@@ -16,8 +16,8 @@ const std::vector<Column> kColumns{
     {"batch"}, {"layer"}, {"type"}, {"macs"}, {"cycles"}, {"time_s", 9}, {"compute_cycles"}, {"stall_cycles"},
     {"stall_weights_cycles"}, {"stall_inputs_cycles"}, {"stall_output_drain_cycles"}, {"stall_sram_cycles"},
     {"stall_vector_cycles"}, {"vector_ops"}, {"dram_read_bytes"}, {"dram_write_bytes"}, {"dram_read_weight_bytes"},
-    {"dram_read_input_bytes"}, {"dram_write_output_bytes"}, {"prefetched_weight_bytes"}, {"sram_read_bytes"},
-    {"sram_write_bytes"},
+    {"dram_read_input_bytes"}, {"dram_write_output_bytes"}, {"prefetched_weight_bytes"}, {"onchip_read_input_bytes"},
+    {"onchip_kept_output_bytes"}, {"sram_read_bytes"}, {"sram_write_bytes"},
     {"dram_gbps", 3}, {"row_hit_rate", 4}, {"arithmetic_intensity", 3}, {"gops", 3}, {"efficiency", 4},
     {"element_bytes"}, {"mapping"}};
 
@@ -36,6 +36,8 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.dram_write_output_bytes += layer.dram_write_output_bytes;
   total.prefetched_weight_bytes += layer.prefetched_weight_bytes;
   total.dram_window_bytes += layer.dram_window_bytes;
+  total.onchip_read_input_bytes += layer.onchip_read_input_bytes;
+  total.onchip_kept_output_bytes += layer.onchip_kept_output_bytes;
   total.dram_read_bytes += layer.dram_read_bytes;
   total.dram_write_bytes += layer.dram_write_bytes;
   total.dram_requests += layer.dram_requests;
@@ -56,7 +58,8 @@ std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spe
   return {r.batch, r.layer, r.type, r.macs, r.cycles, r.seconds, r.compute_cycles, r.stall_cycles(),
           r.stall_weights, r.stall_inputs, r.stall_output_drain, r.stall_sram, r.stall_vector, r.vector_ops,
           r.dram_read_bytes, r.dram_write_bytes, r.dram_read_weight_bytes, r.dram_read_input_bytes,
-          r.dram_write_output_bytes, r.prefetched_weight_bytes, r.sram_read_bytes, r.sram_write_bytes,
+          r.dram_write_output_bytes, r.prefetched_weight_bytes, r.onchip_read_input_bytes, r.onchip_kept_output_bytes,
+          r.sram_read_bytes, r.sram_write_bytes,
           timed ? Cell(static_cast<double>(dram_bytes) / r.seconds / 1e9) : Cell(),
           r.dram_columns > 0 ? Cell(static_cast<double>(r.dram_row_hits) / static_cast<double>(r.dram_columns)) : Cell(),
           dram_bytes > 0 ? Cell(ops / static_cast<double>(dram_bytes)) : Cell(), gops,
@@ -100,6 +103,12 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   array["operand_bits"] = compute.operand_bits;
   array["accumulator_bits"] = compute.accumulator_bits;
   array["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
+  nlohmann::ordered_json output_path = nlohmann::ordered_json::array();
+  for (hw::OutputStage stage : compute.output_path) {
+    static const char* const kStages[] = {"activation", "batchnorm", "add", "pooling"};
+    output_path.push_back(kStages[static_cast<int>(stage)]);
+  }
+  array["output_path"] = output_path;
   array["peak_gops"] = compute.peak_ops_per_second() / 1e9;
   document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
   for (const hw::SramBufferSpec& buffer : spec.sram.buffers) {
@@ -110,7 +119,9 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
     document["sram"]["buffers"].push_back({{"name", buffer.name}, {"capacity_bytes", buffer.capacity_bytes},
                                            {"banks", buffer.banks}, {"bank_width_bytes", buffer.bank_width_bytes},
                                            {"read_ports", buffer.read_ports}, {"write_ports", buffer.write_ports},
-                                           {"holds", holds}});
+                                           {"holds", holds},
+                                           {"keeps", buffer.keeps_activations ? nlohmann::ordered_json::array({"activations"})
+                                                                              : nlohmann::ordered_json::array()}});
   }
   const hw::DramSpec& dram = spec.dram;
   if (dram.ideal) {
@@ -153,6 +164,11 @@ std::string run_stats_legend() {
          "dram_*_bytes: bytes the layer's own loads and stores moved (burst-widened, as the DRAM sees them), whenever "
          "they moved: weights prefetched during the layer before count for the layer that uses them\n"
          "prefetched_weight_bytes: of dram_read_weight_bytes, bytes loaded during the layer before (weight prefetch)\n"
+         "dram_*_bytes: bytes, as the DRAM channels (totals) or the DMA loads and stores (by tensor) moved them\n"
+         "onchip_read_input_bytes: bytes of input tensors (each once) read where an earlier layer kept them on chip, "
+         "instead of from DRAM\n"
+         "onchip_kept_output_bytes: bytes of the output kept on chip for the layers that consume it, instead of "
+         "stored to DRAM\n"
          "sram_*_bytes: bytes read from and written to the SRAM buffers\n"
          "dram_gbps: 1e9 bytes/s of the layer's own DRAM traffic over the layer's time\n"
          "row_hit_rate: DRAM column commands (bursts) that found their row open, per column command; the first "
@@ -160,8 +176,6 @@ std::string run_stats_legend() {
          "arithmetic_intensity: ops per DRAM byte\n"
          "gops: 1e9 ops/s achieved\n"
          "efficiency: achieved ops/s / peak ops/s\n"
-         "element_bytes: bytes per tensor element in the run, from the accelerator's operand_bits\n"
-         "mapping: the mapper's tiling and loop order\n";
 }
 
 std::string render_run(const RunReport& report, Format format) {

@@ -54,6 +54,12 @@ identical "alexnet: replay CSV = run CSV" "$work/run.csv" "$work/replay.csv"
 contains "flatten dumped as an empty layer" "$(cat "$work/alexnet.program")" "layer flatten type flatten batch 1
 mapping view of its input: no data moves
 end"
+# On tpu_v1 pool1 runs in conv1's output path, and the pooled 27 x 27 x 96 = 69,984-byte int8 map
+# stays in the Unified Buffer for conv2: the on-chip bytes travel in the program and come back.
+contains "fused layer dumped as an empty layer" "$(cat "$work/alexnet.program")" "layer pool1 type maxpool batch 1
+mapping fused into conv1's output path
+end"
+contains "on-chip bytes on the layer line" "$(cat "$work/alexnet.program")" "layer conv2 type conv2d batch 1 onchip_inputs 69984 onchip_outputs 43264"
 
 # The same batch size twice: each pass keeps its own TOTAL.
 run --arch "$small" --model "$SRC/models/mlp.yaml" --batch 2,2 --format csv --dump-program "$work/twice.program" >"$work/run.csv"
@@ -153,7 +159,7 @@ same "no report for a program that does not fit" "$out" ""
 printf 'layer vec type relu batch 1\nmapping by hand\nvector ops 16 bytes 1073741824 after -\nend\n' >"$work/vec.program"
 expect 0 "a vector step reading 1 GiB" -- replay --arch "$small" --program "$work/vec.program" --format csv
 checks=$((checks + 1))
-awk -F, 'NR == 2 { ok = ($5 == 67108864 && $21 == 1073741824) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+awk -F, 'NR == 2 { ok = ($5 == 67108864 && $23 == 1073741824) } END { exit ok ? 0 : 1 }' <<<"$out" ||
   { echo "FAIL: 1 GiB vector read: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
 # A compute step whose SRAM bytes are just its 16 x 16 int8 weight tile reads 256 bytes, no more
 # (it was charged a phantom input byte: 257).
@@ -166,7 +172,7 @@ end
 PROGRAM
 expect 0 "compute step of weights only" -- replay --arch "$small" --program "$work/tile.program" --format csv
 checks=$((checks + 1))
-awk -F, 'NR == 2 { ok = ($21 == 256 && $22 == 256) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+awk -F, 'NR == 2 { ok = ($23 == 256 && $24 == 256) } END { exit ok ? 0 : 1 }' <<<"$out" ||
   { echo "FAIL: sram bytes of a weights-only compute step: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
 
 # --- Each batch starts from the same machine: the rows of a batch do not depend on the batches before. ---

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 A=$SRC/configs
 M=$SRC/models
-header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,prefetched_weight_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,element_bytes,mapping"
+header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,prefetched_weight_bytes,onchip_read_input_bytes,onchip_kept_output_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,element_bytes,mapping"
 
 expect 0 "run mlp csv" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,16 --format csv
 same "csv header" "$(head -1 <<<"$out")" "$header"
@@ -46,7 +46,7 @@ contains "model override took" "$out" "1,TOTAL,,76000,"
 sed '/^dram:/,$d' "$A/small.yaml" >"$work/ideal.yaml"
 printf 'dram:\n  ideal: unlimited\n' >>"$work/ideal.yaml"
 expect 0 "run on an ideal memory" -- "$REUSESIM" run --arch "$work/ideal.yaml" --model "$M/mlp.yaml" --format csv --out "$work/ideal"
-same "ideal memory: no row_hit_rate" "$(tail -n +2 <<<"$out" | grep -v '^ ' | cut -d, -f24 | sort -u)" ""
+same "ideal memory: no row_hit_rate" "$(tail -n +2 <<<"$out" | grep -v '^ ' | cut -d, -f26 | sort -u)" ""
 contains "ideal memory in config.json" "$(cat "$work/ideal/config.json")" '"ideal": "unlimited"'
 
 # Every batch of a run starts from the same machine (DRAM banks precharged, queues empty, refresh
@@ -96,9 +96,9 @@ done
 # 4.27 GB/s DRAM bandwidth in Gops/s at batch 1; at batch 64 over 8 times the Gops/s.
 expect 0 "deepspeech2 batch sweep" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/deepspeech2.yaml" --batch 1,64 --format csv
 checks=$((checks + 1))
-awk -F, '$2 == "gru2" { gops[$1] = $26; intensity[$1] = $25 }
+awk -F, '$2 == "gru2" { gops[$1] = $28; intensity[$1] = $27 }
          END { exit !(intensity[1] > 0.9 && intensity[1] < 1.1 && gops[1] > 3.5 && gops[1] < 4.3 && gops[64] > 8 * gops[1]) }' <<<"$out" ||
-  { echo "FAIL: deepspeech2 gru2 does not climb: $(grep ',gru2,' <<<"$out" | cut -d, -f1,25,26)"; failures=$((failures + 1)); }
+  { echo "FAIL: deepspeech2 gru2 does not climb: $(grep ',gru2,' <<<"$out" | cut -d, -f1,27,28)"; failures=$((failures + 1)); }
 
 # Deterministic: the same inputs give byte-identical output.
 "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/alexnet.yaml" --format csv >"$work/a.csv"
