@@ -164,7 +164,6 @@ std::string run_stats_legend() {
          "dram_*_bytes: bytes the layer's own loads and stores moved (burst-widened, as the DRAM sees them), whenever "
          "they moved: weights prefetched during the layer before count for the layer that uses them\n"
          "prefetched_weight_bytes: of dram_read_weight_bytes, bytes loaded during the layer before (weight prefetch)\n"
-         "dram_*_bytes: bytes, as the DRAM channels (totals) or the DMA loads and stores (by tensor) moved them\n"
          "onchip_read_input_bytes: bytes of input tensors (each once) read where an earlier layer kept them on chip, "
          "instead of from DRAM\n"
          "onchip_kept_output_bytes: bytes of the output kept on chip for the layers that consume it, instead of "
@@ -176,6 +175,9 @@ std::string run_stats_legend() {
          "arithmetic_intensity: ops per DRAM byte\n"
          "gops: 1e9 ops/s achieved\n"
          "efficiency: achieved ops/s / peak ops/s\n"
+         "element_bytes: bytes per tensor element in the run, from the accelerator's operand_bits\n"
+         "mapping: the mapper's tiling and loop order; the layers its output path runs; \"fused into P's output path\" "
+         "for a layer that runs in P's (its row has no cycles and no bytes)\n";
 }
 
 std::string render_run(const RunReport& report, Format format) {
