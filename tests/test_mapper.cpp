@@ -2,8 +2,11 @@
 // reuse choices an architect would expect. Plain C++ (no simulation).
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "mapping/array_model.h"
 #include "mapping/mapper.h"
 
 using namespace reusesim;
@@ -365,4 +368,65 @@ TEST_CASE("mapper: depthwise channels share the array's folds", "[mapper]") {
   }
   CHECK(cycles == 342);
   CHECK(program.estimated_cycles == 342);
+}
+
+// small with 16 KiB of 32-bit accumulators (two tiles of 8,192 bytes of partial sums) and its
+// outputs buffer of 16 KiB (two tiles of 8,192 bytes). A 1000 -> 1000 int8 layer at batch 64 with K
+// in four tiles of 250 (a 64 x 250 weight tile is 16,000 bytes, within the 16,384-byte half):
+//   m32 n64: 32 x 64 x 4 B = 8,192 bytes of partial sums, which stay in the accumulators;
+//   m64 n64: 16,384 bytes spill to the outputs buffer at 32 bits, more than its 8,192-byte half
+//   (at operand width the tile would be 4,096 bytes and fit): refused, saying why;
+//   with a 64 KiB outputs buffer (32,768-byte halves) the spilled sums fit and the tiling maps.
+TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at accumulator width", "[mapper]") {
+  const auto map_linear = [](const std::string& tiling, const std::vector<std::string>& overrides) {
+    const config::LoadedModel model = config::load_model_text(
+        "name: l\nprecision: int8\ninput: {features: 1000}\nlayers:\n"
+        "  - {name: fc, type: linear, out_features: 1000, bias: false" + tiling + "}\n",
+        "m.yaml");
+    return map_all(model.network, 64, accelerator("small", overrides)).front();
+  };
+  const std::string accumulators = "accumulators.capacity_kib=16";
+  CHECK(map_linear(", tiling: {m: 32, n: 64, k: 250, order: n-m}", {accumulators}).mapping ==
+        "gemm 64x1000x1000, tiles m32 n64 k250, order n-m (pinned)");
+  CHECK_THROWS_WITH(map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators}),
+                    "layer fc: the pinned tiling m64 n64 k250 does not fit half the weight, input and output buffers "
+                    "(32768, 32768, 16384 bytes); with K in 4 tiles its partial sums (16384 bytes at 32 bits) exceed "
+                    "half the accumulators (16384 bytes) and spill to the output buffer");
+  CHECK(map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators, "sram.buffers.outputs.capacity_kib=64"})
+            .mapping == "gemm 64x1000x1000, tiles m64 n64 k250, order n-m (pinned)");
+  // The search keeps every K-tiled tile's partial sums within half the accumulators.
+  for (const mapping::Step& step : map_linear("", {accumulators}).steps) {
+    if (step.kind == mapping::StepKind::compute && step.gemm.k < 1000) CHECK(step.gemm.m * step.gemm.n * 4 <= 8192);
+  }
+}
+
+// Snowflake's vMAC lanes run along a kernel row (configs/snowflake.yaml, lane_dimension kernel_row),
+// 16 lanes x 16 units. conv1 at batch 1, compute cycles summed over its tiles:
+//   AlexNet-OWT 11x11x3, stride 4 -> 55x55x64: a row is 11 x 3 = 33 values, ceil(33/16) = 3 cycles
+//     (33 of 48 lane slots busy), 11 rows = 33 cycles a pass; passes = M x ceil(N/16) = 3025 x 4 =
+//     12,100: 399,300 cycles; 3025 x 64 x 363 MACs / (399,300 x 256) = 33/48 = 68.75 %.
+//   GoogLeNet and ResNet-50 7x7x3, stride 2 -> 112x112x64: a row is 21 values, 2 cycles (21 of 32),
+//     7 rows = 14 cycles a pass; 12,544 x 4 = 50,176 passes: 702,464 cycles, 21/32 = 65.625 %.
+// Lanes along all of K would give ceil(363/16) = 23 and ceil(147/16) = 10 cycles a pass (98.6 %,
+// 91.9 %): the few-channel layers looked nearly perfect.
+TEST_CASE("mapper: snowflake's lanes along a kernel row leave conv1's row tails idle", "[mapper]") {
+  const hw::AcceleratorSpec snowflake = accelerator("snowflake");
+  for (const auto& [name, cycles, busy] : {std::make_tuple("alexnet_owt", 399'300, 33.0 / 48.0),
+                                           std::make_tuple("googlenet", 702'464, 21.0 / 32.0),
+                                           std::make_tuple("resnet50", 702'464, 21.0 / 32.0)}) {
+    const config::LoadedModel model = zoo(name);
+    const workload::NetworkLayer& conv1 = model.network.layers.front();
+    REQUIRE(conv1.spec.name == "conv1");
+    const auto layouts = mapping::layout_network(model.network, 1, mapping::element_bytes(snowflake));
+    const mapping::LayerProgram program = mapping::map_layer(conv1, 1, snowflake, layouts.front());
+    std::int64_t compute = 0, macs = 0;
+    for (const mapping::Step& step : program.steps) {
+      if (step.kind != mapping::StepKind::compute) continue;
+      compute += mapping::gemm_cycles(snowflake.compute, step.gemm).cycles;
+      macs += step.macs;
+    }
+    INFO(name << ": " << program.mapping);
+    CHECK(compute == cycles);
+    CHECK(static_cast<double>(macs) / (static_cast<double>(compute) * 256.0) == Approx(busy));
+  }
 }

@@ -89,7 +89,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   }
   array["clock_mhz"] = compute.clock_mhz;
   array["operand_bits"] = compute.operand_bits;
-  array["accumulator_bits"] = compute.accumulator_bits;
+  array["accumulator_bits"] = spec.accumulators.bits;
   array["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
   array["peak_gops"] = compute.peak_ops_per_second() / 1e9;
   document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
