@@ -39,28 +39,7 @@ std::vector<std::int64_t> tile_sizes(std::int64_t dimension, std::int64_t edge =
   return values;
 }
 
-struct GemmProblem {
-  std::int64_t groups = 1, m = 0, n = 0, k = 0;
-  std::int64_t k_row = 0;  // values of one kernel row along K (GemmShape::k_row)
-  std::int64_t e = 1;
-  // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
-  // bias follows its K weights, so it rides the load of the column's last K tile.
-  std::int64_t bias = 0;
-  // Input bytes a tile of output rows [m0, m0 + tm) needs, with `tk` of K.
-  std::function<std::int64_t(std::int64_t m0, std::int64_t tm, std::int64_t tk)> input_bytes;
-  std::int64_t vector_ops_per_output = 0;
-  std::uint64_t weights = 0, inputs = 0, output = 0;
-};
 
-struct GemmTiling {
-  std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
-  std::int64_t tm = 0, tn = 0, tk = 0;
-  bool n_outer = true;
-  std::int64_t cycles = 0;
-  std::int64_t dram_bytes = 0;
-  std::int64_t tiles = 0;
-  bool spills = false;  // K-tiled partial sums too large for the accumulators go to the output buffer
-};
 
 // The array edge each GEMM dimension lies along (0: none), for the tile sizes to try.
 struct Edges {
@@ -158,6 +137,8 @@ std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const hw::Compu
   return values;
 }
 
+}  // namespace
+
 GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& accelerator, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned) {
@@ -245,16 +226,15 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
             const std::int64_t bytes = weights + inputs + output_bytes;
             const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
             const std::int64_t cycles = std::max(compute, memory);
-            candidates.push_back(GemmTiling{tg, tm, tn, tk, n_outer, cycles, bytes, tiles, sums.spill});
+            candidates.push_back(GemmTiling{tg, tm, tn, tk, n_outer, cycles, bytes, tiles});
           }
         }
       }
     }
   }
   // The estimate is coarse (no pipeline effects, no SRAM contention): tilings within 1 % of the
-  // fastest count as equally fast, and among them one whose partial sums stay in the accumulators
-  // wins, then the least DRAM traffic, then the fewest tiles. Spills and traffic are what the
-  // estimate cannot see once a layer is compute-bound.
+  // fastest count as equally fast, and among them the least DRAM traffic wins, then the fewest
+  // tiles. Traffic is what the estimate cannot see once a layer is compute-bound.
   const bool found = !candidates.empty();
   GemmTiling best;
   if (found) {
@@ -262,7 +242,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
     for (const GemmTiling& t : candidates) fastest = std::min(fastest, t.cycles);
     const std::int64_t tolerance = fastest + fastest / 100;
     bool chosen = false;
-    const auto key = [](const GemmTiling& t) { return std::make_tuple(t.spills, t.dram_bytes, t.tiles, t.cycles, !t.n_outer); };
+    const auto key = [](const GemmTiling& t) { return std::make_tuple(t.dram_bytes, t.tiles, t.cycles, !t.n_outer); };
     for (const GemmTiling& t : candidates) {
       if (t.cycles > tolerance) continue;
       if (!chosen || key(t) < key(best)) best = t;
@@ -290,6 +270,8 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
   }
   return best;
 }
+
+namespace {
 
 void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t) {
   Slots weight_slots, input_slots, output_slots;
@@ -379,7 +361,11 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
     p.n = out.channels / p.groups;
     const std::int64_t channels_per_group = in.channels / p.groups;
     p.k = checked_mul(conv.kernel.height * conv.kernel.width, channels_per_group);
-    p.k_row = checked_mul(conv.kernel.width, channels_per_group);
+    // Only lanes along a kernel row see the row; elsewhere the program stays as it was.
+    const hw::ComputeSpec& array = context.accelerator.compute;
+    if (array.kind == hw::ArrayKind::vector_mac && array.lane_dimension == hw::LaneDimension::kernel_row) {
+      p.k_row = checked_mul(conv.kernel.width, channels_per_group);
+    }
     const std::int64_t k = p.k, out_width = out.width, out_rows = out.height, out_pixels = out.height * out.width;
     const std::int64_t image_bytes = in.height * in.width * channels_per_group * e;
     const std::int64_t row_bytes = in.width * channels_per_group * e;
@@ -403,7 +389,6 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
     p.m = checked_mul(batch, in.kind == workload::ShapeKind::sequence ? in.steps : 1);
     p.n = layer.spec.linear.out_features;
     p.k = in.features;
-    p.k_row = p.k;
     p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   }
   const GemmTiling tiling =

@@ -10,9 +10,8 @@
 // dimension lies along, and two orders: n-m (a weight tile with all of K stays for every M tile)
 // and m-n (an input tile with all of K stays for every N tile). The estimate per candidate is
 // max(compute cycles, ragged last tiles at their own size, DRAM bytes / DRAM bytes per cycle);
-// candidates within 1 % of the lowest count as equally fast, and among them one whose partial
-// sums stay in the accumulators wins, then the least traffic, then the fewest tiles
-// (docs/mapping-and-replay.md).
+// candidates within 1 % of the lowest count as equally fast, and among them the least traffic
+// wins, then the fewest tiles (docs/mapping-and-replay.md).
 //
 // DRAM layout: tensors are contiguous (activations NHWC, weights [group][n][k]); a tile's
 // range is taken as contiguous from its first element, an approximation for tiles that cut K
