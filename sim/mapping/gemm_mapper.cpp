@@ -57,7 +57,8 @@ Edges array_edges(const hw::ComputeSpec& array, const GemmProblem& p) {
   }
   switch (array.lane_dimension) {
     case hw::LaneDimension::k: return {0, array.units, array.lanes};
-    case hw::LaneDimension::kernel_row: return {0, array.units, p.k_row};
+    case hw::LaneDimension::kernel_row:  // rows of whole lane groups tile like k
+      return {0, array.units, p.k_row == 0 || p.k_row % array.lanes == 0 ? array.lanes : p.k_row};
     case hw::LaneDimension::output_channels: break;
   }
   return {array.units, array.lanes, 0};
@@ -183,18 +184,22 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
   const auto sizes = [&](std::int64_t dimension, std::int64_t pin, std::int64_t edge) {
     return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : tile_sizes(dimension, edge);
   };
-  // Lanes along a kernel row start each row on lane 0: a K tile must hold whole rows, or the
-  // cycles of a tile would depend on where in a row it starts.
-  const bool whole_rows = array.kind == hw::ArrayKind::vector_mac &&
-                          array.lane_dimension == hw::LaneDimension::kernel_row && p.k_row > 0 && p.k_row < p.k;
-  if (whole_rows && pinned && std::min(pinned->k, p.k) % p.k_row != 0) {
+  // Lanes along a kernel row start each row on lane 0, so a K tile's cycles must not depend on
+  // where in a row it starts: it holds whole rows, or lies within one, or rows and tile are both
+  // whole lane groups (then no lane idles whatever the offset).
+  const bool rows_matter = array.kind == hw::ArrayKind::vector_mac &&
+                           array.lane_dimension == hw::LaneDimension::kernel_row && p.k_row > 0 && p.k_row < p.k;
+  const auto fits_rows = [&](std::int64_t tk) {
+    return !rows_matter || tk % p.k_row == 0 || p.k_row % tk == 0 ||
+           (p.k_row % array.lanes == 0 && tk % array.lanes == 0);
+  };
+  if (pinned && !fits_rows(std::min(pinned->k, p.k))) {
     throw MappingError("layer " + layer + ": the pinned tiling's k " + std::to_string(pinned->k) +
                        " cuts kernel rows of " + std::to_string(p.k_row) +
-                       " values; with lane_dimension kernel_row a K tile holds whole rows: pin a multiple of " +
-                       std::to_string(p.k_row));
+                       " values; with lane_dimension kernel_row a K tile holds whole rows or lies within one");
   }
   for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0, edges.k)) {
-    if (whole_rows && tk % p.k_row != 0) continue;
+    if (!fits_rows(tk)) continue;
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
       for (std::int64_t tg : group_tile_sizes(p, array, tn, tk, pinned.has_value())) {
         if (checked_product({tg, tk + p.bias, tn, p.e}) * 2 > capacity.weights) continue;
