@@ -32,8 +32,8 @@ const std::string kHead =
     "  dataflow: ws\n"             // 6
     "  clock_mhz: 1000\n"          // 7
     "  operand_bits: 8\n"          // 8
-    "  accumulator_bits: 32\n"     // 9
-    "  vector_ops_per_cycle: 16\n" // 10
+    "  vector_ops_per_cycle: 16\n" // 9
+    "accumulators: {capacity_kib: 16, bits: 32}\n"  // 10
     "sram:\n"                      // 11
     "  clock_mhz: 1000\n"          // 12
     "  buffers:\n"                 // 13
@@ -339,12 +339,64 @@ TEST_CASE("clocks out of range", "[accelerator]") {
   CHECK(load(kAccelerator + "  tck_ns: 1000\n").dram.timing.tck_ns == 1000);
 }
 
-// A 32-bit accumulator (line 9, column 21) cannot be narrower than 64-bit operands.
+// accumulators (line 10): 32 bits (column 40) cannot be narrower than 64-bit operands.
 TEST_CASE("accumulator narrower than the operands", "[accelerator]") {
   std::string text = kAccelerator;
   text.replace(text.find("  operand_bits: 8\n"), 18, "  operand_bits: 64\n");
   CHECK(errors_of(text) ==
-        "acc.yaml:9:21: error: compute.accumulator_bits: accumulator (32 bits) narrower than the operands (64 bits)\n");
+        "acc.yaml:10:40: error: accumulators.bits: accumulators (32 bits) narrower than the operands (64 bits)\n");
+}
+
+// One array row of partial sums: 4096 columns x 32 bits = 4096 x 4 B = 16384 bytes; 8 KiB = 8192
+// bytes cannot hold it (capacity_kib's value at line 10, column 30).
+TEST_CASE("accumulators smaller than one array row of partial sums", "[accelerator]") {
+  std::string text = kAccelerator;
+  text.replace(text.find("  cols: 16\n"), 11, "  cols: 4096\n");
+  text.replace(text.find("capacity_kib: 16"), 16, "capacity_kib: 8");
+  CHECK(errors_of(text) == "acc.yaml:10:30: error: accumulators.capacity_kib: 8192 bytes hold less than one array row "
+                           "of partial sums: 4096 x 32 bits = 16384 bytes\n");
+}
+
+// compute.accumulator_bits (line 9 once inserted) moved to accumulators.bits: the error says where.
+TEST_CASE("compute.accumulator_bits says where it moved", "[accelerator]") {
+  std::string text = kAccelerator;
+  text.insert(text.find("  vector_ops_per_cycle"), "  accumulator_bits: 32\n");
+  CHECK(errors_of(text).rfind("acc.yaml:9:21: error: compute.accumulator_bits: accumulator_bits moved to the "
+                              "accumulators section",
+                              0) == 0);
+}
+
+// lane_dimension: required on vector_mac (lines 3-5 rewritten), an error on a systolic array.
+TEST_CASE("lane_dimension is required on vector_mac arrays and refused on systolic ones", "[accelerator]") {
+  const std::string systolic_lines = "  type: systolic\n  rows: 16\n  cols: 16\n  dataflow: ws\n";
+  const std::string lane_line = "  lane_dimension: kernel_row\n";
+  std::string vector = kAccelerator;
+  vector.replace(vector.find(systolic_lines), systolic_lines.size(),
+                 "  type: vector_mac\n  units: 16\n  lanes: 16\n" + lane_line);
+  CHECK(load(vector).compute.lane_dimension == hw::LaneDimension::kernel_row);
+  CHECK(load(vector, {"compute.lane_dimension=output_channels"}).compute.lane_dimension ==
+        hw::LaneDimension::output_channels);
+  CHECK(load(vector, {"compute.lane_dimension=k"}).compute.lane_dimension == hw::LaneDimension::k);
+  std::string missing = vector;
+  missing.erase(missing.find(lane_line), lane_line.size());
+  CHECK(errors_of(missing) == "acc.yaml:3:3: error: compute.lane_dimension: missing required key\n");
+  std::string unknown = vector;
+  unknown.replace(unknown.find("kernel_row"), 10, "rows");
+  CHECK(errors_of(unknown).rfind("acc.yaml:6:19: error: compute.lane_dimension: ", 0) == 0);
+  std::string systolic = kAccelerator;
+  systolic.insert(systolic.find("  clock_mhz: 1000\n"), "  lane_dimension: k\n");
+  CHECK(errors_of(systolic) == "acc.yaml:7:19: error: compute.lane_dimension: lane_dimension applies to vector_mac "
+                               "arrays only (a systolic array maps the GEMM by its dataflow)\n");
+}
+
+// configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.
+TEST_CASE("the shipped accelerators' accumulators and lane direction", "[accelerator]") {
+  const hw::AcceleratorSpec tpu = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
+  CHECK(tpu.accumulators.capacity_bytes == 4096 * 256 * 4);
+  CHECK(tpu.accumulators.bits == 32);
+  const hw::AcceleratorSpec snowflake = load_accelerator_file(kSource + "/configs/snowflake.yaml");
+  CHECK(snowflake.compute.lane_dimension == hw::LaneDimension::kernel_row);
+  CHECK(snowflake.accumulators.bits == 32);
 }
 
 // Organisation fields must be powers of two: 3 banks per group, 6 bank groups, 3 channels.
@@ -530,7 +582,8 @@ TEST_CASE("several errors are reported together", "[accelerator]") {
 // Two buffers of one name would make `--set sram.buffers.<name>...` ambiguous.
 TEST_CASE("duplicate SRAM buffer names are rejected", "[accelerator]") {
   const std::string text = R"(name: dup
-compute: {type: systolic, rows: 4, cols: 4, dataflow: ws, clock_mhz: 100, operand_bits: 8, accumulator_bits: 32, vector_ops_per_cycle: 4}
+compute: {type: systolic, rows: 4, cols: 4, dataflow: ws, clock_mhz: 100, operand_bits: 8, vector_ops_per_cycle: 4}
+accumulators: {capacity_kib: 1, bits: 32}
 sram:
   clock_mhz: 100
   buffers:
@@ -540,5 +593,5 @@ dram: {preset: ddr4-2400}
 )";
   // Line 7, "    - {name: " is 13 characters: the second name starts at column 14.
   CHECK_THROWS_WITH(reusesim::config::load_accelerator_text(text, "dup.yaml"),
-                    "dup.yaml:7:14: error: sram.buffers.buf.name: duplicate buffer name \"buf\"\n");
+                    "dup.yaml:8:14: error: sram.buffers.buf.name: duplicate buffer name \"buf\"\n");
 }

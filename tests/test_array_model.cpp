@@ -181,6 +181,52 @@ TEST_CASE("vector_mac 16 units x 16 lanes", "[array]") {
   }
 }
 
+// lane_dimension: what a vMAC's 16 lanes consume side by side (16 units x 16 lanes, 256 MACs).
+TEST_CASE("vector_mac lanes along a kernel row leave the row's tail lanes idle", "[array]") {
+  hw::ComputeSpec snowflake = vector_mac(16, 16);
+  snowflake.lane_dimension = hw::LaneDimension::kernel_row;
+  SECTION("AlexNet conv1, 11x11x3: rows of 33 values") {
+    // A row of 11 x 3 = 33 values takes ceil(33/16) = 3 cycles (33 of 48 lane slots busy); K = 121 x 3
+    // = 363 is 11 rows: 33 cycles a pass. passes = M * ceil(64/16) = 10 * 4 = 40; 40 x 33 = 1320
+    // cycles. Utilisation 10*64*363 / (1320 * 256) = 232320 / 337920 = 33/48. Lanes along K would
+    // take ceil(363/16) = 23 cycles a pass (363/368 busy).
+    GemmShape conv1 = gemm(10, 64, 363);
+    conv1.k_row = 33;
+    const ArrayCycles result = gemm_cycles(snowflake, conv1);
+    CHECK(result.folds == 40);
+    CHECK(result.cycles == 1320);
+    CHECK(result.utilization == Approx(33.0 / 48.0));
+  }
+  SECTION("ResNet-50 conv1, 7x7x3: rows of 21 values") {
+    // ceil(21/16) = 2 cycles a row (21 of 32 lane slots), 7 rows: 14 cycles a pass; 1 x 4 passes.
+    GemmShape conv1 = gemm(1, 64, 147);
+    conv1.k_row = 21;
+    const ArrayCycles result = gemm_cycles(snowflake, conv1);
+    CHECK(result.cycles == 56);
+    CHECK(result.utilization == Approx(21.0 / 32.0));
+  }
+  SECTION("a K tile that cuts a row ends on a shorter one") {
+    // K tile 40 of rows of 33: one row (3 cycles) and 7 values (1 cycle): 4 cycles a pass, 1 pass.
+    GemmShape tile = gemm(1, 16, 40);
+    tile.k_row = 33;
+    CHECK(gemm_cycles(snowflake, tile).cycles == 4);
+  }
+  SECTION("without a row (a linear layer) the row is all of K") {
+    CHECK(gemm_cycles(snowflake, gemm(1, 16, 363)).cycles == 23);
+  }
+}
+
+TEST_CASE("vector_mac lanes along output channels", "[array]") {
+  hw::ComputeSpec snowflake = vector_mac(16, 16);
+  snowflake.lane_dimension = hw::LaneDimension::output_channels;
+  // Lanes take 16 of N, units 16 of M, one K value a cycle: passes = ceil(20/16) * ceil(40/16) =
+  // 2 * 3 = 6, K = 27 cycles each: 162 cycles. Utilisation 20*40*27 / (162 * 256) = 21600 / 41472.
+  const ArrayCycles result = gemm_cycles(snowflake, gemm(20, 40, 27));
+  CHECK(result.folds == 6);
+  CHECK(result.cycles == 162);
+  CHECK(result.utilization == Approx(21600.0 / 41472.0));
+}
+
 TEST_CASE("utilisation reaches 1 only without fill and drain", "[array]") {
   // os 4x4, M=N=4, K=1000: one fold, 1000 + 4 + 4 - 2 = 1006 cycles; 16000 / (1006 * 16) = 0.994.
   const ArrayCycles os = gemm_cycles(systolic(4, 4, hw::Dataflow::os), gemm(4, 4, 1000));

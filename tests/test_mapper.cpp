@@ -2,8 +2,11 @@
 // reuse choices an architect would expect. Plain C++ (no simulation).
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "mapping/array_model.h"
 #include "mapping/mapper.h"
 
 using namespace reusesim;
@@ -162,21 +165,36 @@ TEST_CASE("mapper: weights that do not fit stream every step", "[mapper]") {
   CHECK(lstm.mapping.find("streamed from DRAM every step") != std::string::npos);
 }
 
-TEST_CASE("mapper: says why when nothing fits", "[mapper]") {
-  // A GRU step needs x(t) and h(t-1) of one sample in half the input buffer: (1024 + 16) bytes
-  // against 1 KiB / 2 = 512. A weight column is those 1040 weights and its 2 biases.
-  const config::LoadedModel model = config::load_model_text(R"(
+// A GRU step needs x(t) and h(t-1), 1024 + 16 = 1,040 values, against half of a 1 KiB input buffer
+// (512 bytes): its K is tiled like a linear layer's. Weights 48 x (1040 + 2) = 50,016 bytes do not
+// fit small's 32 KiB weight buffer, so they stream. The search picks tiles m1 n48 k272 (272 =
+// 17 x 16, the even split of 1,040 into 4 tiles along the 16 rows): K tiles 272, 272, 272, 224.
+// M = 1 streams: 2*16 + 16 + 1 - 2 = 47 cycles a fold; a k272 tile has 17 x 3 = 51 folds, the
+// k224 one 14 x 3 = 42; a step 3 x 51 + 42 = 195 folds = 9,165 cycles, 4 steps 36,660.
+// A pinned tiling with all of K needs 1,040 input bytes in the 512-byte half: refused, saying so.
+TEST_CASE("mapper: a recurrent step too wide for its buffers tiles K", "[mapper]") {
+  const std::string text = R"(
 name: wide
 precision: int8
 input: {sequence: 4, features: 1024}
 layers:
   - {name: gru, type: gru, hidden_size: 16}
-)", "m.yaml");
+)";
   const hw::AcceleratorSpec tiny = accelerator("small", {"sram.buffers.inputs.capacity_kib=1"});
-  const auto layouts = mapping::layout_network(model.network, 1, 1);
-  CHECK_THROWS_WITH(mapping::map_layer(model.network.layers.front(), 1, tiny, layouts.front()),
-                    "layer gru: one sample's step (1040 bytes of x and h, a weight column of 1042) does not fit "
-                    "half the input, weight and output buffers (1024, 32768, 16384)");
+  const config::LoadedModel model = config::load_model_text(text, "m.yaml");
+  const mapping::LayerProgram program = map_all(model.network, 1, tiny).front();
+  CHECK(program.mapping ==
+        "recurrent: 4 steps in order, tiles m1 n48 k272, 4 tile(s) a step, weights streamed from DRAM every step");
+  std::int64_t compute = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::compute) compute += mapping::gemm_cycles(tiny.compute, step.gemm).cycles;
+  }
+  CHECK(compute == 36'660);
+  const config::LoadedModel pinned =
+      config::load_model_text(text.substr(0, text.size() - 2) + ", tiling: {m: 1, n: 48, k: 1040, order: n-m}}\n", "m.yaml");
+  CHECK_THROWS_WITH(map_all(pinned.network, 1, tiny),
+                    "layer gru: the pinned tiling m1 n48 k1040 does not fit half the weight, input and output buffers "
+                    "(32768, 1024, 16384 bytes)");
 }
 
 TEST_CASE("mapper: flatten, to_sequence and concat are views that move nothing", "[mapper]") {
@@ -365,4 +383,106 @@ TEST_CASE("mapper: depthwise channels share the array's folds", "[mapper]") {
   }
   CHECK(cycles == 342);
   CHECK(program.estimated_cycles == 342);
+}
+
+// small with 16 KiB of 32-bit accumulators (two tiles of 8,192 bytes of partial sums) and its
+// outputs buffer of 16 KiB (two tiles of 8,192 bytes). A 1000 -> 1000 int8 layer at batch 64 with K
+// in four tiles of 250 (a 64 x 250 weight tile is 16,000 bytes, within the 16,384-byte half):
+//   m32 n64: 32 x 64 x 4 B = 8,192 bytes of partial sums, which stay in the accumulators;
+//   m64 n64: 16,384 bytes spill to the outputs buffer at 32 bits, more than its 8,192-byte half
+//   (at operand width the tile would be 4,096 bytes and fit): refused, saying why;
+//   with a 64 KiB outputs buffer (32,768-byte halves) the spilled sums fit and the tiling maps.
+TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at accumulator width", "[mapper]") {
+  const auto map_linear = [](const std::string& tiling, const std::vector<std::string>& overrides) {
+    const config::LoadedModel model = config::load_model_text(
+        "name: l\nprecision: int8\ninput: {features: 1000}\nlayers:\n"
+        "  - {name: fc, type: linear, out_features: 1000, bias: false" + tiling + "}\n",
+        "m.yaml");
+    return map_all(model.network, 64, accelerator("small", overrides)).front();
+  };
+  const std::string accumulators = "accumulators.capacity_kib=16";
+  CHECK(map_linear(", tiling: {m: 32, n: 64, k: 250, order: n-m}", {accumulators}).mapping ==
+        "gemm 64x1000x1000, tiles m32 n64 k250, order n-m (pinned)");
+  CHECK_THROWS_WITH(map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators}),
+                    "layer fc: the pinned tiling m64 n64 k250 does not fit half the weight, input and output buffers "
+                    "(32768, 32768, 16384 bytes); with K in 4 tiles its partial sums (16384 bytes at 32 bits) exceed "
+                    "half the accumulators (16384 bytes) and spill to the output buffer");
+  CHECK(map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators, "sram.buffers.outputs.capacity_kib=64"})
+            .mapping == "gemm 64x1000x1000, tiles m64 n64 k250, order n-m (pinned)");
+  // The search keeps every K-tiled tile's partial sums within half the accumulators.
+  for (const mapping::Step& step : map_linear("", {accumulators}).steps) {
+    if (step.kind == mapping::StepKind::compute && step.gemm.k < 1000) CHECK(step.gemm.m * step.gemm.n * 4 <= 8192);
+  }
+}
+
+// Snowflake's vMAC lanes run along a kernel row (configs/snowflake.yaml, lane_dimension kernel_row),
+// 16 lanes x 16 units. conv1 at batch 1, compute cycles summed over its tiles:
+//   AlexNet-OWT 11x11x3, stride 4 -> 55x55x64: a row is 11 x 3 = 33 values, ceil(33/16) = 3 cycles
+//     (33 of 48 lane slots busy), 11 rows = 33 cycles a pass; passes = M x ceil(N/16) = 3025 x 4 =
+//     12,100: 399,300 cycles; 3025 x 64 x 363 MACs / (399,300 x 256) = 33/48 = 68.75 %.
+//   GoogLeNet and ResNet-50 7x7x3, stride 2 -> 112x112x64: a row is 21 values, 2 cycles (21 of 32),
+//     7 rows = 14 cycles a pass; 12,544 x 4 = 50,176 passes: 702,464 cycles, 21/32 = 65.625 %.
+// Lanes along all of K would give ceil(363/16) = 23 and ceil(147/16) = 10 cycles a pass (98.6 %,
+// 91.9 %): the few-channel layers looked nearly perfect.
+TEST_CASE("mapper: snowflake's lanes along a kernel row leave conv1's row tails idle", "[mapper]") {
+  const hw::AcceleratorSpec snowflake = accelerator("snowflake");
+  for (const auto& [name, cycles, busy] : {std::make_tuple("alexnet_owt", 399'300, 33.0 / 48.0),
+                                           std::make_tuple("googlenet", 702'464, 21.0 / 32.0),
+                                           std::make_tuple("resnet50", 702'464, 21.0 / 32.0)}) {
+    const config::LoadedModel model = zoo(name);
+    const workload::NetworkLayer& conv1 = model.network.layers.front();
+    REQUIRE(conv1.spec.name == "conv1");
+    const auto layouts = mapping::layout_network(model.network, 1, mapping::element_bytes(snowflake));
+    const mapping::LayerProgram program = mapping::map_layer(conv1, 1, snowflake, layouts.front());
+    std::int64_t compute = 0, macs = 0;
+    for (const mapping::Step& step : program.steps) {
+      if (step.kind != mapping::StepKind::compute) continue;
+      compute += mapping::gemm_cycles(snowflake.compute, step.gemm).cycles;
+      macs += step.macs;
+    }
+    INFO(name << ": " << program.mapping);
+    CHECK(compute == cycles);
+    CHECK(static_cast<double>(macs) / (static_cast<double>(compute) * 256.0) == Approx(busy));
+  }
+}
+
+// small (16 x 16 ws, 1 GHz, DDR4-2400: 19.2 B a cycle). A 100 -> 100 int8 layer at batch 16
+// pinned to m16 n64 k100 has two N tiles, 64 and a ragged 36 wide. Each tile streams M = 16:
+// 2*16 + 16 + 16 - 2 = 62 cycles a fold. K = 100 on 16 rows: 7 row folds.
+//   the full tile: 7 x ceil(64/16) = 28 folds; the ragged one: 7 x ceil(36/16) = 21 folds;
+//   49 folds x 62 = 3,038 cycles (counting both tiles as full: 56 x 62 = 3,472).
+// DRAM: 10,000 weight bytes + 1,600 input bytes per N tile (3,200) + 1,600 output bytes =
+// 14,800 bytes / 19.2 = 770 cycles: compute-bound, so the estimate is the 3,038.
+TEST_CASE("mapper: the estimate counts a ragged last tile at its own size", "[mapper]") {
+  const mapping::LayerProgram program = map_pinned_linear(100, "{m: 16, n: 64, k: 100, order: n-m}", 16);
+  CHECK(program.estimated_cycles == 3'038);
+}
+
+// A recurrent layer's column blocks run outermost, so its pinned order must be n-m (the order
+// value at line 5, column 81).
+TEST_CASE("mapper: a recurrent layer's pinned tiling must run its column blocks outermost", "[mapper]") {
+  CHECK_THROWS_WITH(config::load_model_text("name: g\nprecision: int8\ninput: {sequence: 4, features: 8}\nlayers:\n"
+                                            "  - {name: gru, type: gru, hidden_size: 16, tiling: {m: 1, n: 16, k: 24, order: m-n}}\n",
+                                            "m.yaml"),
+                    "m.yaml:5:81: error: layers.gru.tiling.order: a recurrent layer runs its column blocks outermost: "
+                    "order must be n-m\n");
+}
+
+// The mlp-sized GRU (input 8, hidden 16, 5 steps) at batch 2 on small, pinned to m1 n16 k24: 2
+// batch chunks x 3 column blocks of the 48 gate columns x 1 K tile = 6 tiles a step. Each tile
+// streams M = 1 through 2 row folds (K = 24 on 16 rows) x 1 column fold of 2*16 + 16 + 1 - 2 = 47
+// cycles: 94 cycles; 5 steps x 6 tiles x 94 = 2,820 compute cycles.
+TEST_CASE("mapper: a recurrent layer's tiling can be pinned", "[mapper]") {
+  const config::LoadedModel model = config::load_model_text(
+      "name: g\nprecision: int8\ninput: {sequence: 5, features: 8}\nlayers:\n"
+      "  - {name: gru, type: gru, hidden_size: 16, tiling: {m: 1, n: 16, k: 24, order: n-m}}\n",
+      "m.yaml");
+  const hw::AcceleratorSpec small = accelerator("small");
+  const mapping::LayerProgram program = map_all(model.network, 2, small).front();
+  CHECK(program.mapping == "recurrent: 5 steps in order, tiles m1 n16 k24, 6 tile(s) a step, weights resident in SRAM (pinned)");
+  std::int64_t compute = 0;
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::compute) compute += mapping::gemm_cycles(small.compute, step.gemm).cycles;
+  }
+  CHECK(compute == 2'820);
 }

@@ -18,7 +18,7 @@ hw::AcceleratorSpec keeping_accelerator(std::int64_t activation_kib, const std::
   return config::load_accelerator_text(R"(
 name: keeper
 compute: {type: systolic, rows: 16, cols: 16, dataflow: ws, clock_mhz: 1000, operand_bits: 8,
-          accumulator_bits: 32, vector_ops_per_cycle: 16, output_path: )" + output_path + R"(}
+          vector_ops_per_cycle: 16, output_path: )" + output_path + R"(}
 sram:
   clock_mhz: 1000
   buffers:
@@ -26,6 +26,7 @@ sram:
     - {name: activations, capacity_kib: )" + std::to_string(activation_kib) + R"(, banks: 4, bank_width_bytes: 16,
        read_ports: 1, write_ports: 1, holds: [inputs, outputs]}
 dram: {preset: ddr4-2400}
+accumulators: {capacity_kib: 64, bits: 32}
 )", "keeper.yaml");
 }
 
@@ -124,7 +125,7 @@ TEST_CASE("residency: without keeping or an output path every layer goes through
   const hw::AcceleratorSpec spec = config::load_accelerator_text(R"(
 name: plain
 compute: {type: systolic, rows: 16, cols: 16, dataflow: ws, clock_mhz: 1000, operand_bits: 8,
-          accumulator_bits: 32, vector_ops_per_cycle: 16}
+          vector_ops_per_cycle: 16}
 sram:
   clock_mhz: 1000
   buffers:
@@ -132,6 +133,7 @@ sram:
     - {name: activations, capacity_kib: 64, banks: 4, bank_width_bytes: 16, read_ports: 1, write_ports: 1,
        holds: [inputs, outputs], keeps: []}
 dram: {preset: ddr4-2400}
+accumulators: {capacity_kib: 64, bits: 32}
 )", "plain.yaml");
   const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
@@ -202,7 +204,7 @@ namespace {
 
 std::string accelerator_error(const std::string& compute_extra, const std::string& activation_buffer_extra) {
   const std::string text = R"(name: bad
-compute: {type: systolic, rows: 4, cols: 4, dataflow: ws, clock_mhz: 100, operand_bits: 8, accumulator_bits: 32, vector_ops_per_cycle: 4)" +
+compute: {type: systolic, rows: 4, cols: 4, dataflow: ws, clock_mhz: 100, operand_bits: 8, vector_ops_per_cycle: 4)" +
                            compute_extra + R"(}
 sram:
   clock_mhz: 100
@@ -212,6 +214,7 @@ sram:
                            activation_buffer_extra + R"(}
     - {name: o, capacity_kib: 1, banks: 1, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: [outputs]}
 dram: {preset: ddr4-2400}
+accumulators: {capacity_kib: 64, bits: 32}
 )";
   try {
     config::load_accelerator_text(text, "bad.yaml");

@@ -310,15 +310,24 @@ hw::ComputeSpec read_compute(MapReader& reader) {
   } else if (kind == "vector_mac") {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
+    const std::string lanes = reader.required_choice("lane_dimension", {"kernel_row", "output_channels", "k"}).value_or("k");
+    compute.lane_dimension = lanes == "kernel_row"        ? hw::LaneDimension::kernel_row
+                             : lanes == "output_channels" ? hw::LaneDimension::output_channels
+                                                          : hw::LaneDimension::k;
+  }
+  if (kind == "systolic") {
+    if (const ConfigNode* lanes = reader.optional("lane_dimension")) {
+      reader.diagnostics().error(lanes->location, reader.child_path("lane_dimension"),
+                                 "lane_dimension applies to vector_mac arrays only (a systolic array maps the GEMM "
+                                 "by its dataflow)");
+    }
   }
   compute.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   compute.operand_bits = reader.required_integer("operand_bits", IntegerRange{1, 64}).value_or(0);
-  compute.accumulator_bits = reader.required_integer("accumulator_bits", IntegerRange{1, 128}).value_or(0);
-  if (compute.operand_bits > 0 && compute.accumulator_bits > 0 && compute.accumulator_bits < compute.operand_bits) {
-    reader.diagnostics().error(reader.optional("accumulator_bits")->location, reader.child_path("accumulator_bits"),
-                               "accumulator (" + std::to_string(compute.accumulator_bits) +
-                                   " bits) narrower than the operands (" + std::to_string(compute.operand_bits) +
-                                   " bits)");
+  if (const ConfigNode* moved = reader.optional("accumulator_bits")) {
+    reader.diagnostics().error(moved->location, reader.child_path("accumulator_bits"),
+                               "accumulator_bits moved to the accumulators section: write "
+                               "accumulators: {capacity_kib: <KiB>, bits: <bits>} beside compute");
   }
   compute.vector_ops_per_cycle = reader.required_integer("vector_ops_per_cycle", kCount).value_or(0);
   // output_path (issue 12, fusion): the stages after the array, each at most once.
@@ -343,6 +352,30 @@ hw::ComputeSpec read_compute(MapReader& reader) {
   }
   reader.finish();
   return compute;
+}
+
+// The accumulators: capacity and width of the partial sums. They must hold at least one array row
+// of partial sums (systolic: cols, vector_mac: units) and be no narrower than the operands.
+hw::AccumulatorSpec read_accumulators(MapReader& reader, const hw::ComputeSpec& compute) {
+  hw::AccumulatorSpec accumulators;
+  accumulators.capacity_bytes = reader.required_integer("capacity_kib", kCount).value_or(0) * 1024;
+  accumulators.bits = reader.required_integer("bits", IntegerRange{1, 128}).value_or(0);
+  reader.finish();
+  if (accumulators.bits > 0 && compute.operand_bits > 0 && accumulators.bits < compute.operand_bits) {
+    reader.diagnostics().error(reader.optional("bits")->location, reader.child_path("bits"),
+                               "accumulators (" + std::to_string(accumulators.bits) +
+                                   " bits) narrower than the operands (" + std::to_string(compute.operand_bits) +
+                                   " bits)");
+  }
+  const std::int64_t row = compute.kind == hw::ArrayKind::systolic ? compute.cols : compute.units;
+  const std::int64_t row_bytes = row * accumulators.element_bytes();
+  if (accumulators.capacity_bytes > 0 && row > 0 && accumulators.capacity_bytes < row_bytes) {
+    reader.diagnostics().error(reader.optional("capacity_kib")->location, reader.child_path("capacity_kib"),
+                               std::to_string(accumulators.capacity_bytes) +
+                                   " bytes hold less than one array row of partial sums: " + std::to_string(row) + " x " +
+                                   std::to_string(accumulators.bits) + " bits = " + std::to_string(row_bytes) + " bytes");
+  }
+  return accumulators;
 }
 
 hw::SramSpec read_sram(MapReader& reader) {
@@ -481,6 +514,10 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
   if (const ConfigNode* compute = reader.required("compute")) {
     MapReader compute_reader(*compute, "compute", diagnostics);
     if (compute_reader.valid()) accelerator.compute = read_compute(compute_reader);
+  }
+  if (const ConfigNode* accumulators = reader.required("accumulators")) {
+    MapReader accumulator_reader(*accumulators, "accumulators", diagnostics);
+    if (accumulator_reader.valid()) accelerator.accumulators = read_accumulators(accumulator_reader, accelerator.compute);
   }
   if (const ConfigNode* sram = reader.required("sram")) {
     MapReader sram_reader(*sram, "sram", diagnostics);

@@ -345,6 +345,17 @@ class ModelReader {
       case LayerType::lstm: {
         workload::RecurrentParams& rnn = layer.recurrent;
         rnn.hidden_size = reader.required_integer("hidden_size", kSize, &scope).value_or(1);
+        // A step's GEMM (M = batch, K = x and h, N = gate columns) tiles like a linear layer's,
+        // but its column blocks run outermost (each block's weights serve every batch chunk).
+        if (const ConfigNode* tiling = reader.optional("tiling")) {
+          layer.tiling = read_tiling(*tiling, reader.child_path("tiling"), scope);
+          if (layer.tiling && !layer.tiling->n_outer) {
+            const ConfigNode* order = tiling->find("order");
+            diagnostics_.error(order != nullptr ? order->location : tiling->location,
+                               reader.child_path("tiling") + ".order",
+                               "a recurrent layer runs its column blocks outermost: order must be n-m");
+          }
+        }
         rnn.num_layers = reader.integer_or("num_layers", 1, IntegerRange{1, kMaxRepeat}, &scope);
         rnn.bidirectional = reader.boolean_or("bidirectional", false);
         rnn.bias = reader.boolean_or("bias", true);

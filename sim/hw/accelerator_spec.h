@@ -17,6 +17,9 @@ enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary (syst
 // (compute.output_path; docs/mapping-and-replay.md, "Fusion into the output path").
 enum class OutputStage { activation, batchnorm, add, pooling };
 
+// What a vector-MAC unit's lanes consume side by side (mapping/array_model.h).
+enum class LaneDimension { kernel_row, output_channels, k };
+
 struct ComputeSpec {
   ArrayKind kind = ArrayKind::systolic;
   std::int64_t rows = 0;   // systolic
@@ -24,9 +27,9 @@ struct ComputeSpec {
   Dataflow dataflow = Dataflow::ws;
   std::int64_t units = 0;  // vector_mac: units x lanes MACs
   std::int64_t lanes = 0;
+  LaneDimension lane_dimension = LaneDimension::k;  // vector_mac
   double clock_mhz = 0;
   std::int64_t operand_bits = 0;
-  std::int64_t accumulator_bits = 0;
   std::int64_t vector_ops_per_cycle = 0;  // pooling, activations, element-wise, softmax
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
 
@@ -37,6 +40,13 @@ struct ComputeSpec {
   std::int64_t macs_per_cycle() const { return kind == ArrayKind::systolic ? rows * cols : units * lanes; }
   // 1 MAC = 2 ops.
   double peak_ops_per_second() const { return 2.0 * static_cast<double>(macs_per_cycle()) * clock_mhz * 1e6; }
+};
+
+// Where partial sums of a K-tiled GEMM stay between its K tiles (mapping/gemm_mapper.cpp).
+struct AccumulatorSpec {
+  std::int64_t capacity_bytes = 0;
+  std::int64_t bits = 0;
+  std::int64_t element_bytes() const { return (bits + 7) / 8; }
 };
 
 enum class TensorKind { weights, inputs, outputs };
@@ -165,6 +175,7 @@ struct DramSpec {
 struct AcceleratorSpec {
   std::string name;
   ComputeSpec compute;
+  AccumulatorSpec accumulators;
   SramSpec sram;
   DramSpec dram;
 };

@@ -68,9 +68,27 @@ ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm)
 ArrayCycles vector_mac_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
   require_positive(array.units, "vector_mac units");
   require_positive(array.lanes, "vector_mac lanes");
+  require_positive(gemm.k_row == 0 ? gemm.k : gemm.k_row, "GEMM kernel row");
   ArrayCycles result;
-  result.folds = checked_product({gemm.groups, gemm.m, ceil_div(gemm.n, array.units)});
-  result.cycles = checked_mul(result.folds, ceil_div(gemm.k, array.lanes));
+  std::int64_t cycles_per_pass = ceil_div(gemm.k, array.lanes);
+  switch (array.lane_dimension) {
+    case hw::LaneDimension::k:
+      result.folds = checked_product({gemm.groups, gemm.m, ceil_div(gemm.n, array.units)});
+      break;
+    case hw::LaneDimension::kernel_row: {
+      // Every kernel row starts on lane 0; a tile that cuts a row ends on a shorter one.
+      const std::int64_t row = std::min(gemm.k_row == 0 ? gemm.k : gemm.k_row, gemm.k);
+      result.folds = checked_product({gemm.groups, gemm.m, ceil_div(gemm.n, array.units)});
+      cycles_per_pass = checked_add(checked_mul(gemm.k / row, ceil_div(row, array.lanes)),
+                                    ceil_div(gemm.k % row, array.lanes));
+      break;
+    }
+    case hw::LaneDimension::output_channels:
+      result.folds = checked_product({gemm.groups, ceil_div(gemm.m, array.units), ceil_div(gemm.n, array.lanes)});
+      cycles_per_pass = gemm.k;
+      break;
+  }
+  result.cycles = checked_mul(result.folds, cycles_per_pass);
   result.utilization = utilization_of(gemm, result.cycles, checked_mul(array.units, array.lanes));
   return result;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Closed-form compute cycles of one GEMM on the compute array (docs/mapping-and-replay.md).
+// Closed-form compute cycles of one GEMM on the compute array (docs/mapping-and-replay.md, "The compute array").
 //
 // Every MAC layer is seen as a GEMM C[M x N] += A[M x K] * B[K x N]. For a convolution,
 // M = batch * Ho * Wo, K = kh * kw * Cin / groups, N = Cout / groups per group. A call covers
@@ -22,13 +22,23 @@
 //   group's rows), b = min(floor(R / rows-dim), floor(C / cols-dim)) blocks a fold, and
 //     folds = ceil(groups / b) for such blocks, else groups * ceil(rows-dim / R) * ceil(cols-dim / C).
 //   A depthwise 3x3 conv (K = 9, N = 1) on a 64 x 64 ws array: 7 channels a fold, 63 rows busy.
-//   Cycles are counts: SCALE-Sim reports the index of the last cycle, one less
-//   (docs/conventions.md). Stalls (memory) are not included.
+//   Cycles are counts: a fold of T + R + C - 2 cycles occupies exactly that many cycles. SCALE-Sim
+//   reports the index of a layer's last cycle, one less than the count; nothing here or in the
+//   callers subtracts that one (docs/mapping-and-replay.md, "Cycles are counts"). Stalls (memory)
+//   are not included.
 //
-// Vector-MAC clusters (Snowflake-style, units x lanes): each unit computes one output at a time and
-//   its lanes reduce along K; the units work on different outputs, N first, then M. A pass is one
-//   output per unit (ceil(N / units) passes per row of M), taking ceil(K / lanes) cycles:
-//     folds (passes) = groups * M * ceil(N / units),  cycles = passes * ceil(K / lanes).
+// Vector-MAC clusters (Snowflake-style, units x lanes): `lane_dimension` says what a unit's lanes
+//   consume side by side in one cycle (a pass is one set of outputs per unit):
+//   k:               lanes along all of K; a unit computes one output at a time, units take N first,
+//                    then M: passes = groups * M * ceil(N / units), ceil(K / lanes) cycles a pass.
+//   kernel_row:      lanes along one kernel row of k_row = kernel_width x Cin/g values (maps stored
+//                    channels-innermost, as in Snowflake); each of the K / k_row rows starts on
+//                    lane 0, so a row that is not a multiple of the lanes leaves lanes idle:
+//                    passes as for k, floor(K / k_row) * ceil(k_row / lanes) + ceil((K mod k_row) /
+//                    lanes) cycles a pass (a linear layer's row is all of K: the same as k).
+//   output_channels: lanes along N (a unit computes `lanes` outputs of one row of M, one K value a
+//                    cycle), units take M: passes = groups * ceil(M / units) * ceil(N / lanes), K
+//                    cycles a pass.
 //   Groups run one after the other: the lanes' inputs are broadcast to every unit, and units
 //   working on different groups would need different inputs.
 //   No pipeline fill or drain is modelled for vector-MAC units.
@@ -51,6 +61,9 @@ namespace reusesim::mapping {
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t groups = 1;
+  // Values of one kernel row along K (kernel_width x Cin/g; all of K for a linear layer): what
+  // vector-MAC lanes along `kernel_row` consume side by side. 0 means K.
+  std::int64_t k_row = 0;
   std::int64_t macs() const { return groups * m * n * k; }
   std::int64_t weight_elements() const { return groups * k * n; }
 };

@@ -16,54 +16,113 @@ using workload::checked_mul;
 using workload::checked_product;
 using workload::LayerType;
 
-// Tile sizes to try for a dimension: the dimension halved again and again, and the powers of two
-// from 8 up, which line tiles up with array rows, columns, units and lanes.
-std::vector<std::int64_t> tile_sizes(std::int64_t dimension) {
+// Tile sizes to try for a dimension: the dimension halved again and again, the powers of two
+// from 8 up, and, when the dimension lies along an edge of the array (`edge` > 0: rows, columns,
+// units or lanes, or a kernel row), the multiples of the edge that split it most evenly: for c
+// tiles, ceil(dimension / c) rounded up to the edge (a full array pass for every tile but the
+// last). Only the distinct ones, about 2 sqrt(dimension / edge) of them.
+std::vector<std::int64_t> tile_sizes(std::int64_t dimension, std::int64_t edge = 0) {
   std::vector<std::int64_t> values{dimension};
   for (std::int64_t n = dimension; n > 1;) {
     n = (n + 1) / 2;
     values.push_back(n);
   }
   for (std::int64_t power = 8; power < dimension; power *= 2) values.push_back(power);
+  if (edge > 0) {
+    for (std::int64_t count = 1; count <= ceil_div(dimension, edge); ++count) {
+      const std::int64_t size = ceil_div(ceil_div(dimension, count), edge) * edge;
+      if (size < dimension) values.push_back(size);
+    }
+  }
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
   return values;
 }
 
-struct GemmProblem {
-  std::int64_t groups = 1, m = 0, n = 0, k = 0;
-  std::int64_t e = 1;
-  // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
-  // bias follows its K weights, so it rides the load of the column's last K tile.
-  std::int64_t bias = 0;
-  // Input bytes a tile of output rows [m0, m0 + tm) needs, with `tk` of K.
-  std::function<std::int64_t(std::int64_t m0, std::int64_t tm, std::int64_t tk)> input_bytes;
-  // Output-path work over the whole GEMM (its activation and the fused layers' vector ops), and
-  // the bytes of the tensor it writes (a fused pooling's is smaller): both spread over the output
-  // tiles in proportion to their outputs.
-  std::int64_t output_vector_ops = 0;
-  std::int64_t written_bytes = 0;
-  bool inputs_on_chip = false, output_on_chip = false;  // residency: no loads, no stores
-  std::vector<Addend> addends;                           // fused adds' other operands
-  std::uint64_t weights = 0, inputs = 0, output = 0;
+
+
+// The array edge each GEMM dimension lies along (0: none), for the tile sizes to try.
+struct Edges {
+  std::int64_t m = 0, n = 0, k = 0;
 };
 
-// Both factors reach 2^50 (program_text.h): the product needs 128 bits to stay exact.
-__extension__ typedef __int128 WideCount;
-
-// `total` x done / all in exact integers: a tile's share of a whole is the difference of two.
-std::int64_t prorate(std::int64_t total, std::int64_t done, std::int64_t all) {
-  return static_cast<std::int64_t>(static_cast<WideCount>(total) * done / all);
+Edges array_edges(const hw::ComputeSpec& array, const GemmProblem& p) {
+  if (array.kind == hw::ArrayKind::systolic) {
+    switch (array.dataflow) {
+      case hw::Dataflow::ws: return {0, array.cols, array.rows};
+      case hw::Dataflow::os: return {array.rows, array.cols, 0};
+      case hw::Dataflow::is: break;
+    }
+    return {array.cols, 0, array.rows};
+  }
+  switch (array.lane_dimension) {
+    case hw::LaneDimension::k: return {0, array.units, array.lanes};
+    case hw::LaneDimension::kernel_row:  // rows of whole lane groups tile like k
+      return {0, array.units, p.k_row == 0 || p.k_row % array.lanes == 0 ? array.lanes : p.k_row};
+    case hw::LaneDimension::output_channels: break;
+  }
+  return {array.units, array.lanes, 0};
 }
 
-struct GemmTiling {
-  std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
-  std::int64_t tm = 0, tn = 0, tk = 0;
-  bool n_outer = true;
+// Compute cycles of every tile of a tiling, a ragged last tile along each dimension at its own
+// size: each dimension splits into full tiles and at most one smaller one, so a tiling has at
+// most 2^4 distinct tile shapes, each costed once and multiplied by how many there are.
+std::int64_t tiled_compute_cycles(const hw::ComputeSpec& array, const GemmProblem& p, std::int64_t tg, std::int64_t tm,
+                                  std::int64_t tn, std::int64_t tk) {
+  struct Part {
+    std::int64_t size = 0, count = 0;
+  };
+  const auto parts = [](std::int64_t dimension, std::int64_t tile) {
+    std::vector<Part> split{{tile, dimension / tile}};
+    if (dimension % tile != 0) split.push_back({dimension % tile, 1});
+    return split;
+  };
   std::int64_t cycles = 0;
-  std::int64_t dram_bytes = 0;
-  std::int64_t tiles = 0;
+  for (const Part& g : parts(p.groups, tg)) {
+    for (const Part& m : parts(p.m, tm)) {
+      for (const Part& n : parts(p.n, tn)) {
+        for (const Part& k : parts(p.k, tk)) {
+          const std::int64_t count = checked_product({g.count, m.count, n.count, k.count});
+          if (count == 0) continue;
+          const GemmShape tile{m.size, n.size, k.size, g.size, p.k_row};
+          cycles = checked_add(cycles, checked_mul(count, gemm_cycles(array, tile).cycles));
+        }
+      }
+    }
+  }
+  return cycles;
+}
+
+// Where a tile's partial sums wait between its K tiles. With all of K in one tile they never
+// leave the array's accumulators; K-tiled, the tile's tg x tm x tn sums at accumulator width stay
+// in the accumulators when two tiles' worth fit (double-buffered, so the next tile starts while
+// the last one's outputs drain), else they spill at accumulator width to the output buffer, whose
+// tile must then hold them. Outputs leave at operand width either way.
+struct PartialSums {
+  bool spill = false;
+  std::int64_t output_tile_bytes = 0;  // what one output tile occupies in the output buffer
 };
+
+PartialSums partial_sums(const hw::AcceleratorSpec& accelerator, const GemmProblem& p, std::int64_t tg, std::int64_t tm,
+                         std::int64_t tn, std::int64_t tiles_k) {
+  const std::int64_t outputs = checked_product({tg, tm, tn, p.e});
+  if (tiles_k == 1) return {false, outputs};
+  const std::int64_t sums = checked_product({tg, tm, tn, accelerator.accumulators.element_bytes()});
+  if (sums * 2 <= accelerator.accumulators.capacity_bytes) return {false, outputs};
+  return {true, std::max(outputs, sums)};
+}
+
+// Why a pinned K-tiled tiling may not fit the output buffer: its partial sums spill there.
+std::string pinned_spill_note(const hw::AcceleratorSpec& accelerator, const GemmProblem& p,
+                              const workload::PinnedTiling& pinned) {
+  const std::int64_t tm = std::min(pinned.m, p.m), tn = std::min(pinned.n, p.n), tk = std::min(pinned.k, p.k);
+  const PartialSums sums = partial_sums(accelerator, p, 1, tm, tn, ceil_div(p.k, tk));
+  if (!sums.spill) return "";
+  return "; with K in " + std::to_string(ceil_div(p.k, tk)) + " tiles its partial sums (" +
+         std::to_string(sums.output_tile_bytes) + " bytes at " + std::to_string(accelerator.accumulators.bits) +
+         " bits) exceed half the accumulators (" + std::to_string(accelerator.accumulators.capacity_bytes) +
+         " bytes) and spill to the output buffer";
+}
 
 // Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
 // and powers of two of the group count and multiples of what one fold of the array holds side by
@@ -79,9 +138,13 @@ std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const hw::Compu
   return values;
 }
 
-GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array, const Capacity& capacity,
+}  // namespace
+
+GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& accelerator, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned) {
+  const hw::ComputeSpec& array = accelerator.compute;
+  const Edges edges = array_edges(array, p);
   std::vector<GemmTiling> candidates;
   bool too_many_tiles = false;
   // By tile height: the input bytes of one sweep over M and of its largest tile, with all of K.
@@ -118,14 +181,29 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
     }
   }
   // A pinned tiling is the only candidate (tiles larger than the GEMM are clipped to it).
-  const auto sizes = [&](std::int64_t dimension, std::int64_t pin) {
-    return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : tile_sizes(dimension);
+  const auto sizes = [&](std::int64_t dimension, std::int64_t pin, std::int64_t edge) {
+    return pinned ? std::vector<std::int64_t>{std::min(pin, dimension)} : tile_sizes(dimension, edge);
   };
-  for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0)) {
-    for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0)) {
+  // Lanes along a kernel row start each row on lane 0, so a K tile's cycles must not depend on
+  // where in a row it starts: it holds whole rows, or lies within one, or rows and tile are both
+  // whole lane groups (then no lane idles whatever the offset).
+  const bool rows_matter = array.kind == hw::ArrayKind::vector_mac &&
+                           array.lane_dimension == hw::LaneDimension::kernel_row && p.k_row > 0 && p.k_row < p.k;
+  const auto fits_rows = [&](std::int64_t tk) {
+    return !rows_matter || tk % p.k_row == 0 || p.k_row % tk == 0 ||
+           (p.k_row % array.lanes == 0 && tk % array.lanes == 0);
+  };
+  if (pinned && !fits_rows(std::min(pinned->k, p.k))) {
+    throw MappingError("layer " + layer + ": the pinned tiling's k " + std::to_string(pinned->k) +
+                       " cuts kernel rows of " + std::to_string(p.k_row) +
+                       " values; with lane_dimension kernel_row a K tile holds whole rows or lies within one");
+  }
+  for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0, edges.k)) {
+    if (!fits_rows(tk)) continue;
+    for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
       for (std::int64_t tg : group_tile_sizes(p, array, tn, tk, pinned.has_value())) {
         if (checked_product({tg, tk + p.bias, tn, p.e}) * 2 > capacity.weights) continue;
-        for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0)) {
+        for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0, edges.m)) {
           // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
           if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(kMaxLayerSteps)) {
             too_many_tiles = true;
@@ -134,16 +212,15 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
           // Every input tile must fit (tiles that straddle images or rows are the largest).
           const InputSweep& sweep = sweep_of(tm);
           const std::int64_t largest_input_tile = tg * std::max(p.e, ceil_div(sweep.largest * tk, p.k));
-          if (largest_input_tile * 2 > capacity.inputs || checked_product({tg, tm, tn, p.e}) * 2 > capacity.outputs) {
-            continue;
-          }
           const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
+          const PartialSums sums = partial_sums(accelerator, p, tg, tm, tn, tiles_k);
+          if (largest_input_tile * 2 > capacity.inputs || sums.output_tile_bytes * 2 > capacity.outputs) continue;
           const std::int64_t tiles = checked_product({ceil_div(p.groups, tg), tiles_m, tiles_n, tiles_k});
           if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
             too_many_tiles = true;
             continue;
           }
-          const std::int64_t compute = checked_mul(tiles, gemm_cycles(array, GemmShape{tm, tn, tk, tg}).cycles);
+          const std::int64_t compute = tiled_compute_cycles(array, p, tg, tm, tn, tk);
           const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
           const std::int64_t input_sweep = sweep.total;
           const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
@@ -160,7 +237,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
       }
     }
   }
-  // The estimate is coarse (full-size tiles, no pipeline effects): tilings within 1 % of the
+  // The estimate is coarse (no pipeline effects, no SRAM contention): tilings within 1 % of the
   // fastest count as equally fast, and among them the least DRAM traffic wins, then the fewest
   // tiles. Traffic is what the estimate cannot see once a layer is compute-bound.
   const bool found = !candidates.empty();
@@ -181,7 +258,8 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
     throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
                        std::to_string(pinned->n) + " k" + std::to_string(pinned->k) +
                        " does not fit half the weight, input and output buffers (" + std::to_string(capacity.weights) +
-                       ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)");
+                       ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)" +
+                       pinned_spill_note(accelerator, p, *pinned));
   }
   if (!found && too_many_tiles) {
     throw MappingError("layer " + layer + ": every tiling that fits the SRAM buffers needs more than " +
@@ -196,6 +274,16 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::ComputeSpec& array
                        ", " + std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
   }
   return best;
+}
+
+namespace {
+
+// Both factors reach 2^50 (program_text.h): the product needs 128 bits to stay exact.
+__extension__ typedef __int128 WideCount;
+
+// `total` x done / all in exact integers: a tile's share of a whole is the difference of two.
+std::int64_t prorate(std::int64_t total, std::int64_t done, std::int64_t all) {
+  return static_cast<std::int64_t>(static_cast<WideCount>(total) * done / all);
 }
 
 void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t) {
@@ -248,7 +336,7 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           }
           Step compute;
           compute.kind = StepKind::compute;
-          compute.gemm = GemmShape{tm, tn, tk, tg};
+          compute.gemm = GemmShape{tm, tn, tk, tg, p.k_row};
           compute.macs = compute.gemm.macs();
           compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
           compute.after = deps({weight_load, input_load, output_wait});
@@ -308,6 +396,11 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
     p.n = out.channels / p.groups;
     const std::int64_t channels_per_group = in.channels / p.groups;
     p.k = checked_mul(conv.kernel.height * conv.kernel.width, channels_per_group);
+    // Only lanes along a kernel row see the row; elsewhere the program stays as it was.
+    const hw::ComputeSpec& array = context.accelerator.compute;
+    if (array.kind == hw::ArrayKind::vector_mac && array.lane_dimension == hw::LaneDimension::kernel_row) {
+      p.k_row = checked_mul(conv.kernel.width, channels_per_group);
+    }
     const std::int64_t k = p.k, out_width = out.width, out_rows = out.height, out_pixels = out.height * out.width;
     const std::int64_t image_bytes = in.height * in.width * channels_per_group * e;
     const std::int64_t row_bytes = in.width * channels_per_group * e;
@@ -338,7 +431,7 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
                                     checked_mul(plan.absorbed_vector_ops, batch));
   p.written_bytes = checked_product({plan.output_elements > 0 ? plan.output_elements : layer.counts.output_elems, batch, e});
   const GemmTiling tiling =
-      choose_gemm_tiling(p, context.accelerator.compute, context.capacity, context.dram_bytes_per_cycle, layer.spec.name,
+      choose_gemm_tiling(p, context.accelerator, context.capacity, context.dram_bytes_per_cycle, layer.spec.name,
                          layer.spec.tiling);
   ProgramBuilder builder(program, context.burst_bytes);
   emit_gemm(builder, p, tiling);

@@ -2,11 +2,50 @@
 // Convolutions and linear layers as tiled GEMMs: the tiling search and the program it emits.
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "mapping/program_builder.h"
 #include "workload/network.h"
 
 namespace reusesim::mapping {
+
+// One GEMM layer (or one step of a recurrent layer) as the tiling search sees it.
+struct GemmProblem {
+  std::int64_t groups = 1, m = 0, n = 0, k = 0;
+  std::int64_t k_row = 0;  // values of one kernel row along K (GemmShape::k_row)
+  std::int64_t e = 1;
+  // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
+  // bias follows its K weights, so it rides the load of the column's last K tile.
+  std::int64_t bias = 0;
+  // Input bytes a tile of output rows [m0, m0 + tm) needs, with `tk` of K.
+  std::function<std::int64_t(std::int64_t m0, std::int64_t tm, std::int64_t tk)> input_bytes;
+  // Output-path work over the whole GEMM (its activation and the fused layers' vector ops), and
+  // the bytes of the tensor it writes (a fused pooling's is smaller): both spread over the output
+  // tiles in proportion to their outputs.
+  std::int64_t output_vector_ops = 0;
+  std::int64_t written_bytes = 0;
+  bool inputs_on_chip = false, output_on_chip = false;  // residency: no loads, no stores
+  std::vector<Addend> addends;                           // fused adds' other operands
+  std::uint64_t weights = 0, inputs = 0, output = 0;
+};
+
+struct GemmTiling {
+  std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
+  std::int64_t tm = 0, tn = 0, tk = 0;
+  bool n_outer = true;
+  std::int64_t cycles = 0;
+  std::int64_t dram_bytes = 0;
+  std::int64_t tiles = 0;
+};
+
+// The tiling with the lowest estimate that fits the buffers, or `pinned` when given; the estimate
+// and the tie-breaks are in mapper.h. MappingError (naming `layer`) when nothing fits.
+GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& accelerator, const Capacity& capacity,
+                              double dram_bytes_per_cycle, const std::string& layer,
+                              const std::optional<workload::PinnedTiling>& pinned);
 
 // Maps a conv2d or linear layer (see mapper.h for the GEMM view and the tiling search).
 void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,

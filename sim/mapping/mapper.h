@@ -8,10 +8,12 @@
 // linear M = batch x steps, K = in, N = out; recurrent layers are one GEMM per time step
 // (M = batch, K = in + H, N = gates x H), replayed in order because step t needs h(t-1).
 // Loops run with K innermost, so each output tile is written once. Candidates: tile sizes
-// halving from each full dimension and powers of two from 8, and two orders: n-m (a weight tile with all of K stays for
-// every M tile) and m-n (an input tile with all of K stays for every N tile). The estimate per
-// candidate is max(compute cycles, DRAM bytes / DRAM bytes per cycle); candidates within 1 % of
-// the lowest count as equally fast, and among them the least traffic wins, then the fewest tiles.
+// halving from each full dimension, powers of two from 8 and multiples of the array edge a
+// dimension lies along, and two orders: n-m (a weight tile with all of K stays for every M tile)
+// and m-n (an input tile with all of K stays for every N tile). The estimate per candidate is
+// max(compute cycles, ragged last tiles at their own size, DRAM bytes / DRAM bytes per cycle);
+// candidates within 1 % of the lowest count as equally fast, and among them the least traffic
+// wins, then the fewest tiles (docs/mapping-and-replay.md).
 //
 // DRAM layout: tensors are contiguous (activations NHWC, weights [group][n][k]); a tile's
 // range is taken as contiguous from its first element, an approximation for tiles that cut K

@@ -591,12 +591,15 @@ class Reader {
         const std::int64_t k_value = read_count(fields.keyed("k"), "k", 1, line);
         const Token* groups = fields.optional_keyed("groups");
         const std::int64_t groups_value = groups == nullptr ? 1 : read_count(groups, "groups", 1, line);
+        // A kernel row shorter than k (vector-MAC lanes along kernel_row); absent: all of k.
+        const Token* k_row = fields.optional_keyed("k_row");
+        const std::int64_t k_row_value = k_row == nullptr ? 0 : read_count(k_row, "k_row", 1, line);
         if (m_value > 0 && n_value > 0 && k_value > 0 && groups_value > 0) {
           if (m_value > kMaxStepCount / n_value || m_value * n_value > kMaxStepCount / k_value ||
               m_value * n_value * k_value > kMaxStepCount / groups_value) {
             error(line, m->column, std::string(groups == nullptr ? "" : "groups x ") + "m x n x k is more than 2^50 MACs");
           } else {
-            step.gemm = GemmShape{m_value, n_value, k_value, groups_value};
+            step.gemm = GemmShape{m_value, n_value, k_value, groups_value, std::max<std::int64_t>(0, k_row_value)};
             step.macs = step.gemm.macs();
           }
         }
@@ -690,7 +693,10 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
           if (step.macs != step.gemm.macs()) invalid(i, "macs is not m x n x k");
           text += "compute m " + std::to_string(step.gemm.m) + " n " + std::to_string(step.gemm.n) + " k " +
                   std::to_string(step.gemm.k) +
-                  (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) + " vector_ops " + std::to_string(step.vector_ops) + " bytes " +
+                  (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) +
+                  (step.gemm.k_row > 0 && step.gemm.k_row < step.gemm.k ? " k_row " + std::to_string(step.gemm.k_row)
+                                                                       : std::string()) +
+                  " vector_ops " + std::to_string(step.vector_ops) + " bytes " +
                   std::to_string(step.bytes);
           break;
         default:

@@ -1,7 +1,10 @@
 #include "mapping/recurrent_mapper.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+
+#include "mapping/gemm_mapper.h"
 
 namespace reusesim::mapping {
 
@@ -28,6 +31,7 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
   std::int64_t input_features = layer.input_shapes.front().features;
   bool all_resident = true;
   std::int64_t most_blocks = 1;
+  std::string step_tiling;  // the top layer's tiles of a step
   // The top layer writes the output; the ones below write full sequences that alternate between
   // the output (when it is a sequence) and the scratch regions after it (recurrent_scratch_bytes).
   const auto output_bytes = static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), e));
@@ -49,17 +53,25 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
     const std::int64_t weight_bytes = checked_mul(column_bytes, n);
     const bool resident = weight_bytes <= context.capacity.weights;
     all_resident = all_resident && resident;
-    // Batch chunks whose operands (x and h: K values a sample) and gate outputs fit.
-    const std::int64_t chunk = std::min(batch, context.capacity.inputs / 2 / (k * e));
-    const std::int64_t weight_block = resident ? n : context.capacity.weights / 2 / column_bytes;
-    const std::int64_t block = std::min(weight_block, context.capacity.outputs / 2 / (std::max<std::int64_t>(1, chunk) * e));
-    if (chunk < 1 || block < 1) {
-      throw MappingError("layer " + layer.spec.name + ": one sample's step (" + std::to_string(k * e) +
-                         " bytes of x and h, a weight column of " + std::to_string(column_bytes) + ") does not fit half the input, weight and "
-                         "output buffers (" + std::to_string(context.capacity.inputs) + ", " +
-                         std::to_string(context.capacity.weights) + ", " + std::to_string(context.capacity.outputs) + ")");
-    }
-    most_blocks = std::max(most_blocks, ceil_div(n, block) * ceil_div(batch, chunk));
+    // A step is one GEMM (M = batch, K = x and h, N = the gate columns), tiled by the GEMM search
+    // like any other: K tiles let column blocks be as wide as the array. Resident weights are all
+    // in the weight buffer already, so any tile of them fits.
+    GemmProblem problem;
+    problem.m = batch;
+    problem.n = n;
+    problem.k = k;
+    problem.e = e;
+    problem.bias = bias;
+    problem.input_bytes = [e](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
+    Capacity capacity = context.capacity;
+    if (resident) capacity.weights = std::max(capacity.weights, checked_mul(2, weight_bytes));
+    std::optional<workload::PinnedTiling> pinned = layer.spec.tiling;
+    const GemmTiling tiling = choose_gemm_tiling(problem, context.accelerator, capacity, context.dram_bytes_per_cycle,
+                                                 layer.spec.name, pinned);
+    const std::int64_t chunk = tiling.tm, block = tiling.tn, tile_k = tiling.tk;
+    const std::int64_t tiles_k = ceil_div(k, tile_k);
+    most_blocks = std::max(most_blocks, ceil_div(n, block) * ceil_div(batch, chunk) * tiles_k);
+    step_tiling = "tiles m" + std::to_string(chunk) + " n" + std::to_string(block) + " k" + std::to_string(tile_k);
     for (std::int64_t direction = 0; direction < directions; ++direction) {
       // Resident weights replace the previous pass's in the weight buffer.
       const std::int32_t resident_load =
@@ -67,35 +79,49 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
       Slots input_slots, weight_slots, output_slots;
       std::int32_t previous_step_end = -1;  // the last compute of step t-1: h(t-1) is complete
       std::int32_t last_store = -1;
+      // Streams the weight tile of columns [n0, n0 + tn) and K [k0, k0 + tk) (biases with the last).
+      const auto load_weights = [&](std::int64_t n0, std::int64_t tn, std::int64_t k0, std::int64_t tk) {
+        const std::int64_t rows = k0 + tk == k ? tk + bias : tk;
+        return builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * column_bytes + k0 * e),
+                            tn * rows * e, deps({weight_slots.claim()}));
+      };
       for (std::int64_t step = 0; step < steps; ++step) {
         const std::int64_t t = direction == 0 ? step : steps - 1 - step;
         std::int32_t last_compute = -1;
         for (std::int64_t n0 = 0; n0 < n; n0 += block) {
           const std::int64_t tn = std::min(block, n - n0);
-          const std::int32_t w = resident ? resident_load
-                                          : builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * column_bytes),
-                                                         tn * column_bytes, deps({weight_slots.claim()}));
+          // With all of K in one tile a column block's weights serve every batch chunk.
+          const std::int32_t block_weights = resident ? resident_load : tiles_k == 1 ? load_weights(n0, tn, 0, k) : -1;
           for (std::int64_t m0 = 0; m0 < batch; m0 += chunk) {
             const std::int64_t tm = std::min(chunk, batch - m0);
-            // x(t) of an upper layer exists once the layer below has finished (both directions).
-            std::vector<std::int32_t> x_after = below_done;
-            if (const std::int32_t slot = input_slots.claim(); slot >= 0) x_after.push_back(slot);
-            // x(t) of the bottom layer may be resident on chip (residency.h): read in place.
-            const std::int32_t x = stacked == 0 && context.plan.input_on_chip(0)
-                                       ? -1
-                                       : builder.load(TensorRole::inputs,
-                                                      input + static_cast<std::uint64_t>((t * batch + m0) * input_features * e),
-                                                      tm * input_features * e, x_after);
-            Step compute;
-            compute.kind = StepKind::compute;
-            compute.gemm = GemmShape{tm, tn, k};
-            compute.macs = tm * tn * k;
-            compute.bytes = static_cast<std::uint64_t>((tm * k + k * tn) * e);
-            if (n0 + tn == n) compute.vector_ops = tm * hidden * vector_ops_per_unit;
-            compute.after = deps({x, w, output_slots.claim(), previous_step_end});
-            last_compute = builder.add(std::move(compute));
-            input_slots.used_by(last_compute);
-            if (!resident) weight_slots.used_by(last_compute);
+            const std::int32_t output_wait = output_slots.claim();
+            for (std::int64_t k0 = 0; k0 < k; k0 += tile_k) {
+              const std::int64_t tk = std::min(tile_k, k - k0);
+              const std::int32_t w = block_weights >= 0 ? block_weights : load_weights(n0, tn, k0, tk);
+              // x(t) is the first input_features of K and comes from DRAM, unless the bottom layer's
+              // input is kept on chip (residency.h); h(t-1) stays in SRAM.
+              // x(t) of an upper layer exists once the layer below has finished (both directions).
+              const std::int64_t x_values = std::max<std::int64_t>(0, std::min(k0 + tk, input_features) - k0);
+              std::int32_t x = -1;
+              if (x_values > 0 && !(stacked == 0 && context.plan.input_on_chip(0))) {
+                std::vector<std::int32_t> x_after = below_done;
+                if (const std::int32_t slot = input_slots.claim(); slot >= 0) x_after.push_back(slot);
+                x = builder.load(TensorRole::inputs,
+                                 input + static_cast<std::uint64_t>(((t * batch + m0) * input_features + k0) * e),
+                                 tm * x_values * e, x_after);
+              }
+              Step compute;
+              compute.kind = StepKind::compute;
+              compute.gemm = GemmShape{tm, tn, tk};
+              compute.macs = tm * tn * tk;
+              compute.bytes = static_cast<std::uint64_t>((tm * tk + tk * tn) * e);
+              const bool last_k = k0 + tk == k;
+              if (last_k && n0 + tn == n) compute.vector_ops = tm * hidden * vector_ops_per_unit;
+              compute.after = deps({x, w, output_wait, previous_step_end});
+              last_compute = builder.add(std::move(compute));
+              if (x >= 0) input_slots.used_by(last_compute);
+              if (!resident) weight_slots.used_by(last_compute);
+            }
             // Without return_sequences only the top layer's last step leaves; h(t) stays for t + 1.
             const bool leaves = rnn.return_sequences || stacked < top || step == steps - 1;
             if (n0 + tn == n && leaves) {
@@ -118,9 +144,10 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
     below_done = this_layer_done;
     input_features = hidden * directions;
   }
-  program.mapping = std::string("recurrent: ") + std::to_string(steps) + " steps in order, " +
+  program.mapping = std::string("recurrent: ") + std::to_string(steps) + " steps in order, " + step_tiling + ", " +
                     std::to_string(most_blocks) + " tile(s) a step, weights " +
-                    (all_resident ? "resident in SRAM" : "streamed from DRAM every step");
+                    (all_resident ? "resident in SRAM" : "streamed from DRAM every step") +
+                    (layer.spec.tiling ? " (pinned)" : "");
 }
 
 

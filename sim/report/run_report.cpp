@@ -101,7 +101,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   }
   array["clock_mhz"] = compute.clock_mhz;
   array["operand_bits"] = compute.operand_bits;
-  array["accumulator_bits"] = compute.accumulator_bits;
+  array["accumulator_bits"] = spec.accumulators.bits;
   array["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
   nlohmann::ordered_json output_path = nlohmann::ordered_json::array();
   for (hw::OutputStage stage : compute.output_path) {

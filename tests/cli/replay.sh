@@ -76,10 +76,11 @@ contains "json model" "$out" "\"model\": \"$work/mlp.program\""
 # A program mapped for one accelerator replays on another with the same operand width (8 bits)...
 expect 0 "replay on another accelerator" -- replay --arch "$SRC/configs/tpu_v1.yaml" --program "$work/mlp.program" --format csv
 contains "tpu_v1 replays every layer" "$out" "1,fc5,linear,1000,"
-# ...but not where a compute step's SRAM bytes cannot hold its weight tile (16-bit operands).
+# ...but not where a compute step's SRAM bytes cannot hold its weight tile (16-bit operands):
+# fc1's int8 tile m1 n100 k144 reads 1 x 144 + 144 x 100 = 14,544 bytes, less than 144 x 100 x 2.
 expect 2 "replay on a wider-operand accelerator" -- replay --arch "$SRC/configs/snowflake.yaml" --program "$work/mlp.program"
 contains "wider operands message" "$err" \
-  "$work/mlp.program:8: error: layer fc1 (batch 1), step 2: compute reads 17000 SRAM bytes, fewer than its k x n weight tile (1000 x 16 x 2 bytes on snowflake)"
+  "$work/mlp.program:8: error: layer fc1 (batch 1), step 2: compute reads 14544 SRAM bytes, fewer than its k x n weight tile (144 x 100 x 2 bytes on snowflake)"
 same "at most 20 messages" "$(wc -l <<<"$err")" "20"
 
 # --- A hand-written program: its totals are what the format defines. ---

@@ -67,8 +67,11 @@ contains "bad batch message" "$err" "--batch: expected positive integers up to 1
 expect 2 "bad arch" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set compute.rows=0
 contains "bad arch message" "$err" "--set compute.rows=0: error: compute.rows: expected a positive integer, got 0"
 expect 2 "missing model" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$work/none.yaml"
-expect 2 "nothing fits" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/deepspeech2.yaml" --set sram.buffers.inputs.capacity_kib=1
-contains "nothing fits message" "$err" "does not fit half the input, weight and output buffers"
+# Recurrent steps tile K, so only a pinned tiling can fail to fit: all 1000 x 1000 int8 weights in
+# one tile need 1,000,000 bytes against half of small's 32 KiB weight buffer.
+printf 'name: big\nprecision: int8\ninput: {features: 1000}\nlayers:\n  - {name: fc, type: linear, out_features: 1000, tiling: {m: 1, n: 1000, k: 1000, order: n-m}}\n' >"$work/big.yaml"
+expect 2 "nothing fits" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$work/big.yaml"
+contains "nothing fits message" "$err" "layer fc: the pinned tiling m1 n1000 k1000 does not fit half the weight, input and output buffers"
 
 # --layers and --layer-types run part of a model; the TOTAL row adds up only those layers.
 expect 0 "layers subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layers fc1,fc3 --format csv
