@@ -145,8 +145,8 @@ TEST_CASE("tpu_v1 loads with its DDR3-2133 overrides", "[accelerator]") {
   CHECK(acc.sram.buffers[0].holds == std::vector<hw::TensorKind>{hw::TensorKind::inputs, hw::TensorKind::outputs});
   CHECK(acc.sram.keeping_buffer() == 0);
   CHECK(acc.sram.buffers[1].capacity_bytes == 256 * 1024);
-  CHECK(acc.compute.output_path == std::vector<hw::OutputStage>{hw::OutputStage::activation, hw::OutputStage::batchnorm,
-                                                                hw::OutputStage::add, hw::OutputStage::pooling});
+  CHECK(acc.compute.output_path ==
+        std::vector<hw::OutputStage>{hw::OutputStage::activation, hw::OutputStage::batchnorm, hw::OutputStage::pooling});
   CHECK(acc.dram.standard == "ddr3");
   CHECK(acc.dram.channels == 2);
   CHECK(acc.dram.timing.trcd == 14);

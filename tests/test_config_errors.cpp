@@ -981,37 +981,37 @@ std::string ideal_memory_error(const std::string& dram_lines, const std::vector<
 
 TEST_CASE("ideal memory: a preset beside it", "[accelerator-errors][ideal-memory]") {
   CHECK(ideal_memory_error("  preset: ddr4-2400\n  ideal: unlimited\n") ==
-        "acc.yaml:26:3: error: dram.preset: an ideal memory takes no DRAM timings, preset or organisation beside it; "
+        "acc.yaml:28:3: error: dram.preset: an ideal memory takes no DRAM timings, preset or organisation beside it; "
         "remove this key or dram.ideal\n");
 }
 
 TEST_CASE("ideal memory: DRAM timings beside it", "[accelerator-errors][ideal-memory]") {
   CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 10, latency_ns: 50}\n  trcd: 17\n") ==
-        "acc.yaml:27:3: error: dram.trcd: an ideal memory takes no DRAM timings, preset or organisation beside it; "
+        "acc.yaml:29:3: error: dram.trcd: an ideal memory takes no DRAM timings, preset or organisation beside it; "
         "remove this key or dram.ideal\n");
 }
 
 TEST_CASE("ideal memory: made ideal by --set beside a preset", "[accelerator-errors][ideal-memory]") {
   const std::string error = ideal_memory_error("  preset: ddr4-2400\n", {"dram.ideal=unlimited"});
-  CHECK(error.find("acc.yaml:26:3: error: dram.preset: an ideal memory takes no DRAM timings") == 0);
+  CHECK(error.find("acc.yaml:28:3: error: dram.preset: an ideal memory takes no DRAM timings") == 0);
 }
 
 TEST_CASE("ideal memory: a bandwidth that is zero, negative or not a number", "[accelerator-errors][ideal-memory]") {
   CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 0, latency_ns: 50}\n") ==
-        "acc.yaml:26:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got 0\n");
+        "acc.yaml:28:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got 0\n");
   CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: -3, latency_ns: 50}\n") ==
-        "acc.yaml:26:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got -3\n");
+        "acc.yaml:28:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got -3\n");
   CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: fast, latency_ns: 50}\n") ==
-        "acc.yaml:26:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got \"fast\"\n");
+        "acc.yaml:28:27: error: dram.ideal.bandwidth_gbps: expected a number from 0.001 to 1e+06, got \"fast\"\n");
 }
 
 TEST_CASE("ideal memory: a missing key, an unknown key, a word other than unlimited", "[accelerator-errors][ideal-memory]") {
   CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 10}\n") ==
-        "acc.yaml:26:10: error: dram.ideal.latency_ns: missing required key\n");
+        "acc.yaml:28:10: error: dram.ideal.latency_ns: missing required key\n");
   CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 10, latency_ns: 5, tcl: 3}\n").find(
             "error: dram.ideal.tcl: unknown key") != std::string::npos);
   CHECK(ideal_memory_error("  ideal: infinite\n") ==
-        "acc.yaml:26:10: error: dram.ideal: expected unlimited or {bandwidth_gbps: <GB/s>, latency_ns: <ns>}, got "
+        "acc.yaml:28:10: error: dram.ideal: expected unlimited or {bandwidth_gbps: <GB/s>, latency_ns: <ns>}, got "
         "\"infinite\"\n");
 }
 

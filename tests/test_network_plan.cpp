@@ -238,9 +238,9 @@ TEST_CASE("accelerator: keeps on a buffer that does not hold inputs and outputs 
 
 TEST_CASE("accelerator: an unknown or repeated output_path stage is an error", "[accelerator]") {
   CHECK(accelerator_error(", output_path: [activation, pool]", "") ==
-        "bad.yaml:2:152: error: compute.output_path: expected activation, batchnorm, add or pooling, got \"pool\"\n");
+        "bad.yaml:2:130: error: compute.output_path: expected activation, batchnorm, add or pooling, got \"pool\"\n");
   CHECK(accelerator_error(", output_path: [add, add]", "") ==
-        "bad.yaml:2:152: error: compute.output_path: \"add\" is listed twice\n");
+        "bad.yaml:2:130: error: compute.output_path: \"add\" is listed twice\n");
   CHECK(accelerator_error(", output_path: [activation, batchnorm, add, pooling]", "").empty());
 }
 

@@ -91,9 +91,12 @@ void check_analysis(const workload::NetworkLayer& layer, const mapping::LayerPro
 
 // The replay must agree with its program (MACs; the burst-widened DRAM bytes its steps read and
 // wrote, whenever they moved: a prefetched weight load counts for its own layer) and cannot beat
-// the roofline over its own window (its MACs, and every byte the memory moved between its start
-// and end, the next layer's prefetched weights included): what is wrong, naming the layer and
-// batch, or "" when all is well.
+// the roofline over its own window: its MACs, and its own bytes less those prefetched during the
+// layer before (every other load is issued after the layer starts, every store is answered before
+// it ends, so those bytes crossed the memory inside the window). The memory's counts over the
+// window are no bound: it credits a request's bytes at its last burst, so a long request begun
+// before the window (the next layer's prefetch) lands in it whole. What is wrong, naming the layer
+// and batch, or "" when all is well.
 std::string replay_problem(const hw::LayerResult& result, const mapping::LayerProgram& program,
                            const hw::AcceleratorSpec& spec) {
   const std::string where = "layer " + result.layer + " (batch " + std::to_string(result.batch) + "): ";
@@ -107,7 +110,8 @@ std::string replay_problem(const hw::LayerResult& result, const mapping::LayerPr
   }
   const double compute_bound = 2.0 * static_cast<double>(result.macs) / spec.compute.peak_ops_per_second();
   // An unlimited ideal memory has infinite bandwidth: only the compute bound is left.
-  const double memory_bound = static_cast<double>(result.dram_window_bytes) / spec.dram.peak_bytes_per_second();
+  const std::int64_t inside_bytes = result.dram_read_bytes + result.dram_write_bytes - result.prefetched_weight_bytes;
+  const double memory_bound = static_cast<double>(inside_bytes) / spec.dram.peak_bytes_per_second();
   const double bound = std::max(compute_bound, memory_bound);
   if (result.seconds < bound * (1 - 1e-9)) {
     return where + "simulated " + std::to_string(result.seconds) + " s beats the roofline bound " +

@@ -385,8 +385,6 @@ void Accelerator::drive() {
                              read_bytes_by_role_[static_cast<int>(mapping::TensorRole::outputs)];
     result.dram_write_bytes = write_bytes_;
     result.dram_write_output_bytes = write_bytes_;
-    result.dram_window_bytes =
-        (dram_after.read_bytes + dram_after.write_bytes) - (dram_before.read_bytes + dram_before.write_bytes);
     result.prefetched_weight_bytes = prefetched_bytes_;
     result.dram_requests = (dram_after.reads + dram_after.writes) - (dram_before.reads + dram_before.writes);
     result.dram_columns = dram_after.columns - dram_before.columns;

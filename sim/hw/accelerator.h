@@ -43,9 +43,8 @@ struct LayerResult {
   // The layer's own DRAM traffic, whenever it moved (its weights prefetched during the layer before
   // included), burst-widened as the channels see it: the program's bytes.
   std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
-  // What the memory moved between the layer's start and end, whichever layer it was for (the
-  // roofline check's bytes). Requests, activates and row hits below count that window too.
-  std::int64_t dram_window_bytes = 0;
+  // Requests, activates and row hits below count what the memory did between the layer's start
+  // and end, whichever layer it was for.
   std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
   std::int64_t dram_requests = 0, dram_activates = 0;
   std::int64_t dram_columns = 0, dram_row_hits = 0;  // column commands, and those that hit an open row

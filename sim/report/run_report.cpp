@@ -35,7 +35,6 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.dram_read_input_bytes += layer.dram_read_input_bytes;
   total.dram_write_output_bytes += layer.dram_write_output_bytes;
   total.prefetched_weight_bytes += layer.prefetched_weight_bytes;
-  total.dram_window_bytes += layer.dram_window_bytes;
   total.onchip_read_input_bytes += layer.onchip_read_input_bytes;
   total.onchip_kept_output_bytes += layer.onchip_kept_output_bytes;
   total.dram_read_bytes += layer.dram_read_bytes;
