@@ -183,13 +183,15 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
 }
 
 std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped) {
-  std::int64_t analysed = 0, programmed = 0;
+  std::int64_t analysed = 0, programmed = 0, folded = 0;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     analysed = workload::checked_add(analysed, checked_mul(network.layers[i].counts.vector_ops, batch));
     programmed = workload::checked_add(programmed, mapped.programs[i].vector_ops);
+    folded = workload::checked_add(folded, checked_mul(mapped.plans[i].folded_vector_ops, batch));
   }
-  if (analysed == programmed) return "";
-  return "the programs have " + std::to_string(programmed) + " vector ops, the analysis " + std::to_string(analysed);
+  if (analysed == workload::checked_add(programmed, folded)) return "";
+  return "the programs have " + std::to_string(programmed) + " vector ops and folded batch-norms " +
+         std::to_string(folded) + ", the analysis " + std::to_string(analysed);
 }
 
 }  // namespace reusesim::mapping

@@ -53,7 +53,10 @@ struct Addend {  // a fused add's other operand, read in the output path
 struct LayerPlan {
   std::string fused_into;              // non-empty: runs in that layer's output path, no program
   std::vector<std::string> absorbed;   // the layers run in this layer's output path, in order
-  std::int64_t absorbed_vector_ops = 0;  // their vector ops per sample
+  std::int64_t absorbed_vector_ops = 0;  // their vector ops per sample, run in the output path
+  // A folded batch-norm's vector ops per sample: done once, when the weights and bias are prepared,
+  // so they cost no cycles at run time and appear in no program.
+  std::int64_t folded_vector_ops = 0;
   std::int64_t output_elements = 0;    // per sample, of the tensor written (the chain's last); 0: the layer's own
   bool folds_batchnorm = false;        // a fused batch-norm's shift becomes a per-channel bias
   std::vector<Addend> addends;
@@ -93,8 +96,8 @@ struct NetworkMapping {
 };
 NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator);
 
-// Fusion moves vector work between programs but keeps its sum: the network's programs' vector ops
-// against the analysis's, or "" when they agree.
+// Fusion moves vector work between programs, and folding a batch-norm does it before the run: the
+// network's programs' vector ops plus the folded ones against the analysis's, or "" when they agree.
 std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped);
 
 }  // namespace reusesim::mapping

@@ -91,8 +91,12 @@ ResidencyPlan plan_residency(const workload::Network& network, const FusionPlan&
     for (std::size_t absorbed : fusion.absorbed[j]) {
       const workload::NetworkLayer& layer = network.layers[absorbed];
       layer_plan.absorbed.push_back(layer.spec.name);
-      layer_plan.absorbed_vector_ops += layer.counts.vector_ops;
-      if (layer.spec.type == LayerType::batchnorm) layer_plan.folds_batchnorm = true;
+      if (layer.spec.type == LayerType::batchnorm) {
+        layer_plan.folds_batchnorm = true;
+        layer_plan.folded_vector_ops += layer.counts.vector_ops;
+      } else {
+        layer_plan.absorbed_vector_ops += layer.counts.vector_ops;
+      }
       if (layer.spec.type != LayerType::add) continue;
       for (std::size_t i = 0; i < layer.input_ids.size(); ++i) {
         const std::vector<int>& found = reads[absorbed][i];
