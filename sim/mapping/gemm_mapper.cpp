@@ -9,12 +9,12 @@
 
 namespace reusesim::mapping {
 
-namespace {
-
 using workload::checked_add;
 using workload::checked_mul;
 using workload::checked_product;
 using workload::LayerType;
+
+namespace {
 
 // Tile sizes to try for a dimension: the dimension halved again and again, the powers of two
 // from 8 up, and, when the dimension lies along an edge of the array (`edge` > 0: rows, columns,

@@ -5,14 +5,8 @@
 
 namespace reusesim::mapping {
 
-namespace {
-
-using workload::checked_add;
 using workload::checked_mul;
-using workload::checked_product;
 using workload::LayerType;
-
-}  // namespace
 
 void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                 const DramLayout& layout, LayerProgram& program) {
