@@ -82,6 +82,28 @@ TEST_CASE("DeepSpeech2: sequence length is a parameter and GRUs scale with it", 
   CHECK(recurrent_layers == 4);
 }
 
+TEST_CASE("TPU v1 stand-ins carry Table 1's weight totals: MLP0 20 M, LSTM0 52 M", "[zoo]") {
+  // MLP0 (Jouppi et al. ISCA 2017, Table 1: 5 FC layers, 20 M weights): 5 linear layers of
+  // 2000 x 2000. Weights 5 x 4,000,000 = 20,000,000; params add 5 x 2000 biases = 20,010,000;
+  // MACs per sample one per weight = 20,000,000.
+  const config::LoadedModel mlp0 = zoo("tpu_mlp0");
+  CHECK(mlp0.network.layers.size() == 5);
+  CHECK(mlp0.network.total_params() == 20'010'000);
+  CHECK(mlp0.network.total_macs() == 20'000'000);
+  CHECK(layer_named(mlp0.network, "fc3").counts.params == 4'002'000);  // 2000 * 2000 + 2000
+
+  // LSTM0 (Table 1: 24 FC = 6 LSTM layers x 4 gates, 52 M weights): hidden 1024, 1536 input features.
+  // lstm1 weights 4 * 1024 * (1536 + 1024) = 10,485,760, lstm2..6 4 * 1024 * 2048 = 8,388,608 each:
+  // 10,485,760 + 5 * 8,388,608 = 52,428,800 weights; biases 8 * 1024 = 8,192 per layer, 6 * 8,192 =
+  // 49,152; params 52,477,952. MACs per step one per weight, 8 steps by default: 419,430,400.
+  const config::LoadedModel lstm0 = zoo("tpu_lstm0");
+  CHECK(lstm0.network.layers.size() == 6);
+  CHECK(lstm0.network.total_params() == 52'477'952);
+  CHECK(lstm0.network.total_macs() == 419'430'400);
+  CHECK(layer_named(lstm0.network, "lstm1").counts.params == 10'493'952);  // 10,485,760 + 8,192
+  CHECK(layer_named(lstm0.network, "lstm6").counts.macs == 67'108'864);   // 8 * 8,388,608
+}
+
 TEST_CASE("every model in models/ loads, and its footprint peak never exceeds its total", "[zoo]") {
   std::int64_t models = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(REUSESIM_SOURCE_DIR) + "/models")) {
@@ -100,5 +122,5 @@ TEST_CASE("every model in models/ loads, and its footprint peak never exceeds it
       CHECK(footprint.peak_bytes >= footprint.weight_bytes);
     }
   }
-  CHECK(models >= 9);
+  CHECK(models >= 13);  // the 13 files in models/
 }
