@@ -106,6 +106,14 @@ std::int32_t Accelerator::wait_for_dependencies(const mapping::Step& step) {
   return last;
 }
 
+std::int64_t Accelerator::dram_bytes(const mapping::Step& step) const {
+  return static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
+}
+
+void Accelerator::record_transfer(DmaTrack track, const mapping::Step& step, const sc_core::sc_time& submitted) {
+  if (timeline_ != nullptr) timeline_->transfer(track, step.tensor, submitted, sc_core::sc_time_stamp(), dram_bytes(step));
+}
+
 void Accelerator::charge(StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to) {
   if (to <= from) return;
   stall_by_cause_[static_cast<int>(cause)] += to - from;
@@ -166,21 +174,16 @@ void Accelerator::transfer_engine(mapping::StepKind kind) {
       wait_for_dependencies(step);
       const auto index = static_cast<std::int32_t>(i);
       if (is_load) {
-        read_bytes_by_role_[static_cast<int>(step.tensor)] +=
-            static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
+        read_bytes_by_role_[static_cast<int>(step.tensor)] += dram_bytes(step);
       } else {
-        write_bytes_ += static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
+        write_bytes_ += dram_bytes(step);
         sram_access(TensorKind::outputs, step.bytes, false);  // read out of the output buffer
       }
       const sc_core::sc_time submitted = sc_core::sc_time_stamp();
       dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, load_tag(step.tensor)},
                  [this, index, &step, is_load, submitted] {
                    if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
-                   if (timeline_ != nullptr) {
-                     const auto bytes = mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes());
-                     timeline_->transfer(is_load ? DmaTrack::load : DmaTrack::store, step.tensor, submitted,
-                                         sc_core::sc_time_stamp(), static_cast<std::int64_t>(bytes));
-                   }
+                   record_transfer(is_load ? DmaTrack::load : DmaTrack::store, step, submitted);
                    finish(index);
                  });
     }
@@ -224,11 +227,7 @@ void Accelerator::prefetch_next_weights() {
     load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME, kWeightTag},
                      [this, index, owner, &step, submitted] {
                        sram_access(TensorKind::weights, step.bytes, true);
-                       if (timeline_ != nullptr) {
-                         const auto bytes = mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes());
-                         timeline_->transfer(DmaTrack::load, step.tensor, submitted, sc_core::sc_time_stamp(),
-                                             static_cast<std::int64_t>(bytes));
-                       }
+                       record_transfer(DmaTrack::load, step, submitted);
                        if (generation_ == owner) {
                          finish(index);  // its layer has started and waits for it
                        } else {
@@ -247,7 +246,7 @@ void Accelerator::adopt_prefetched_loads() {
     if (prefetch_state_[i] == 0) continue;
     const mapping::Step& step = program_->steps[i];
     prefetched_[i] = true;
-    const auto bytes = static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
+    const std::int64_t bytes = dram_bytes(step);
     read_bytes_by_role_[static_cast<int>(step.tensor)] += bytes;
     prefetched_bytes_ += bytes;
     if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the layer's loads

@@ -43,9 +43,9 @@ struct LayerResult {
   // The layer's own DRAM traffic, whenever it moved (its weights prefetched during the layer before
   // included), burst-widened as the channels see it: the program's bytes.
   std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
-  // Requests, activates and row hits below count what the memory did between the layer's start
-  // and end, whichever layer it was for.
   std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
+  // Requests, activates and row hits count what the memory did between the layer's start and end,
+  // whichever layer it was for.
   std::int64_t dram_requests = 0, dram_activates = 0;
   std::int64_t dram_columns = 0, dram_row_hits = 0;  // column commands, and those that hit an open row
   // Residency across layers (from the program): input bytes read from on-chip data, output bytes kept.
@@ -102,6 +102,10 @@ class Accelerator : public sc_core::sc_module {
   // The weight buffer's capacity less what `program` keeps in it: its two largest transfers into
   // that buffer (a tile in use and the next one).
   std::int64_t weight_room_bytes(const mapping::LayerProgram& program);
+  // The DRAM bytes a load or store step moves: its burst-widened extent.
+  std::int64_t dram_bytes(const mapping::Step& step) const;
+  // Records a finished load or store to the timeline, when there is one.
+  void record_transfer(DmaTrack track, const mapping::Step& step, const sc_core::sc_time& submitted);
   // Adds `from` to `to` to the stall of `cause` (and the timeline).
   void charge(StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to);
   // Bytes the memory has delivered so far: to the load DMA by role, and from the store DMA.
