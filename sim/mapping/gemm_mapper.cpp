@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace reusesim::mapping {
 
@@ -15,6 +16,12 @@ using workload::checked_product;
 using workload::LayerType;
 
 namespace {
+
+std::vector<std::int64_t> sorted_unique(std::vector<std::int64_t> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
 
 // Tile sizes to try for a dimension: the dimension halved again and again, the powers of two
 // from 8 up, and, when the dimension lies along an edge of the array (`edge` > 0: rows, columns,
@@ -34,12 +41,8 @@ std::vector<std::int64_t> tile_sizes(std::int64_t dimension, std::int64_t edge =
       if (size < dimension) values.push_back(size);
     }
   }
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  return values;
+  return sorted_unique(std::move(values));
 }
-
-
 
 // The array edge each GEMM dimension lies along (0: none), for the tile sizes to try.
 struct Edges {
@@ -133,9 +136,7 @@ std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const hw::Compu
   std::vector<std::int64_t> values = tile_sizes(p.groups);
   const std::int64_t per_fold = groups_per_fold(array, GemmShape{p.m, tn, tk, p.groups});
   for (std::int64_t tg = per_fold; tg < p.groups; tg *= 2) values.push_back(tg);
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  return values;
+  return sorted_unique(std::move(values));
 }
 
 }  // namespace
@@ -198,6 +199,9 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
                        " cuts kernel rows of " + std::to_string(p.k_row) +
                        " values; with lane_dimension kernel_row a K tile holds whole rows or lies within one");
   }
+  // What every tiling moves at least once, whatever its tiles.
+  const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
+  const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
   for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0, edges.k)) {
     if (!fits_rows(tk)) continue;
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
@@ -221,9 +225,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
             continue;
           }
           const std::int64_t compute = tiled_compute_cycles(array, p, tg, tm, tn, tk);
-          const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
           const std::int64_t input_sweep = sweep.total;
-          const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
           for (bool n_outer : {true, false}) {
             if (pinned && n_outer != pinned->n_outer) continue;
             const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
@@ -429,7 +431,7 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
   const std::int64_t outputs = checked_product({p.groups, p.m, p.n});
   p.output_vector_ops = checked_add(layer.spec.activation == workload::Activation::none ? 0 : outputs,
                                     checked_mul(plan.absorbed_vector_ops, batch));
-  p.written_bytes = checked_product({plan.output_elements > 0 ? plan.output_elements : layer.counts.output_elems, batch, e});
+  p.written_bytes = checked_product({plan.written_elements(layer), batch, e});
   const GemmTiling tiling =
       choose_gemm_tiling(p, context.accelerator, context.capacity, context.dram_bytes_per_cycle, layer.spec.name,
                          layer.spec.tiling);

@@ -1,7 +1,6 @@
 #include "mapping/recurrent_mapper.h"
 
 #include <algorithm>
-#include <optional>
 #include <string>
 
 #include "mapping/gemm_mapper.h"
@@ -60,9 +59,8 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
     problem.input_bytes = [e](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
     Capacity capacity = context.capacity;
     if (resident) capacity.weights = std::max(capacity.weights, checked_mul(2, weight_bytes));
-    std::optional<workload::PinnedTiling> pinned = layer.spec.tiling;
     const GemmTiling tiling = choose_gemm_tiling(problem, context.accelerator, capacity, context.dram_bytes_per_cycle,
-                                                 layer.spec.name, pinned);
+                                                 layer.spec.name, layer.spec.tiling);
     const std::int64_t chunk = tiling.tm, block = tiling.tn, tile_k = tiling.tk;
     const std::int64_t tiles_k = ceil_div(k, tile_k);
     most_blocks = std::max(most_blocks, ceil_div(n, block) * ceil_div(batch, chunk) * tiles_k);
@@ -144,7 +142,6 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
                     (all_resident ? "resident in SRAM" : "streamed from DRAM every step") +
                     (layer.spec.tiling ? " (pinned)" : "");
 }
-
 
 std::uint64_t recurrent_scratch_bytes(const workload::NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
   const workload::RecurrentParams& rnn = layer.spec.recurrent;
