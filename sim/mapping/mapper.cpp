@@ -27,7 +27,7 @@ void count_on_chip(const workload::NetworkLayer& layer, std::int64_t batch, std:
     if (addend.on_chip) program.onchip_input_bytes += bytes(addend.elements);
   }
   if (plan.output_on_chip) {
-    program.onchip_output_bytes = bytes(plan.output_elements > 0 ? plan.output_elements : layer.counts.output_elems);
+    program.onchip_output_bytes = bytes(plan.written_elements(layer));
   }
 }
 

@@ -65,6 +65,10 @@ struct LayerPlan {
   std::int64_t resident_bytes = 0;     // resident tensors in the keeping buffer while the layer runs
 
   bool input_on_chip(std::size_t i) const { return i < inputs_on_chip.size() && inputs_on_chip[i]; }
+  // Elements per sample of the tensor `layer`'s program writes.
+  std::int64_t written_elements(const workload::NetworkLayer& layer) const {
+    return output_elements > 0 ? output_elements : layer.counts.output_elems;
+  }
 };
 
 // Lays out the model input and every layer's weights and output (views share their input's).
