@@ -298,6 +298,14 @@ class DramReader {
   MapReader& reader_;
 };
 
+// A list of words where `[]` is a choice of its own (keep nothing, fuse nothing), unlike the
+// non-empty lists read_string_list reads.
+std::vector<std::string> read_word_list_or_empty(const ConfigNode& node, const std::string& path,
+                                                 Diagnostics& diagnostics) {
+  if (node.is_sequence() && node.items.empty()) return {};
+  return read_string_list(node, path, diagnostics);
+}
+
 hw::ComputeSpec read_compute(MapReader& reader) {
   hw::ComputeSpec compute;
   const std::string kind = reader.required_choice("type", {"systolic", "vector_mac"}).value_or("");
@@ -330,13 +338,12 @@ hw::ComputeSpec read_compute(MapReader& reader) {
                                "accumulators: {capacity_kib: <KiB>, bits: <bits>} beside compute");
   }
   compute.vector_ops_per_cycle = reader.required_integer("vector_ops_per_cycle", kCount).value_or(0);
-  // output_path (issue 12, fusion): the stages after the array, each at most once.
+  // output_path: the stages after the array, each at most once (docs/mapping-and-replay.md, "Fusion
+  // into the output path").
   if (const ConfigNode* path = reader.optional("output_path")) {
     const std::string path_key = reader.child_path("output_path");
     const std::vector<std::string> stages{"activation", "batchnorm", "add", "pooling"};
-    const std::vector<std::string> words =
-        path->is_sequence() && path->items.empty() ? std::vector<std::string>{}  // [] : nothing fuses
-                                                   : read_string_list(*path, path_key, reader.diagnostics());
+    const std::vector<std::string> words = read_word_list_or_empty(*path, path_key, reader.diagnostics());
     for (const std::string& word : words) {
       const auto index = std::find(stages.begin(), stages.end(), word) - stages.begin();
       if (index == static_cast<std::ptrdiff_t>(stages.size())) {
@@ -431,8 +438,9 @@ hw::SramSpec read_sram(MapReader& reader) {
         spec.holds.push_back(kind);
       }
     }
-    // keeps (issue 12, residency): absent, a buffer that holds inputs and outputs keeps
-    // activations, as a compiler would; the consumer reads them in place, so only such a buffer may.
+    // keeps (docs/mapping-and-replay.md, "On-chip residency across layers"): absent, a buffer that
+    // holds inputs and outputs keeps activations, as a compiler would; the consumer reads them in
+    // place, so only such a buffer may.
     const auto holds_kind = [&](hw::TensorKind kind) {
       return std::find(spec.holds.begin(), spec.holds.end(), kind) != spec.holds.end();
     };
@@ -440,9 +448,7 @@ hw::SramSpec read_sram(MapReader& reader) {
     spec.keeps_activations = holds_activations;
     if (const ConfigNode* keeps = buffer.optional("keeps")) {
       const std::string keeps_path = buffer.child_path("keeps");
-      const std::vector<std::string> words = keeps->is_sequence() && keeps->items.empty()
-                                                 ? std::vector<std::string>{}  // []: keeps nothing
-                                                 : read_string_list(*keeps, keeps_path, diagnostics);
+      const std::vector<std::string> words = read_word_list_or_empty(*keeps, keeps_path, diagnostics);
       spec.keeps_activations = false;
       for (const std::string& word : words) {
         if (word != "activations") {
