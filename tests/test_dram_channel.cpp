@@ -45,7 +45,7 @@ TEST_CASE("ddr4: an idle read to a closed bank takes tRCD + CL + burst", "[dram-
   const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}}, 1);
   // ACT at 0, RD at tRCD = 17, data from 17 + CL 17 = 34 for BL/2 = 4 clocks: done at 38.
   CHECK(outcome.finish_cycles == 38);
-  CHECK(outcome.dram.read_latency_cycles == 38);
+  CHECK(outcome.dram.read_latency.total_cycles() == 38);
   CHECK(outcome.dram.activates == 1);
   CHECK(outcome.dram.row_hits == 0);
 }
@@ -57,7 +57,7 @@ TEST_CASE("ddr4: a row hit completes CL + burst after it issues", "[dram-channel
   // row open (tCCD_L from the RD at 17 allows 23) and issues at 38, ending at 38 + 17 + 4 = 59.
   const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}, hw::MemoryRequest{4096, false, 0}}, 1);
   CHECK(outcome.finish_cycles == 59);
-  CHECK(outcome.dram.read_latency_cycles == 38 + 21);
+  CHECK(outcome.dram.read_latency.total_cycles() == 38 + 21);
   CHECK(outcome.dram.row_hits == 1);
   CHECK(outcome.dram.activates == 1);
 }
@@ -121,7 +121,7 @@ TEST_CASE("ddr4: row_hit_rate counts column commands, so a long request to one r
   const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}}, 1, 1024);
   CHECK(outcome.dram.reads == 1);
   CHECK(outcome.dram.activates == 1);
-  CHECK(outcome.dram.columns == 16);
+  CHECK(outcome.dram.columns() == 16);
   CHECK(outcome.dram.row_hits == 15);
   CHECK(outcome.finish_cycles == 128);
 }
@@ -165,7 +165,7 @@ TEST_CASE("a trace's earliest issue cycle holds a request back", "[dram-channel]
   // Issued at cycle 1,000 to a closed bank: done at 1,000 + 38.
   const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 1000}}, 1);
   CHECK(outcome.finish_cycles == 1038);
-  CHECK(outcome.dram.read_latency_cycles == 38);
+  CHECK(outcome.dram.read_latency.total_cycles() == 38);
 }
 
 TEST_CASE("the DMA engine widens a transfer to the whole bursts it touches", "[dram-channel]") {
@@ -187,7 +187,7 @@ std::int64_t read_latency_behind_writes(std::int64_t writes) {
   std::vector<hw::MemoryRequest> requests;
   for (std::int64_t i = 0; i < writes; ++i) requests.push_back(hw::MemoryRequest{static_cast<std::uint64_t>(i) * 64, true, 0});
   requests.push_back(hw::MemoryRequest{std::uint64_t{1} << 17, false, 0});
-  return run(spec, requests, 64).dram.read_latency_cycles;
+  return run(spec, requests, 64).dram.read_latency.total_cycles();
 }
 
 }  // namespace

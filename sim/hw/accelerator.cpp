@@ -386,7 +386,7 @@ void Accelerator::drive() {
     result.dram_write_output_bytes = write_bytes_;
     result.prefetched_weight_bytes = prefetched_bytes_;
     result.dram_requests = (dram_after.reads + dram_after.writes) - (dram_before.reads + dram_before.writes);
-    result.dram_columns = dram_after.columns - dram_before.columns;
+    result.dram_columns = dram_after.columns() - dram_before.columns();
     result.dram_row_hits = dram_after.row_hits - dram_before.row_hits;
     result.dram_activates = dram_after.activates - dram_before.activates;
     for (const SramBuffer& buffer : buffers_) {

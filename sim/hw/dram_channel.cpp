@@ -8,17 +8,6 @@
 
 namespace reusesim::hw {
 
-std::int64_t DramChannelStats::read_latency_percentile(double fraction) const {
-  if (reads == 0) return 0;
-  const auto wanted = static_cast<std::int64_t>(fraction * static_cast<double>(reads) + 0.999999);
-  std::int64_t seen = 0;
-  for (std::size_t cycles = 0; cycles < read_latency_counts.size(); ++cycles) {
-    seen += read_latency_counts[cycles];
-    if (seen >= wanted) return static_cast<std::int64_t>(cycles);
-  }
-  return static_cast<std::int64_t>(read_latency_counts.size()) - 1;
-}
-
 DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
     : sc_core::sc_module(name),
       socket("socket"),
@@ -328,7 +317,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
 void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   std::vector<Request>& queue = *choice.queue;
   Request& request = queue[choice.index];
-  ++stats_.columns;
+  ++(request.is_write ? stats_.write_commands : stats_.read_commands);
   if (!request.column_after_activate) ++stats_.row_hits;
   request.column_after_activate = false;
   if (--request.bursts_left > 0) return;
@@ -339,12 +328,7 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   } else {
     ++stats_.reads;
     stats_.read_bytes += bytes;
-    const std::int64_t latency = data_end - request.arrival_cycle;
-    stats_.read_latency_cycles += latency;
-    if (static_cast<std::int64_t>(stats_.read_latency_counts.size()) <= latency) {
-      stats_.read_latency_counts.resize(static_cast<std::size_t>(latency) + 1, 0);
-    }
-    ++stats_.read_latency_counts[static_cast<std::size_t>(latency)];
+    stats_.read_latency.add(data_end - request.arrival_cycle);
   }
   if (timeline_ != nullptr) {
     timeline_->dram_request(timeline_track_, epoch_cycle_ + request.arrival_cycle, epoch_cycle_ + data_end, bytes,

@@ -16,30 +16,11 @@
 #include <vector>
 
 #include "hw/dram_address.h"
+#include "hw/dram_stats.h"
 #include "hw/dram_timing.h"
 #include "hw/timeline_recorder.h"
 
 namespace reusesim::hw {
-
-struct DramChannelStats {
-  std::int64_t reads = 0;   // requests
-  std::int64_t writes = 0;
-  std::int64_t read_bytes = 0;
-  std::int64_t write_bytes = 0;
-  std::int64_t activates = 0;
-  std::int64_t precharges = 0;
-  std::int64_t refreshes = 0;
-  // Column commands (one burst each) and those that found their row open without an activate of
-  // their own: the first column after a request's activate misses, every other one hits, as DRAM
-  // simulators count them.
-  std::int64_t columns = 0;
-  std::int64_t row_hits = 0;
-  std::int64_t read_latency_cycles = 0;  // sum, from BEGIN_REQ to the end of the data burst
-  std::vector<std::int64_t> read_latency_counts;  // [cycles] -> reads with that latency
-
-  // The latency (in cycles) below which `fraction` of reads fall.
-  std::int64_t read_latency_percentile(double fraction) const;
-};
 
 class DramChannel : public sc_core::sc_module {
  public:

@@ -64,23 +64,7 @@ void DramSystem::record_to(TimelineRecorder& timeline) {
 
 DramChannelStats DramSystem::total_stats() const {
   DramChannelStats total;
-  for (const DramChannel& channel : channels_) {
-    const DramChannelStats& s = channel.stats();
-    total.reads += s.reads;
-    total.writes += s.writes;
-    total.read_bytes += s.read_bytes;
-    total.write_bytes += s.write_bytes;
-    total.activates += s.activates;
-    total.precharges += s.precharges;
-    total.refreshes += s.refreshes;
-    total.columns += s.columns;
-    total.row_hits += s.row_hits;
-    total.read_latency_cycles += s.read_latency_cycles;
-    if (total.read_latency_counts.size() < s.read_latency_counts.size()) {
-      total.read_latency_counts.resize(s.read_latency_counts.size(), 0);
-    }
-    for (std::size_t i = 0; i < s.read_latency_counts.size(); ++i) total.read_latency_counts[i] += s.read_latency_counts[i];
-  }
+  for (const DramChannel& channel : channels_) total += channel.stats();
   return total;
 }
 

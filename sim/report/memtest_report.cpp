@@ -30,12 +30,10 @@ Table memtest_table(const MemtestResult& result) {
   std::vector<Cell> row{result.pattern, result.memory, result.requests, result.request_bytes, result.outstanding,
                         dram.read_bytes, dram.write_bytes, result.simulated_seconds * 1e6, achieved, peak,
                         peak > 0 ? achieved / peak : 0.0,
-                        latency_ns(dram.reads > 0 ? static_cast<double>(dram.read_latency_cycles) /
-                                                        static_cast<double>(dram.reads)
-                                                  : 0),
-                        latency_ns(static_cast<double>(dram.read_latency_percentile(0.5))),
-                        latency_ns(static_cast<double>(dram.read_latency_percentile(0.99))),
-                        dram.columns > 0 ? Cell(static_cast<double>(dram.row_hits) / static_cast<double>(dram.columns)) : Cell(),
+                        latency_ns(dram.read_latency.mean_cycles()),
+                        latency_ns(static_cast<double>(dram.read_latency.percentile_cycles(0.5))),
+                        latency_ns(static_cast<double>(dram.read_latency.percentile_cycles(0.99))),
+                        dram.columns() > 0 ? Cell(static_cast<double>(dram.row_hits) / static_cast<double>(dram.columns())) : Cell(),
                         dram.activates, dram.refreshes};
   if (const auto wall = result.wall_seconds) {
     row.emplace_back(*wall);
