@@ -54,8 +54,9 @@ const std::vector<std::string> kDramLines = {
     "  trcd: 17",        "  trp: 17",         "  tras: 39",          "  trc: 56",          "  burst_length: 8",
     "  tccd_s: 4",       "  tccd_l: 6",       "  trrd_s: 4",         "  trrd_l: 6",        "  tfaw: 26",
     "  twtr_s: 3",       "  twtr_l: 9",       "  twr: 18",           "  trtp: 9",          "  trfc: 420",
-    "  trefi: 9360",     "  address_mapping: ro,ra,ba,co,bg,ch",     "  queue_depth: 32",  "  page_policy: open",
-    "  refresh: all_bank", "  write_drain_high: 24", "  write_drain_low: 8"};
+    "  trefi: 9360",     "  address_mapping: ro,ra,ba,co,bg,ch",     "  controller:",
+    "    read_queue_depth: 32", "    write_queue_depth: 32", "    write_drain: {high: 24, low: 8}",
+    "    page_policy: open", "    refresh: all_bank"};
 
 // kHead + every DRAM line except the ones starting with `skip` (when given).
 std::string inline_dram(const std::string& skip = "") {
@@ -224,6 +225,46 @@ TEST_CASE("a dram section written out in full needs no preset", "[accelerator]")
   CHECK(acc.dram.timing.trefi == 9360);
 }
 
+// The controller block: the preset's values, optional keys at their documented defaults, and an
+// override of one key that keeps the rest of the preset's block (maps merge key by key).
+TEST_CASE("dram controller: preset values, defaults, and a partial override", "[accelerator]") {
+  const hw::DramControllerSpec preset = load(kAccelerator).dram.controller;
+  CHECK(preset.read_queue_depth == 32);
+  CHECK(preset.write_queue_depth == 32);
+  CHECK(preset.write_drain == hw::WriteDrainPolicy::watermarks);
+  CHECK(preset.write_drain_high == 24);
+  CHECK(preset.write_drain_low == 8);
+  CHECK(preset.refresh == hw::RefreshMode::all_bank);
+  // kDramLines leave out command_queue_depth, posted_writes and frontend_latency_cycles: 0, false, 0.
+  const hw::DramControllerSpec inline_block = load(inline_dram()).dram.controller;
+  CHECK(inline_block.command_queue_depth == 0);
+  CHECK_FALSE(inline_block.posted_writes);
+  CHECK(inline_block.frontend_latency_cycles == 0);
+  const hw::DramControllerSpec changed =
+      load(kAccelerator + "  controller:\n    posted_writes: true\n    refresh: off\n").dram.controller;
+  CHECK(changed.posted_writes);
+  CHECK(changed.refresh == hw::RefreshMode::off);
+  CHECK(changed.read_queue_depth == 32);
+  // One key holds the drain policy, so setting drain_all leaves no watermarks behind.
+  const hw::DramControllerSpec drain_all = load(kAccelerator, {"dram.controller.write_drain=drain_all"}).dram.controller;
+  CHECK(drain_all.write_drain == hw::WriteDrainPolicy::drain_all);
+}
+
+// Keys that moved into the controller block are refused with where they went; a drain policy must be one of two.
+TEST_CASE("dram controller: moved keys and keys of the other drain policy are refused", "[accelerator]") {
+  CHECK(errors_of(kAccelerator + "  queue_depth: 32\n") ==
+        "acc.yaml:19:16: error: dram.queue_depth: is now controller.read_queue_depth and controller.write_queue_depth "
+        "(docs/dram-model.md, \"Controller\")\n");
+  CHECK(errors_of(kAccelerator + "  refresh: off\n") ==
+        "acc.yaml:19:12: error: dram.refresh: is now controller.refresh (docs/dram-model.md, \"Controller\")\n");
+  CHECK(errors_of(kAccelerator + "  controller:\n    write_drain: half\n") ==
+        "acc.yaml:20:18: error: dram.controller.write_drain: expected drain_all or watermarks {high: H, low: L}, got "
+        "\"half\"\n");
+  CHECK(errors_of(kAccelerator + "  write_drain_high: 24\n") ==
+        "acc.yaml:19:21: error: dram.write_drain_high: is now controller.write_drain.high (docs/dram-model.md, "
+        "\"Controller\")\n");
+}
+
 // `--set dram.channels=2` on the accelerator: channels 2, the preset's other fields kept.
 TEST_CASE("a --set override changes the spec", "[accelerator]") {
   const hw::AcceleratorSpec acc = load(kAccelerator, {"dram.channels=2"});
@@ -307,10 +348,13 @@ TEST_CASE("zero, negative and out-of-range values", "[accelerator]") {
         "acc.yaml:19:13: error: dram.channels: expected a positive integer, got 0\n");
   CHECK(errors_of(kAccelerator + "  ranks: -1\n") ==
         "acc.yaml:19:10: error: dram.ranks: expected a positive integer, got -1\n");
-  CHECK(errors_of(kAccelerator + "  queue_depth: 0\n") ==
-        "acc.yaml:19:16: error: dram.queue_depth: expected a positive integer, got 0\n");
-  CHECK(errors_of(kAccelerator + "  write_drain_low: -1\n") ==
-        "acc.yaml:19:20: error: dram.write_drain_low: expected a non-negative integer, got -1\n");
+  // Line 19 opens the controller block, line 20 holds the key (value at column 4 + key + 3).
+  CHECK(errors_of(kAccelerator + "  controller:\n    read_queue_depth: 0\n") ==
+        "acc.yaml:20:23: error: dram.controller.read_queue_depth: expected a positive integer, got 0\n");
+  CHECK(errors_of(kAccelerator + "  controller:\n    write_queue_depth: 5000\n") ==
+        "acc.yaml:20:24: error: dram.controller.write_queue_depth: expected at most 4096, got 5000\n");
+  CHECK(errors_of(kAccelerator + "  controller:\n    write_drain: {high: 24, low: -1}\n") ==
+        "acc.yaml:20:34: error: dram.controller.write_drain.low: expected a non-negative integer, got -1\n");
   CHECK(errors_of(kAccelerator + "  channels: 2048\n") ==
         "acc.yaml:19:13: error: dram.channels: expected at most 1024, got 2048\n");
   CHECK(errors_of(kAccelerator, {"sram.buffers.outputs.capacity_kib=0"}) ==
@@ -483,10 +527,11 @@ TEST_CASE("every JEDEC relation check", "[accelerator]") {
       // tREFI > tRFC = 420, so at least 421
       {"  trefi: 420", "acc.yaml:19:10: error: dram.trefi: 420 breaks tREFI > tRFC (needs at least 421)"},
       // write_drain_high > write_drain_low = 8, so at least 9
-      {"  write_drain_high: 8",
-       "acc.yaml:19:21: error: dram.write_drain_high: 8 breaks write_drain_high > write_drain_low (needs at least 9)"},
-      // write_drain_high <= queue_depth = 32
-      {"  write_drain_high: 40", "acc.yaml:19:21: error: dram.write_drain_high: 40 exceeds queue_depth 32"},
+      {"  controller:\n    write_drain: {high: 8, low: 8}",
+       "acc.yaml:20:25: error: dram.controller.write_drain.high: 8 breaks high > low (needs at least 9)"},
+      // write_drain_high <= write_queue_depth = 32
+      {"  controller:\n    write_drain: {high: 40, low: 8}",
+       "acc.yaml:20:25: error: dram.controller.write_drain.high: 40 exceeds write_queue_depth 32"},
   };
   for (const auto& [line, message] : cases) {
     INFO(line);

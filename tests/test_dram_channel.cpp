@@ -94,7 +94,7 @@ TEST_CASE("ddr4: sequential reads approach peak x (1 - tRFC/tREFI)", "[dram-chan
 }
 
 TEST_CASE("ddr4: closed-page policy activates for every request served alone", "[dram-channel]") {
-  hw::DramSpec spec = config::load_dram("ddr4-2400", {"page_policy=closed"});
+  hw::DramSpec spec = config::load_dram("ddr4-2400", {"controller.page_policy=closed"});
   // One request at a time: each finds its bank closed again (precharged after its read).
   const Outcome closed = run(spec, pattern(spec, "seq_read", 64), 1);
   CHECK(closed.dram.activates == 64);
@@ -127,7 +127,7 @@ TEST_CASE("ddr4: row_hit_rate counts column commands, so a long request to one r
 }
 
 TEST_CASE("a full request queue holds requests back and loses none", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"queue_depth=8", "write_drain_high=6", "write_drain_low=2"});
+  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"controller.read_queue_depth=8", "controller.write_queue_depth=8", "controller.write_drain.high=6", "controller.write_drain.low=2"});
   // 100 requests in flight against a queue of 8: the channel answers BEGIN_REQ with END_REQ only
   // when a slot frees; every request still completes exactly once.
   const Outcome outcome = run(spec, pattern(spec, "random_mix", 2000), 100);

@@ -358,7 +358,7 @@ TEST_CASE("DRAM timing: all-bank refresh needs the rank precharged, tRP after th
 // are not held by tRFCpb (asked at 10, past any activate-to-activate spacing: tRRD_L = 6).
 // REFpb needs its own bank closed, not the whole rank.
 TEST_CASE("DRAM timing: per-bank refresh blocks only its bank", "[dram-timing]") {
-  DramTimingState s = ddr4({"refresh=per_bank", "trfc_pb=100"});
+  DramTimingState s = ddr4({"controller.refresh=per_bank", "trfc_pb=100"});
   issue_at(s, kRef, bank(0, 0, 0), 0, 0);
   DT_REQUIRE_EARLIEST(s, kAct, bank(0, 0, 0), 0, 100);
   DT_REQUIRE_EARLIEST(s, kRef, bank(0, 0, 0), 0, 100);  // REFpb to REFpb, same bank: tRFCpb
@@ -547,7 +547,7 @@ TEST_CASE("refresh bound: hbm2 refuses the issue's tREFI 262 and accepts 337", "
 // ended as an internal error. ddr4-2400's trefi is at line 49, column 8 of its preset.
 TEST_CASE("refresh bound: per-bank refresh longer than the refresh interval is refused", "[dram-timing]") {
   CHECK(input_error_text([] {
-          reusesim::config::load_dram("ddr4-2400", {"refresh=per_bank", "trfc_pb=10000"});
+          reusesim::config::load_dram("ddr4-2400", {"controller.refresh=per_bank", "trfc_pb=10000"});
         }) == "--set trfc_pb=10000: error: trfc_pb: 10000 breaks tREFI > tRFC_pb with trefi 9360 (" +
                   reusesim::config::dram_preset_directory() + "/ddr4-2400.yaml:49:8; needs trefi at least 10001)\n");
 }
@@ -556,7 +556,7 @@ TEST_CASE("refresh bound: per-bank refresh counts trfc_pb and the other banks' r
   // ddr4-2400 with per-bank refresh, trfc_pb 100; the 15 other banks of the rank may each refresh
   // first, max(tRRD_L 6, tFAW 26) = 26 apiece: 390. busy = max(100, 6, 26) + 390 = 490; slip =
   // max(tRC 56, max(39, 9, 34) + 17, 6, 26) + 390 = 446; tREFI >= 490 + 446 + 17 = 953.
-  const std::vector<std::string> per_bank{"refresh=per_bank", "trfc_pb=100"};
+  const std::vector<std::string> per_bank{"controller.refresh=per_bank", "trfc_pb=100"};
   std::vector<std::string> at_bound = per_bank;
   at_bound.push_back("trefi=953");
   CHECK(reusesim::config::load_dram("ddr4-2400", at_bound).refresh_bound().min_trefi == 953);

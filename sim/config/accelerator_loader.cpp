@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 constexpr int kMaxPresetDepth = 8;
 const IntegerRange kCount{1, 1 << 20};
 const IntegerRange kCycles{1, 1 << 30};
+const IntegerRange kQueueDepth{1, 4096};  // the scheduler scans its queues
 // Clocks from 1 MHz to 100 GHz. SystemC keeps time in picoseconds: a faster clock has hardly any
 // period left (at 1e300 MHz none, and the simulation hangs), and a slower one runs out of the 2^64
 // ps time range in few cycles (at 1 MHz it still holds 1.8e13).
@@ -46,6 +47,19 @@ std::string preset_path(const std::string& preset, const std::string& base_dir) 
   const bool is_path = preset.find('/') != std::string::npos || fs::path(preset).extension() == ".yaml";
   if (is_path) return fs::path(preset).is_absolute() ? preset : (fs::path(base_dir) / preset).string();
   return (fs::path(dram_preset_directory()) / (preset + ".yaml")).string();
+}
+
+// `entry` on top of `base`'s entries: a map merges key by key (a preset's controller block keeps the
+// keys an override leaves out), anything else replaces.
+void overlay(ConfigNode& base, const ConfigEntry& entry) {
+  ConfigNode* existing = base.find(entry.key);
+  if (existing == nullptr) {
+    base.entries.push_back(entry);
+  } else if (existing->is_map() && entry.value.is_map()) {
+    for (const ConfigEntry& inner : entry.value.entries) overlay(*existing, inner);
+  } else {
+    *existing = entry.value;
+  }
 }
 
 // The preset's fields with this node's fields on top (recursively: a preset may name another).
@@ -82,12 +96,7 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
     return ConfigNode{};
   }
   for (const ConfigEntry& entry : node.entries) {
-    if (entry.key == "preset") continue;
-    if (ConfigNode* existing = merged.find(entry.key)) {
-      *existing = entry.value;
-    } else {
-      merged.entries.push_back(entry);
-    }
+    if (entry.key != "preset") overlay(merged, entry);
   }
   return merged;
 }
@@ -173,27 +182,92 @@ class DramReader {
     }
     t.burst_length = power_of_two("burst_length", kBurstLength);
     dram.address_mapping = read_address_mapping(reader_);
-    dram.queue_depth = reader_.required_integer("queue_depth", kCount).value_or(0);
-    if (auto policy = reader_.required_choice("page_policy", {"open", "closed"})) {
-      dram.page_policy = *policy == "open" ? hw::PagePolicy::open : hw::PagePolicy::closed;
+    refuse_moved_keys();
+    if (const ConfigNode* controller = reader_.required("controller")) {
+      MapReader controller_reader(*controller, reader_.child_path("controller"), reader_.diagnostics());
+      if (controller_reader.valid()) dram.controller = read_controller(controller_reader);
     }
-    if (auto refresh = reader_.required_choice("refresh", {"all_bank", "per_bank"})) {
-      dram.refresh = *refresh == "all_bank" ? hw::RefreshMode::all_bank : hw::RefreshMode::per_bank;
-    }
-    if (dram.refresh == hw::RefreshMode::per_bank) {
+    if (dram.controller.refresh == hw::RefreshMode::per_bank) {
       t.trfc_pb = reader_.required_integer("trfc_pb", kCycles).value_or(0);
     } else if (const ConfigNode* per_bank = reader_.optional("trfc_pb")) {
       reader_.diagnostics().error(per_bank->location, reader_.child_path("trfc_pb"),
-                                  "used only with refresh: per_bank");
+                                  "used only with controller.refresh: per_bank");
     }
-    dram.write_drain_high = reader_.required_integer("write_drain_high", kCount).value_or(0);
-    dram.write_drain_low = reader_.required_integer("write_drain_low", IntegerRange::non_negative()).value_or(0);
     reader_.finish();
     check_relations(dram);
     return dram;
   }
 
  private:
+  // The controller's keys sat at the top level of a DRAM file before they had a block of their own.
+  void refuse_moved_keys() {
+    const std::map<std::string, std::string> moved{
+        {"queue_depth", "controller.read_queue_depth and controller.write_queue_depth"},
+        {"page_policy", "controller.page_policy"},
+        {"refresh", "controller.refresh"},
+        {"write_drain_high", "controller.write_drain.high"},
+        {"write_drain_low", "controller.write_drain.low"}};
+    for (const auto& [key, now] : moved) {
+      if (const ConfigNode* node = reader_.optional(key)) {
+        reader_.diagnostics().error(node->location, reader_.child_path(key),
+                                    "is now " + now + " (docs/dram-model.md, \"Controller\")");
+      }
+    }
+  }
+
+  // write_drain: {high: H, low: L} (watermarks) or drain_all. One key, so that an override of the
+  // policy replaces the preset's watermarks instead of leaving them behind.
+  static void read_write_drain(MapReader& reader, hw::DramControllerSpec& controller) {
+    const ConfigNode* node = reader.required("write_drain");
+    if (node == nullptr) return;
+    const std::string path = reader.child_path("write_drain");
+    if (node->is_scalar() && node->scalar == "drain_all") {
+      controller.write_drain = hw::WriteDrainPolicy::drain_all;
+      return;
+    }
+    if (!node->is_map()) {
+      reader.diagnostics().error(node->location, path,
+                                 "expected drain_all or watermarks {high: H, low: L}, got " + node->describe());
+      return;
+    }
+    MapReader marks(*node, path, reader.diagnostics());
+    controller.write_drain = hw::WriteDrainPolicy::watermarks;
+    controller.write_drain_high = marks.required_integer("high", kQueueDepth).value_or(0);
+    controller.write_drain_low = marks.required_integer("low", IntegerRange{0, kQueueDepth.max}).value_or(0);
+    marks.finish();
+    const ConfigNode* high = marks.optional("high");
+    if (high == nullptr || controller.write_drain_high <= 0) return;
+    if (controller.write_drain_high <= controller.write_drain_low) {
+      marks.diagnostics().error(high->location, marks.child_path("high"),
+                                std::to_string(controller.write_drain_high) + " breaks high > low (needs at least " +
+                                    std::to_string(controller.write_drain_low + 1) + ")");
+    } else if (controller.write_queue_depth > 0 && controller.write_drain_high > controller.write_queue_depth) {
+      marks.diagnostics().error(high->location, marks.child_path("high"),
+                                std::to_string(controller.write_drain_high) + " exceeds write_queue_depth " +
+                                    std::to_string(controller.write_queue_depth));
+    }
+  }
+
+  static hw::DramControllerSpec read_controller(MapReader& reader) {
+    hw::DramControllerSpec controller;
+    controller.read_queue_depth = reader.required_integer("read_queue_depth", kQueueDepth).value_or(0);
+    controller.write_queue_depth = reader.required_integer("write_queue_depth", kQueueDepth).value_or(0);
+    controller.command_queue_depth = reader.integer_or("command_queue_depth", 0, IntegerRange{0, kQueueDepth.max});
+    read_write_drain(reader, controller);
+    controller.posted_writes = reader.boolean_or("posted_writes", false);
+    controller.frontend_latency_cycles = reader.integer_or("frontend_latency_cycles", 0, IntegerRange{0, 1 << 20});
+    if (auto policy = reader.required_choice("page_policy", {"open", "closed"})) {
+      controller.page_policy = *policy == "open" ? hw::PagePolicy::open : hw::PagePolicy::closed;
+    }
+    if (auto refresh = reader.required_choice("refresh", {"all_bank", "per_bank", "off"})) {
+      controller.refresh = *refresh == "all_bank"   ? hw::RefreshMode::all_bank
+                           : *refresh == "per_bank" ? hw::RefreshMode::per_bank
+                                                    : hw::RefreshMode::off;
+    }
+    reader.finish();
+    return controller;
+  }
+
   std::int64_t power_of_two(const char* key, IntegerRange range) {
     const auto value = reader_.required_integer(key, range);
     if (value && !is_power_of_two(*value)) {
@@ -243,12 +317,10 @@ class DramReader {
     at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S", {"trrd_s"});
     at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC", {"trfc"});
     // A bank is refreshed once per tREFI for tRFC_pb: it must be free some of the time.
-    if (dram.refresh == hw::RefreshMode::per_bank) {
-      at_least("trefi", t.trefi, t.trfc_pb + 1, "tREFI > tRFC_pb", {"trfc_pb", "refresh"});
+    if (dram.controller.refresh == hw::RefreshMode::per_bank) {
+      at_least("trefi", t.trefi, t.trfc_pb + 1, "tREFI > tRFC_pb", {"trfc_pb"});
     }
     check_refresh_room(dram);
-    at_least("write_drain_high", dram.write_drain_high, dram.write_drain_low + 1,
-             "write_drain_high > write_drain_low", {"write_drain_low"});
     // The column field counts bursts within a row.
     const ConfigNode* row = reader_.optional("row_bytes");
     if (row != nullptr && dram.row_bytes > 0 && dram.bus_bits > 0 && t.burst_length > 0 &&
@@ -257,21 +329,15 @@ class DramReader {
                                   std::to_string(dram.row_bytes) + " is less than one burst (bus_bits / 8 x burst_length = " +
                                       std::to_string(dram.burst_bytes()) + " bytes)");
     }
-    const ConfigNode* high = reader_.optional("write_drain_high");
-    if (high != nullptr && dram.queue_depth > 0 && dram.write_drain_high > dram.queue_depth) {
-      reader_.diagnostics().error(high->location, reader_.child_path("write_drain_high"),
-                                  std::to_string(dram.write_drain_high) + " exceeds queue_depth " +
-                                      std::to_string(dram.queue_depth));
-    }
   }
 
   // Refreshes must leave a request room to be served, or the channel could never finish it.
   void check_refresh_room(const hw::DramSpec& dram) {
     const hw::DramTiming& t = dram.timing;
     const ConfigNode* node = reader_.optional("trefi");
-    const bool per_bank = dram.refresh == hw::RefreshMode::per_bank;
+    const bool per_bank = dram.controller.refresh == hw::RefreshMode::per_bank;
     const std::int64_t busy = dram.refresh_cycles();
-    if (node == nullptr || t.trefi <= busy || busy <= 0 || t.trcd <= 0 || t.tras <= 0 || t.trp <= 0 ||
+    if (node == nullptr || dram.controller.refresh == hw::RefreshMode::off || t.trefi <= busy || busy <= 0 || t.trcd <= 0 || t.tras <= 0 || t.trp <= 0 ||
         t.trc <= 0 || dram.bank_groups <= 0 || dram.banks_per_group <= 0 || t.burst_length <= 0) {
       return;
     }
@@ -283,7 +349,7 @@ class DramReader {
         per_bank ? "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP, tRRD_L, tFAW)" + others
                  : "max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks per rank - 1)";
     // The bound's terms: a --set of any of them is where the relation broke.
-    const char* set = set_instead(*node, {"refresh", "trfc", "trfc_pb", "trcd", "tras", "trp", "trc", "trtp", "cwl", "twr",
+    const char* set = set_instead(*node, {"trfc", "trfc_pb", "trcd", "tras", "trp", "trc", "trtp", "cwl", "twr",
                                           "burst_length", "trrd_l", "tfaw", "bank_groups", "banks_per_group"});
     reader_.diagnostics().error(
         set != nullptr ? reader_.optional(set)->location : node->location, reader_.child_path("trefi"),

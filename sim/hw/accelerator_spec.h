@@ -87,7 +87,8 @@ struct SramSpec {
 };
 
 enum class PagePolicy { open, closed };
-enum class RefreshMode { all_bank, per_bank };
+enum class RefreshMode { all_bank, per_bank, off };
+enum class WriteDrainPolicy { watermarks, drain_all };
 // Address fields, most significant first in DramSpec::address_mapping.
 enum class AddressField { channel, rank, bank_group, bank, row, column };
 
@@ -109,6 +110,24 @@ struct IdealMemorySpec {
   double latency_ns = 0;
 };
 
+// The controller in front of each channel (docs/dram-model.md, "Controller"). Cycles are memory
+// clocks (tCK): the controller runs at the DRAM command clock.
+struct DramControllerSpec {
+  std::int64_t read_queue_depth = 0;   // requests waiting to be scheduled
+  std::int64_t write_queue_depth = 0;
+  // Per-bank command queues of this depth behind the read and write queues: requests move into
+  // their bank's queue in arrival order while it has room, and the scheduler picks only among
+  // those. 0: no command queues, the scheduler picks among all queued requests.
+  std::int64_t command_queue_depth = 0;
+  WriteDrainPolicy write_drain = WriteDrainPolicy::watermarks;
+  std::int64_t write_drain_high = 0;  // watermarks: start draining writes at this many queued
+  std::int64_t write_drain_low = 0;   // and stop at this many (drain_all: when the queue fills, to empty)
+  bool posted_writes = false;  // a write is answered when it is queued, not when its data is written
+  std::int64_t frontend_latency_cycles = 0;  // from a request's arrival until the scheduler may pick it
+  PagePolicy page_policy = PagePolicy::open;
+  RefreshMode refresh = RefreshMode::all_bank;
+};
+
 struct DramSpec {
   // Set: the memory is ideal, and the DRAM fields below only describe its address space (one
   // channel, 64-byte bursts, 4 KiB runs: see config::ideal_dram_spec).
@@ -123,11 +142,7 @@ struct DramSpec {
   std::int64_t bus_bits = 0;   // data bus width of one channel
   DramTiming timing;
   std::vector<AddressField> address_mapping;
-  std::int64_t queue_depth = 0;
-  PagePolicy page_policy = PagePolicy::open;
-  RefreshMode refresh = RefreshMode::all_bank;
-  std::int64_t write_drain_high = 0;  // start draining writes at this many queued writes
-  std::int64_t write_drain_low = 0;   // stop at this many
+  DramControllerSpec controller;
 
   std::int64_t burst_bytes() const { return bus_bits / 8 * timing.burst_length; }
 
@@ -148,12 +163,14 @@ struct DramSpec {
     std::int64_t min_trefi = 0;  // busy + slip + tRCD
   };
   // How long one refresh keeps its rank (all-bank) or bank (per-bank) from taking requests.
-  std::int64_t refresh_cycles() const { return refresh == RefreshMode::per_bank ? timing.trfc_pb : timing.trfc; }
+  std::int64_t refresh_cycles() const {
+    return controller.refresh == RefreshMode::per_bank ? timing.trfc_pb : timing.trfc;
+  }
   RefreshBound refresh_bound() const {
     const DramTiming& t = timing;
     const std::int64_t close_after = std::max({t.tras, t.trtp, t.cwl + t.burst_length / 2 + t.twr});
     RefreshBound bound;
-    if (refresh == RefreshMode::per_bank) {
+    if (controller.refresh == RefreshMode::per_bank) {
       const std::int64_t others = (bank_groups * banks_per_group - 1) * std::max(t.trrd_l, t.tfaw);
       bound.busy = std::max({t.trfc_pb, t.trrd_l, t.tfaw}) + others;
       bound.slip = std::max({t.trc, close_after + t.trp, t.trrd_l, t.tfaw}) + others;

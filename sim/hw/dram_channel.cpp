@@ -40,7 +40,7 @@ void DramChannel::restart() {
   floor_generation_ = 0;
   candidates_valid_until_ = 0;
   // Refreshes are staggered so that ranks (or banks) do not all stop at once.
-  const std::int64_t refreshed_units = spec_.refresh == RefreshMode::all_bank ? spec_.ranks : spec_.ranks * banks_per_rank;
+  const std::int64_t refreshed_units = spec_.controller.refresh == RefreshMode::all_bank ? spec_.ranks : spec_.ranks * banks_per_rank;
   refresh_interval_ = spec_.timing.trefi;
   refresh_due_.clear();
   for (std::int64_t unit = 0; unit < refreshed_units; ++unit) {
@@ -94,7 +94,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(tlm::tlm_generic_payload& payloa
 bool DramChannel::admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_cycle) {
   const bool is_write = payload.is_write();
   std::vector<Request>& queue = is_write ? writes_ : reads_;
-  if (static_cast<std::int64_t>(queue.size()) >= spec_.queue_depth) return false;
+  if (static_cast<std::int64_t>(queue.size()) >= spec_.controller.read_queue_depth) return false;
   Request request;
   request.payload = &payload;
   request.where = mapper_.decode(payload.get_address());
@@ -131,7 +131,7 @@ void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
     if (refresh_due_[unit] > now) continue;
     // A due refresh first closes what it needs closed, then refreshes; it goes before requests.
     const auto index = static_cast<std::int64_t>(unit);
-    const bool all_bank = spec_.refresh == RefreshMode::all_bank;
+    const bool all_bank = spec_.controller.refresh == RefreshMode::all_bank;
     const std::int64_t first = all_bank ? index * banks_per_rank : index;
     const std::int64_t count = all_bank ? banks_per_rank : 1;
     bool all_closed = true;
@@ -199,8 +199,8 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
   // Write drain: switch to writes at the high watermark, back to reads at the low one; writes
   // also go when no read is waiting.
   const auto queued_writes = static_cast<std::int64_t>(writes_.size());
-  if (queued_writes >= spec_.write_drain_high) draining_writes_ = true;
-  if (queued_writes <= spec_.write_drain_low) draining_writes_ = false;
+  if (queued_writes >= spec_.controller.write_drain_high) draining_writes_ = true;
+  if (queued_writes <= spec_.controller.write_drain_low) draining_writes_ = false;
   if (!candidates_valid_ || now >= candidates_valid_until_) find_candidates(now);
   // Between full passes only column commands were issued: the same commands. A column command
   // moves the bus constraints of every column command and the precharge of its own bank; the
@@ -224,7 +224,7 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
     if (winner == nullptr || earlier(candidate, *winner)) winner = &candidate;
   }
   if (winner != nullptr) consider(best, *winner);
-  if (spec_.page_policy == PagePolicy::closed) {
+  if (spec_.controller.page_policy == PagePolicy::closed) {
     for (const BankTarget& bank : banks_to_close_) {
       const BankPick& pick = bank_picks_[bank_index(bank)];
       if ((pick.generation == pass_generation_ && pick.hits > 0) || timing_.open_row(bank) == DramTimingState::kClosed) {
@@ -259,7 +259,7 @@ void DramChannel::find_candidates(std::int64_t now) {
     if (hit) ++pick.hits;
     // A bank (or rank) waiting for its refresh takes no request commands.
     const std::size_t refresh_unit =
-        spec_.refresh == RefreshMode::all_bank ? static_cast<std::size_t>(request.bank.rank) : request.flat_bank;
+        spec_.controller.refresh == RefreshMode::all_bank ? static_cast<std::size_t>(request.bank.rank) : request.flat_bank;
     if (refresh_due_[refresh_unit] <= now || request.arrival_cycle > now) continue;
     if (pick.oldest == kNone) pick.oldest = i;
     if (hit && pick.oldest_hit == kNone) pick.oldest_hit = i;
@@ -336,7 +336,7 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   }
   tlm::tlm_generic_payload* payload = request.payload;
   const bool is_write = request.is_write;
-  if (spec_.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);
+  if (spec_.controller.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);
   queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(choice.index));  // `request` is gone now
   candidates_valid_ = false;
   // Room in the queue: take the oldest request that was refused for it.

@@ -22,7 +22,7 @@ std::string command_name(DramCommand command) {
 
 DramTimingState::DramTimingState(const DramSpec& spec)
     : timing_(spec.timing),
-      refresh_mode_(spec.refresh),
+      refresh_mode_(spec.controller.refresh),
       trfc_per_bank_(spec.timing.trfc_pb),
       bank_groups_(spec.bank_groups),
       banks_per_group_(spec.banks_per_group),

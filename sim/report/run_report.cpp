@@ -66,6 +66,25 @@ std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spe
           r.mapping};
 }
 
+nlohmann::ordered_json controller_json(const hw::DramControllerSpec& controller) {
+  static const char* const kRefresh[] = {"all_bank", "per_bank", "off"};
+  nlohmann::ordered_json document{{"read_queue_depth", controller.read_queue_depth},
+                                  {"write_queue_depth", controller.write_queue_depth},
+                                  {"command_queue_depth", controller.command_queue_depth}};
+  if (controller.write_drain == hw::WriteDrainPolicy::watermarks) {
+    document["write_drain"] = "watermarks";
+    document["write_drain_high"] = controller.write_drain_high;
+    document["write_drain_low"] = controller.write_drain_low;
+  } else {
+    document["write_drain"] = "drain_all";
+  }
+  document["posted_writes"] = controller.posted_writes;
+  document["frontend_latency_cycles"] = controller.frontend_latency_cycles;
+  document["page_policy"] = controller.page_policy == hw::PagePolicy::open ? "open" : "closed";
+  document["refresh"] = kRefresh[static_cast<int>(controller.refresh)];
+  return document;
+}
+
 }  // namespace
 
 Table run_table(const RunReport& report) {
@@ -144,10 +163,8 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
                       {"burst_length", t.burst_length}, {"tccd_s", t.tccd_s}, {"tccd_l", t.tccd_l},
                       {"trrd_s", t.trrd_s}, {"trrd_l", t.trrd_l}, {"tfaw", t.tfaw}, {"twtr_s", t.twtr_s},
                       {"twtr_l", t.twtr_l}, {"twr", t.twr}, {"trtp", t.trtp}, {"trfc", t.trfc}, {"trefi", t.trefi},
-                      {"address_mapping", mapping}, {"queue_depth", dram.queue_depth},
-                      {"page_policy", dram.page_policy == hw::PagePolicy::open ? "open" : "closed"},
-                      {"refresh", dram.refresh == hw::RefreshMode::all_bank ? "all_bank" : "per_bank"},
-                      {"write_drain_high", dram.write_drain_high}, {"write_drain_low", dram.write_drain_low},
+                      {"address_mapping", mapping},
+                      {"controller", controller_json(dram.controller)},
                       {"peak_gbps", dram.peak_bytes_per_second() / 1e9}};
   return json_document_text(document);
 }
