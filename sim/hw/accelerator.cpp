@@ -309,6 +309,7 @@ void Accelerator::compute_engine() {
 }
 
 void Accelerator::restart_machine() {
+  memory_->wait_until_idle();  // posted writes of the last batch finish first
   // On a DRAM clock edge, so that the channels' cycles since the restart are whole.
   sc_core::wait(memory_->next_clock_edge() - sc_core::sc_time_stamp());
   if (!memory_->restart()) SC_REPORT_ERROR("reusesim/accelerator", "a batch started while the DRAM was still busy");

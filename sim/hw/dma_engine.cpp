@@ -75,7 +75,7 @@ void DmaEngine::run() {
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum status = socket->nb_transport_fw(payload, phase, delay);
     if (status == tlm::TLM_COMPLETED) {
-      complete(payload);  // refused outright (an error response)
+      complete(payload);  // done at once: refused (an error response), or a posted write
     } else if (status == tlm::TLM_ACCEPTED && phase == tlm::BEGIN_REQ) {
       // The target's queue is full: in order, so nothing more is issued until it takes this one.
       waiting_for_accept_ = true;

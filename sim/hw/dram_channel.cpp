@@ -40,18 +40,31 @@ void DramChannel::restart() {
   floor_generation_ = 0;
   candidates_valid_until_ = 0;
   // Refreshes are staggered so that ranks (or banks) do not all stop at once.
-  const std::int64_t refreshed_units = spec_.controller.refresh == RefreshMode::all_bank ? spec_.ranks : spec_.ranks * banks_per_rank;
+  const RefreshMode refresh = spec_.controller.refresh;
+  const std::int64_t refreshed_units =
+      refresh == RefreshMode::off ? 0 : refresh == RefreshMode::all_bank ? spec_.ranks : spec_.ranks * banks_per_rank;
   refresh_interval_ = spec_.timing.trefi;
   refresh_due_.clear();
   for (std::int64_t unit = 0; unit < refreshed_units; ++unit) {
     refresh_due_.push_back(spec_.timing.trefi * (unit + 1) / refreshed_units);
   }
-  next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+  next_refresh_due_ = earliest_refresh_due();
   command_bus_free_ = 0;
-  planned_wake_ = DramTimingState::kNever;
   next_sequence_ = 0;
   draining_writes_ = false;
+  command_queue_sizes_.assign(bank_picks_.size(), 0);
+  commanded_reads_ = 0;
+  commanded_writes_ = 0;
+  closed_for_conflict_.assign(bank_picks_.size(), false);
+  last_column_direction_ = -1;
   refreshes_without_progress_ = 0;
+  // The scheduler may be asleep on a plan made for the old epoch: it replans now.
+  planned_wake_ = DramTimingState::kNever;
+  if (sc_core::sc_is_running()) wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::int64_t DramChannel::earliest_refresh_due() const {
+  return refresh_due_.empty() ? DramTimingState::kNever : *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
 void DramChannel::record_to(TimelineRecorder& timeline) {
@@ -87,29 +100,96 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(tlm::tlm_generic_payload& payloa
     waiting_.emplace_back(&payload, arrival);
     return tlm::TLM_ACCEPTED;  // END_REQ follows when the queue has room
   }
+  if (payload.is_write() && spec_.controller.posted_writes) {
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);  // posted: done as far as the requester goes
+    return tlm::TLM_COMPLETED;
+  }
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
 
 bool DramChannel::admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_cycle) {
   const bool is_write = payload.is_write();
+  const DramControllerSpec& controller = spec_.controller;
+  const std::int64_t depth = is_write ? controller.write_queue_depth : controller.read_queue_depth;
+  if (transaction_queue_size(is_write) >= depth) return false;
   std::vector<Request>& queue = is_write ? writes_ : reads_;
-  if (static_cast<std::int64_t>(queue.size()) >= spec_.controller.read_queue_depth) return false;
   Request request;
   request.payload = &payload;
+  request.bytes = static_cast<std::int64_t>(payload.get_data_length());
   request.where = mapper_.decode(payload.get_address());
   request.bank = BankTarget{request.where.rank, request.where.bank_group, request.where.bank};
   request.flat_bank = bank_index(request.bank);
   request.is_write = is_write;
   request.arrival_cycle = arrival_cycle;
-  request.bursts_left = static_cast<std::int64_t>(payload.get_data_length() / mapper_.burst_bytes());
+  request.ready_cycle = arrival_cycle + controller.frontend_latency_cycles;
+  request.bursts_left = request.bytes / static_cast<std::int64_t>(mapper_.burst_bytes());
   request.sequence = next_sequence_++;
+  // A posted write is answered now; the channel keeps only what it needs of it.
+  if (is_write && controller.posted_writes) request.payload = nullptr;
   queue.push_back(request);
   candidates_valid_ = false;
   // Wake the scheduler only if this request could go before what it is already waiting for.
   const std::int64_t now = now_cycle();
   if (next_command(queue, queue.size() - 1, std::max(now, command_bus_free_)).cycle < planned_wake_) wake_.notify();
   return true;
+}
+
+std::int64_t DramChannel::transaction_queue_size(bool is_write) const {
+  const auto queued = static_cast<std::int64_t>((is_write ? writes_ : reads_).size());
+  return queued - (is_write ? commanded_writes_ : commanded_reads_);
+}
+
+void DramChannel::admit_waiting(bool is_write) {
+  for (auto waiting = waiting_.begin(); waiting != waiting_.end();) {
+    if (waiting->first->is_write() != is_write) {
+      ++waiting;
+      continue;
+    }
+    tlm::tlm_generic_payload* payload = waiting->first;
+    if (!admit(*payload, waiting->second)) return;
+    waiting = waiting_.erase(waiting);
+    // END_REQ; a posted write gets its response instead, which also ends the request phase.
+    const bool posted = is_write && spec_.controller.posted_writes;
+    if (posted) payload->set_response_status(tlm::TLM_OK_RESPONSE);
+    tlm::tlm_phase phase = posted ? tlm::BEGIN_RESP : tlm::END_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    socket->nb_transport_bw(*payload, phase, delay);
+  }
+}
+
+void DramChannel::fill_command_queues() {
+  const bool is_write = serving_writes();
+  std::vector<Request>& queue = is_write ? writes_ : reads_;
+  const std::int64_t depth = spec_.controller.command_queue_depth;
+  bool moved = false;
+  for (Request& request : queue) {
+    std::int64_t& bank_size = command_queue_sizes_[request.flat_bank];
+    if (request.in_command_queue || bank_size >= depth) continue;
+    request.in_command_queue = true;
+    ++bank_size;
+    ++(is_write ? commanded_writes_ : commanded_reads_);
+    moved = true;
+  }
+  // Room in the transaction queue: refused requests come in (they join the command queues at the
+  // next pass, behind the ones already there).
+  if (moved) admit_waiting(is_write);
+}
+
+void DramChannel::update_write_drain() {
+  // Watermarks: drain from `high` queued writes down to `low`. drain_all: drain when the write
+  // queue is full, until it is empty. With command queues, queued means still in the write queue.
+  const DramControllerSpec& controller = spec_.controller;
+  const std::int64_t queued = transaction_queue_size(true);
+  const bool watermarks = controller.write_drain == WriteDrainPolicy::watermarks;
+  const bool start = queued >= (watermarks ? controller.write_drain_high : controller.write_queue_depth);
+  const bool stop = watermarks ? queued <= controller.write_drain_low : queued == 0;
+  if (!draining_writes_ && start) {
+    draining_writes_ = true;
+    ++stats_.write_drains;
+  } else if (draining_writes_ && stop) {
+    draining_writes_ = false;
+  }
 }
 
 bool DramChannel::earlier(const Choice& a, const Choice& b) {
@@ -160,12 +240,14 @@ void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
 
 DramChannel::Choice DramChannel::next_command(std::vector<Request>& queue, std::size_t index, std::int64_t now) const {
   const Request& request = queue[index];
-  const auto hits = std::count_if(queue.begin(), queue.end(), [&](const Request& other) {
-    return other.flat_bank == request.flat_bank && timing_.open_row(other.flat_bank) == other.where.row;
-  });
-  Choice candidate = plan(queue, index, static_cast<int>(hits));
+  const auto hits_in = [&](const std::vector<Request>& requests) {
+    return std::count_if(requests.begin(), requests.end(), [&](const Request& other) {
+      return other.flat_bank == request.flat_bank && timing_.open_row(other.flat_bank) == other.where.row;
+    });
+  };
+  Choice candidate = plan(queue, index, static_cast<int>(hits_in(reads_) + hits_in(writes_)));
   if (candidate.planned) {
-    candidate.cycle = timing_.earliest(candidate.command, candidate.bank, std::max(now, queue[index].arrival_cycle));
+    candidate.cycle = timing_.earliest(candidate.command, candidate.bank, std::max(now, request.ready_cycle));
   }
   return candidate;
 }
@@ -178,6 +260,7 @@ DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t i
   candidate.bank = request.bank;
   candidate.row = request.where.row;
   candidate.sequence = request.sequence;
+  candidate.not_before = request.ready_cycle;
   const std::int64_t open_row = timing_.open_row(request.flat_bank);
   if (open_row == request.where.row) {
     candidate.command = request.is_write ? DramCommand::write : DramCommand::read;
@@ -196,11 +279,6 @@ DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t i
 DramChannel::Choice DramChannel::choose(std::int64_t now) {
   Choice best;
   choose_refresh(best, now);
-  // Write drain: switch to writes at the high watermark, back to reads at the low one; writes
-  // also go when no read is waiting.
-  const auto queued_writes = static_cast<std::int64_t>(writes_.size());
-  if (queued_writes >= spec_.controller.write_drain_high) draining_writes_ = true;
-  if (queued_writes <= spec_.controller.write_drain_low) draining_writes_ = false;
   if (!candidates_valid_ || now >= candidates_valid_until_) find_candidates(now);
   // Between full passes only column commands were issued: the same commands. A column command
   // moves the bus constraints of every column command and the precharge of its own bank; the
@@ -214,10 +292,10 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
         generation = floor_generation_;
         floor = timing_.column_floor(candidate.command == DramCommand::write, candidate.bank, now);
       }
-      candidate.cycle = std::max(floor, timing_.column_ready(candidate.flat_bank));
+      candidate.cycle = std::max({floor, timing_.column_ready(candidate.flat_bank), candidate.not_before});
     } else if (candidate.cycle == DramTimingState::kNever ||
                (candidate.command == DramCommand::precharge && last_column_bank_ == candidate.flat_bank)) {
-      candidate.cycle = timing_.earliest(candidate.command, candidate.bank, now);
+      candidate.cycle = std::max(timing_.earliest(candidate.command, candidate.bank, now), candidate.not_before);
     } else if (candidate.cycle < now) {
       candidate.cycle = now;
     }
@@ -241,34 +319,56 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
 }
 
 void DramChannel::find_candidates(std::int64_t now) {
-  std::vector<Request>& queue = draining_writes_ || reads_.empty() ? writes_ : reads_;
+  update_write_drain();
+  const bool command_queues = spec_.controller.command_queue_depth > 0;
+  if (command_queues) fill_command_queues();
+  const bool serve_writes = serving_writes();
   candidates_.clear();
-  // One pass over the queue (oldest first) finds, per bank, the oldest request that may go and
-  // the oldest row hit; only those can win (younger ones to the same bank need the same command
-  // at the same cycle, or wait behind the hits), so each bank is timed once.
+  // One pass over both queues finds, per bank, the oldest request that may go, its oldest row hit,
+  // and the oldest row hit of the other kind; only those can win (younger ones to the same bank
+  // need the same command at the same cycle, or wait behind the hits), so each bank is timed once.
+  // May go: with command queues, the requests in them (reads and writes alike); without, the
+  // requests of the kind being served (writes while draining or when no read waits, else reads).
   const std::uint64_t pass = ++pass_generation_;
   touched_banks_.clear();
-  for (std::size_t i = 0; i < queue.size(); ++i) {
-    const Request& request = queue[i];
-    BankPick& pick = bank_picks_[request.flat_bank];
-    if (pick.generation != pass) {
-      pick = BankPick{pass, kNone, kNone, 0};
-      touched_banks_.push_back(request.flat_bank);
+  for (std::vector<Request>* queue : {&reads_, &writes_}) {
+    for (std::size_t i = 0; i < queue->size(); ++i) {
+      const Request& request = (*queue)[i];
+      BankPick& pick = bank_picks_[request.flat_bank];
+      if (pick.generation != pass) {
+        pick = BankPick{pass, {}, {}, {}, 0};
+        touched_banks_.push_back(request.flat_bank);
+      }
+      const bool may_go = command_queues ? request.in_command_queue : request.is_write == serve_writes;
+      const bool hit = timing_.open_row(request.flat_bank) == request.where.row;
+      // Queued hits keep a row open: a conflicting request waits for them rather than close it
+      // (with command queues, only the hits already in the bank's command queue).
+      if (hit && (may_go || !command_queues)) ++pick.hits;
+      // A bank (or rank) waiting for its refresh takes no request commands.
+      if (!refresh_due_.empty()) {
+        const std::size_t refresh_unit = spec_.controller.refresh == RefreshMode::all_bank
+                                             ? static_cast<std::size_t>(request.bank.rank)
+                                             : request.flat_bank;
+        if (refresh_due_[refresh_unit] <= now) continue;
+      }
+      if (may_go) {
+        pick.oldest.keep_older(queue, i, request.sequence);
+        if (hit) pick.oldest_hit.keep_older(queue, i, request.sequence);
+      } else if (hit && !command_queues) {
+        pick.other_hit.keep_older(queue, i, request.sequence);
+      }
     }
-    const bool hit = timing_.open_row(request.flat_bank) == request.where.row;
-    if (hit) ++pick.hits;
-    // A bank (or rank) waiting for its refresh takes no request commands.
-    const std::size_t refresh_unit =
-        spec_.controller.refresh == RefreshMode::all_bank ? static_cast<std::size_t>(request.bank.rank) : request.flat_bank;
-    if (refresh_due_[refresh_unit] <= now || request.arrival_cycle > now) continue;
-    if (pick.oldest == kNone) pick.oldest = i;
-    if (hit && pick.oldest_hit == kNone) pick.oldest_hit = i;
   }
   for (std::size_t flat : touched_banks_) {
     const BankPick& pick = bank_picks_[flat];
-    const std::size_t index = pick.oldest_hit != kNone ? pick.oldest_hit : pick.oldest;
-    if (index == kNone) continue;
-    Choice candidate = plan(queue, index, pick.hits);
+    const RequestRef& chosen = pick.oldest_hit.queue != nullptr ? pick.oldest_hit : pick.oldest;
+    if (chosen.queue == nullptr) continue;
+    Choice candidate = plan(*chosen.queue, chosen.index, pick.hits);
+    // The served request needs the bank's row closed, but queued requests of the other kind hit
+    // it: they go first, so a drain does not close a row that waiting reads are about to use.
+    if (!candidate.planned && pick.other_hit.queue != nullptr) {
+      candidate = plan(*pick.other_hit.queue, pick.other_hit.index, pick.hits);
+    }
     if (!candidate.planned) continue;
     candidate.flat_bank = flat;
     candidate.floor_slot = static_cast<std::size_t>(
@@ -291,12 +391,19 @@ std::int64_t DramChannel::issue(const Choice& choice) {
   }
   const std::int64_t data_end = timing_.issue(choice.command, choice.bank, choice.row, cycle);
   switch (choice.command) {
-    case DramCommand::activate:
+    case DramCommand::activate: {
       ++stats_.activates;
-      (*choice.queue)[choice.index].column_after_activate = true;
+      Request& request = (*choice.queue)[choice.index];
+      request.column_after_activate = true;
+      request.activated_after_conflict = closed_for_conflict_[request.flat_bank];
+      closed_for_conflict_[request.flat_bank] = false;
       break;
+    }
     case DramCommand::precharge:
       ++stats_.precharges;
+      // A request's own precharge closes another row for it (a conflict); a refresh's or the
+      // closed-page policy's leaves the bank idle.
+      closed_for_conflict_[bank_index(choice.bank)] = choice.queue != nullptr;
       banks_to_close_.erase(std::remove_if(banks_to_close_.begin(), banks_to_close_.end(),
                                            [&](const BankTarget& b) { return bank_index(b) == bank_index(choice.bank); }),
                             banks_to_close_.end());
@@ -304,7 +411,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
     case DramCommand::refresh:
       ++stats_.refreshes;
       refresh_due_[choice.index] += refresh_interval_;
-      next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
+      next_refresh_due_ = earliest_refresh_due();
       check_progress();
       break;
     default:
@@ -318,44 +425,48 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
   std::vector<Request>& queue = *choice.queue;
   Request& request = queue[choice.index];
   ++(request.is_write ? stats_.write_commands : stats_.read_commands);
-  if (!request.column_after_activate) ++stats_.row_hits;
+  if (!request.column_after_activate) {
+    ++stats_.row_hits;
+  } else {
+    ++(request.activated_after_conflict ? stats_.row_conflicts : stats_.row_misses);
+  }
   request.column_after_activate = false;
+  const int direction = request.is_write ? 1 : 0;
+  if (last_column_direction_ >= 0 && last_column_direction_ != direction) ++stats_.turnarounds;
+  last_column_direction_ = direction;
   if (--request.bursts_left > 0) return;
-  const auto bytes = static_cast<std::int64_t>(request.payload->get_data_length());
-  if (request.is_write) {
+  const bool is_write = request.is_write;
+  const std::int64_t bytes = request.bytes;
+  const std::int64_t latency = data_end - request.arrival_cycle;
+  if (is_write) {
     ++stats_.writes;
     stats_.write_bytes += bytes;
+    stats_.write_latency.add(latency);
   } else {
     ++stats_.reads;
     stats_.read_bytes += bytes;
-    stats_.read_latency.add(data_end - request.arrival_cycle);
+    stats_.read_latency.add(latency);
   }
   if (timeline_ != nullptr) {
-    timeline_->dram_request(timeline_track_, epoch_cycle_ + request.arrival_cycle, epoch_cycle_ + data_end, bytes,
-                              request.is_write);
+    timeline_->dram_request(timeline_track_, epoch_cycle_ + request.arrival_cycle, epoch_cycle_ + data_end, bytes, is_write);
   }
   tlm::tlm_generic_payload* payload = request.payload;
-  const bool is_write = request.is_write;
   if (spec_.controller.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);
+  if (request.in_command_queue) {
+    --command_queue_sizes_[request.flat_bank];
+    --(is_write ? commanded_writes_ : commanded_reads_);
+  }
   queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(choice.index));  // `request` is gone now
   candidates_valid_ = false;
-  // Room in the queue: take the oldest request that was refused for it.
-  for (auto waiting = waiting_.begin(); waiting != waiting_.end(); ++waiting) {
-    if (waiting->first->is_write() != is_write) continue;
-    tlm::tlm_generic_payload* waiting_payload = waiting->first;
-    const std::int64_t arrival = waiting->second;
-    waiting_.erase(waiting);
-    admit(*waiting_payload, arrival);
-    tlm::tlm_phase phase = tlm::END_REQ;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    socket->nb_transport_bw(*waiting_payload, phase, delay);
-    break;
+  admit_waiting(is_write);  // room in the queue: the oldest refused requests come in
+  if (payload != nullptr) {
+    // The response, annotated with the time until the data burst ends.
+    payload->set_response_status(tlm::TLM_OK_RESPONSE);
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    sc_core::sc_time delay = period_ * static_cast<double>(data_end - now_cycle());
+    socket->nb_transport_bw(*payload, phase, delay);
   }
-  // The response, annotated with the time until the data burst ends.
-  payload->set_response_status(tlm::TLM_OK_RESPONSE);
-  tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  sc_core::sc_time delay = period_ * static_cast<double>(data_end - now_cycle());
-  socket->nb_transport_bw(*payload, phase, delay);
+  if (idle()) idle_event_.notify();
 }
 
 void DramChannel::check_progress() {
@@ -363,11 +474,10 @@ void DramChannel::check_progress() {
     refreshes_without_progress_ = 0;
     return;
   }
-  // A refresh that ran late (the most recent one due while the channel idled runs when a request
-  // comes, up to tREFI late) leaves the next due at once; each round it is gap = tREFI - busy
-  // less late, so after tREFI / gap rounds refreshes are back on time, and with timings the
-  // loader accepts the next round serves a burst (DramSpec::refresh_bound). Past that, with a
-  // margin, no request ever will be served.
+  // Refreshes run on schedule, at most `slip` late (DramSpec::refresh_bound); with timings the
+  // loader accepts, a request is served between two of them. A refresh that ran late leaves the
+  // next one due sooner, and each round it is gap = tREFI - busy less late, so after tREFI / gap
+  // rounds, with a margin, no request ever will be served.
   const std::int64_t busy = spec_.refresh_cycles();
   const std::int64_t gap = std::max<std::int64_t>(1, spec_.timing.trefi - busy);
   const auto rounds = static_cast<std::int64_t>(refresh_due_.size()) * (spec_.timing.trefi / gap + 4);
@@ -378,18 +488,6 @@ void DramChannel::check_progress() {
       std::to_string(spec_.timing.trefi) + " leaves too little time between refreshes (docs/dram-model.md)";
   SC_REPORT_ERROR("reusesim/dram", message.c_str());
   stuck_ = true;
-}
-
-void DramChannel::catch_up_refreshes(std::int64_t now) {
-  // Refreshes that fell due while the channel was idle ran without disturbing anything: count
-  // them, and leave only the most recent one due, to run now (it also closes any open rows).
-  for (std::int64_t& due : refresh_due_) {
-    if (due > now) continue;
-    const std::int64_t missed = (now - due) / refresh_interval_;
-    stats_.refreshes += missed;
-    due += missed * refresh_interval_;
-  }
-  next_refresh_due_ = *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
 void DramChannel::run_ahead(Choice choice) {
@@ -419,16 +517,14 @@ void DramChannel::run() {
       run_ahead(choice);
       continue;
     }
-    if (reads_.empty() && writes_.empty()) {
-      // Idle: sleep until a request comes; the refreshes due meanwhile are caught up then.
+    // Sleep until the next command, the next refresh (idle or not: refreshes run on schedule), or
+    // a request that could go sooner.
+    const std::int64_t wake_at = std::min(choice.cycle, next_refresh_due_);
+    if (wake_at == DramTimingState::kNever) {
       planned_wake_ = DramTimingState::kNever;
-      idle_ = true;
       sc_core::wait(wake_);
-      idle_ = false;
-      catch_up_refreshes(now_cycle());
       continue;
     }
-    const std::int64_t wake_at = std::min(choice.cycle, next_refresh_due_);
     planned_wake_ = std::max(wake_at, now + 1);
     sc_core::wait(period_ * static_cast<double>(planned_wake_ - now), wake_);
   }

@@ -1,11 +1,12 @@
 #pragma once
 // One DRAM channel (one pseudo-channel for HBM), reached through a TLM-2.0 target socket with the
-// approximately-timed protocol (BEGIN_REQ / END_REQ / BEGIN_RESP). Inside: bounded read and write
-// queues, FR-FCFS scheduling (row hits first, then oldest), a write-drain policy with watermarks,
-// open- or closed-page policy, refresh, and the JEDEC timing state. One scheduler thread computes
-// the next legal command and sleeps until then: events per command, never per clock. Responses
-// are sent when the last burst is scheduled, with the delay to its end annotated (TLM timing
-// annotation), so completions cost the channel no wake-up of its own.
+// approximately-timed protocol (BEGIN_REQ / END_REQ / BEGIN_RESP). Inside: the controller the
+// DRAM file's `controller` block describes (bounded read and write queues, optional per-bank command
+// queues, FR-FCFS over reads and writes, a write-drain policy, posted writes, a front-end latency,
+// open- or closed-page policy, refresh on schedule) and the JEDEC timing state. One scheduler thread
+// computes the next legal command and sleeps until then: events per command, never per clock.
+// Responses are sent when the last burst is scheduled, with the delay to its end annotated (TLM
+// timing annotation), so completions cost the channel no wake-up of its own.
 
 #include <systemc>
 #include <tlm>
@@ -34,21 +35,30 @@ class DramChannel : public sc_core::sc_module {
   // timers restarted. The channel must be idle (no request queued or waiting) and `now` on one of
   // its clock edges. Counters keep counting.
   void restart();
-  bool idle() const { return idle_; }
+  // No request queued or waiting for room (refreshes may still be going on).
+  bool idle() const { return reads_.empty() && writes_.empty() && waiting_.empty(); }
+  // Notified when the channel becomes idle.
+  const sc_core::sc_event& idle_event() const { return idle_event_; }
   // Records every request to a track of its own in `timeline` from now on.
   void record_to(TimelineRecorder& timeline);
 
  private:
   struct Request {
-    tlm::tlm_generic_payload* payload = nullptr;
+    tlm::tlm_generic_payload* payload = nullptr;  // nullptr once a posted write was answered
+    std::int64_t bytes = 0;
     DramCoordinates where;
     BankTarget bank;
     std::size_t flat_bank = 0;  // bank_index(bank), kept for the scheduler's scans
     bool is_write = false;
     std::int64_t arrival_cycle = 0;
+    std::int64_t ready_cycle = 0;  // arrival plus the front-end latency: the scheduler may pick it
     std::int64_t bursts_left = 0;
     std::uint64_t sequence = 0;
-    bool column_after_activate = false;  // an activate was issued for it; its next column misses
+    bool in_command_queue = false;  // moved into its bank's command queue (command queues only)
+    // An activate was issued for it: its next column command is a miss, or a conflict when the
+    // bank's other row was closed for it.
+    bool column_after_activate = false;
+    bool activated_after_conflict = false;
   };
   // The next command the scheduler would issue, and when.
   struct Choice {
@@ -61,6 +71,7 @@ class DramChannel : public sc_core::sc_module {
     bool is_column = false;
     bool planned = false;  // a request command was found (else the request must wait)
     std::uint64_t sequence = 0;
+    std::int64_t not_before = 0;  // the request's ready cycle
     std::size_t flat_bank = 0;   // kept candidates: bank_index(bank)
     std::size_t floor_slot = 0;  // kept column candidates: their (rank, bank group, read/write)
   };
@@ -71,9 +82,17 @@ class DramChannel : public sc_core::sc_module {
   void run();
   std::int64_t now_cycle() const;
   bool admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_cycle);
+  // Requests in the read (or write) queue proper: not yet moved into a command queue.
+  std::int64_t transaction_queue_size(bool is_write) const;
+  // Takes refused requests of one kind while their queue has room, oldest first, answering each.
+  void admit_waiting(bool is_write);
+  // Command queues: moves requests of the kind being served into their banks' queues, oldest first.
+  void fill_command_queues();
+  bool serving_writes() const { return draining_writes_ || reads_.empty(); }
+  void update_write_drain();
   void consider(Choice& best, const Choice& candidate) const;
   Choice choose(std::int64_t now);
-  // The full pass: per bank, the one request that can win, and its next command.
+  // The full pass over reads and writes: per bank, the one request that can win, and its next command.
   void find_candidates(std::int64_t now);
   void choose_refresh(Choice& best, std::int64_t now);
   // The next command a queued request needs (not planned while it must wait for the
@@ -85,7 +104,7 @@ class DramChannel : public sc_core::sc_module {
   std::int64_t issue(const Choice& choice);
   void run_ahead(Choice choice);
   void finish_column(const Choice& choice, std::int64_t data_end);
-  void catch_up_refreshes(std::int64_t now);
+  std::int64_t earliest_refresh_due() const;
   std::size_t bank_index(const BankTarget& bank) const;
   // Requests are queued, yet the refreshes have left them no room through several rounds: the
   // timings can never serve them (the loader refuses such timings; this stops any that slip by).
@@ -99,13 +118,22 @@ class DramChannel : public sc_core::sc_module {
   std::vector<Request> writes_;
   std::deque<std::pair<tlm::tlm_generic_payload*, std::int64_t>> waiting_;  // refused while full
   std::vector<BankTarget> banks_to_close_;  // closed-page policy
-  // Per bank, within one choice: its oldest request that may go, its oldest row hit, and how
-  // many queued requests hit its open row (valid when `generation` is the current pass).
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  // Per bank, within one choice: its oldest request that may go, its oldest row hit, the oldest
+  // row hit of the kind not being served, and how many queued requests hit its open row and so
+  // keep it open (valid when `generation` is the current pass).
+  struct RequestRef {
+    std::vector<Request>* queue = nullptr;
+    std::size_t index = 0;
+    std::uint64_t sequence = 0;
+    void keep_older(std::vector<Request>* q, std::size_t i, std::uint64_t s) {
+      if (queue == nullptr || s < sequence) *this = RequestRef{q, i, s};
+    }
+  };
   struct BankPick {
     std::uint64_t generation = 0;
-    std::size_t oldest = kNone;
-    std::size_t oldest_hit = kNone;
+    RequestRef oldest;
+    RequestRef oldest_hit;
+    RequestRef other_hit;
     int hits = 0;
   };
   std::vector<BankPick> bank_picks_;
@@ -120,18 +148,23 @@ class DramChannel : public sc_core::sc_module {
   std::vector<std::pair<std::uint64_t, std::int64_t>> column_floors_;
   std::uint64_t floor_generation_ = 0;
   std::int64_t candidates_valid_until_ = 0;
-  std::vector<std::int64_t> refresh_due_;   // per rank (all-bank) or per bank (per-bank), in cycles
+  std::vector<std::int64_t> refresh_due_;   // per rank (all-bank) or per bank (per-bank); none when off
   std::int64_t refresh_interval_ = 0;
   std::int64_t next_refresh_due_ = 0;  // the earliest of refresh_due_
   std::int64_t command_bus_free_ = 0;
   std::int64_t planned_wake_ = 0;  // when the scheduler next wakes unless a request comes sooner
   std::uint64_t next_sequence_ = 0;
   bool draining_writes_ = false;
+  std::vector<std::int64_t> command_queue_sizes_;  // per bank (command queues only)
+  std::int64_t commanded_reads_ = 0;   // requests in command queues, by kind
+  std::int64_t commanded_writes_ = 0;
+  std::vector<bool> closed_for_conflict_;  // per bank: its last row was closed for another row's request
+  int last_column_direction_ = -1;  // 0 read, 1 write, -1 none yet: for turnarounds
   sc_core::sc_event wake_;
-  bool idle_ = false;  // waiting for a request with nothing queued
+  sc_core::sc_event idle_event_;
   sc_core::sc_time epoch_;  // the time of cycle 0
   std::int64_t epoch_cycle_ = 0;  // the same in cycles since time 0, for the timeline
-  std::int64_t refreshes_without_progress_ = 0;  // refreshes since the last column command
+  std::int64_t refreshes_without_progress_ = 0;  // refreshes with requests queued since the last column command
   bool stuck_ = false;  // check_progress() reported that no request can ever be served
   DramChannelStats stats_;
   TimelineRecorder* timeline_ = nullptr;

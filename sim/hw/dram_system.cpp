@@ -58,6 +58,12 @@ bool DramSystem::restart() {
   return true;
 }
 
+void DramSystem::wait_until_idle() {
+  for (const DramChannel& channel : channels_) {
+    while (!channel.idle()) sc_core::wait(channel.idle_event());
+  }
+}
+
 void DramSystem::record_to(TimelineRecorder& timeline) {
   for (DramChannel& channel : channels_) channel.record_to(timeline);
 }

@@ -33,6 +33,7 @@ class DramSystem : public sc_core::sc_module, public Memory {
   // Every channel back to its state at construction, with cycle 0 now (DramChannel::restart):
   // every channel must be idle and now a clock edge. False (nothing changed) if one is busy.
   bool restart() override;
+  void wait_until_idle() override;
   // Every channel records its requests to `timeline`, one track each.
   void record_to(TimelineRecorder& timeline) override;
 

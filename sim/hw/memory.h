@@ -22,6 +22,9 @@ class Memory {
   virtual DramChannelStats total_stats() const = 0;
   // The first clock edge at or after now (an ideal memory has no clock: now).
   virtual sc_core::sc_time next_clock_edge() const = 0;
+  // Waits (in a SystemC thread) until the memory has finished every request it took: posted writes
+  // may still be queued after the requester had its answers.
+  virtual void wait_until_idle() = 0;
   // Back to the state at construction, with time 0 now; false (nothing changed) if it is busy.
   virtual bool restart() = 0;
   // Records each request to `timeline` (a DRAM system only: an ideal memory has no tracks).

@@ -13,7 +13,7 @@ column() {
   awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } $2 == "conv1" { print $c }' <<<"$out"
 }
 
-for case in "alexnet_owt 399300 0.6767087578" "googlenet 702464 0.651358476" "resnet50 702464 0.651358476"; do
+for case in "alexnet_owt 399300 0.6768722225" "googlenet 702464 0.6514417484" "resnet50 702464 0.6514417484"; do
   read -r model compute efficiency <<<"$case"
   expect 0 "$model conv1 on snowflake" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" \
     --model "$SRC/models/$model.yaml" --layers conv1 --format csv
