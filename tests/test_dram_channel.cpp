@@ -233,3 +233,152 @@ TEST_CASE("refresh: the smallest tREFI the loader accepts serves random reads an
   CHECK(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) == 0);
   CHECK(tester.completed() == 2000);
 }
+
+// The controller policies (docs/dram-model.md, "Controller"), each on DDR4-2400 with an exact
+// cycle count. Address bits with one channel (mapping ro,ra,ba,co,bg,ch, 64-byte bursts): bg 6-7,
+// column 8-14, bank 15-16, rank 17, row 18 up. So 0x100 is row 0 column 1 of bank 0 (bank group 0,
+// like 0x0), 0x8000 is bank 1 (bank group 0), 0x40000 is row 1 of bank 0.
+// Timings (clocks): tRCD 17, CL 17, CWL 12, BL/2 4, tCCD_L 6, tRRD_L 6, tRAS 39, tRP 17, tRC 56,
+// tRTP 9, tWTR_L 9, tRFC 420; rank 0's first refresh falls due at tREFI / 2 = 4,680 (two ranks,
+// staggered), rank 1's at 9,360.
+
+TEST_CASE("controller: a drain serves the queued read that hits the open row before closing it", "[dram-channel]") {
+  // write_drain {high: 1, low: 0}: one queued write starts a drain. Read A opens row 0 of bank 0
+  // (ACT 0, RD 17, data ends 38). At 40 come read B (row 0: a hit) and write W (row 1: a
+  // conflict). The drain serves W, which needs row 0 closed, but B hits it: B goes first, RD at 40,
+  // ends 40 + 17 + 4 = 61. Then W: PRE at max(tRAS 0 + 39, tRTP 40 + 9) = 49, ACT at max(49 + tRP,
+  // tRC 0 + 56) = 66, WR at 66 + tRCD = 83 (read-to-write allows 40 + 17 + 4 + 2 - 12 = 51), data
+  // ends 83 + 12 + 4 = 99. Had the drain closed row 0 at 40, B would have paid a conflict too.
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.write_drain_high = 1;
+  spec.controller.write_drain_low = 0;
+  const Outcome outcome = run(spec, {{0x0, false, 0}, {0x100, false, 40}, {0x40000, true, 40}}, 3);
+  CHECK(outcome.finish_cycles == 99);  // W's response, at the end of its data
+  CHECK(outcome.dram.write_latency.total_cycles() == 99 - 40);
+  CHECK(outcome.dram.read_latency.total_cycles() == 38 + 21);
+  CHECK(outcome.dram.activates == 2);
+  CHECK(outcome.dram.precharges == 1);
+  CHECK(outcome.dram.row_misses == 1);     // A
+  CHECK(outcome.dram.row_hits == 1);       // B
+  CHECK(outcome.dram.row_conflicts == 1);  // W
+  CHECK(outcome.dram.turnarounds == 1);    // RD B -> WR W
+  CHECK(outcome.dram.write_drains == 1);
+}
+
+TEST_CASE("controller: a refresh on schedule lands between two idle-spaced reads", "[dram-channel]") {
+  // Read 1: ACT 0, RD 17, ends 38; its row stays open. Rank 0's refresh falls due at 4,680 with
+  // the channel idle: PRE at 4,680, REF at 4,680 + tRP = 4,697, busy until 4,697 + 420 = 5,117.
+  // Read 2 arrives at 6,000 to the same row, now closed: ACT 6,000, RD 6,017, ends 6,038 - the
+  // latency of an idle row miss, 38, not a refresh's.
+  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const Outcome outcome = run(spec, {{0x0, false, 0}, {0x0, false, 6000}}, 1);
+  CHECK(outcome.finish_cycles == 6038);
+  CHECK(outcome.dram.read_latency.total_cycles() == 38 + 38);
+  CHECK(outcome.dram.refreshes == 1);
+  CHECK(outcome.dram.precharges == 1);
+  CHECK(outcome.dram.row_misses == 2);
+}
+
+TEST_CASE("controller: refresh off never refreshes", "[dram-channel]") {
+  // bank_conflict: one request per tRC = 56; 200 requests end at 199 x 56 + 38 = 11,182, past
+  // both ranks' first refresh (4,680 and 9,360), with none.
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.refresh = hw::RefreshMode::off;
+  const Outcome outcome = run(spec, pattern(spec, "bank_conflict", 200), 8);
+  CHECK(outcome.finish_cycles == 11182);
+  CHECK(outcome.dram.refreshes == 0);
+}
+
+// Writes W1, W2, W3 to row 0 of bank 1 (columns 0, 1, 2) and read R to bank 0, all at cycle 0,
+// with a write queue of 3: the same queue contents for both drain policies. W1: ACT 0, WR 17
+// (data ends 33); W2 WR 23 (tCCD_L), ends 39.
+namespace {
+Outcome run_drain_case(hw::DramSpec spec) {
+  spec.controller.write_queue_depth = 3;
+  return run(spec, {{0x8000, true, 0}, {0x8100, true, 0}, {0x8200, true, 0}, {0x0, false, 0}}, 4);
+}
+}  // namespace
+
+TEST_CASE("controller: watermarks 2 -> 1 stop the drain after W2, so R goes before W3", "[dram-channel]") {
+  // R: ACT at 24 (the command after W2), RD at max(24 + tRCD, W2's data end 39 + tWTR_L) = 48,
+  // ends 48 + 17 + 4 = 69. W3 (no read waits): WR at 48 + 17 + 4 + 2 - 12 = 59, ends 75.
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.write_drain_high = 2;
+  spec.controller.write_drain_low = 1;
+  const Outcome outcome = run_drain_case(spec);
+  CHECK(outcome.dram.read_latency.total_cycles() == 69);
+  CHECK(outcome.dram.write_latency.total_cycles() == 33 + 39 + 75);
+  CHECK(outcome.dram.turnarounds == 2);  // WR -> RD -> WR
+  CHECK(outcome.dram.write_drains == 1);
+}
+
+TEST_CASE("controller: drain_all drains the full write queue to empty, then R", "[dram-channel]") {
+  // W3 WR 29, ends 45. R: ACT at 30, RD at max(30 + 17, 45 + tWTR_L) = 54, ends 75.
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.write_drain = hw::WriteDrainPolicy::drain_all;
+  const Outcome outcome = run_drain_case(spec);
+  CHECK(outcome.dram.read_latency.total_cycles() == 75);
+  CHECK(outcome.dram.write_latency.total_cycles() == 33 + 39 + 45);
+  CHECK(outcome.dram.turnarounds == 1);
+  CHECK(outcome.dram.write_drains == 1);
+}
+
+// Reads to bank 0 at cycle 0: R1 row 0, R2 row 1, R3 row 0 (column 1).
+namespace {
+const std::vector<hw::MemoryRequest> kOneBankRequests{{0x0, false, 0}, {0x40000, false, 0}, {0x100, false, 0}};
+}  // namespace
+
+TEST_CASE("controller: without command queues FR-FCFS takes a later hit before a conflict", "[dram-channel]") {
+  // R1 ACT 0, RD 17; R3 RD 23 (tCCD_L); R2: PRE at max(39, 23 + 9) = 39, ACT 56, RD 73, ends 94.
+  const Outcome outcome = run(config::load_dram("ddr4-2400"), kOneBankRequests, 3);
+  CHECK(outcome.finish_cycles == 94);
+  CHECK(outcome.dram.activates == 2);
+  CHECK(outcome.dram.row_hits == 1);
+}
+
+TEST_CASE("controller: per-bank command queues of one serve a bank in order", "[dram-channel]") {
+  // As above to R2's RD at 73 (R3 waits outside the bank's queue, so it keeps no row open); R3 is
+  // then a conflict: PRE at max(56 + tRAS, 73 + tRTP) = 95, ACT 112, RD 129, ends 150.
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.command_queue_depth = 1;
+  const Outcome outcome = run(spec, kOneBankRequests, 3);
+  CHECK(outcome.finish_cycles == 150);
+  CHECK(outcome.dram.activates == 3);
+  CHECK(outcome.dram.row_conflicts == 2);
+  CHECK(outcome.dram.row_hits == 0);
+}
+
+// Write W then read R, both to row 0 of bank 0, one request in flight at a time.
+namespace {
+const std::vector<hw::MemoryRequest> kWriteThenRead{{0x0, true, 0}, {0x100, false, 0}};
+}  // namespace
+
+TEST_CASE("controller: a write that is not posted holds its requester until written", "[dram-channel]") {
+  // W: ACT 0, WR 17, ends 33, answered then; R arrives at 33: RD at W's data end 33 + tWTR_L = 42,
+  // ends 42 + 21 = 63.
+  const Outcome outcome = run(config::load_dram("ddr4-2400"), kWriteThenRead, 1);
+  CHECK(outcome.finish_cycles == 63);
+  CHECK(outcome.dram.read_latency.total_cycles() == 63 - 33);
+}
+
+TEST_CASE("controller: a posted write frees its requester at once", "[dram-channel]") {
+  // R arrives at 0 too, and reads are served before writes below the watermark: ACT 0 for R, RD
+  // 17, ends 38; W then hits the open row: WR at 17 + 17 + 4 + 2 - 12 = 28, ends 44 (its latency;
+  // its requester had its answer at 0).
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.posted_writes = true;
+  const Outcome outcome = run(spec, kWriteThenRead, 1);
+  CHECK(outcome.finish_cycles == 38);
+  CHECK(outcome.dram.read_latency.total_cycles() == 38);
+  CHECK(outcome.dram.write_latency.total_cycles() == 44);
+  CHECK(outcome.dma.failed_requests == 0);
+}
+
+TEST_CASE("controller: the front-end latency comes before the first command", "[dram-channel]") {
+  // frontend_latency_cycles 5: the idle row miss of 38 clocks starts at 5: ACT 5, RD 22, ends 43.
+  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.frontend_latency_cycles = 5;
+  const Outcome outcome = run(spec, {{0x0, false, 0}}, 1);
+  CHECK(outcome.finish_cycles == 43);
+  CHECK(outcome.dram.read_latency.total_cycles() == 43);
+}

@@ -331,12 +331,14 @@ void DramChannel::find_candidates(std::int64_t now) {
   // requests of the kind being served (writes while draining or when no read waits, else reads).
   const std::uint64_t pass = ++pass_generation_;
   touched_banks_.clear();
-  for (std::vector<Request>* queue : {&reads_, &writes_}) {
-    for (std::size_t i = 0; i < queue->size(); ++i) {
-      const Request& request = (*queue)[i];
+  for (const bool writes : {false, true}) {
+    const std::vector<Request>& queue = writes ? writes_ : reads_;
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+      const Request& request = queue[i];
+      const std::uint32_t ref = static_cast<std::uint32_t>(i) | (writes ? kWriteRef : 0);
       BankPick& pick = bank_picks_[request.flat_bank];
       if (pick.generation != pass) {
-        pick = BankPick{pass, {}, {}, {}, 0};
+        pick = BankPick{pass, kNoRef, kNoRef, kNoRef, 0};
         touched_banks_.push_back(request.flat_bank);
       }
       const bool may_go = command_queues ? request.in_command_queue : request.is_write == serve_writes;
@@ -352,23 +354,21 @@ void DramChannel::find_candidates(std::int64_t now) {
         if (refresh_due_[refresh_unit] <= now) continue;
       }
       if (may_go) {
-        pick.oldest.keep_older(queue, i, request.sequence);
-        if (hit) pick.oldest_hit.keep_older(queue, i, request.sequence);
+        keep_older(pick.oldest, ref);
+        if (hit) keep_older(pick.oldest_hit, ref);
       } else if (hit && !command_queues) {
-        pick.other_hit.keep_older(queue, i, request.sequence);
+        keep_older(pick.other_hit, ref);
       }
     }
   }
   for (std::size_t flat : touched_banks_) {
     const BankPick& pick = bank_picks_[flat];
-    const RequestRef& chosen = pick.oldest_hit.queue != nullptr ? pick.oldest_hit : pick.oldest;
-    if (chosen.queue == nullptr) continue;
-    Choice candidate = plan(*chosen.queue, chosen.index, pick.hits);
+    const std::uint32_t chosen = pick.oldest_hit != kNoRef ? pick.oldest_hit : pick.oldest;
+    if (chosen == kNoRef) continue;
+    Choice candidate = plan_ref(chosen, pick.hits);
     // The served request needs the bank's row closed, but queued requests of the other kind hit
     // it: they go first, so a drain does not close a row that waiting reads are about to use.
-    if (!candidate.planned && pick.other_hit.queue != nullptr) {
-      candidate = plan(*pick.other_hit.queue, pick.other_hit.index, pick.hits);
-    }
+    if (!candidate.planned && pick.other_hit != kNoRef) candidate = plan_ref(pick.other_hit, pick.hits);
     if (!candidate.planned) continue;
     candidate.flat_bank = flat;
     candidate.floor_slot = static_cast<std::size_t>(

@@ -121,21 +121,26 @@ class DramChannel : public sc_core::sc_module {
   // Per bank, within one choice: its oldest request that may go, its oldest row hit, the oldest
   // row hit of the kind not being served, and how many queued requests hit its open row and so
   // keep it open (valid when `generation` is the current pass).
-  struct RequestRef {
-    std::vector<Request>* queue = nullptr;
-    std::size_t index = 0;
-    std::uint64_t sequence = 0;
-    void keep_older(std::vector<Request>* q, std::size_t i, std::uint64_t s) {
-      if (queue == nullptr || s < sequence) *this = RequestRef{q, i, s};
-    }
-  };
+  // A queued request as the scan sees it: its index in reads_, or in writes_ with kWriteRef set;
+  // kNoRef for none. Small, so that a bank's pick is cheap to reset on every pass.
+  static constexpr std::uint32_t kWriteRef = 1U << 31;
+  static constexpr std::uint32_t kNoRef = ~std::uint32_t{0};
   struct BankPick {
     std::uint64_t generation = 0;
-    RequestRef oldest;
-    RequestRef oldest_hit;
-    RequestRef other_hit;
-    int hits = 0;
+    std::uint32_t oldest = kNoRef;
+    std::uint32_t oldest_hit = kNoRef;
+    std::uint32_t other_hit = kNoRef;
+    std::int32_t hits = 0;
   };
+  const Request& referenced(std::uint32_t ref) const { return ref & kWriteRef ? writes_[ref & ~kWriteRef] : reads_[ref]; }
+  // Keeps in `slot` the older of what it holds and `ref`.
+  void keep_older(std::uint32_t& slot, std::uint32_t ref) const {
+    if (slot == kNoRef || referenced(ref).sequence < referenced(slot).sequence) slot = ref;
+  }
+  // plan() for a referenced request.
+  Choice plan_ref(std::uint32_t ref, int open_row_hits) {
+    return ref & kWriteRef ? plan(writes_, ref & ~kWriteRef, open_row_hits) : plan(reads_, ref, open_row_hits);
+  }
   std::vector<BankPick> bank_picks_;
   std::vector<std::size_t> touched_banks_;
   std::uint64_t pass_generation_ = 0;
