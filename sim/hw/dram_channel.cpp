@@ -117,8 +117,9 @@ bool DramChannel::admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_
   Request request;
   request.payload = &payload;
   request.bytes = static_cast<std::int64_t>(payload.get_data_length());
-  request.where = mapper_.decode(payload.get_address());
-  request.bank = BankTarget{request.where.rank, request.where.bank_group, request.where.bank};
+  const DramCoordinates where = mapper_.decode(payload.get_address());
+  request.row = where.row;
+  request.bank = BankTarget{where.rank, where.bank_group, where.bank};
   request.flat_bank = bank_index(request.bank);
   request.is_write = is_write;
   request.arrival_cycle = arrival_cycle;
@@ -242,7 +243,7 @@ DramChannel::Choice DramChannel::next_command(std::vector<Request>& queue, std::
   const Request& request = queue[index];
   const auto hits_in = [&](const std::vector<Request>& requests) {
     return std::count_if(requests.begin(), requests.end(), [&](const Request& other) {
-      return other.flat_bank == request.flat_bank && timing_.open_row(other.flat_bank) == other.where.row;
+      return other.flat_bank == request.flat_bank && timing_.open_row(other.flat_bank) == other.row;
     });
   };
   Choice candidate = plan(queue, index, static_cast<int>(hits_in(reads_) + hits_in(writes_)));
@@ -258,11 +259,11 @@ DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t i
   candidate.queue = &queue;
   candidate.index = index;
   candidate.bank = request.bank;
-  candidate.row = request.where.row;
+  candidate.row = request.row;
   candidate.sequence = request.sequence;
   candidate.not_before = request.ready_cycle;
   const std::int64_t open_row = timing_.open_row(request.flat_bank);
-  if (open_row == request.where.row) {
+  if (open_row == request.row) {
     candidate.command = request.is_write ? DramCommand::write : DramCommand::read;
     candidate.is_column = true;
   } else if (open_row == DramTimingState::kClosed) {
@@ -342,7 +343,7 @@ void DramChannel::find_candidates(std::int64_t now) {
         touched_banks_.push_back(request.flat_bank);
       }
       const bool may_go = command_queues ? request.in_command_queue : request.is_write == serve_writes;
-      const bool hit = timing_.open_row(request.flat_bank) == request.where.row;
+      const bool hit = timing_.open_row(request.flat_bank) == request.row;
       // Queued hits keep a row open: a conflicting request waits for them rather than close it
       // (with command queues, only the hits already in the bank's command queue).
       if (hit && (may_go || !command_queues)) ++pick.hits;

@@ -46,7 +46,7 @@ class DramChannel : public sc_core::sc_module {
   struct Request {
     tlm::tlm_generic_payload* payload = nullptr;  // nullptr once a posted write was answered
     std::int64_t bytes = 0;
-    DramCoordinates where;
+    std::int64_t row = 0;
     BankTarget bank;
     std::size_t flat_bank = 0;  // bank_index(bank), kept for the scheduler's scans
     bool is_write = false;
@@ -132,10 +132,13 @@ class DramChannel : public sc_core::sc_module {
     std::uint32_t other_hit = kNoRef;
     std::int32_t hits = 0;
   };
-  const Request& referenced(std::uint32_t ref) const { return ref & kWriteRef ? writes_[ref & ~kWriteRef] : reads_[ref]; }
-  // Keeps in `slot` the older of what it holds and `ref`.
+  // Keeps in `slot` the older of what it holds and `ref`. The scan sees reads, then writes, each
+  // oldest first: only a write against a read needs their sequence numbers compared.
   void keep_older(std::uint32_t& slot, std::uint32_t ref) const {
-    if (slot == kNoRef || referenced(ref).sequence < referenced(slot).sequence) slot = ref;
+    if (slot == kNoRef || ((ref & kWriteRef) != 0 && (slot & kWriteRef) == 0 &&
+                           writes_[ref & ~kWriteRef].sequence < reads_[slot].sequence)) {
+      slot = ref;
+    }
   }
   // plan() for a referenced request.
   Choice plan_ref(std::uint32_t ref, int open_row_hits) {
