@@ -364,11 +364,11 @@ TEST_CASE("controller: a write that is not posted holds its requester until writ
 TEST_CASE("controller: a posted write frees its requester at once", "[dram-channel]") {
   // R arrives at 0 too, and reads are served before writes below the watermark: ACT 0 for R, RD
   // 17, ends 38; W then hits the open row: WR at 17 + 17 + 4 + 2 - 12 = 28, ends 44 (its latency;
-  // its requester had its answer at 0).
+  // its requester had its answer at 0). The test ends when W is written, at 44.
   hw::DramSpec spec = config::load_dram("ddr4-2400");
   spec.controller.posted_writes = true;
   const Outcome outcome = run(spec, kWriteThenRead, 1);
-  CHECK(outcome.finish_cycles == 38);
+  CHECK(outcome.finish_cycles == 44);
   CHECK(outcome.dram.read_latency.total_cycles() == 38);
   CHECK(outcome.dram.write_latency.total_cycles() == 44);
   CHECK(outcome.dma.failed_requests == 0);

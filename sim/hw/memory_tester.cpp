@@ -38,6 +38,7 @@ void MemoryTester::feed() {
     }
     sc_core::wait(refill_event_);
   }
+  dram_.wait_until_idle();  // posted writes were answered before they were written
   finish_time_ = sc_core::sc_time_stamp();
   sc_core::sc_stop();
 }

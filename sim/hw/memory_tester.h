@@ -1,6 +1,6 @@
 #pragma once
 // The memtest top: a request stream fed through a DMA engine into a DRAM system. It stops the
-// simulation when the last response has arrived.
+// simulation when the last response has arrived and the DRAM has written every posted write.
 
 #include <systemc>
 
@@ -17,7 +17,8 @@ class MemoryTester : public sc_core::sc_module {
   MemoryTester(sc_core::sc_module_name name, const DramSpec& spec, std::vector<MemoryRequest> requests,
                std::uint64_t request_bytes, std::int64_t outstanding);
 
-  // When the last response arrived (the simulated time of the test).
+  // When the last response arrived, or the last posted write was written if later (the simulated
+  // time of the test).
   sc_core::sc_time finish_time() const { return finish_time_; }
   std::int64_t completed() const { return completed_; }
   const DramSystem& dram() const { return dram_; }
