@@ -50,6 +50,7 @@ void DramChannel::restart() {
   }
   next_refresh_due_ = earliest_refresh_due();
   command_bus_free_ = 0;
+  last_data_end_ = 0;
   next_sequence_ = 0;
   draining_writes_ = false;
   command_queue_sizes_.assign(bank_picks_.size(), 0);
@@ -423,6 +424,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
 }
 
 void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
+  last_data_end_ = data_end;
   std::vector<Request>& queue = *choice.queue;
   Request& request = queue[choice.index];
   ++(request.is_write ? stats_.write_commands : stats_.read_commands);

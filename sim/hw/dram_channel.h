@@ -39,6 +39,8 @@ class DramChannel : public sc_core::sc_module {
   bool idle() const { return reads_.empty() && writes_.empty() && waiting_.empty(); }
   // Notified when the channel becomes idle.
   const sc_core::sc_event& idle_event() const { return idle_event_; }
+  // When the last data burst scheduled so far ends (commands are committed ahead of time).
+  sc_core::sc_time data_end_time() const { return epoch_ + period_ * static_cast<double>(last_data_end_); }
   // Records every request to a track of its own in `timeline` from now on.
   void record_to(TimelineRecorder& timeline);
 
@@ -160,6 +162,7 @@ class DramChannel : public sc_core::sc_module {
   std::int64_t refresh_interval_ = 0;
   std::int64_t next_refresh_due_ = 0;  // the earliest of refresh_due_
   std::int64_t command_bus_free_ = 0;
+  std::int64_t last_data_end_ = 0;
   std::int64_t planned_wake_ = 0;  // when the scheduler next wakes unless a request comes sooner
   std::uint64_t next_sequence_ = 0;
   bool draining_writes_ = false;

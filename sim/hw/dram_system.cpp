@@ -61,6 +61,8 @@ bool DramSystem::restart() {
 void DramSystem::wait_until_idle() {
   for (const DramChannel& channel : channels_) {
     while (!channel.idle()) sc_core::wait(channel.idle_event());
+    const sc_core::sc_time end = channel.data_end_time();
+    if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
   }
 }
 
