@@ -575,14 +575,14 @@ TEST_CASE("a tensor kind held by no buffer", "[accelerator]") {
 }
 
 // A relation that a --set breaks is the --set's fault: it was reported at the preset's line of
-// the value the user did not touch. ddr4-2400 has tRAS 39 at configs/dram/ddr4-2400.yaml:36:7.
+// the value the user did not touch. ddr4-2400 has tRAS 39 at configs/dram/ddr4-2400.yaml:39:7.
 TEST_CASE("a JEDEC relation broken by --set is reported at the --set", "[accelerator]") {
   // tRCD 100,000 also leaves no room between refreshes: that too is the --set's doing. The bound is
   // tRFC 420 + 71 (the refresh's slip) + tRCD 100,000 = 100,491 > tREFI 9,360.
   CHECK(errors_of(kAccelerator, {"dram.trcd=100000"}) ==
         "--set dram.trcd=100000: error: dram.trcd: 100000 breaks tRAS >= tRCD with tras 39 (" +
             preset_file("ddr4-2400") +
-            ":36:7; needs tras at least 100000)\n"
+            ":39:7; needs tras at least 100000)\n"
             "--set dram.trcd=100000: error: dram.trefi: 9360 clocks leaves 8940 after tRFC (420), too few to serve "
             "a request between refreshes: a refresh may issue up to 71 clocks after it falls due (max(tRC, "
             "max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks per rank - 1)), then an activate needs tRCD (100000) "

@@ -549,7 +549,7 @@ TEST_CASE("refresh bound: per-bank refresh longer than the refresh interval is r
   CHECK(input_error_text([] {
           reusesim::config::load_dram("ddr4-2400", {"controller.refresh=per_bank", "trfc_pb=10000"});
         }) == "--set trfc_pb=10000: error: trfc_pb: 10000 breaks tREFI > tRFC_pb with trefi 9360 (" +
-                  reusesim::config::dram_preset_directory() + "/ddr4-2400.yaml:49:8; needs trefi at least 10001)\n");
+                  reusesim::config::dram_preset_directory() + "/ddr4-2400.yaml:52:8; needs trefi at least 10001)\n");
 }
 
 TEST_CASE("refresh bound: per-bank refresh counts trfc_pb and the other banks' refreshes", "[dram-timing]") {

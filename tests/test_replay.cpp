@@ -140,9 +140,9 @@ void check_same_row(const hw::LayerResult& a, const hw::LayerResult& b) {
   CHECK(a.stall_vector == b.stall_vector);
   CHECK(a.dram_read_bytes == b.dram_read_bytes);
   CHECK(a.dram_write_bytes == b.dram_write_bytes);
-  CHECK(a.dram_requests == b.dram_requests);
-  CHECK(a.dram_row_hits == b.dram_row_hits);
-  CHECK(a.dram_activates == b.dram_activates);
+  CHECK(a.dram.counters.reads + a.dram.counters.writes == b.dram.counters.reads + b.dram.counters.writes);
+  CHECK(a.dram.counters.row_hits == b.dram.counters.row_hits);
+  CHECK(a.dram.counters.activates == b.dram.counters.activates);
   CHECK(a.sram_read_bytes == b.sram_read_bytes);
   CHECK(a.sram_write_bytes == b.sram_write_bytes);
 }
@@ -311,7 +311,7 @@ TEST_CASE("ideal memory: unlimited, a layer that fits the buffers takes exactly 
   CHECK(fc.stall_cycles() == 0);
   CHECK(fc.cycles == closed_form);
   CHECK(fc.dram_read_bytes == program.dram_read_bytes);
-  CHECK(fc.dram_columns == 0);  // no DRAM: no column commands, so no row_hit_rate
+  CHECK(fc.dram.counters.columns() == 0);  // no DRAM: no column commands, so no row_hit_rate
 }
 
 namespace {

@@ -129,7 +129,7 @@ TEST_CASE("timeline: the spans of a network agree with its per-layer results", "
     INFO(result.layer << " batch " << result.batch);
     read_bytes += result.dram_read_bytes;
     write_bytes += result.dram_write_bytes;
-    requests += result.dram_requests;
+    requests += result.dram.counters.reads + result.dram.counters.writes;
     CHECK(cycles_of(layer.end - layer.start, period) == result.cycles);
     // The array's spans tile the layer, and each kind adds up to its column.
     sc_core::sc_time covered = layer.start;

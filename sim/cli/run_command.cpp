@@ -176,7 +176,7 @@ int run_command(const std::vector<std::string>& args) {
         ("layers", po::value(&layer_list), "run only these layers, e.g. fc6,fc7 (default: all)")
         ("layer-types", po::value(&type_list), "run only layers of these types, e.g. linear,gru (default: all)")
         ("out", po::value(&out_dir),
-         "also write results.csv, results.json, config.json and stats.txt here: a new or empty directory, or "
+         "also write results.csv, results.json, dram_channels.csv, config.json and stats.txt here: a new or empty directory, or "
          "one an earlier --out wrote (its files are replaced; files of others there are never touched)")
         ("dump-program", po::value(&dump_file),
          "also write the data-movement programs of every batch and layer to this file "
@@ -275,6 +275,7 @@ int run_command(const std::vector<std::string>& args) {
     if (!out_dir.empty()) {
       problem = report::output_files_problem(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
                                                        {"results.json", report::render_run(report, report::Format::json)},
+                                                       {"dram_channels.csv", report::render_dram_channels(report)},
                                                        {"config.json", report::resolved_accelerator_json(spec)},
                                                        {"stats.txt", report::run_stats_legend()}});
       if (!problem.empty()) problem = "--out: " + problem;

@@ -308,6 +308,16 @@ void Accelerator::compute_engine() {
   }
 }
 
+namespace {
+
+// The figures of what a memory did from `before` to `after`.
+DramFigures figures_since(DramChannelStats after, const DramChannelStats& before) {
+  after -= before;
+  return figures_of(after);
+}
+
+}  // namespace
+
 void Accelerator::restart_machine() {
   memory_->wait_until_idle();  // posted writes of the last batch finish first
   // On a DRAM clock edge, so that the channels' cycles since the restart are whole.
@@ -322,6 +332,11 @@ void Accelerator::drive() {
     const LayerRun& run = runs_[r];
     if (run.starts_batch && !results_.empty()) restart_machine();
     const DramChannelStats dram_before = memory_->total_stats();
+    const std::vector<DramChannelStats> channels_before = memory_->channel_stats();
+    if (run.starts_batch || r == 0) {
+      batch_dram_before_ = dram_before;
+      batch_channels_before_ = channels_before;
+    }
     const ComputeStats compute_before = array_.stats();
     std::int64_t sram_read_before = 0, sram_write_before = 0;
     for (const SramBuffer& buffer : buffers_) {
@@ -380,16 +395,24 @@ void Accelerator::drive() {
     result.dram_read_weight_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::weights)];
     result.dram_read_input_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::inputs)] +
                                    read_bytes_by_role_[static_cast<int>(mapping::TensorRole::state)];
-    const DramChannelStats dram_after = memory_->total_stats();
     result.dram_read_bytes = result.dram_read_weight_bytes + result.dram_read_input_bytes +
                              read_bytes_by_role_[static_cast<int>(mapping::TensorRole::outputs)];
     result.dram_write_bytes = write_bytes_;
     result.dram_write_output_bytes = write_bytes_;
     result.prefetched_weight_bytes = prefetched_bytes_;
-    result.dram_requests = (dram_after.reads + dram_after.writes) - (dram_before.reads + dram_before.writes);
-    result.dram_columns = dram_after.columns() - dram_before.columns();
-    result.dram_row_hits = dram_after.row_hits - dram_before.row_hits;
-    result.dram_activates = dram_after.activates - dram_before.activates;
+    const DramChannelStats dram_after = memory_->total_stats();
+    const std::vector<DramChannelStats> channels_after = memory_->channel_stats();
+    result.dram = figures_since(dram_after, dram_before);
+    for (std::size_t i = 0; i < channels_after.size(); ++i) {
+      result.dram_channels.push_back(figures_since(channels_after[i], channels_before[i]));
+    }
+    if (r + 1 == runs_.size() || runs_[r + 1].starts_batch) {
+      BatchDram batch{figures_since(dram_after, batch_dram_before_), {}};
+      for (std::size_t i = 0; i < channels_after.size(); ++i) {
+        batch.channels.push_back(figures_since(channels_after[i], batch_channels_before_[i]));
+      }
+      result.batch_dram = std::move(batch);
+    }
     for (const SramBuffer& buffer : buffers_) {
       result.sram_read_bytes += buffer.stats().read_bytes;
       result.sram_write_bytes += buffer.stats().write_bytes;

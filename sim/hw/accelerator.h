@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@
 #include "mapping/program.h"
 
 namespace reusesim::hw {
+
+struct BatchDram {
+  DramFigures total;
+  std::vector<DramFigures> channels;
+};
 
 struct LayerResult {
   std::string layer;
@@ -44,10 +50,13 @@ struct LayerResult {
   // included), burst-widened as the channels see it: the program's bytes.
   std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
   std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
-  // Requests, activates and row hits count what the memory did between the layer's start and end,
-  // whichever layer it was for.
-  std::int64_t dram_requests = 0, dram_activates = 0;
-  std::int64_t dram_columns = 0, dram_row_hits = 0;  // column commands, and those that hit an open row
+  // What the memory did between the layer's start and end, whichever layer it was for: all
+  // channels, and each channel (none for an ideal memory).
+  DramFigures dram;
+  std::vector<DramFigures> dram_channels;
+  // On a batch's last layer: the same from the batch's start to its end (a batch's latency
+  // percentiles are not the layers' combined).
+  std::optional<BatchDram> batch_dram;
   // Residency across layers (from the program): input bytes read from on-chip data, output bytes kept.
   std::int64_t onchip_read_input_bytes = 0, onchip_kept_output_bytes = 0;
   std::int64_t sram_read_bytes = 0, sram_write_bytes = 0;
@@ -127,6 +136,9 @@ class Accelerator : public sc_core::sc_module {
   sc_core::sc_vector<SramBuffer> buffers_;
   std::vector<LayerRun> runs_;
   std::vector<LayerResult> results_;
+  // The memory's counters when the current batch started.
+  DramChannelStats batch_dram_before_;
+  std::vector<DramChannelStats> batch_channels_before_;
   TimelineRecorder* timeline_;
 
   // The layer being replayed.

@@ -27,6 +27,10 @@ std::int64_t LatencyHistogram::percentile_cycles(double fraction) const {
   return static_cast<std::int64_t>(counts_.size()) - 1;
 }
 
+LatencyFigures LatencyHistogram::figures() const {
+  return LatencyFigures{count_, total_cycles_, percentile_cycles(0.5), percentile_cycles(0.99)};
+}
+
 LatencyHistogram& LatencyHistogram::operator+=(const LatencyHistogram& other) {
   count_ += other.count_;
   total_cycles_ += other.total_cycles_;
@@ -77,6 +81,14 @@ DramChannelStats& DramChannelStats::operator-=(const DramChannelStats& earlier) 
   read_latency -= earlier.read_latency;
   write_latency -= earlier.write_latency;
   return *this;
+}
+
+DramFigures figures_of(const DramChannelStats& stats) {
+  DramFigures figures;
+  figures.read_latency = stats.read_latency.figures();
+  figures.write_latency = stats.write_latency.figures();
+  each_counter(figures.counters, stats, [](std::int64_t& a, std::int64_t b) { a = b; });
+  return figures;
 }
 
 }  // namespace reusesim::hw

@@ -8,6 +8,15 @@
 
 namespace reusesim::hw {
 
+// What a report shows of a latency histogram, in memory clocks: small enough to keep per layer.
+struct LatencyFigures {
+  std::int64_t count = 0;
+  std::int64_t total_cycles = 0;
+  std::int64_t p50_cycles = 0;
+  std::int64_t p99_cycles = 0;
+  double mean_cycles() const { return count > 0 ? static_cast<double>(total_cycles) / static_cast<double>(count) : 0.0; }
+};
+
 // Latencies in memory clocks: how many requests took each number of cycles.
 class LatencyHistogram {
  public:
@@ -18,6 +27,7 @@ class LatencyHistogram {
   double mean_cycles() const;
   // The smallest latency that at least `fraction` of the requests do not exceed (0 when empty).
   std::int64_t percentile_cycles(double fraction) const;
+  LatencyFigures figures() const;
 
   LatencyHistogram& operator+=(const LatencyHistogram& other);
   // Removes `earlier`, a histogram this one grew from.
@@ -62,5 +72,14 @@ struct DramChannelStats {
   DramChannelStats& operator+=(const DramChannelStats& other);
   DramChannelStats& operator-=(const DramChannelStats& earlier);
 };
+
+// What reports show of DRAM statistics: the counters, and the latencies' figures instead of their
+// histograms (a run keeps one per layer and channel).
+struct DramFigures {
+  DramChannelStats counters;  // its latency histograms left empty
+  LatencyFigures read_latency;
+  LatencyFigures write_latency;
+};
+DramFigures figures_of(const DramChannelStats& stats);
 
 }  // namespace reusesim::hw

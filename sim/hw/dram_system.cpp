@@ -70,6 +70,12 @@ void DramSystem::record_to(TimelineRecorder& timeline) {
   for (DramChannel& channel : channels_) channel.record_to(timeline);
 }
 
+std::vector<DramChannelStats> DramSystem::channel_stats() const {
+  std::vector<DramChannelStats> stats;
+  for (const DramChannel& channel : channels_) stats.push_back(channel.stats());
+  return stats;
+}
+
 DramChannelStats DramSystem::total_stats() const {
   DramChannelStats total;
   for (const DramChannel& channel : channels_) total += channel.stats();

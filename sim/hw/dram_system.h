@@ -28,6 +28,7 @@ class DramSystem : public sc_core::sc_module, public Memory {
   const sc_core::sc_vector<DramChannel>& channels() const { return channels_; }
   // All channels' counters added up (latency histograms merged).
   DramChannelStats total_stats() const override;
+  std::vector<DramChannelStats> channel_stats() const override;
   // The first clock edge of the channels at or after now.
   sc_core::sc_time next_clock_edge() const override;
   // Every channel back to its state at construction, with cycle 0 now (DramChannel::restart):

@@ -25,6 +25,7 @@ class IdealMemory : public sc_core::sc_module, public Memory {
 
   void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) override;
   DramChannelStats total_stats() const override { return stats_; }
+  std::vector<DramChannelStats> channel_stats() const override { return {}; }
   sc_core::sc_time next_clock_edge() const override { return sc_core::sc_time_stamp(); }
   bool restart() override;
   // Every request is answered when served: idle whenever the requesters have their answers.

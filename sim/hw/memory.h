@@ -6,6 +6,8 @@
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <vector>
+
 #include "hw/dram_channel.h"
 #include "hw/timeline_recorder.h"
 
@@ -20,6 +22,8 @@ class Memory {
   virtual void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) = 0;
   // All counters added up; an ideal memory counts requests and bytes only.
   virtual DramChannelStats total_stats() const = 0;
+  // Each channel's counters (each pseudo-channel's); none for an ideal memory, which has no channels.
+  virtual std::vector<DramChannelStats> channel_stats() const = 0;
   // The first clock edge at or after now (an ideal memory has no clock: now).
   virtual sc_core::sc_time next_clock_edge() const = 0;
   // Waits (in a SystemC thread) until the memory has finished every request it took: posted writes

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hw/dram_channel.h"
 #include "report/table.h"
@@ -15,6 +16,7 @@ struct MemtestResult {
   std::string memory;   // preset or file
   hw::DramSpec spec;
   hw::DramChannelStats dram;  // all channels
+  std::vector<hw::DramChannelStats> channels;  // each channel's (each pseudo-channel's)
   std::int64_t requests = 0;  // as issued by the test (before DMA splitting)
   std::int64_t request_bytes = 0;
   std::int64_t outstanding = 0;
@@ -22,7 +24,9 @@ struct MemtestResult {
   std::optional<double> wall_seconds;  // set only when asked for (--wall-time): it varies run to run
 };
 
-Table memtest_table(const MemtestResult& result);
-std::string render_memtest(const MemtestResult& result, Format format);
+// One row for the whole memory (channel "all"), then, with `per_channel`, one per channel.
+Table memtest_table(const MemtestResult& result, bool per_channel);
+// JSON always holds the channels, in an array "channels".
+std::string render_memtest(const MemtestResult& result, Format format, bool per_channel);
 
 }  // namespace reusesim::report

@@ -1,6 +1,7 @@
 #include "report/run_report.h"
 
 #include "mapping/mapper.h"
+#include "report/dram_stats_report.h"
 
 namespace reusesim::report {
 
@@ -12,7 +13,7 @@ constexpr const char* kConventions =
     "GB/s = 1e9 bytes/s; stalls are cycles the array waited, by cause; tensors are sized at element_bytes, the "
     "accelerator's operand_bits rounded up to bytes (analyze and footprint size them by the model's precision)";
 
-const std::vector<Column> kColumns{
+const std::vector<Column> kLeadingColumns{
     {"batch"}, {"layer"}, {"type"}, {"macs"}, {"cycles"}, {"time_s", 9}, {"compute_cycles"}, {"stall_cycles"},
     {"stall_weights_cycles"}, {"stall_inputs_cycles"}, {"stall_output_drain_cycles"}, {"stall_sram_cycles"},
     {"stall_vector_cycles"}, {"vector_ops"}, {"dram_read_bytes"}, {"dram_write_bytes"}, {"dram_read_weight_bytes"},
@@ -20,6 +21,9 @@ const std::vector<Column> kColumns{
     {"onchip_kept_output_bytes"}, {"sram_read_bytes"}, {"sram_write_bytes"},
     {"dram_gbps", 3}, {"row_hit_rate", 4}, {"arithmetic_intensity", 3}, {"gops", 3}, {"efficiency", 4},
     {"element_bytes"}, {"mapping"}};
+
+// The DRAM statistics after the columns above (row_hit_rate has its place among them).
+const std::vector<std::string> kDramStats = names_except(dram_stat_names(), {"row_hit_rate"});
 
 hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.cycles += layer.cycles;
@@ -39,14 +43,37 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.onchip_kept_output_bytes += layer.onchip_kept_output_bytes;
   total.dram_read_bytes += layer.dram_read_bytes;
   total.dram_write_bytes += layer.dram_write_bytes;
-  total.dram_requests += layer.dram_requests;
-  total.dram_columns += layer.dram_columns;
-  total.dram_row_hits += layer.dram_row_hits;
-  total.dram_activates += layer.dram_activates;
   total.sram_read_bytes += layer.sram_read_bytes;
   total.sram_write_bytes += layer.sram_write_bytes;
   total.seconds += layer.seconds;
   return total;
+}
+
+// Every layer of every batch, each batch followed by its TOTAL row.
+template <typename Visit>
+void for_each_row(const RunReport& report, Visit visit) {
+  for (const std::vector<hw::LayerResult>& layers : report.batches) {
+    hw::LayerResult total;
+    for (const hw::LayerResult& layer : layers) {
+      visit(layer);
+      total = add(total, layer);
+      total.batch = layer.batch;
+      // The batch's DRAM statistics come with its last layer: counters equal to the layers' sum,
+      // and latency percentiles over the whole batch.
+      if (layer.batch_dram) {
+        total.dram = layer.batch_dram->total;
+        total.dram_channels = layer.batch_dram->channels;
+      }
+    }
+    total.layer = "TOTAL";
+    visit(total);
+  }
+}
+
+// The DRAM statistics of `stats` for the columns `names`: empty for an ideal memory.
+std::vector<Cell> dram_cells(const std::vector<std::string>& names, const hw::DramFigures& stats,
+                             const hw::AcceleratorSpec& spec) {
+  return dram_stat_cells(names, spec.dram.ideal ? nullptr : &stats, spec.dram.timing.tck_ns);
 }
 
 std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spec) {
@@ -54,16 +81,34 @@ std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spe
   const std::int64_t dram_bytes = r.dram_read_bytes + r.dram_write_bytes;  // the layer's own traffic
   const bool timed = r.seconds > 0;
   const Cell gops = timed ? Cell(ops / r.seconds / 1e9) : Cell();
-  return {r.batch, r.layer, r.type, r.macs, r.cycles, r.seconds, r.compute_cycles, r.stall_cycles(),
+  std::vector<Cell> row{r.batch, r.layer, r.type, r.macs, r.cycles, r.seconds, r.compute_cycles, r.stall_cycles(),
           r.stall_weights, r.stall_inputs, r.stall_output_drain, r.stall_sram, r.stall_vector, r.vector_ops,
           r.dram_read_bytes, r.dram_write_bytes, r.dram_read_weight_bytes, r.dram_read_input_bytes,
           r.dram_write_output_bytes, r.prefetched_weight_bytes, r.onchip_read_input_bytes, r.onchip_kept_output_bytes,
           r.sram_read_bytes, r.sram_write_bytes,
           timed ? Cell(static_cast<double>(dram_bytes) / r.seconds / 1e9) : Cell(),
-          r.dram_columns > 0 ? Cell(static_cast<double>(r.dram_row_hits) / static_cast<double>(r.dram_columns)) : Cell(),
+          dram_cells({"row_hit_rate"}, r.dram, spec).front(),
           dram_bytes > 0 ? Cell(ops / static_cast<double>(dram_bytes)) : Cell(), gops,
           timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), mapping::element_bytes(spec),
           r.mapping};
+  for (Cell& cell : dram_cells(kDramStats, r.dram, spec)) row.push_back(std::move(cell));
+  return row;
+}
+
+// Each layer's (and each TOTAL's) share of every channel: batch, layer, channel, then the counters.
+Table channel_table(const RunReport& report) {
+  std::vector<Column> columns{{"batch"}, {"layer"}, {"channel"}};
+  for (Column& column : dram_stat_columns(dram_stat_names(), "dram_")) columns.push_back(std::move(column));
+  Table table(columns);
+  const auto add_rows = [&](const hw::LayerResult& r) {
+    for (std::size_t i = 0; i < r.dram_channels.size(); ++i) {
+      std::vector<Cell> row{r.batch, r.layer, static_cast<std::int64_t>(i)};
+      for (Cell& cell : dram_cells(dram_stat_names(), r.dram_channels[i], report.spec)) row.push_back(std::move(cell));
+      table.add_row(std::move(row));
+    }
+  };
+  for_each_row(report, add_rows);
+  return table;
 }
 
 nlohmann::ordered_json controller_json(const hw::DramControllerSpec& controller) {
@@ -88,19 +133,14 @@ nlohmann::ordered_json controller_json(const hw::DramControllerSpec& controller)
 }  // namespace
 
 Table run_table(const RunReport& report) {
-  Table table(kColumns);
-  for (const std::vector<hw::LayerResult>& layers : report.batches) {
-    hw::LayerResult total;
-    for (const hw::LayerResult& layer : layers) {
-      table.add_row(cells(layer, report.spec));
-      total = add(total, layer);
-      total.batch = layer.batch;
-    }
-    total.layer = "TOTAL";
-    table.add_row(cells(total, report.spec));
-  }
+  std::vector<Column> columns = kLeadingColumns;
+  for (Column& column : dram_stat_columns(kDramStats, "dram_")) columns.push_back(std::move(column));
+  Table table(columns);
+  for_each_row(report, [&](const hw::LayerResult& r) { table.add_row(cells(r, report.spec)); });
   return table;
 }
+
+std::string render_dram_channels(const RunReport& report) { return channel_table(report).to_csv(); }
 
 std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   nlohmann::ordered_json document;
@@ -189,6 +229,14 @@ std::string run_stats_legend() {
          "row_hit_rate: DRAM column commands (bursts) that found their row open, per column command; the first "
          "column after an activate misses; over the layer's time; empty for an ideal memory\n"
          "arithmetic_intensity: ops per DRAM byte\n"
+         "dram_activates ... dram_write_latency_p99_ns (after mapping): what the DRAM did over the layer's time, "
+         "whichever layer it was for (docs/dram-model.md, \"Statistics\"): commands by kind (activates, precharges, "
+         "refreshes, read_commands and write_commands, one burst each), row_hits + row_misses + row_conflicts = "
+         "column commands, turnarounds (column commands whose direction differs from the one before), write_drains "
+         "(drains the write-drain policy started), read and write latency in ns (mean, p50, p99: from a request's "
+         "arrival at its channel to the end of its data); empty for an ideal memory\n"
+         "dram_channels.csv (and dram_channels in results.json): the same per DRAM channel, one row per batch, layer "
+         "(TOTAL included) and channel\n"
          "gops: 1e9 ops/s achieved\n"
          "efficiency: achieved ops/s / peak ops/s\n"
          "element_bytes: bytes per tensor element in the run, from the accelerator's operand_bits\n"
@@ -208,6 +256,7 @@ std::string render_run(const RunReport& report, Format format) {
     document["element_bytes"] = mapping::element_bytes(report.spec);
     document["conventions"] = kConventions;
     document["rows"] = table.to_json();
+    document["dram_channels"] = channel_table(report).to_json();
     return json_document_text(document);
   }
   return "accelerator " + report.accelerator + ", model " + report.model + ", " +

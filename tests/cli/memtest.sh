@@ -13,7 +13,7 @@ quiet() {
 
 memtest() { "$REUSESIM" memtest "$@"; }
 
-header="pattern,memory,requests,request_bytes,outstanding,read_bytes,write_bytes,simulated_time_us,achieved_gbps,peak_gbps,efficiency,read_latency_mean_ns,read_latency_p50_ns,read_latency_p99_ns,row_hit_rate,activates,refreshes"
+header="pattern,memory,requests,request_bytes,outstanding,read_bytes,write_bytes,simulated_time_us,achieved_gbps,peak_gbps,efficiency,read_latency_mean_ns,read_latency_p50_ns,read_latency_p99_ns,row_hit_rate,activates,refreshes,precharges,read_commands,write_commands,row_hits,row_misses,row_conflicts,turnarounds,write_drains,write_latency_mean_ns,write_latency_p50_ns,write_latency_p99_ns,channel"
 
 # --- The CSV: the header line exactly, one data row. ---
 expect 0 "seq_read csv" -- memtest --dram ddr4-2400 --pattern seq_read --requests 200 --format csv
@@ -25,11 +25,13 @@ contains "ddr4 peak" "$out" ",19.20768307,"
 quiet "memtest csv"
 
 # --- Every pattern runs on a DDR4 and an HBM2 preset. ---
-# Reads + writes move every request's bytes; efficiency lies in (0, 1].
-for dram in ddr4-2400 hbm2; do
+# Reads + writes move every request's bytes; efficiency lies in (0, 1]. The default outstanding
+# count is 32 per channel: 32 on one DDR4 channel, 256 on HBM2's 8.
+for config in "ddr4-2400 32" "hbm2 256"; do
+  read -r dram outstanding <<<"$config"
   for pattern in seq_read seq_write seq_mix random_read random_mix stride_row bank_conflict tile; do
     expect 0 "$pattern on $dram" -- memtest --dram "$dram" --pattern "$pattern" --requests 200 --format csv
-    contains "$pattern on $dram row" "$out" "$pattern,$dram,200,64,32,"
+    contains "$pattern on $dram row" "$out" "$pattern,$dram,200,64,$outstanding,"
     checks=$((checks + 1))
     awk -F, 'NR == 2 { ok = ($6 + $7 == 12800 && $11 > 0 && $11 <= 1) } END { exit ok ? 0 : 1 }' <<<"$out" ||
       { echo "FAIL: $pattern on $dram: bytes or efficiency: $(tail -n 1 <<<"$out")"; failures=$((failures + 1)); }
@@ -54,7 +56,7 @@ expect 0 "json" -- memtest --dram hbm2 --pattern random_read --requests 100 --fo
 contains "json pattern" "$out" '"pattern": "random_read"'
 # 8 channels x 128 bit / 8 x 2 transfers / 1.0 ns = 256 GB/s (JSON prints the double in full: 255.99999999999997).
 checks=$((checks + 1))
-awk '/"peak_gbps":/ { v = $2 + 0; ok = (v > 255.999999 && v < 256.000001) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+awk '/"peak_gbps":/ && !seen { seen = 1; v = $2 + 0; ok = (v > 255.999999 && v < 256.000001) } END { exit ok ? 0 : 1 }' <<<"$out" ||
   { echo "FAIL: json peak: $(grep peak_gbps <<<"$out")"; failures=$((failures + 1)); }
 contains "json conventions" "$out" '"conventions": "GB/s = 1e9 bytes/s'
 expect 0 "table" -- memtest --dram hbm2 --pattern tile --requests 100
@@ -181,7 +183,7 @@ for trefi in 262 336; do
 done
 for pattern in seq_read seq_write seq_mix random_read random_mix stride_row bank_conflict tile; do
   expect 0 "hbm2 trefi 337: $pattern completes" -- timeout 60 "$REUSESIM" memtest --dram hbm2 --set trefi=337 \
-    --pattern "$pattern" --requests 2000 --format csv
+    --pattern "$pattern" --requests 2000 --outstanding 32 --format csv
   contains "hbm2 trefi 337: $pattern row" "$out" "$pattern,hbm2,2000,64,32,"
 done
 # DDR4-2400: 420 + max(56, max(39, 9, 12 + 4 + 18) + 17 + 16 - 1) + 17 = 420 + 71 + 17 = 508.
@@ -194,8 +196,40 @@ expect 0 "ddr4 trefi 508 completes" -- timeout 60 "$REUSESIM" memtest --dram ddr
 expect 2 "check refuses the same file" -- "$REUSESIM" check "$SRC/configs/dram/hbm2.yaml" --set trefi=262
 contains "check names the key" "$err" "trefi: 262 clocks leaves 2 after tRFC (260)"
 
+# --- Statistics (docs/dram-model.md, "Statistics"), read by column name. ---
+# col NAME [ROW]: the value of column NAME in data row ROW (default 1) of $out (csv).
+col() { awk -F, -v name="$1" -v row="${2:-1}" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == row + 1 { print $c }' <<<"$out"; }
+printf '0x0 R 0\n' >"$work/one.trace"
+expect 0 "one idle read" -- memtest --dram ddr4-2400 --trace "$work/one.trace" --format csv
+# ACT at 0, RD at tRCD 17, data until 17 + CL 17 + BL/2 4 = 38 clocks x 0.833 ns = 31.654 ns; the
+# RD is the first column after the request's own activate to a closed bank: a row miss.
+same "idle read: p50" "$(col read_latency_p50_ns)" "31.654"
+same "idle read: commands" "$(col activates) $(col precharges) $(col read_commands) $(col write_commands)" "1 0 1 0"
+same "idle read: hit, miss, conflict" "$(col row_hits) $(col row_misses) $(col row_conflicts)" "0 1 0"
+same "idle read: no writes, so no write latency" "$(col write_latency_p50_ns)" ""
+# A 1 KiB read: 16 bursts = 16 read commands. The bank-group bits sit right above the burst
+# (ro,ra,ba,co,bg,ch), so burst n goes to bank group n % 4: 4 activates (4 misses), then 12 hits.
+expect 0 "1 KiB read" -- memtest --dram ddr4-2400 --trace "$work/one.trace" --request-bytes 1024 --format csv
+same "1 KiB read: columns" "$(col read_commands) $(col activates) $(col row_misses) $(col row_hits)" "16 4 4 12"
+# Per channel: 8 rows after the whole memory's, whose counts add up to it.
+expect 0 "per channel" -- memtest --dram hbm2 --pattern random_mix --requests 2000 --per-channel --format csv
+same "per channel: rows" "$(tail -n +2 <<<"$out" | wc -l)" "9"
+same "per channel: names" "$(for r in 1 2 9; do col channel $r; done | tr '\n' ' ')" "all 0 7 "
+for name in activates read_commands write_commands row_hits row_misses row_conflicts turnarounds write_drains; do
+  sum=0
+  for r in 2 3 4 5 6 7 8 9; do sum=$((sum + $(col $name $r))); done
+  same "per channel: $name adds up" "$sum" "$(col $name)"
+done
+same "per channel: read and write commands are the requests' bursts" "$(( $(col read_commands) + $(col write_commands) ))" "2000"
+# The default outstanding count follows the channels: 32 per channel.
+same "per channel: default outstanding" "$(col outstanding)" "256"
+expect 0 "json channels" -- memtest --dram hbm2 --pattern seq_read --requests 100 --format json
+contains "json has the channels" "$out" '"channels": ['
+contains "json channel 7" "$out" '"channel": "7"'
+
 # --- Large requests: latency counts the pieces the channels see, row hits the column commands; help says so. ---
 expect 0 "memtest --help" -- memtest --help
 contains "help: request pieces" "$(tr -s ' \n' ' ' <<<"$out")" "read latency counts each piece a DRAM channel serves, row_hit_rate each column command (burst)"
+contains "help: what limits outstanding" "$(tr -s ' \n' ' ' <<<"$out")" "by Little's law a stream moves at most outstanding x request bytes per request latency"
 
 finish

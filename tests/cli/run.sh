@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 A=$SRC/configs
 M=$SRC/models
-header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,prefetched_weight_bytes,onchip_read_input_bytes,onchip_kept_output_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,element_bytes,mapping"
+header="batch,layer,type,macs,cycles,time_s,compute_cycles,stall_cycles,stall_weights_cycles,stall_inputs_cycles,stall_output_drain_cycles,stall_sram_cycles,stall_vector_cycles,vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,prefetched_weight_bytes,onchip_read_input_bytes,onchip_kept_output_bytes,sram_read_bytes,sram_write_bytes,dram_gbps,row_hit_rate,arithmetic_intensity,gops,efficiency,element_bytes,mapping,dram_activates,dram_precharges,dram_refreshes,dram_read_commands,dram_write_commands,dram_row_hits,dram_row_misses,dram_row_conflicts,dram_turnarounds,dram_write_drains,dram_read_latency_mean_ns,dram_read_latency_p50_ns,dram_read_latency_p99_ns,dram_write_latency_mean_ns,dram_write_latency_p50_ns,dram_write_latency_p99_ns"
 
 expect 0 "run mlp csv" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 1,16 --format csv
 same "csv header" "$(head -1 <<<"$out")" "$header"
@@ -25,7 +25,7 @@ contains "table names the accelerator" "$out" "accelerator tpu_v1"
 contains "table states the element size" "$out" "accelerator tpu_v1, model mlp, 1-byte elements"
 
 expect 0 "--out writes files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --out "$work/results" --format csv
-for file in results.csv results.json config.json stats.txt; do
+for file in results.csv results.json dram_channels.csv config.json stats.txt; do
   checks=$((checks + 1))
   [ -s "$work/results/$file" ] || { echo "FAIL: --out did not write $file"; failures=$((failures + 1)); }
 done
@@ -36,6 +36,23 @@ contains "stats.txt explains element_bytes" "$(cat "$work/results/stats.txt")" "
 contains "results.json states the element size" "$(cat "$work/results/results.json")" '"element_bytes": '
 checks=$((checks + 1))
 if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was left behind"; failures=$((failures + 1)); fi
+# DRAM statistics: every read or write command moves one 64-byte burst (ddr4-2400: 64 bits x BL 8),
+# so over the batch (TOTAL) the commands account for every DRAM byte; dram_channels.csv's TOTAL rows
+# add up to the TOTAL row.
+total_of() {  # total_of FILE NAME: column NAME of the TOTAL row
+  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } $2 == "TOTAL" { s += $c } END { print s }' "$1"
+}
+same "TOTAL read commands x 64 = DRAM read bytes" "$(( $(total_of "$work/results/results.csv" dram_read_commands) * 64 ))" \
+  "$(total_of "$work/results/results.csv" dram_read_bytes)"
+same "TOTAL write commands x 64 = DRAM write bytes" "$(( $(total_of "$work/results/results.csv" dram_write_commands) * 64 ))" \
+  "$(total_of "$work/results/results.csv" dram_write_bytes)"
+for name in dram_activates dram_read_commands dram_row_hits dram_refreshes; do
+  same "dram_channels.csv: $name adds up to TOTAL" "$(total_of "$work/results/dram_channels.csv" $name)" \
+    "$(total_of "$work/results/results.csv" $name)"
+done
+contains "stats.txt explains the DRAM counters" "$(cat "$work/results/stats.txt")" "row_hits + row_misses + row_conflicts"
+contains "results.json has the channels" "$(cat "$work/results/results.json")" '"dram_channels": ['
+
 
 # --set goes to the accelerator, --set model.* to the model.
 expect 0 "set both files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set dram.channels=2 --set model.layers.fc1.out_features=50 --format csv
