@@ -86,7 +86,9 @@ std::string preset_file(const std::string& name) {
   return (std::filesystem::path(reusesim::config::dram_preset_directory()) / (name + ".yaml")).string();
 }
 
-const std::string kMappingRule = "expected the six fields ch, ra, bg, ba, ro, co, each once, most significant first";
+const std::string kMappingRule =
+    "expected the six fields ch, ra, bg, ba, ro, co, each once, most significant first (pc only with pseudo_channels: "
+    "2)";
 
 }  // namespace
 
@@ -162,7 +164,7 @@ TEST_CASE("tpu_v1 loads with its DDR3-2133 overrides", "[accelerator]") {
 //   ddr3-1066:   1 x  4 B x 2 / 1.875 ns  = 4.2667e9
 //   lpddr4-3200: 4 x  2 B x 2 / 0.625 ns  = 25.6e9
 //   hbm2:        8 x 16 B x 2 / 1.0 ns    = 256e9
-//   hbm3:       32 x  4 B x 2 / 0.3125 ns = 819.2e9
+//   hbm3:       16 x  8 B x 2 / 0.3125 ns = 819.2e9 (two 4-byte pseudo-channels per channel)
 TEST_CASE("DRAM presets load and have their peak bandwidth", "[accelerator]") {
   const std::vector<std::pair<std::string, double>> presets{
       {"ddr4-2400", 19.2e9}, {"ddr3-1600", 12.8e9}, {"ddr3-1066", 4.2667e9}, {"lpddr4-3200", 25.6e9}, {"hbm2", 256e9},
@@ -171,7 +173,7 @@ TEST_CASE("DRAM presets load and have their peak bandwidth", "[accelerator]") {
     INFO(name);
     const hw::DramSpec dram = load_dram(name);
     CHECK(dram.name == name);
-    CHECK(dram.address_mapping.size() == 6);
+    CHECK(dram.address_mapping.size() == (dram.pseudo_channels == 2 ? 7U : 6U));  // pc in pseudo-channel mode
     CHECK(dram.peak_bytes_per_second() == Approx(peak).epsilon(0.001));
   }
 }
@@ -541,6 +543,27 @@ TEST_CASE("every JEDEC relation check", "[accelerator]") {
 
 // --- errors: address mapping --------------------------------------------------------------------
 
+// Pseudo-channel mode is HBM's, takes 1 or 2, and needs pc in the mapping; the hash is none or xor.
+TEST_CASE("pseudo_channels and address_hash: bad values and mismatches are refused", "[accelerator]") {
+  CHECK(dram_errors_of("ddr4-2400", {"pseudo_channels=2"}) ==
+        "--set pseudo_channels=2: error: pseudo_channels: 2 is HBM's pseudo-channel mode (standard hbm2, hbm2e or "
+        "hbm3), not ddr4\n");
+  CHECK(dram_errors_of("hbm2", {"pseudo_channels=3"}) ==
+        "--set pseudo_channels=3: error: pseudo_channels: expected at most 2, got 3\n");
+  CHECK(dram_errors_of("hbm2", {"pseudo_channels=2"}) ==
+        preset_file("hbm2") + ":47:18: error: address_mapping: expected the seven fields ch, pc, ra, bg, ba, ro, co "
+        "(pseudo_channels: 2), each once, most significant first, got \"ro,ra,ba,co,bg,ch\"\n");
+  CHECK(dram_errors_of("hbm2", {"address_hash=mod"}) ==
+        "--set address_hash=mod: error: address_hash: expected one of none, xor, got \"mod\"\n");
+  // In pseudo-channel mode HBM2's 128-bit channel is two 64-bit pseudo-channels with 1 KiB rows.
+  const hw::DramSpec split = load_dram("hbm2", {"pseudo_channels=2", "address_mapping=ro,ra,ba,co,bg,ch,pc"});
+  CHECK(split.scheduled_channels() == 16);
+  CHECK(split.channel_bus_bits() == 64);
+  CHECK(split.channel_row_bytes() == 1024);
+  CHECK(split.burst_bytes() == 32);  // 64 bits / 8 x BL 4
+  CHECK(split.peak_bytes_per_second() == load_dram("hbm2").peak_bytes_per_second());
+}
+
 // "  address_mapping: " is 19 characters -> column 20 of line 19.
 TEST_CASE("address mapping naming a field twice, missing one, or unknown", "[accelerator]") {
   CHECK(errors_of(kAccelerator + "  address_mapping: ro,ra,ba,co,bg,ro\n") ==
@@ -549,6 +572,9 @@ TEST_CASE("address mapping naming a field twice, missing one, or unknown", "[acc
         "acc.yaml:19:20: error: dram.address_mapping: " + kMappingRule + ", got \"ro,ra,ba,co,bg\"\n");
   CHECK(errors_of(kAccelerator + "  address_mapping: ro,ra,ba,co,bg,xx\n") ==
         "acc.yaml:19:20: error: dram.address_mapping: unknown field \"xx\"; " + kMappingRule + "\n");
+  // pc belongs to pseudo-channel mode, and pseudo-channel mode needs it.
+  CHECK(errors_of(kAccelerator + "  address_mapping: ro,ra,ba,co,bg,ch,pc\n") ==
+        "acc.yaml:19:20: error: dram.address_mapping: " + kMappingRule + ", got \"ro,ra,ba,co,bg,ch,pc\"\n");
   // Spaces after the commas are allowed.
   CHECK(load(kAccelerator + "  address_mapping: ch, ra, bg, ba, ro, co\n").dram.address_mapping.front() ==
         hw::AddressField::channel);

@@ -382,3 +382,23 @@ TEST_CASE("controller: the front-end latency comes before the first command", "[
   CHECK(outcome.finish_cycles == 43);
   CHECK(outcome.dram.read_latency.total_cycles() == 43);
 }
+
+TEST_CASE("xor hashing: bank_conflict still finds one bank, one row per request", "[dram-channel]") {
+  // The pattern builds row n of bank 0 through the mapper's encode, so hashing moves its addresses
+  // but not its banks: as without hashing, one request per tRC, the 80th ending at 79 x 56 + 38.
+  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"address_hash=xor"});
+  const Outcome outcome = run(spec, pattern(spec, "bank_conflict", 80), 8);
+  CHECK(outcome.finish_cycles == 4462);
+  CHECK(outcome.dram.activates == 80);
+}
+
+TEST_CASE("pseudo-channels: an idle read takes tRCD + CL + BL/2 in its own pseudo-channel", "[dram-channel]") {
+  // HBM2 at 1 ns: ACT 0, RD 14, data from 28 for BL/2 = 2 clocks: 30, as in legacy mode. Address
+  // 0x20 is pseudo-channel 1 of channel 0 (ro,ra,ba,co,bg,ch,pc): scheduled channel 1 of 16.
+  const hw::DramSpec spec = config::load_dram("hbm2", {"pseudo_channels=2", "address_mapping=ro,ra,ba,co,bg,ch,pc"});
+  const Outcome outcome = run(spec, {{0x20, false, 0}}, 1, 32);
+  CHECK(outcome.finish_cycles == 30);
+  REQUIRE(outcome.per_channel.size() == 16);
+  CHECK(outcome.per_channel[1].reads == 1);
+  CHECK(outcome.per_channel[0].reads == 0);
+}

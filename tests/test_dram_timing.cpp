@@ -24,6 +24,13 @@
 
 namespace {
 
+// Row 1 of channel 0, rank 0, bank group 0, bank 0, column 0: its address is the row stride.
+reusesim::hw::DramCoordinates row_one() {
+  reusesim::hw::DramCoordinates where;
+  where.row = 1;
+  return where;
+}
+
 namespace hw = reusesim::hw;
 using hw::BankTarget;
 using hw::DramAddressMapper;
@@ -433,11 +440,55 @@ TEST_CASE("DRAM timing: ddr4-2400 address decode", "[dram-timing]") {
   CHECK(c.row == 0);
 }
 
+// address_hash xor on ddr4-2400 (4 bank groups, 4 banks per group): bank group ^= row & 3, bank ^=
+// (row / 4) & 3; the fields as above.
+TEST_CASE("DRAM timing: xor hashing spreads a bank's rows over the banks", "[dram-timing]") {
+  const DramAddressMapper mapper(load_dram("ddr4-2400", {"address_hash=xor"}));
+  // Row 5 (5 << 18 = 0x140000) with bank-group and bank bits 0: bank group 5 & 3 = 1, bank
+  // (5 / 4) & 3 = 1.
+  auto c = mapper.decode(0x140000);
+  CHECK(c.row == 5);
+  CHECK(c.bank_group == 1);
+  CHECK(c.bank == 1);
+  // The same row with bank-group bits 3 (3 << 6 = 0xC0): bank group 3 ^ 1 = 2.
+  c = mapper.decode(0x1400C0);
+  CHECK(c.bank_group == 2);
+  CHECK(c.bank == 1);
+  // Row 0 is not moved: 0xF05D1 less its row bits (0x30000 + 0x500 + 0xC0 + 0x11) decodes as
+  // without hashing: rank 1, bank 2, bank group 3.
+  c = mapper.decode(0x305D1);
+  CHECK(c.bank_group == 3);
+  CHECK(c.bank == 2);
+  // encode undoes decode, for bursts across rows, banks and columns.
+  for (std::uint64_t address : {0x0ULL, 0x1400C0ULL, 0xF05C0ULL, 0x123456740ULL, 0xFFFFFFC0ULL}) {
+    INFO(address);
+    CHECK(mapper.encode(mapper.decode(address)) == address);
+  }
+  // Row 1 of bank group 0, bank 0 is stored under bank-group bits 1: 0x40000 + 0x40.
+  CHECK(mapper.encode(row_one()) == 0x40040);
+  // A run still ends where the bank-group bits change: 64 B.
+  CHECK(mapper.bytes_to_run_end(0x1400C0) == 64);
+}
+
+// HBM2 in pseudo-channel mode with ro,ra,ba,co,bg,ch,pc: 64-bit pseudo-channels of BL 4 = 32-byte
+// bursts, offset [4:0], pc [5], ch 3 bits [8:6]; scheduled channel = channel x 2 + pc.
+TEST_CASE("DRAM timing: hbm2 pseudo-channel decode", "[dram-timing]") {
+  const DramAddressMapper mapper(load_dram("hbm2", {"pseudo_channels=2", "address_mapping=ro,ra,ba,co,bg,ch,pc"}));
+  CHECK(mapper.burst_bytes() == 32);
+  auto c = mapper.decode(0x20);  // 1 << 5: pseudo-channel 1 of channel 0
+  CHECK(c.pseudo_channel == 1);
+  CHECK(mapper.channel_index(c) == 1);
+  c = mapper.decode(0x1E0);  // (7 << 6) + (1 << 5): channel 7, pseudo-channel 1: the 16th, index 15
+  CHECK(c.channel == 7);
+  CHECK(mapper.channel_index(c) == 15);
+  CHECK(mapper.encode(c) == 0x1E0);
+}
+
 // Rows start above rank: 6 + 0 + 2 + 7 + 2 + 1 = 18 bits -> 256 KiB to the next row of a bank.
 // The bank group is the lowest field with bits, so a run in one bank and row is one burst: 64 B.
 TEST_CASE("DRAM timing: ddr4-2400 row stride and run length", "[dram-timing]") {
   const DramAddressMapper mapper(load_dram("ddr4-2400"));
-  CHECK(mapper.row_stride_bytes() == 262144);
+  CHECK(mapper.encode(row_one()) == 262144);
   const auto next_row = mapper.decode(262144);
   CHECK(next_row.row == 1);
   CHECK(next_row.rank == 0);
@@ -473,7 +524,7 @@ TEST_CASE("DRAM timing: column-lowest mapping keeps a row together", "[dram-timi
   CHECK(mapper.bytes_to_run_end(100) == 8092);
   CHECK(mapper.bytes_to_run_end(8191) == 1);
   CHECK(mapper.bytes_to_run_end(8192) == 8192);
-  CHECK(mapper.row_stride_bytes() == 262144);  // 6 + 7 + 0 + 2 + 2 + 1 = 18 bits
+  CHECK(mapper.encode(row_one()) == 262144);  // 6 + 7 + 0 + 2 + 2 + 1 = 18 bits
 
   auto c = mapper.decode(64);  // next burst: column 1, same bank
   CHECK(c.column == 1);
@@ -509,7 +560,7 @@ TEST_CASE("DRAM timing: hbm2 address decode spreads bursts over channels", "[dra
   c = mapper.decode(1 << 16);
   CHECK(c.bank == 1);
   CHECK(c.column == 0);
-  CHECK(mapper.row_stride_bytes() == 262144);  // 6 + 3 + 2 + 5 + 2 + 0 = 18 bits
+  CHECK(mapper.encode(row_one()) == 262144);  // 6 + 3 + 2 + 5 + 2 + 0 = 18 bits
   CHECK(mapper.decode(262144).row == 1);
   CHECK(mapper.bytes_to_run_end(0) == 64);  // channel is lowest: one burst per run
 }

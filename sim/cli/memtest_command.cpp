@@ -46,7 +46,7 @@ int memtest_command(const std::vector<std::string>& args) {
     positive_option("--request-bytes", request_bytes, std::int64_t{1} << 30);
     const report::Format format = parse_format(common.format);
     const hw::DramSpec spec = config::load_dram(dram_name, common.overrides);
-    if (values.count("outstanding") == 0) outstanding = std::min<std::int64_t>(32 * spec.channels, 4096);
+    if (values.count("outstanding") == 0) outstanding = std::min<std::int64_t>(32 * spec.scheduled_channels(), 4096);
     positive_option("--outstanding", outstanding, 4096);
     if (request_bytes % spec.burst_bytes() != 0) {
       throw UsageError("--request-bytes: " + std::to_string(request_bytes) + " is not a multiple of the " +

@@ -104,17 +104,24 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
 std::optional<hw::AddressField> address_field(const std::string& word) {
   static const std::map<std::string, hw::AddressField> fields{
       {"ch", hw::AddressField::channel}, {"ra", hw::AddressField::rank},   {"bg", hw::AddressField::bank_group},
-      {"ba", hw::AddressField::bank},    {"ro", hw::AddressField::row},    {"co", hw::AddressField::column}};
+      {"ba", hw::AddressField::bank},    {"ro", hw::AddressField::row},    {"co", hw::AddressField::column},
+      {"pc", hw::AddressField::pseudo_channel}};
   const auto found = fields.find(word);
   return found == fields.end() ? std::nullopt : std::optional<hw::AddressField>(found->second);
 }
 
-std::vector<hw::AddressField> read_address_mapping(MapReader& reader) {
+// The fields, each once: ch, ra, bg, ba, ro, co, and pc exactly when pseudo-channels are on.
+std::vector<hw::AddressField> read_address_mapping(MapReader& reader, bool pseudo_channels) {
   std::vector<hw::AddressField> mapping;
   const ConfigNode* node = reader.required("address_mapping");
   if (node == nullptr) return mapping;
   const std::string path = reader.child_path("address_mapping");
-  const std::string expected = "expected the six fields ch, ra, bg, ba, ro, co, each once, most significant first";
+  const std::size_t field_count = pseudo_channels ? 7 : 6;
+  const std::string expected =
+      pseudo_channels ? "expected the seven fields ch, pc, ra, bg, ba, ro, co (pseudo_channels: 2), each once, most "
+                        "significant first"
+                      : "expected the six fields ch, ra, bg, ba, ro, co, each once, most significant first (pc only "
+                        "with pseudo_channels: 2)";
   if (!node->is_scalar()) {
     reader.diagnostics().error(node->location, path, expected + ", got " + node->describe());
     return mapping;
@@ -141,7 +148,9 @@ std::vector<hw::AddressField> read_address_mapping(MapReader& reader) {
     }
     mapping.push_back(*field);
   }
-  if (mapping.size() != 6) {
+  const bool has_pc =
+      std::find(mapping.begin(), mapping.end(), hw::AddressField::pseudo_channel) != mapping.end();
+  if (mapping.size() != field_count || has_pc != pseudo_channels) {
     reader.diagnostics().error(node->location, path, expected + ", got " + node->describe());
     return {};
   }
@@ -163,7 +172,10 @@ class DramReader {
     dram.name = reader_.name_or("name", "");
     reader_.string_or("source", "");
     reader_.optional("preset");  // consumed by preset resolution; named so a typo of it gets a hint
-    dram.standard = reader_.required_choice("standard", {"ddr3", "ddr4", "lpddr4", "hbm2", "hbm3"}).value_or("");
+    dram.standard = reader_
+                        .required_choice("standard", {"ddr3", "ddr4", "ddr5", "lpddr4", "lpddr5", "gddr6", "hbm2",
+                                                      "hbm2e", "hbm3"})
+                        .value_or("");
     dram.channels = power_of_two("channels", kChannels);
     dram.ranks = power_of_two("ranks", kRanks);
     dram.bank_groups = power_of_two("bank_groups", kBankGroups);
@@ -181,7 +193,11 @@ class DramReader {
       *field = reader_.required_integer(key, kCycles).value_or(0);
     }
     t.burst_length = power_of_two("burst_length", kBurstLength);
-    dram.address_mapping = read_address_mapping(reader_);
+    read_pseudo_channels(dram);
+    dram.address_mapping = read_address_mapping(reader_, dram.pseudo_channels > 1);
+    if (auto hash = reader_.choice_or("address_hash", "none", {"none", "xor"}); hash == "xor") {
+      dram.address_hash = hw::AddressHash::xor_bank;
+    }
     refuse_moved_keys();
     if (const ConfigNode* controller = reader_.required("controller")) {
       MapReader controller_reader(*controller, reader_.child_path("controller"), reader_.diagnostics());
@@ -199,6 +215,19 @@ class DramReader {
   }
 
  private:
+  // pseudo_channels: 1 (default) or 2, the latter only for HBM, whose channels have that mode.
+  void read_pseudo_channels(hw::DramSpec& dram) {
+    const ConfigNode* node = reader_.optional("pseudo_channels");
+    if (node == nullptr) return;
+    dram.pseudo_channels = reader_.integer_or("pseudo_channels", 1, IntegerRange{1, 2});
+    const bool hbm = dram.standard == "hbm2" || dram.standard == "hbm2e" || dram.standard == "hbm3";
+    if (dram.pseudo_channels == 2 && !hbm && !dram.standard.empty()) {
+      reader_.diagnostics().error(node->location, reader_.child_path("pseudo_channels"),
+                                  "2 is HBM's pseudo-channel mode (standard hbm2, hbm2e or hbm3), not " + dram.standard);
+      dram.pseudo_channels = 1;
+    }
+  }
+
   // The controller's keys sat at the top level of a DRAM file before they had a block of their own.
   void refuse_moved_keys() {
     const std::map<std::string, std::string> moved{
@@ -324,10 +353,18 @@ class DramReader {
     // The column field counts bursts within a row.
     const ConfigNode* row = reader_.optional("row_bytes");
     if (row != nullptr && dram.row_bytes > 0 && dram.bus_bits > 0 && t.burst_length > 0 &&
-        dram.row_bytes < dram.burst_bytes()) {
+        dram.channel_row_bytes() < dram.burst_bytes()) {
+      const bool split = dram.pseudo_channels > 1;
       reader_.diagnostics().error(row->location, reader_.child_path("row_bytes"),
-                                  std::to_string(dram.row_bytes) + " is less than one burst (bus_bits / 8 x burst_length = " +
+                                  std::to_string(dram.row_bytes) + (split ? " (halved per pseudo-channel)" : "") +
+                                      " is less than one burst (bus_bits / 8 x burst_length" +
+                                      (split ? " per pseudo-channel" : "") + " = " +
                                       std::to_string(dram.burst_bytes()) + " bytes)");
+    }
+    const ConfigNode* bus = reader_.optional("bus_bits");
+    if (bus != nullptr && dram.pseudo_channels > 1 && dram.bus_bits > 0 && dram.channel_bus_bits() < 8) {
+      reader_.diagnostics().error(bus->location, reader_.child_path("bus_bits"),
+                                  std::to_string(dram.bus_bits) + " cannot be split into two pseudo-channels of at least 8 bits");
     }
   }
 

@@ -90,7 +90,11 @@ enum class PagePolicy { open, closed };
 enum class RefreshMode { all_bank, per_bank, off };
 enum class WriteDrainPolicy { watermarks, drain_all };
 // Address fields, most significant first in DramSpec::address_mapping.
-enum class AddressField { channel, rank, bank_group, bank, row, column };
+enum class AddressField { channel, rank, bank_group, bank, row, column, pseudo_channel };
+// none: the fields as mapped. xor: the bank-group and bank indices are XORed with as many of the
+// row's lowest bits (permutation-based page interleaving), so rows that would share a bank spread
+// over the banks while a row's own addresses stay in one bank.
+enum class AddressHash { none, xor_bank };
 
 // JEDEC timing parameters, in memory clock cycles (tCK).
 struct DramTiming {
@@ -140,11 +144,19 @@ struct DramSpec {
   std::int64_t banks_per_group = 0;
   std::int64_t row_bytes = 0;  // one rank's row (page) across the channel's bus
   std::int64_t bus_bits = 0;   // data bus width of one channel
+  // HBM's pseudo-channel mode: 2 splits each channel into two with half its bus and row, their own
+  // banks, scheduled independently (their shared command pins are not modelled).
+  std::int64_t pseudo_channels = 1;
   DramTiming timing;
-  std::vector<AddressField> address_mapping;
+  std::vector<AddressField> address_mapping;  // with AddressField::pseudo_channel iff pseudo_channels > 1
+  AddressHash address_hash = AddressHash::none;
   DramControllerSpec controller;
 
-  std::int64_t burst_bytes() const { return bus_bits / 8 * timing.burst_length; }
+  // What one scheduled channel (a pseudo-channel in pseudo-channel mode) has.
+  std::int64_t channel_bus_bits() const { return bus_bits / pseudo_channels; }
+  std::int64_t channel_row_bytes() const { return row_bytes / pseudo_channels; }
+  std::int64_t scheduled_channels() const { return channels * pseudo_channels; }
+  std::int64_t burst_bytes() const { return channel_bus_bits() / 8 * timing.burst_length; }
 
   // The refresh interval below which the channel's scheduler (sim/hw/dram_channel.cpp) may never
   // serve a request (docs/dram-model.md, "Refresh and progress"). A unit (a rank, or a bank with

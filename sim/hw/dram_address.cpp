@@ -16,14 +16,20 @@ int log2_exact(std::int64_t value) {
 }  // namespace
 
 DramAddressMapper::DramAddressMapper(const DramSpec& spec)
-    : burst_bytes_(static_cast<std::uint64_t>(spec.burst_bytes())), offset_bits_(log2_exact(spec.burst_bytes())) {
+    : burst_bytes_(static_cast<std::uint64_t>(spec.burst_bytes())),
+      offset_bits_(log2_exact(spec.burst_bytes())),
+      pseudo_channels_(spec.pseudo_channels),
+      xor_banks_(spec.address_hash == AddressHash::xor_bank),
+      bank_groups_(spec.bank_groups),
+      banks_per_group_(spec.banks_per_group) {
   const auto bits_of = [&](AddressField field) {
     switch (field) {
       case AddressField::channel: return log2_exact(spec.channels);
+      case AddressField::pseudo_channel: return log2_exact(spec.pseudo_channels);
       case AddressField::rank: return log2_exact(spec.ranks);
       case AddressField::bank_group: return log2_exact(spec.bank_groups);
       case AddressField::bank: return log2_exact(spec.banks_per_group);
-      case AddressField::column: return log2_exact(spec.row_bytes / spec.burst_bytes());
+      case AddressField::column: return log2_exact(spec.channel_row_bytes() / spec.burst_bytes());
       default: return 0;  // rows: everything above the other fields
     }
   };
@@ -37,6 +43,14 @@ DramAddressMapper::DramAddressMapper(const DramSpec& spec)
   }
 }
 
+std::int64_t DramAddressMapper::bank_group_hash(std::int64_t row) const {
+  return xor_banks_ ? row & (bank_groups_ - 1) : 0;
+}
+
+std::int64_t DramAddressMapper::bank_hash(std::int64_t row) const {
+  return xor_banks_ ? (row / bank_groups_) & (banks_per_group_ - 1) : 0;
+}
+
 DramCoordinates DramAddressMapper::decode(std::uint64_t address) const {
   DramCoordinates coordinates;
   for (const FieldBits& entry : fields_) {
@@ -44,6 +58,7 @@ DramCoordinates DramAddressMapper::decode(std::uint64_t address) const {
     const auto value = static_cast<std::int64_t>(entry.shift >= 64 ? 0 : (address >> entry.shift) & mask);
     switch (entry.field) {
       case AddressField::channel: coordinates.channel = value; break;
+      case AddressField::pseudo_channel: coordinates.pseudo_channel = value; break;
       case AddressField::rank: coordinates.rank = value; break;
       case AddressField::bank_group: coordinates.bank_group = value; break;
       case AddressField::bank: coordinates.bank = value; break;
@@ -51,12 +66,33 @@ DramCoordinates DramAddressMapper::decode(std::uint64_t address) const {
       case AddressField::column: coordinates.column = value; break;
     }
   }
+  coordinates.bank_group ^= bank_group_hash(coordinates.row);
+  coordinates.bank ^= bank_hash(coordinates.row);
   return coordinates;
+}
+
+std::uint64_t DramAddressMapper::encode(const DramCoordinates& where) const {
+  std::uint64_t address = 0;
+  for (const FieldBits& entry : fields_) {
+    std::int64_t value = 0;
+    switch (entry.field) {
+      case AddressField::channel: value = where.channel; break;
+      case AddressField::pseudo_channel: value = where.pseudo_channel; break;
+      case AddressField::rank: value = where.rank; break;
+      case AddressField::bank_group: value = where.bank_group ^ bank_group_hash(where.row); break;
+      case AddressField::bank: value = where.bank ^ bank_hash(where.row); break;
+      case AddressField::row: value = where.row; break;
+      case AddressField::column: value = where.column; break;
+    }
+    if (entry.shift < 64) address |= static_cast<std::uint64_t>(value) << entry.shift;
+  }
+  return address;
 }
 
 std::uint64_t DramAddressMapper::bytes_to_run_end(std::uint64_t address) const {
   // Consecutive addresses stay in one bank and row while only the burst offset and, when it is
-  // the lowest field that has bits, the column change.
+  // the lowest field that has bits, the column change (hashing mixes row bits into the bank, and
+  // the row does not change within a run).
   int run_bits = offset_bits_;
   for (const FieldBits& entry : fields_) {
     if (entry.bits == 0) continue;
@@ -65,13 +101,6 @@ std::uint64_t DramAddressMapper::bytes_to_run_end(std::uint64_t address) const {
   }
   const std::uint64_t run = std::uint64_t{1} << run_bits;
   return run - (address & (run - 1));
-}
-
-std::uint64_t DramAddressMapper::row_stride_bytes() const {
-  for (const FieldBits& entry : fields_) {
-    if (entry.field == AddressField::row) return std::uint64_t{1} << entry.shift;
-  }
-  return 0;
 }
 
 }  // namespace reusesim::hw

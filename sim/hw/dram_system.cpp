@@ -11,9 +11,9 @@ DramSystem::DramSystem(sc_core::sc_module_name name, const DramSpec& spec)
       socket("socket"),
       spec_(spec),
       mapper_(spec),
-      channels_("channel", static_cast<std::size_t>(spec.channels),
+      channels_("channel", static_cast<std::size_t>(spec.scheduled_channels()),
                 [&](const char* channel_name, std::size_t) { return new DramChannel(channel_name, spec); }),
-      channel_sockets_("channel_socket", static_cast<std::size_t>(spec.channels)) {
+      channel_sockets_("channel_socket", static_cast<std::size_t>(spec.scheduled_channels())) {
   socket.register_nb_transport_fw(this, &DramSystem::nb_transport_fw);
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     channel_sockets_[i].register_nb_transport_bw(this, &DramSystem::nb_transport_bw, static_cast<int>(i));
@@ -26,7 +26,7 @@ void DramSystem::bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) 
 tlm::tlm_sync_enum DramSystem::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
                                                tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   if (phase == tlm::BEGIN_REQ) initiator_of_[&payload] = initiator;
-  const auto channel = static_cast<std::size_t>(mapper_.decode(payload.get_address()).channel);
+  const auto channel = static_cast<std::size_t>(mapper_.channel_index(mapper_.decode(payload.get_address())));
   const tlm::tlm_sync_enum status = channel_sockets_[channel]->nb_transport_fw(payload, phase, delay);
   if (status == tlm::TLM_COMPLETED) initiator_of_.erase(&payload);
   return status;

@@ -30,9 +30,11 @@ std::vector<MemoryRequest> make_traffic_pattern(const std::string& name, std::in
       request.address = slot(random) * request_bytes;
       request.is_write = name == "random_mix" && n % 2 == 1;
     } else if (name == "stride_row") {
-      request.address = n * static_cast<std::uint64_t>(spec.row_bytes);
+      request.address = n * static_cast<std::uint64_t>(spec.channel_row_bytes());
     } else if (name == "bank_conflict") {
-      request.address = n * mapper.row_stride_bytes();
+      DramCoordinates row_n;  // row n of bank 0: every request a new row of the same bank
+      row_n.row = static_cast<std::int64_t>(n);
+      request.address = mapper.encode(row_n);
     } else if (name == "tile") {
       const std::uint64_t tile = n / per_tile, within = n % per_tile;
       const std::uint64_t tile_row = tile / tiles_across, tile_column = tile % tiles_across;

@@ -193,17 +193,19 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   const hw::DramTiming& t = dram.timing;
   std::string mapping;
   for (hw::AddressField field : dram.address_mapping) {
-    static const char* const kNames[] = {"ch", "ra", "bg", "ba", "ro", "co"};
+    static const char* const kNames[] = {"ch", "ra", "bg", "ba", "ro", "co", "pc"};
     mapping += (mapping.empty() ? "" : ",") + std::string(kNames[static_cast<int>(field)]);
   }
   document["dram"] = {{"name", dram.name}, {"standard", dram.standard}, {"channels", dram.channels},
                       {"ranks", dram.ranks}, {"bank_groups", dram.bank_groups}, {"banks_per_group", dram.banks_per_group},
-                      {"row_bytes", dram.row_bytes}, {"bus_bits", dram.bus_bits}, {"tck_ns", t.tck_ns},
+                      {"row_bytes", dram.row_bytes}, {"bus_bits", dram.bus_bits},
+                      {"pseudo_channels", dram.pseudo_channels}, {"tck_ns", t.tck_ns},
                       {"cl", t.cl}, {"cwl", t.cwl}, {"trcd", t.trcd}, {"trp", t.trp}, {"tras", t.tras}, {"trc", t.trc},
                       {"burst_length", t.burst_length}, {"tccd_s", t.tccd_s}, {"tccd_l", t.tccd_l},
                       {"trrd_s", t.trrd_s}, {"trrd_l", t.trrd_l}, {"tfaw", t.tfaw}, {"twtr_s", t.twtr_s},
                       {"twtr_l", t.twtr_l}, {"twr", t.twr}, {"trtp", t.trtp}, {"trfc", t.trfc}, {"trefi", t.trefi},
                       {"address_mapping", mapping},
+                      {"address_hash", dram.address_hash == hw::AddressHash::xor_bank ? "xor" : "none"},
                       {"controller", controller_json(dram.controller)},
                       {"peak_gbps", dram.peak_bytes_per_second() / 1e9}};
   return json_document_text(document);
