@@ -165,10 +165,14 @@ TEST_CASE("tpu_v1 loads with its DDR3-2133 overrides", "[accelerator]") {
 //   lpddr4-3200: 4 x  2 B x 2 / 0.625 ns  = 25.6e9
 //   hbm2:        8 x 16 B x 2 / 1.0 ns    = 256e9
 //   hbm3:       16 x  8 B x 2 / 0.3125 ns = 819.2e9 (two 4-byte pseudo-channels per channel)
+//   ddr5-4800:   2 x  4 B x 2 / 0.417 ns  = 38.37e9 (two 32-bit subchannels)
+//   lpddr5-6400: 4 x  2 B x 2 / 0.3125 ns = 51.2e9
+//   gddr6:       2 x  2 B x 2 / 0.125 ns  = 64e9
+//   hbm2e:       8 x 16 B x 2 / 0.625 ns  = 409.6e9
 TEST_CASE("DRAM presets load and have their peak bandwidth", "[accelerator]") {
   const std::vector<std::pair<std::string, double>> presets{
       {"ddr4-2400", 19.2e9}, {"ddr3-1600", 12.8e9}, {"ddr3-1066", 4.2667e9}, {"lpddr4-3200", 25.6e9}, {"hbm2", 256e9},
-      {"hbm3", 819.2e9}};
+      {"hbm3", 819.2e9}, {"ddr5-4800", 38.4e9}, {"lpddr5-6400", 51.2e9}, {"gddr6", 64e9}, {"hbm2e", 409.6e9}};
   for (const auto& [name, peak] : presets) {
     INFO(name);
     const hw::DramSpec dram = load_dram(name);

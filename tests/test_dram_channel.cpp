@@ -402,3 +402,28 @@ TEST_CASE("pseudo-channels: an idle read takes tRCD + CL + BL/2 in its own pseud
   CHECK(outcome.per_channel[1].reads == 1);
   CHECK(outcome.per_channel[0].reads == 0);
 }
+
+// The newer presets: an idle read to a closed bank takes tRCD + CL + BL/2 of the preset's clocks
+// (configs/dram/*.yaml give the derivations), one burst at address 0.
+namespace {
+std::int64_t idle_read_cycles(const std::string& preset) {
+  const hw::DramSpec spec = config::load_dram(preset);
+  return run(spec, {{0x0, false, 0}}, 1, static_cast<std::uint64_t>(spec.burst_bytes())).finish_cycles;
+}
+}  // namespace
+
+TEST_CASE("ddr5-4800: an idle read takes tRCD 39 + CL 40 + BL/2 8 = 87 clocks", "[dram-channel]") {
+  CHECK(idle_read_cycles("ddr5-4800") == 87);
+}
+
+TEST_CASE("lpddr5-6400: an idle read takes tRCD 60 + CL 80 + BL/2 8 = 148 clocks", "[dram-channel]") {
+  CHECK(idle_read_cycles("lpddr5-6400") == 148);
+}
+
+TEST_CASE("gddr6: an idle read takes tRCD 119 + CL 110 + BL/2 8 = 237 clocks", "[dram-channel]") {
+  CHECK(idle_read_cycles("gddr6") == 237);
+}
+
+TEST_CASE("hbm2e: an idle read takes tRCD 23 + CL 23 + BL/2 2 = 48 clocks", "[dram-channel]") {
+  CHECK(idle_read_cycles("hbm2e") == 48);
+}

@@ -196,6 +196,18 @@ expect 0 "ddr4 trefi 508 completes" -- timeout 60 "$REUSESIM" memtest --dram ddr
 expect 2 "check refuses the same file" -- "$REUSESIM" check "$SRC/configs/dram/hbm2.yaml" --set trefi=262
 contains "check names the key" "$err" "trefi: 262 clocks leaves 2 after tRFC (260)"
 
+# --- The newer presets stream sequential reads at 0.9 to 1.0 of peak x (1 - tRFC / tREFI), the
+# refresh bound: ddr5-4800 38.4 x (1 - 708/9360) = 35.50, lpddr5-6400 51.2 x (1 - 896/12499) = 47.53,
+# gddr6 64 x (1 - 958/15200) = 59.97, hbm2e 409.6 x (1 - 560/6240) = 372.84 GB/s. ---
+for config in "ddr5-4800 35.50" "lpddr5-6400 47.53" "gddr6 59.97" "hbm2e 372.84"; do
+  read -r dram bound <<<"$config"
+  expect 0 "$dram seq_read" -- memtest --dram "$dram" --pattern seq_read --requests 100000 --format csv
+  checks=$((checks + 1))
+  awk -F, -v b="$bound" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "achieved_gbps") c = i }
+                         NR == 2 { ok = ($c >= 0.9 * b && $c <= b) } END { exit ok ? 0 : 1 }' <<<"$out" ||
+    { echo "FAIL: $dram seq_read outside 0.9..1.0 of $bound GB/s: $(tail -n 1 <<<"$out")"; failures=$((failures + 1)); }
+done
+
 # --- Statistics (docs/dram-model.md, "Statistics"), read by column name. ---
 # col NAME [ROW]: the value of column NAME in data row ROW (default 1) of $out (csv).
 col() { awk -F, -v name="$1" -v row="${2:-1}" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == row + 1 { print $c }' <<<"$out"; }
