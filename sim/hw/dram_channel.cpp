@@ -520,9 +520,10 @@ void DramChannel::run() {
       run_ahead(choice);
       continue;
     }
-    // Sleep until the next command, the next refresh (idle or not: refreshes run on schedule), or
-    // a request that could go sooner.
-    const std::int64_t wake_at = std::min(choice.cycle, next_refresh_due_);
+    // Sleep until the next command, the next refresh to fall due (idle or not: refreshes run on
+    // schedule), or a request that could go sooner. A refresh already due is among the commands
+    // choose() weighed: its cycle is the choice's, not the next clock.
+    const std::int64_t wake_at = std::min(choice.cycle, next_refresh_due_ > now ? next_refresh_due_ : DramTimingState::kNever);
     if (wake_at == DramTimingState::kNever) {
       planned_wake_ = DramTimingState::kNever;
       sc_core::wait(wake_);

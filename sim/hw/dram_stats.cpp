@@ -7,9 +7,16 @@ namespace reusesim::hw {
 void LatencyHistogram::add(std::int64_t cycles) {
   ++count_;
   total_cycles_ += cycles;
-  const auto slot = static_cast<std::size_t>(cycles);
-  if (counts_.size() <= slot) counts_.resize(slot + 1, 0);
-  ++counts_[slot];
+  // Latencies repeat: most adds find their entry, usually near the end.
+  const auto at = std::lower_bound(counts_.begin(), counts_.end(), cycles,
+                                   [](const std::pair<std::int64_t, std::int64_t>& entry, std::int64_t value) {
+                                     return entry.first < value;
+                                   });
+  if (at != counts_.end() && at->first == cycles) {
+    ++at->second;
+  } else {
+    counts_.insert(at, {cycles, 1});
+  }
 }
 
 double LatencyHistogram::mean_cycles() const {
@@ -20,29 +27,56 @@ std::int64_t LatencyHistogram::percentile_cycles(double fraction) const {
   if (count_ == 0) return 0;
   const auto wanted = static_cast<std::int64_t>(fraction * static_cast<double>(count_) + 0.999999);
   std::int64_t seen = 0;
-  for (std::size_t cycles = 0; cycles < counts_.size(); ++cycles) {
-    seen += counts_[cycles];
-    if (seen >= wanted) return static_cast<std::int64_t>(cycles);
+  for (const auto& [cycles, requests] : counts_) {
+    seen += requests;
+    if (seen >= wanted) return cycles;
   }
-  return static_cast<std::int64_t>(counts_.size()) - 1;
+  return counts_.back().first;
 }
 
 LatencyFigures LatencyHistogram::figures() const {
   return LatencyFigures{count_, total_cycles_, percentile_cycles(0.5), percentile_cycles(0.99)};
 }
 
+namespace {
+
+using Counts = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+// a + sign x b, entry by entry (both by cycles); entries that drop to zero are left out.
+Counts combined(const Counts& a, const Counts& b, std::int64_t sign) {
+  Counts out;
+  out.reserve(a.size() + b.size());
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    std::pair<std::int64_t, std::int64_t> entry;
+    if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) {
+      entry = a[i++];
+    } else if (i == a.size() || b[j].first < a[i].first) {
+      entry = {b[j].first, sign * b[j].second};
+      ++j;
+    } else {
+      entry = {a[i].first, a[i].second + sign * b[j].second};
+      ++i;
+      ++j;
+    }
+    if (entry.second != 0) out.push_back(entry);
+  }
+  return out;
+}
+
+}  // namespace
+
 LatencyHistogram& LatencyHistogram::operator+=(const LatencyHistogram& other) {
   count_ += other.count_;
   total_cycles_ += other.total_cycles_;
-  if (counts_.size() < other.counts_.size()) counts_.resize(other.counts_.size(), 0);
-  for (std::size_t i = 0; i < other.counts_.size(); ++i) counts_[i] += other.counts_[i];
+  counts_ = combined(counts_, other.counts_, 1);
   return *this;
 }
 
 LatencyHistogram& LatencyHistogram::operator-=(const LatencyHistogram& earlier) {
   count_ -= earlier.count_;
   total_cycles_ -= earlier.total_cycles_;
-  for (std::size_t i = 0; i < std::min(counts_.size(), earlier.counts_.size()); ++i) counts_[i] -= earlier.counts_[i];
+  counts_ = combined(counts_, earlier.counts_, -1);
   return *this;
 }
 

@@ -4,6 +4,7 @@
 // -= (a layer's own share is the counters at its end minus those at its start).
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace reusesim::hw {
@@ -36,7 +37,9 @@ class LatencyHistogram {
  private:
   std::int64_t count_ = 0;
   std::int64_t total_cycles_ = 0;
-  std::vector<std::int64_t> counts_;  // [cycles] -> requests
+  // (cycles, requests) for each latency seen, by cycles: a few thousand entries at most, however
+  // long the longest latency, so that copies (a run takes one per layer) stay cheap.
+  std::vector<std::pair<std::int64_t, std::int64_t>> counts_;
 };
 
 struct DramChannelStats {
