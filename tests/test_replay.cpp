@@ -3,10 +3,12 @@
 // ctest runs each case in its own process (one SystemC elaboration per process).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "config/accelerator_loader.h"
+#include "energy/energy_model.h"
 #include "mapping/program_text.h"
 #include "replay_harness.h"
 
@@ -385,4 +387,78 @@ TEST_CASE("weight prefetch: never across a batch boundary", "[replay][prefetch]"
   REQUIRE(accelerator.finished());
   CHECK(accelerator.results()[1].cycles == 2238);
   CHECK(accelerator.results()[1].prefetched_weight_bytes == 0);
+}
+
+TEST_CASE("replay: a layer's energy is its action counts times the 45 nm table and the DDR4 currents", "[replay][energy]") {
+  // small (16 x 16 ws, int8, 1 GHz) on one ddr4-2400 channel, technology 45nm. Batch 16 of the
+  // 64 -> 32 linear layer without bias: one tile m16 n32 k64, so the program is
+  // load weights 2,048 B, load inputs 1,024 B, compute, store outputs 512 B.
+  const Replayed replayed = replay("small", {"technology=45nm", "compute.operand_type=int8"}, kSmallLinear, {16});
+  const hw::LayerResult& fc = replayed.results.front();
+  const hw::AcceleratorSpec spec = config::load_accelerator_file(
+      std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml", {"technology=45nm", "compute.operand_type=int8"});
+
+  // Action counts. Buffers in small's order: weights (32 KiB, 4 banks of 4 B), inputs (32 KiB,
+  // 4 x 4 B), outputs (16 KiB, 4 x 16 B). Weights: written 2,048 B = 512 words by the load, read
+  // 512 words by the compute; inputs 1,024 B = 256 words each way; outputs read 512 B = 32 words of
+  // 16 B by the store (the array writes its results through the accumulators, not the buffer).
+  CHECK(fc.macs == 16 * 32 * 64);
+  CHECK(fc.accumulator_updates == 16 * 32);  // one K tile: each output element added into once
+  REQUIRE(fc.sram_words.size() == 3);
+  CHECK(fc.sram_words[0].write_words == 512);
+  CHECK(fc.sram_words[0].read_words == 512);
+  CHECK(fc.sram_words[1].write_words == 256);
+  CHECK(fc.sram_words[1].read_words == 256);
+  CHECK(fc.sram_words[2].write_words == 0);
+  CHECK(fc.sram_words[2].read_words == 32);
+  CHECK(fc.dram_read_bytes == 3072);
+  CHECK(fc.dram_write_bytes == 512);
+
+  const energy::EnergyBreakdown e = energy::layer_energy(spec, fc);
+  // SRAM (Horowitz: 64-bit reads cost 10 pJ at 8 KiB, 20 at 32 KiB; log-log between, so the slope
+  // below 32 KiB is log(2)/log(4) = 0.5): a weights or inputs bank is 8 KiB, 10 pJ per 64 bits,
+  // 5 pJ per 32-bit word; an outputs bank is 4 KiB, 10 x 0.5^0.5 = 7.0711 pJ per 64 bits, 14.142 per
+  // 128-bit word. (512 + 512 + 256 + 256) x 5 + 32 x 14.142 = 7,680 + 452.548 = 8,132.548 pJ.
+  CHECK(e.sram_pj == Approx(7680 + 32 * 2 * 10 * std::sqrt(0.5)).epsilon(1e-12));
+  // Array: a MAC is an int8 multiply (0.2 pJ) and an int32 add (0.1 pJ): 32,768 x 0.3 = 9,830.4 pJ.
+  // An accumulator update reads and writes one 32-bit partial sum of the 64 KiB accumulators:
+  // above 32 KiB the slope is log(100/20)/log(1024/32) = 0.46439, so 64 KiB costs
+  // 20 x 2^0.46439 = 27.594 pJ per 64 bits, 13.797 per 32-bit access, 27.594 per update:
+  // 512 x 27.594 = 14,128.4 pJ.
+  const double accumulator_pj_per_64_bits = 20 * std::pow(2.0, std::log(5.0) / std::log(32.0));
+  CHECK(e.array_pj == Approx(32768 * 0.3 + 512 * accumulator_pj_per_64_bits).epsilon(1e-12));
+  CHECK(e.vector_pj == 0);
+  // DMA: 3,584 DRAM bytes x 1.6 pJ = 5,734.4 pJ.
+  CHECK(e.dma_pj == Approx(3584 * 1.6).epsilon(1e-12));
+  // Leakage: SRAM 32 + 32 + 16 + 64 (accumulators) = 144 KiB x 0.1 uW = 14.4 uW; the array's
+  // 256 int8 multipliers (282 um^2) and int32 adders (137 um^2) = 107,264 um^2 x 0.002 uW = 214.528 uW;
+  // 228.928 uW over the layer's time (uW x s x 1e6 = pJ).
+  CHECK(e.static_pj == Approx(228.928 * fc.seconds * 1e6).epsilon(1e-12));
+
+  // DRAM (ddr4-2400's power block: 8 x8 devices per rank, VDD 1.2 V, VPP 2.5 V, tCK 0.833 ns), in
+  // pJ per mA-clock: VDD 1.2 x 0.833 x 8 = 7.9968, VPP 2.5 x 0.833 x 8 = 16.66.
+  //   activate  (48 - 43) x tRAS 39 x 7.9968 + (3 - 3) x 39 x 16.66 = 1,559.376
+  //   read      (135 - 43) x BL/2 4 x 7.9968 = 2,942.8224, plus I/O 1.23 pJ x 512 bits = 629.76
+  //   write     (123 - 43) x 4 x 7.9968 = 2,558.976, plus I/O 5.65 x 512 = 2,892.8
+  //   standby per rank-clock: active 43 x 7.9968 + 3 x 16.66 = 393.8424,
+  //                           precharged 34 x 7.9968 + 3 x 16.66 = 321.8712
+  // over the layer's time in memory clocks x 2 ranks; the rank-clocks with a row open are the
+  // channel's count.
+  REQUIRE(e.dram);
+  const hw::DramChannelStats& commands = fc.dram.counters;
+  CHECK(commands.read_commands == 48);  // 3,072 B in 64 B bursts
+  CHECK(commands.write_commands == 8);  // 512 B
+  CHECK(commands.precharges == 0);
+  CHECK(commands.refreshes == 0);
+  CHECK(e.dram->activate_pj == Approx(commands.activates * 1559.376).epsilon(1e-12));
+  CHECK(e.dram->precharge_pj == 0);
+  CHECK(e.dram->read_pj == Approx(48 * 2942.8224).epsilon(1e-12));
+  CHECK(e.dram->write_pj == Approx(8 * 2558.976).epsilon(1e-12));
+  CHECK(e.dram->io_pj == Approx(48 * 629.76 + 8 * 2892.8).epsilon(1e-12));
+  const double rank_clocks = fc.seconds / 0.833e-9 * 2;
+  const double active = static_cast<double>(commands.active_rank_cycles);
+  CHECK(active > 0);
+  CHECK(e.dram->active_standby_pj == Approx(active * 393.8424).epsilon(1e-12));
+  CHECK(e.dram->precharged_standby_pj == Approx((rank_clocks - active) * 321.8712).epsilon(1e-9));
+  CHECK(e.total_pj() == Approx(e.sram_pj + e.array_pj + e.dma_pj + e.static_pj + e.dram->total_pj()).epsilon(1e-12));
 }

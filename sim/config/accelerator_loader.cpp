@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "config/energy_reader.h"
 #include "config/node_reader.h"
 
 namespace reusesim::config {
@@ -42,11 +43,32 @@ std::string directory_of(const std::string& file) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
-// "ddr4-2400" -> <preset dir>/ddr4-2400.yaml; anything with a slash or .yaml is a path from `base_dir`.
-std::string preset_path(const std::string& preset, const std::string& base_dir) {
+// Where a kind of preset lives and what its files are: DRAMs (configs/dram) or technologies
+// (configs/energy).
+struct PresetFamily {
+  std::string label;  // "DRAM", "technology"
+  std::string directory;
+  FileKind kind;
+};
+
+PresetFamily dram_family() { return {"DRAM", dram_preset_directory(), FileKind::dram}; }
+PresetFamily technology_family() { return {"technology", technology_preset_directory(), FileKind::technology}; }
+
+std::vector<std::string> yaml_stems(const std::string& directory) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// "ddr4-2400" -> <family dir>/ddr4-2400.yaml; anything with a slash or .yaml is a path from `base_dir`.
+std::string preset_path(const std::string& preset, const std::string& base_dir, const PresetFamily& family) {
   const bool is_path = preset.find('/') != std::string::npos || fs::path(preset).extension() == ".yaml";
   if (is_path) return fs::path(preset).is_absolute() ? preset : (fs::path(base_dir) / preset).string();
-  return (fs::path(dram_preset_directory()) / (preset + ".yaml")).string();
+  return (fs::path(family.directory) / (preset + ".yaml")).string();
 }
 
 // `entry` on top of `base`'s entries: a map merges key by key (a preset's controller block keeps the
@@ -64,7 +86,7 @@ void overlay(ConfigNode& base, const ConfigEntry& entry) {
 
 // The preset's fields with this node's fields on top (recursively: a preset may name another).
 ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const std::string& base_dir,
-                          Diagnostics& diagnostics, int depth) {
+                          const PresetFamily& family, Diagnostics& diagnostics, int depth) {
   const ConfigNode* preset = node.is_map() ? node.find("preset") : nullptr;
   if (preset == nullptr) return node;
   const std::string preset_key = join_key_path(path, "preset");
@@ -75,24 +97,24 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
                                                         " deep (does a preset name itself?)");
     return ConfigNode{};
   }
-  const std::string file = preset_path(*name, base_dir);
+  const std::string file = preset_path(*name, base_dir, family);
   std::error_code unusable;  // e.g. a name too long for a file: no such preset either
   if (!fs::exists(file, unusable)) {
     diagnostics.error(preset->location, preset_key,
-                      "unknown DRAM preset \"" + *name + "\" (no file " + file + ")" +
-                          did_you_mean(*name, dram_preset_names()));
+                      "unknown " + family.label + " preset \"" + *name + "\" (no file " + file + ")" +
+                          did_you_mean(*name, yaml_stems(family.directory)));
     return ConfigNode{};
   }
   Diagnostics preset_diagnostics;
   const ConfigNode loaded = load_yaml_file(file, preset_diagnostics);
-  expect_file_kind(loaded, FileKind::dram, preset_diagnostics);
+  expect_file_kind(loaded, family.kind, preset_diagnostics);
   for (const Diagnostic& problem : preset_diagnostics.errors()) {
     diagnostics.error(problem.location, problem.key_path, problem.message);
   }
   if (!preset_diagnostics.empty()) return ConfigNode{};
-  ConfigNode merged = resolve_preset(loaded, path, directory_of(file), diagnostics, depth + 1);
+  ConfigNode merged = resolve_preset(loaded, path, directory_of(file), family, diagnostics, depth + 1);
   if (!merged.is_map()) {
-    diagnostics.error(loaded.location, path, "preset file " + file + " must be a mapping of DRAM fields");
+    diagnostics.error(loaded.location, path, "preset file " + file + " must be a mapping of " + family.label + " fields");
     return ConfigNode{};
   }
   for (const ConfigEntry& entry : node.entries) {
@@ -208,6 +230,10 @@ class DramReader {
     } else if (const ConfigNode* per_bank = reader_.optional("trfc_pb")) {
       reader_.diagnostics().error(per_bank->location, reader_.child_path("trfc_pb"),
                                   "used only with controller.refresh: per_bank");
+    }
+    if (const ConfigNode* power = reader_.optional("power")) {
+      MapReader power_reader(*power, reader_.child_path("power"), reader_.diagnostics());
+      if (power_reader.valid()) dram.power = read_dram_power(power_reader, dram);
     }
     reader_.finish();
     check_relations(dram);
@@ -435,6 +461,16 @@ hw::ComputeSpec read_compute(MapReader& reader) {
   }
   compute.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   compute.operand_bits = reader.required_integer("operand_bits", IntegerRange{1, 64}).value_or(0);
+  if (const ConfigNode* type = reader.optional("operand_type")) {
+    compute.operand_type = read_choice(*type, reader.child_path("operand_type"), hw::operand_types(),
+                                       reader.diagnostics()).value_or("");
+    const std::int64_t bits = hw::operand_type_bits(compute.operand_type);
+    if (bits > 0 && compute.operand_bits > 0 && bits != compute.operand_bits) {
+      reader.diagnostics().error(type->location, reader.child_path("operand_type"),
+                                 compute.operand_type + " has " + std::to_string(bits) + " bits, but operand_bits is " +
+                                     std::to_string(compute.operand_bits));
+    }
+  }
   if (const ConfigNode* moved = reader.optional("accumulator_bits")) {
     reader.diagnostics().error(moved->location, reader.child_path("accumulator_bits"),
                                "accumulator_bits moved to the accumulators section: write "
@@ -614,6 +650,25 @@ hw::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, Di
   return address_space;
 }
 
+// `technology: 45nm` (a preset), or a table: {preset: 45nm, add_pj: {int8: 0.05}} overrides entries
+// of a preset, and a table without `preset` gives every entry itself.
+std::optional<hw::TechnologySpec> read_accelerator_technology(const ConfigNode& node, const std::string& base_dir,
+                                                             Diagnostics& diagnostics) {
+  ConfigNode named;
+  const ConfigNode* table = &node;
+  if (node.is_scalar()) {
+    named.kind = ConfigNode::Kind::map;
+    named.location = node.location;
+    named.entries.push_back(ConfigEntry{"preset", node.location, node});
+    table = &named;
+  }
+  const ConfigNode merged = resolve_preset(*table, "technology", base_dir, technology_family(), diagnostics, 0);
+  if (merged.kind == ConfigNode::Kind::null) return std::nullopt;
+  MapReader reader(merged, "technology", diagnostics);
+  if (!reader.valid()) return std::nullopt;
+  return read_technology(reader);
+}
+
 hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& file, Diagnostics& diagnostics) {
   hw::AcceleratorSpec accelerator;
   MapReader reader(root, "", diagnostics);
@@ -637,11 +692,18 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
     accelerator.dram = read_ideal_dram(*dram, *ideal, diagnostics);
   } else if (dram != nullptr) {
     // A failed preset comes back null with its errors recorded; anything else is judged here.
-    const ConfigNode merged = resolve_preset(*dram, "dram", directory_of(file), diagnostics, 0);
+    const ConfigNode merged = resolve_preset(*dram, "dram", directory_of(file), dram_family(), diagnostics, 0);
     if (merged.kind != ConfigNode::Kind::null || dram->kind == ConfigNode::Kind::null) {
       MapReader dram_reader(merged, "dram", diagnostics);
       if (dram_reader.valid()) accelerator.dram = DramReader(dram_reader).read();
     }
+  }
+  if (const ConfigNode* technology = reader.optional("technology")) {
+    // What the table lacks is judged only on a table that read cleanly: an entry refused for its
+    // value is not also "missing".
+    const std::size_t errors_before = diagnostics.size();
+    accelerator.technology = read_accelerator_technology(*technology, directory_of(file), diagnostics);
+    if (diagnostics.size() == errors_before) check_energy_inputs(accelerator, technology->location, diagnostics);
   }
   reader.finish();
   return accelerator;
@@ -649,7 +711,7 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
 
 // DRAM fields, perhaps on top of a preset, -> DramSpec; throws InputError.
 hw::DramSpec read_dram(const ConfigNode& root, const std::string& base_dir, Diagnostics& diagnostics) {
-  const ConfigNode merged = resolve_preset(root, "", base_dir, diagnostics, 0);
+  const ConfigNode merged = resolve_preset(root, "", base_dir, dram_family(), diagnostics, 0);
   diagnostics.throw_if_any();
   MapReader reader(merged, "", diagnostics);
   hw::DramSpec dram;
@@ -673,14 +735,11 @@ std::string dram_preset_directory() {
   return from_environment != nullptr && *from_environment != '\0' ? from_environment : REUSESIM_PRESET_DIR;
 }
 
-std::vector<std::string> dram_preset_names() {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(dram_preset_directory(), error)) {
-    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+std::vector<std::string> dram_preset_names() { return yaml_stems(dram_preset_directory()); }
+
+std::string technology_preset_directory() {
+  const char* from_environment = std::getenv("REUSESIM_TECHNOLOGY_DIR");
+  return from_environment != nullptr && *from_environment != '\0' ? from_environment : REUSESIM_TECHNOLOGY_DIR;
 }
 
 hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides) {

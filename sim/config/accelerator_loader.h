@@ -13,6 +13,9 @@ namespace reusesim::config {
 // Where presets named without a path are found: $REUSESIM_PRESET_DIR, else the source tree's configs/dram.
 std::string dram_preset_directory();
 std::vector<std::string> dram_preset_names();
+// Where technology tables named without a path are found: $REUSESIM_TECHNOLOGY_DIR, else the source
+// tree's configs/energy.
+std::string technology_preset_directory();
 
 // Throw InputError with every problem found.
 hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides = {});

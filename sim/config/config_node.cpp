@@ -343,11 +343,12 @@ namespace {
 
 const std::vector<std::string>& kind_keys(FileKind kind) {
   static const std::vector<std::string> model{"layers"}, accelerator{"compute"}, dram{"standard", "preset"},
-      run{"models", "accelerators"};
+      run{"models", "accelerators"}, technology{"node_nm", "preset"};
   switch (kind) {
     case FileKind::model: return model;
     case FileKind::accelerator: return accelerator;
     case FileKind::dram: return dram;
+    case FileKind::technology: return technology;
     default: return run;
   }
 }
@@ -359,7 +360,8 @@ const std::string* first_key_of(const ConfigNode& root, FileKind kind) {
   return nullptr;
 }
 
-constexpr FileKind kFileKinds[] = {FileKind::model, FileKind::accelerator, FileKind::run, FileKind::dram};
+constexpr FileKind kFileKinds[] = {FileKind::model, FileKind::accelerator, FileKind::run, FileKind::dram,
+                                   FileKind::technology};
 
 }  // namespace
 
@@ -368,6 +370,7 @@ std::string file_kind_name(FileKind kind) {
     case FileKind::model: return "model";
     case FileKind::accelerator: return "accelerator";
     case FileKind::dram: return "DRAM";
+    case FileKind::technology: return "technology";
     default: return "run";
   }
 }

@@ -78,7 +78,7 @@ struct DocumentSource {
 
 // The kinds of input file, told apart by their top-level keys: a model has `layers`, an
 // accelerator `compute`, a DRAM file `standard` or `preset`, a run file `models` or `accelerators`.
-enum class FileKind { model, accelerator, dram, run };
+enum class FileKind { model, accelerator, dram, run, technology };
 std::string file_kind_name(FileKind kind);
 // The first kind whose keys `root` has, or nullopt.
 std::optional<FileKind> file_kind_of(const ConfigNode& root);

@@ -19,12 +19,6 @@ std::string describe_range(IntegerRange range) {
   return "an integer >= " + std::to_string(range.min);
 }
 
-std::string join_words(const std::vector<std::string>& words) {
-  std::string text;
-  for (std::size_t i = 0; i < words.size(); ++i) text += (i == 0 ? "" : ", ") + words[i];
-  return text;
-}
-
 bool is_decimal(const std::string& text) {
   const std::size_t digits_from = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
   return digits_from < text.size() && text.find_first_not_of("0123456789", digits_from) == std::string::npos;
@@ -111,6 +105,12 @@ std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::stri
     return std::nullopt;
   }
   return value;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string text;
+  for (std::size_t i = 0; i < words.size(); ++i) text += (i == 0 ? "" : ", ") + words[i];
+  return text;
 }
 
 std::optional<std::string> read_string(const ConfigNode& node, const std::string& path, Diagnostics& diagnostics) {

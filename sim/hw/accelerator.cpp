@@ -338,11 +338,8 @@ void Accelerator::drive() {
       batch_channels_before_ = channels_before;
     }
     const ComputeStats compute_before = array_.stats();
-    std::int64_t sram_read_before = 0, sram_write_before = 0;
-    for (const SramBuffer& buffer : buffers_) {
-      sram_read_before += buffer.stats().read_bytes;
-      sram_write_before += buffer.stats().write_bytes;
-    }
+    std::vector<SramStats> sram_before;
+    for (const SramBuffer& buffer : buffers_) sram_before.push_back(buffer.stats());
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     if (timeline_ != nullptr) timeline_->begin_layer(start);
     program_ = &run.program;
@@ -392,6 +389,7 @@ void Accelerator::drive() {
     const ComputeStats& compute = array_.stats();
     result.macs = compute.macs - compute_before.macs;
     result.vector_ops = compute.vector_ops - compute_before.vector_ops;
+    result.accumulator_updates = compute.accumulator_updates - compute_before.accumulator_updates;
     result.dram_read_weight_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::weights)];
     result.dram_read_input_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::inputs)] +
                                    read_bytes_by_role_[static_cast<int>(mapping::TensorRole::state)];
@@ -413,12 +411,12 @@ void Accelerator::drive() {
       }
       result.batch_dram = std::move(batch);
     }
-    for (const SramBuffer& buffer : buffers_) {
-      result.sram_read_bytes += buffer.stats().read_bytes;
-      result.sram_write_bytes += buffer.stats().write_bytes;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      const SramStats& now = buffers_[i].stats();
+      result.sram_read_bytes += now.read_bytes - sram_before[i].read_bytes;
+      result.sram_write_bytes += now.write_bytes - sram_before[i].write_bytes;
+      result.sram_words.push_back({now.read_words - sram_before[i].read_words, now.write_words - sram_before[i].write_words});
     }
-    result.sram_read_bytes -= sram_read_before;
-    result.sram_write_bytes -= sram_write_before;
     results_.push_back(result);
   }
   sc_core::sc_stop();

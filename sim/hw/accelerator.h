@@ -34,6 +34,12 @@ struct BatchDram {
   std::vector<DramFigures> channels;
 };
 
+// Bank words one SRAM buffer read and wrote (SramStats::read_words, write_words).
+struct SramWords {
+  std::int64_t read_words = 0;
+  std::int64_t write_words = 0;
+};
+
 struct LayerResult {
   std::string layer;
   std::string type;
@@ -60,6 +66,9 @@ struct LayerResult {
   // Residency across layers (from the program): input bytes read from on-chip data, output bytes kept.
   std::int64_t onchip_read_input_bytes = 0, onchip_kept_output_bytes = 0;
   std::int64_t sram_read_bytes = 0, sram_write_bytes = 0;
+  std::vector<SramWords> sram_words;  // per buffer, in the accelerator's order
+  // Output elements of GEMM tiles added into the accumulators (each a read and a write of one).
+  std::int64_t accumulator_updates = 0;
   double seconds = 0;
 
   std::int64_t stall_cycles() const {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/energy_spec.h"
+
 namespace reusesim::hw {
 
 enum class ArrayKind { systolic, vector_mac };
@@ -30,6 +32,7 @@ struct ComputeSpec {
   LaneDimension lane_dimension = LaneDimension::k;  // vector_mac
   double clock_mhz = 0;
   std::int64_t operand_bits = 0;
+  std::string operand_type;  // int8, int16, int32, fp16, bf16, fp32; empty when not given (energy needs it)
   std::int64_t vector_ops_per_cycle = 0;  // pooling, activations, element-wise, softmax
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
 
@@ -151,6 +154,7 @@ struct DramSpec {
   std::vector<AddressField> address_mapping;  // with AddressField::pseudo_channel iff pseudo_channels > 1
   AddressHash address_hash = AddressHash::none;
   DramControllerSpec controller;
+  std::optional<DramPowerSpec> power;  // IDD currents: DRAM energy (docs/energy-model.md)
 
   // What one scheduled channel (a pseudo-channel in pseudo-channel mode) has.
   std::int64_t channel_bus_bits() const { return bus_bits / pseudo_channels; }
@@ -207,6 +211,8 @@ struct AcceleratorSpec {
   AccumulatorSpec accumulators;
   SramSpec sram;
   DramSpec dram;
+  // The energy and area tables; none: the run reports no energy (docs/energy-model.md).
+  std::optional<TechnologySpec> technology;
 };
 
 }  // namespace reusesim::hw

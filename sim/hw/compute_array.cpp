@@ -13,6 +13,7 @@ std::int64_t ComputeArray::execute(const mapping::Step& step) {
   if (step.kind == mapping::StepKind::compute) {
     array = mapping::gemm_cycles(spec_, step.gemm).cycles;
     stats_.macs += step.macs;
+    stats_.accumulator_updates += step.gemm.groups * step.gemm.m * step.gemm.n;
     ++stats_.tiles;
   }
   stats_.vector_ops += step.vector_ops;

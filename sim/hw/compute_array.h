@@ -18,6 +18,9 @@ struct ComputeStats {
   std::int64_t array_cycles = 0;   // cycles the MAC array was busy
   std::int64_t vector_cycles = 0;  // cycles the vector unit was busy (in parallel with the array)
   std::int64_t tiles = 0;
+  // Output elements of the tiles added into the accumulators: groups x m x n per tile, each one
+  // read and one write (the first K tile's read included: the accumulators add what they hold).
+  std::int64_t accumulator_updates = 0;
 };
 
 class ComputeArray : public sc_core::sc_module {

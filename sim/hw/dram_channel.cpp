@@ -21,7 +21,32 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
   restart();
 }
 
+DramChannelStats DramChannel::stats() const {
+  DramChannelStats now = stats_;
+  const std::int64_t cycle = now_cycle();
+  for (std::size_t rank = 0; rank < open_banks_in_rank_.size(); ++rank) {
+    if (open_banks_in_rank_[rank] > 0) now.active_rank_cycles += std::max<std::int64_t>(0, cycle - rank_active_since_[rank]);
+  }
+  return now;
+}
+
+void DramChannel::open_row_in_rank(std::int64_t rank, std::int64_t cycle) {
+  if (open_banks_in_rank_[rank]++ == 0) rank_active_since_[rank] = cycle;
+}
+
+void DramChannel::close_row_in_rank(std::int64_t rank, std::int64_t cycle) {
+  if (--open_banks_in_rank_[rank] == 0) stats_.active_rank_cycles += cycle - rank_active_since_[rank];
+}
+
 void DramChannel::restart() {
+  // Rows open until now close with the restart (its banks start precharged).
+  for (std::size_t rank = 0; rank < open_banks_in_rank_.size(); ++rank) {
+    if (open_banks_in_rank_[rank] > 0) {
+      stats_.active_rank_cycles += std::max<std::int64_t>(0, now_cycle() - rank_active_since_[rank]);
+    }
+  }
+  open_banks_in_rank_.assign(static_cast<std::size_t>(spec_.ranks), 0);
+  rank_active_since_.assign(static_cast<std::size_t>(spec_.ranks), 0);
   epoch_ = sc_core::sc_time_stamp();
   epoch_cycle_ = static_cast<std::int64_t>(std::llround(epoch_ / period_));
   timing_ = DramTimingState(spec_);
@@ -395,6 +420,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
   switch (choice.command) {
     case DramCommand::activate: {
       ++stats_.activates;
+      open_row_in_rank(choice.bank.rank, cycle);
       Request& request = (*choice.queue)[choice.index];
       request.column_after_activate = true;
       request.activated_after_conflict = closed_for_conflict_[request.flat_bank];
@@ -403,6 +429,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
     }
     case DramCommand::precharge:
       ++stats_.precharges;
+      close_row_in_rank(choice.bank.rank, cycle);
       // A request's own precharge closes another row for it (a conflict); a refresh's or the
       // closed-page policy's leaves the bank idle.
       closed_for_conflict_[bank_index(choice.bank)] = choice.queue != nullptr;

@@ -29,7 +29,8 @@ class DramChannel : public sc_core::sc_module {
 
   DramChannel(sc_core::sc_module_name name, const DramSpec& spec);
 
-  const DramChannelStats& stats() const { return stats_; }
+  // The counters so far; a rank with a row open still counts its active standby up to now.
+  DramChannelStats stats() const;
   sc_core::sc_time clock_period() const { return period_; }
   // Back to the state at construction, with cycle 0 now: banks precharged, queues empty, refresh
   // timers restarted. The channel must be idle (no request queued or waiting) and `now` on one of
@@ -177,6 +178,12 @@ class DramChannel : public sc_core::sc_module {
   std::int64_t epoch_cycle_ = 0;  // the same in cycles since time 0, for the timeline
   std::int64_t refreshes_without_progress_ = 0;  // refreshes with requests queued since the last column command
   bool stuck_ = false;  // check_progress() reported that no request can ever be served
+  // Active standby: per rank, its banks with a row open and since when (a cycle, maybe ahead of
+  // now: commands are committed ahead of time).
+  void open_row_in_rank(std::int64_t rank, std::int64_t cycle);
+  void close_row_in_rank(std::int64_t rank, std::int64_t cycle);
+  std::vector<std::int64_t> open_banks_in_rank_;
+  std::vector<std::int64_t> rank_active_since_;
   DramChannelStats stats_;
   TimelineRecorder* timeline_ = nullptr;
   std::size_t timeline_track_ = 0;

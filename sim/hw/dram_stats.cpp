@@ -96,6 +96,7 @@ void each_counter(DramChannelStats& a, const DramChannelStats& b, Op op) {
   op(a.write_commands, b.write_commands);
   op(a.row_hits, b.row_hits);
   op(a.row_misses, b.row_misses);
+  op(a.active_rank_cycles, b.active_rank_cycles);
   op(a.row_conflicts, b.row_conflicts);
   op(a.turnarounds, b.turnarounds);
   op(a.write_drains, b.write_drains);

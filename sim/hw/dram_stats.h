@@ -66,6 +66,10 @@ struct DramChannelStats {
   // Times the write queue's policy started a drain (write_drain: watermarks or drain_all); writes
   // served only because no read waited are not a drain.
   std::int64_t write_drains = 0;
+  // Per rank, the memory clocks during which at least one of its banks had a row open (active
+  // standby), summed over ranks: DRAM background energy (docs/energy-model.md). The other
+  // rank-clocks are precharged standby.
+  std::int64_t active_rank_cycles = 0;
   // From a request's arrival at the channel to the end of its last data burst (posted writes too:
   // the requester had its answer earlier).
   LatencyHistogram read_latency;

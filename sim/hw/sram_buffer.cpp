@@ -80,8 +80,8 @@ SramBuffer::Cost SramBuffer::cost(const SramAccess& access) const {
   const auto words_of = [&](std::uint64_t start) { return (start + n - 1) / width_ - start / width_ + 1; };
 
   if (access.rows == 1) {
-    const std::int64_t cycles = static_cast<std::int64_t>(ceil_div(words_of(access.address), banks_));
-    return {cycles, 0};
+    const std::uint64_t words = words_of(access.address);
+    return {static_cast<std::int64_t>(ceil_div(words, banks_)), 0, static_cast<std::int64_t>(words)};
   }
 
   // A row's bank pattern depends only on its start modulo one sweep of all banks (sweep bytes),
@@ -124,7 +124,7 @@ SramBuffer::Cost SramBuffer::cost(const SramAccess& access) const {
   }
   const auto cycles = static_cast<std::int64_t>(base) + busiest;
   const auto minimum = static_cast<std::int64_t>(ceil_div(total_words, banks_));
-  return {cycles, cycles - minimum};
+  return {cycles, cycles - minimum, static_cast<std::int64_t>(total_words)};
 }
 
 std::int64_t SramBuffer::access_cycles(const SramAccess& access) const {
@@ -165,6 +165,7 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
   const auto passes = static_cast<std::int64_t>(access.passes);
   c.cycles *= passes;
   c.conflict_cycles *= passes;
+  c.words *= passes;
   if (access.tail_bytes > 0) {
     SramAccess tail = access;
     tail.row_bytes = access.tail_bytes;
@@ -173,6 +174,7 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
     const Cost tail_cost = cost(tail);
     c.cycles += tail_cost.cycles;
     c.conflict_cycles += tail_cost.conflict_cycles;
+    c.words += tail_cost.words;
   }
   const std::int64_t now = first_cycle_at_or_after(sc_core::sc_time_stamp());
   std::vector<std::int64_t>& ports = access.is_write ? write_port_free_ : read_port_free_;
@@ -188,10 +190,12 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
     ++stats_.writes;
     stats_.write_bytes += bytes;
     stats_.write_busy_cycles += c.cycles;
+    stats_.write_words += c.words;
   } else {
     ++stats_.reads;
     stats_.read_bytes += bytes;
     stats_.read_busy_cycles += c.cycles;
+    stats_.read_words += c.words;
   }
   stats_.conflict_cycles += c.conflict_cycles;
   stats_.port_wait_cycles += start - now;

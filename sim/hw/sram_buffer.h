@@ -40,6 +40,10 @@ struct SramStats {
   std::int64_t writes = 0;  // accesses
   std::int64_t read_bytes = 0;
   std::int64_t write_bytes = 0;
+  // Bank words read and written (each access touches whole words of bank_width_bytes): what
+  // SRAM energy counts.
+  std::int64_t read_words = 0;
+  std::int64_t write_words = 0;
   std::int64_t read_busy_cycles = 0;   // port-cycles occupied by reads (summed over ports)
   std::int64_t write_busy_cycles = 0;  // port-cycles occupied by writes
   // Cycles beyond the conflict-free minimum ceil(words touched / banks), reads and writes together.
@@ -77,6 +81,7 @@ class SramBuffer : public sc_core::sc_module {
   struct Cost {
     std::int64_t cycles = 0;
     std::int64_t conflict_cycles = 0;
+    std::int64_t words = 0;  // bank words touched
   };
   Cost cost(const SramAccess& access) const;  // of a valid access
   std::string problem(const SramAccess& access) const;  // what makes the access invalid, or ""

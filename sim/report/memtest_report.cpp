@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/dram_stats_report.h"
+#include "report/energy_report.h"
 
 namespace reusesim::report {
 
@@ -14,7 +15,9 @@ constexpr const char* kConventions =
     "at its channel to the end of its data burst, in ns; counts are DRAM commands (read_commands and "
     "write_commands: one burst each); row_hits + row_misses + row_conflicts = column commands, row_hit_rate = "
     "row_hits / column commands (docs/dram-model.md, \"Statistics\"); channel: all, or one channel's share "
-    "(--per-channel); wall_time_s and requests_per_wall_second (with --wall-time only) are the only figures that "
+    "(--per-channel); dram_energy_*_uj and dram_pj_per_bit (for a DRAM with a power block): microjoules over the "
+    "simulated time from the DRAM's IDD currents (docs/energy-model.md), by kind, and per bit of data moved; "
+    "wall_time_s and requests_per_wall_second (with --wall-time only) are the only figures that "
     "vary run to run";
 
 // The statistics among the first columns (where they have always been), and the rest after them.
@@ -35,6 +38,11 @@ std::vector<Cell> row_cells(const MemtestResult& result, const hw::DramChannelSt
   for (Cell& cell : dram_stat_cells(names_except(dram_stat_names(), kLeadingStats), &figures, tck_ns)) {
     row.push_back(std::move(cell));
   }
+  // One channel's row is that channel's energy; "all" is every scheduled channel's.
+  const std::int64_t channels = channel == "all" ? result.spec.scheduled_channels() : 1;
+  for (Cell& cell : dram_energy_cells(result.spec, dram, result.simulated_seconds, channels)) {
+    row.push_back(std::move(cell));
+  }
   row.emplace_back(channel);
   if (const auto wall = result.wall_seconds) {
     row.emplace_back(*wall);
@@ -53,6 +61,7 @@ Table memtest_table(const MemtestResult& result, bool per_channel) {
   for (Column& column : dram_stat_columns(names_except(dram_stat_names(), kLeadingStats), "")) {
     columns.push_back(std::move(column));
   }
+  for (Column& column : dram_energy_columns()) columns.push_back(std::move(column));
   columns.push_back({"channel"});
   if (result.wall_seconds) columns.insert(columns.end(), {{"wall_time_s", 3}, {"requests_per_wall_second", 0}});
   Table table(columns);

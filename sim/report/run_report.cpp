@@ -2,6 +2,7 @@
 
 #include "mapping/mapper.h"
 #include "report/dram_stats_report.h"
+#include "report/energy_report.h"
 
 namespace reusesim::report {
 
@@ -45,6 +46,12 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.dram_write_bytes += layer.dram_write_bytes;
   total.sram_read_bytes += layer.sram_read_bytes;
   total.sram_write_bytes += layer.sram_write_bytes;
+  total.sram_words.resize(layer.sram_words.size());
+  for (std::size_t i = 0; i < layer.sram_words.size(); ++i) {
+    total.sram_words[i].read_words += layer.sram_words[i].read_words;
+    total.sram_words[i].write_words += layer.sram_words[i].write_words;
+  }
+  total.accumulator_updates += layer.accumulator_updates;
   total.seconds += layer.seconds;
   return total;
 }
@@ -92,6 +99,7 @@ std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spe
           timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), mapping::element_bytes(spec),
           r.mapping};
   for (Cell& cell : dram_cells(kDramStats, r.dram, spec)) row.push_back(std::move(cell));
+  for (Cell& cell : layer_energy_cells(spec, r)) row.push_back(std::move(cell));
   return row;
 }
 
@@ -135,6 +143,7 @@ nlohmann::ordered_json controller_json(const hw::DramControllerSpec& controller)
 Table run_table(const RunReport& report) {
   std::vector<Column> columns = kLeadingColumns;
   for (Column& column : dram_stat_columns(kDramStats, "dram_")) columns.push_back(std::move(column));
+  for (Column& column : layer_energy_columns()) columns.push_back(std::move(column));
   Table table(columns);
   for_each_row(report, [&](const hw::LayerResult& r) { table.add_row(cells(r, report.spec)); });
   return table;
@@ -168,6 +177,8 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   }
   array["output_path"] = output_path;
   array["peak_gops"] = compute.peak_ops_per_second() / 1e9;
+  if (!compute.operand_type.empty()) array["operand_type"] = compute.operand_type;
+  document["area"] = area_json(spec);
   document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
   for (const hw::SramBufferSpec& buffer : spec.sram.buffers) {
     nlohmann::ordered_json holds = nlohmann::ordered_json::array();
@@ -243,7 +254,8 @@ std::string run_stats_legend() {
          "efficiency: achieved ops/s / peak ops/s\n"
          "element_bytes: bytes per tensor element in the run, from the accelerator's operand_bits\n"
          "mapping: the mapper's tiling and loop order; the layers its output path runs; \"fused into P's output path\" "
-         "for a layer that runs in P's (its row has no cycles and no bytes)\n";
+         "for a layer that runs in P's (its row has no cycles and no bytes)\n" +
+         energy_legend();
 }
 
 std::string render_run(const RunReport& report, Format format) {
@@ -256,13 +268,16 @@ std::string render_run(const RunReport& report, Format format) {
     document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = mapping::element_bytes(report.spec);
+    document["area"] = area_json(report.spec);
     document["conventions"] = kConventions;
     document["rows"] = table.to_json();
     document["dram_channels"] = channel_table(report).to_json();
     return json_document_text(document);
   }
+  const std::string area = area_summary(report.spec);
   return "accelerator " + report.accelerator + ", model " + report.model + ", " +
-         std::to_string(mapping::element_bytes(report.spec)) + "-byte elements\n" + kConventions + "\n\n" + table.to_text();
+         std::to_string(mapping::element_bytes(report.spec)) + "-byte elements" + (area.empty() ? "" : ", " + area) +
+         "\n" + kConventions + "\n\n" + table.to_text();
 }
 
 }  // namespace reusesim::report

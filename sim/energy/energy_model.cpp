@@ -1,0 +1,133 @@
+#include "energy/energy_model.h"
+
+#include <cmath>
+
+namespace reusesim::energy {
+
+double DramEnergy::total_pj() const {
+  return activate_pj + precharge_pj + read_pj + write_pj + refresh_pj + active_standby_pj + precharged_standby_pj +
+         io_pj;
+}
+
+DramCommandEnergy dram_command_energy(const hw::DramSpec& dram) {
+  const hw::DramPowerSpec& power = *dram.power;
+  const hw::DramTiming& t = dram.timing;
+  // A scheduled channel's bus is carried by this many devices (half of one for an HBM pseudo-channel).
+  const double devices = static_cast<double>(dram.channel_bus_bits()) / static_cast<double>(power.device_width_bits);
+  const double burst_cycles = static_cast<double>(t.burst_length) / 2.0;
+  // mA x V x ns = pJ. Per-bank refresh refreshes one bank of the rank's: its share of an all-bank one.
+  const double refreshed_fraction =
+      dram.controller.refresh == hw::RefreshMode::per_bank ? 1.0 / static_cast<double>(dram.bank_groups * dram.banks_per_group)
+                                                           : 1.0;
+  DramCommandEnergy e;
+  for (const hw::DramPowerRail& rail : power.rails) {
+    const double scale = rail.volts * t.tck_ns * devices;  // pJ per mA-clock
+    e.activate_pj += (rail.idd0 - rail.idd3n) * static_cast<double>(t.tras) * scale;
+    e.precharge_pj += (rail.idd0 - rail.idd2n) * static_cast<double>(t.trc - t.tras) * scale;
+    e.read_burst_pj += (rail.idd4r - rail.idd3n) * burst_cycles * scale;
+    e.write_burst_pj += (rail.idd4w - rail.idd3n) * burst_cycles * scale;
+    e.refresh_pj += (rail.idd5b - rail.idd3n) * static_cast<double>(t.trfc) * scale * refreshed_fraction;
+    e.active_standby_pj_per_cycle += rail.idd3n * scale;
+    e.precharged_standby_pj_per_cycle += rail.idd2n * scale;
+  }
+  const double burst_bits = static_cast<double>(dram.burst_bytes()) * 8.0;
+  e.io_read_pj_per_burst = power.io_read_pj_per_bit * burst_bits;
+  e.io_write_pj_per_burst = power.io_write_pj_per_bit * burst_bits;
+  return e;
+}
+
+DramEnergy dram_energy(const hw::DramSpec& dram, const hw::DramChannelStats& counters, double memory_cycles,
+                       std::int64_t channels) {
+  const DramCommandEnergy e = dram_command_energy(dram);
+  const auto count = [](std::int64_t n) { return static_cast<double>(n); };
+  DramEnergy energy;
+  energy.activate_pj = count(counters.activates) * e.activate_pj;
+  energy.precharge_pj = count(counters.precharges) * e.precharge_pj;
+  energy.read_pj = count(counters.read_commands) * e.read_burst_pj;
+  energy.write_pj = count(counters.write_commands) * e.write_burst_pj;
+  energy.refresh_pj = count(counters.refreshes) * e.refresh_pj;
+  const double rank_cycles = memory_cycles * count(channels) * count(dram.ranks);
+  const double active = std::min(count(counters.active_rank_cycles), rank_cycles);
+  energy.active_standby_pj = active * e.active_standby_pj_per_cycle;
+  energy.precharged_standby_pj = (rank_cycles - active) * e.precharged_standby_pj_per_cycle;
+  energy.io_pj = count(counters.read_commands) * e.io_read_pj_per_burst +
+                 count(counters.write_commands) * e.io_write_pj_per_burst;
+  return energy;
+}
+
+namespace {
+
+// log-log interpolation through the curve's points (extrapolated from the end segments).
+double curve_pj(const std::vector<hw::SramEnergyPoint>& curve, double kib) {
+  if (curve.size() == 1) return curve.front().pj_per_64_bits;
+  std::size_t upper = 1;
+  while (upper + 1 < curve.size() && kib > curve[upper].kib) ++upper;
+  const hw::SramEnergyPoint& a = curve[upper - 1];
+  const hw::SramEnergyPoint& b = curve[upper];
+  const double slope = std::log(b.pj_per_64_bits / a.pj_per_64_bits) / std::log(b.kib / a.kib);
+  return a.pj_per_64_bits * std::exp(slope * std::log(kib / a.kib));
+}
+
+double kib_of(std::int64_t bytes) { return static_cast<double>(bytes) / 1024.0; }
+
+}  // namespace
+
+double sram_access_pj(const hw::TechnologySpec& technology, double kib, std::int64_t bits, bool is_write) {
+  return curve_pj(is_write ? technology.sram_write : technology.sram_read, kib) * static_cast<double>(bits) / 64.0;
+}
+
+double mac_pj(const hw::AcceleratorSpec& accelerator) {
+  const hw::TechnologySpec& technology = *accelerator.technology;
+  const std::string& operand = accelerator.compute.operand_type;
+  return technology.multiply_pj.at(operand) +
+         technology.add_pj.at(hw::accumulator_type(operand, accelerator.accumulators.bits));
+}
+
+EnergyBreakdown layer_energy(const hw::AcceleratorSpec& accelerator, const hw::LayerResult& layer) {
+  const hw::TechnologySpec& technology = *accelerator.technology;
+  EnergyBreakdown energy;
+  const auto count = [](std::int64_t n) { return static_cast<double>(n); };
+  for (std::size_t i = 0; i < layer.sram_words.size() && i < accelerator.sram.buffers.size(); ++i) {
+    const hw::SramBufferSpec& buffer = accelerator.sram.buffers[i];
+    const double bank_kib = kib_of(buffer.capacity_bytes) / count(buffer.banks);
+    const std::int64_t word_bits = buffer.bank_width_bytes * 8;
+    energy.sram_pj += count(layer.sram_words[i].read_words) * sram_access_pj(technology, bank_kib, word_bits, false) +
+                      count(layer.sram_words[i].write_words) * sram_access_pj(technology, bank_kib, word_bits, true);
+  }
+  const double accumulator_kib = kib_of(accelerator.accumulators.capacity_bytes);
+  const std::int64_t accumulator_bits = accelerator.accumulators.bits;
+  energy.array_pj = count(layer.macs) * mac_pj(accelerator) +
+                    count(layer.accumulator_updates) *
+                        (sram_access_pj(technology, accumulator_kib, accumulator_bits, false) +
+                         sram_access_pj(technology, accumulator_kib, accumulator_bits, true));
+  // An element operation (add, max, compare, scale) costs an add of the operand type.
+  energy.vector_pj = count(layer.vector_ops) * technology.add_pj.at(accelerator.compute.operand_type);
+  energy.dma_pj = count(layer.dram_read_bytes + layer.dram_write_bytes) * technology.dma_pj_per_byte;
+  const AreaBreakdown chip = area(accelerator);
+  const double leakage_uw = (chip.sram_um2 + chip.accumulator_um2) / technology.sram_area_um2_per_kib *
+                                technology.sram_leakage_uw_per_kib +
+                            chip.array_um2 * technology.logic_leakage_uw_per_um2;
+  energy.static_pj = leakage_uw * layer.seconds * 1e6;  // µW x s = µJ = 1e6 pJ
+  if (!accelerator.dram.ideal) {
+    const hw::DramSpec& dram = accelerator.dram;
+    energy.dram = dram_energy(dram, layer.dram.counters, layer.seconds / (dram.timing.tck_ns * 1e-9),
+                              dram.scheduled_channels());
+  }
+  return energy;
+}
+
+AreaBreakdown area(const hw::AcceleratorSpec& accelerator) {
+  const hw::TechnologySpec& technology = *accelerator.technology;
+  const std::string& operand = accelerator.compute.operand_type;
+  AreaBreakdown result;
+  result.array_um2 = static_cast<double>(accelerator.compute.macs_per_cycle()) *
+                     (technology.multiply_area_um2.at(operand) +
+                      technology.add_area_um2.at(hw::accumulator_type(operand, accelerator.accumulators.bits)));
+  for (const hw::SramBufferSpec& buffer : accelerator.sram.buffers) {
+    result.sram_um2 += kib_of(buffer.capacity_bytes) * technology.sram_area_um2_per_kib;
+  }
+  result.accumulator_um2 = kib_of(accelerator.accumulators.capacity_bytes) * technology.sram_area_um2_per_kib;
+  return result;
+}
+
+}  // namespace reusesim::energy

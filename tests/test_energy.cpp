@@ -1,0 +1,215 @@
+// Energy and area tables (docs/energy-model.md): the shipped technology tables and DRAM power
+// blocks load, the arithmetic of each energy term by hand, and a clear error for every kind of bad
+// energy input. No simulation: the model multiplies counters, so counters are set by hand here.
+#include <catch2/catch.hpp>
+#include "input_error_text.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "config/accelerator_loader.h"
+#include "energy/energy_model.h"
+
+using reusesim::config::load_accelerator_text;
+using reusesim::config::load_dram;
+namespace energy = reusesim::energy;
+namespace hw = reusesim::hw;
+
+namespace {
+
+// An int8 16 x 16 array at 1 GHz with two buffers (lines 1-15); what a test appends starts at
+// line 16.
+const std::string kHead =
+    "name: acc\n"                                   // 1
+    "compute:\n"                                    // 2
+    "  type: systolic\n"                            // 3
+    "  rows: 16\n"                                  // 4
+    "  cols: 16\n"                                  // 5
+    "  dataflow: ws\n"                              // 6
+    "  clock_mhz: 1000\n"                           // 7
+    "  operand_bits: 8\n"                           // 8
+    "  operand_type: int8\n"                        // 9
+    "  vector_ops_per_cycle: 16\n"                  // 10
+    "accumulators: {capacity_kib: 32, bits: 32}\n"  // 11
+    "sram:\n"                                       // 12
+    "  clock_mhz: 1000\n"                           // 13
+    "  buffers:\n"                                  // 14
+    "    - {name: w, capacity_kib: 32, banks: 4, bank_width_bytes: 8, read_ports: 1, write_ports: 1, holds: weights}\n"
+    "    - {name: io, capacity_kib: 64, banks: 8, bank_width_bytes: 8, read_ports: 1, write_ports: 1, holds: [inputs, outputs]}\n";
+// ...so that appended lines start at 17.
+
+std::string errors_of(const std::string& tail, const std::vector<std::string>& overrides = {}) {
+  return input_error_text([&] { load_accelerator_text(kHead + tail, "acc.yaml", overrides); });
+}
+
+hw::AcceleratorSpec load(const std::string& tail) { return load_accelerator_text(kHead + tail, "acc.yaml"); }
+
+const std::string kIdeal = "dram: {ideal: unlimited}\n";
+
+}  // namespace
+
+TEST_CASE("energy: a MAC, an SRAM access and the area from the 45 nm table", "[energy]") {
+  const hw::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
+  REQUIRE(spec.technology);
+  // Horowitz, ISSCC 2014: int8 multiply 0.2 pJ, int32 add 0.1 pJ (the accumulators are 32-bit).
+  CHECK(energy::mac_pj(spec) == Approx(0.3));
+  const hw::TechnologySpec& table = *spec.technology;
+  // 64-bit SRAM reads: 8 KiB 10 pJ, 32 KiB 20 pJ, 1 MiB 100 pJ; log-log between and beyond.
+  CHECK(energy::sram_access_pj(table, 8, 64, false) == Approx(10));
+  CHECK(energy::sram_access_pj(table, 32, 128, true) == Approx(40));  // twice the bits, twice the energy
+  // 16 KiB: slope log(20/10)/log(32/8) = 0.5, 10 x 2^0.5.
+  CHECK(energy::sram_access_pj(table, 16, 64, false) == Approx(10 * std::sqrt(2.0)));
+  // 4 KiB: the first segment extended down, 10 x 0.5^0.5.
+  CHECK(energy::sram_access_pj(table, 4, 64, false) == Approx(10 / std::sqrt(2.0)));
+  // 2 MiB: the last segment (slope log(100/20)/log(1024/32) = 0.46439) extended up.
+  CHECK(energy::sram_access_pj(table, 2048, 64, false) == Approx(100 * std::pow(2.0, std::log(5.0) / std::log(32.0))));
+  // Area: 256 MAC units x (int8 multiplier 282 + int32 adder 137 um^2) = 107,264 um^2; SRAM
+  // (32 + 64) KiB x 4,049 = 388,704 um^2; accumulators 32 KiB x 4,049 = 129,568 um^2; 0.625536 mm^2.
+  const energy::AreaBreakdown area = energy::area(spec);
+  CHECK(area.array_um2 == Approx(107264));
+  CHECK(area.sram_um2 == Approx(388704));
+  CHECK(area.accumulator_um2 == Approx(129568));
+  CHECK(area.total_mm2() == Approx(0.625536));
+}
+
+TEST_CASE("energy: a layer's on-chip energy is its counts times the table", "[energy]") {
+  const hw::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
+  hw::LayerResult layer;
+  layer.macs = 1000;
+  layer.accumulator_updates = 100;
+  layer.sram_words = {{10, 20}, {30, 40}};  // w: 10 read, 20 written; io: 30 read, 40 written
+  layer.vector_ops = 50;
+  layer.dram_read_bytes = 64;
+  layer.dram_write_bytes = 36;
+  layer.seconds = 1e-6;
+  const energy::EnergyBreakdown e = energy::layer_energy(spec, layer);
+  // SRAM: a bank of w is 32 / 4 = 8 KiB, of io 64 / 8 = 8 KiB, both 64-bit words: 10 pJ a read or a
+  // write (writes equal reads in the table). (10 + 20 + 30 + 40) x 10 = 1,000 pJ.
+  CHECK(e.sram_pj == Approx(1000));
+  // Array: 1,000 MACs x 0.3 = 300 pJ; an update reads and writes one 32-bit partial sum of the
+  // 32 KiB accumulators (20 pJ per 64 bits, so 10 + 10): 100 x 20 = 2,000 pJ.
+  CHECK(e.array_pj == Approx(2300));
+  // Vector: 50 element operations x an int8 add (0.03 pJ).
+  CHECK(e.vector_pj == Approx(1.5));
+  // DMA: 100 bytes x 1.6 pJ.
+  CHECK(e.dma_pj == Approx(160));
+  // Leakage: (32 + 64 + 32) KiB x 0.1 uW = 12.8 uW; 107,264 um^2 of array x 0.002 uW = 214.528 uW;
+  // 227.328 uW x 1 us = 227.328 pJ.
+  CHECK(e.static_pj == Approx(227.328));
+  CHECK_FALSE(e.dram);  // an ideal memory issues no DRAM commands
+  CHECK(e.total_pj() == Approx(1000 + 2300 + 1.5 + 160 + 227.328));
+}
+
+TEST_CASE("energy: DRAM command energies of ddr3-1066 from its IDD currents", "[energy]") {
+  // ddr3-1066: a 32-bit channel of x8 devices (4 per rank), one rank, VDD 1.5 V, tCK 1.875 ns,
+  // tRAS 20, tRC 27, BL 8, tRFC 86; IDD0 60, IDD2N 33, IDD3N 45.6, IDD4R 130, IDD4W 115, IDD5B 185 mA.
+  // pJ per mA-clock: 1.5 V x 1.875 ns x 4 devices = 11.25.
+  const hw::DramSpec dram = load_dram("ddr3-1066");
+  REQUIRE(dram.power);
+  const energy::DramCommandEnergy e = energy::dram_command_energy(dram);
+  CHECK(e.activate_pj == Approx((60 - 45.6) * 20 * 11.25));       // 3,240
+  CHECK(e.precharge_pj == Approx((60 - 33) * (27 - 20) * 11.25));  // 2,126.25
+  CHECK(e.read_burst_pj == Approx((130 - 45.6) * 4 * 11.25));     // 3,798
+  CHECK(e.write_burst_pj == Approx((115 - 45.6) * 4 * 11.25));    // 3,123
+  CHECK(e.refresh_pj == Approx((185 - 45.6) * 86 * 11.25));       // 134,869.5
+  CHECK(e.active_standby_pj_per_cycle == Approx(45.6 * 11.25));    // 513
+  CHECK(e.precharged_standby_pj_per_cycle == Approx(33 * 11.25));  // 371.25
+  // A burst moves 32 bits x 8 beats = 256 bits: 4.31 and 19.9 pJ per bit.
+  CHECK(e.io_read_pj_per_burst == Approx(4.31 * 256));   // 1,103.36
+  CHECK(e.io_write_pj_per_burst == Approx(19.9 * 256));  // 5,094.4
+
+  hw::DramChannelStats counters;
+  counters.activates = 2;
+  counters.precharges = 1;
+  counters.read_commands = 10;
+  counters.write_commands = 3;
+  counters.refreshes = 1;
+  counters.active_rank_cycles = 100;
+  // 300 memory clocks of one channel's one rank: 100 active, 200 precharged.
+  // 2 x 3,240 + 2,126.25 + 10 x 3,798 + 3 x 3,123 + 134,869.5 + 100 x 513 + 200 x 371.25
+  //   + 10 x 1,103.36 + 3 x 5,094.4 = 342,691.55 pJ.
+  CHECK(energy::dram_energy(dram, counters, 300, 1).total_pj() == Approx(342691.55));
+}
+
+TEST_CASE("energy: every shipped power block and technology loads", "[energy]") {
+  for (const char* preset : {"ddr3-1066", "ddr3-1600", "ddr4-2400", "lpddr4-3200"}) {
+    INFO(preset);
+    CHECK(load_dram(preset).power);
+  }
+  CHECK(load("technology: 7nm\n" + kIdeal).technology->node_nm == 7);
+  // An override replaces one entry of the preset and keeps the rest.
+  const hw::AcceleratorSpec spec = load("technology: {preset: 45nm, multiply_pj: {int8: 0.15}}\n" + kIdeal);
+  CHECK(energy::mac_pj(spec) == Approx(0.25));
+  CHECK(spec.technology->multiply_pj.at("fp32") == Approx(3.7));
+}
+
+TEST_CASE("energy: bad energy input is refused with file, line and key", "[energy]") {
+  SECTION("a negative energy") {
+    CHECK(errors_of("technology: {preset: 45nm, add_pj: {int8: -0.03}}\n" + kIdeal) ==
+          "acc.yaml:17:43: error: technology.add_pj.int8: expected a number from 1e-09 to 1e+09, got -0.03\n");
+  }
+  SECTION("a non-finite energy") {
+    CHECK(errors_of("technology: {preset: 45nm, multiply_pj: {int8: .inf}}\n" + kIdeal) ==
+          "acc.yaml:17:48: error: technology.multiply_pj.int8: expected a number from 1e-09 to 1e+09, got \".inf\"\n");
+  }
+  SECTION("an area for a component that does not exist") {
+    CHECK(errors_of("technology: {preset: 45nm, multiply_area_um2: {int4: 100}}\n" + kIdeal) ==
+          "acc.yaml:17:48: error: technology.multiply_area_um2.int4: unknown key (did you mean \"int8\"?)\n");
+  }
+  SECTION("no entry for the operand type in use") {
+    CHECK(errors_of("technology:\n"
+                    "  {name: mine, node_nm: 45, multiply_pj: {fp16: 1.1}, add_pj: {int8: 0.03, int32: 0.1},\n"
+                    "   multiply_area_um2: {fp16: 1640}, add_area_um2: {int32: 137},\n"
+                    "   sram_read_pj_per_64_bits: [{kib: 8, pj: 10}], sram_write_pj_per_64_bits: [{kib: 8, pj: 10}],\n"
+                    "   sram_area_um2_per_kib: 4049, dma_pj_per_byte: 1.6, sram_leakage_uw_per_kib: 0.1,\n"
+                    "   logic_leakage_uw_per_um2: 0.002}\n" +
+                    kIdeal) ==
+          "acc.yaml:18:3: error: technology.multiply_pj.int8: missing: technology mine has no multiply_pj entry for "
+          "int8, the operand type in use\n"
+          "acc.yaml:18:3: error: technology.multiply_area_um2.int8: missing: technology mine has no multiply_area_um2 "
+          "entry for int8, the operand type in use\n");
+  }
+  SECTION("an unknown technology") {
+    CHECK(errors_of("technology: 45mn\n" + kIdeal) ==
+          "acc.yaml:17:13: error: technology.preset: unknown technology preset \"45mn\" (no file " +
+              reusesim::config::technology_preset_directory() + "/45mn.yaml)\n");
+  }
+  SECTION("an SRAM curve whose capacities do not increase") {
+    CHECK(errors_of("technology: {preset: 45nm, sram_read_pj_per_64_bits: [{kib: 32, pj: 20}, {kib: 8, pj: 10}]}\n" +
+                    kIdeal) ==
+          "acc.yaml:17:74: error: technology.sram_read_pj_per_64_bits.1: capacities must increase from point to point "
+          "(this one is not above the one before)\n");
+  }
+  SECTION("a technology without the operand type") {
+    std::string head = kHead;
+    head.erase(head.find("  operand_type: int8\n"), 20);
+    CHECK(input_error_text([&] { load_accelerator_text(head + "technology: 45nm\n" + kIdeal, "acc.yaml"); }) ==
+          "acc.yaml:17:13: error: compute.operand_type: energy needs the operands' number format: add "
+          "compute.operand_type, one of int8, int16, int32, fp16, bf16, fp32\n");
+  }
+  SECTION("an operand type of other bits") {
+    CHECK(errors_of(kIdeal, {"compute.operand_type=fp16"}) ==
+          "--set compute.operand_type=fp16: error: compute.operand_type: fp16 has 16 bits, but operand_bits is 8\n");
+  }
+  SECTION("a DRAM without currents") {
+    CHECK(errors_of("technology: 45nm\ndram: {preset: hbm2}\n") ==
+          "acc.yaml:17:13: error: dram.power: energy needs the DRAM's currents: DRAM hbm2 has no power block "
+          "(docs/energy-model.md says what it holds; take the IDD values from your device's datasheet)\n");
+  }
+  SECTION("IDD3N below IDD2N") {
+    CHECK(errors_of("technology: 45nm\ndram: {preset: ddr3-1066}\n", {"dram.power.rails.vdd.idd3n=20"}) ==
+          "--set dram.power.rails.vdd.idd3n=20: error: dram.power.rails.vdd.idd3n: idd3n 20 mA is below idd2n 33 mA, "
+          "which is physically impossible (idd3n draws what idd2n does and more)\n");
+  }
+  SECTION("IDD4R below IDD3N") {
+    CHECK(errors_of("dram: {preset: ddr3-1066}\n", {"dram.power.rails.vdd.idd4r=40"}) ==
+          "--set dram.power.rails.vdd.idd4r=40: error: dram.power.rails.vdd.idd4r: idd4r 40 mA is below idd3n 45.6 mA, "
+          "which is physically impossible (idd4r draws what idd3n does and more)\n");
+  }
+  SECTION("a device width that does not divide the bus") {
+    CHECK(errors_of("dram: {preset: ddr3-1066}\n", {"dram.power.device_width_bits=24"}) ==
+          "--set dram.power.device_width_bits=24: error: dram.power.device_width_bits: 24-bit devices do not fill a "
+          "32-bit channel bus (bus_bits) a whole number of times\n");
+  }
+}
