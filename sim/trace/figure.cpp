@@ -75,6 +75,33 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
                                number_text(row.at("gops")) + "," + number_text(row.at("efficiency")),
                            series});
   };
+  tables.energy_layers_csv = "panel,kind,model,batch,layer,dram_uj,sram_uj,array_uj,vector_uj,dma_uj,static_uj\n";
+  tables.energy_networks_csv = "panel,sweep,model,batch,latency_s,energy_uj,ops\n";
+  // Per sample: a job's energy divided by its batch, so that batches compare.
+  const auto per_sample = [](const nlohmann::json& row, const char* column, std::int64_t batch) {
+    const nlohmann::json& value = row.at(column);
+    return value.is_number() ? report::format_number(value.get<double>() / static_cast<double>(batch)) : "";
+  };
+  const auto add_energy = [&](const TraceJob& job, const nlohmann::json& row, bool total) {
+    if (!row.contains("energy_total_uj") || !row.at("energy_total_uj").is_number()) return;
+    const std::string head = report::csv_escape(plan.panels[job.panel].title) + ",";
+    if (total) {
+      std::string sweep;
+      for (const auto& [key, value] : plan.panels[job.panel].sweep) sweep += (sweep.empty() ? "" : " ") + key + "=" + value;
+      tables.energy_networks_csv += head + report::csv_escape(sweep) + "," + report::csv_escape(job.model) + "," +
+                                    std::to_string(job.batch) + "," + number_text(row.at("time_s")) + "," +
+                                    per_sample(row, "energy_total_uj", job.batch) + "," +
+                                    std::to_string(2 * row.at("macs").get<std::int64_t>()) + "\n";
+      return;
+    }
+    std::string cells = head + (job.whole_model() ? "network," : "layer,") + report::csv_escape(job.model) + "," +
+                        std::to_string(job.batch) + "," + report::csv_escape(row.at("layer").get<std::string>());
+    for (const char* column : {"energy_dram_uj", "energy_sram_uj", "energy_array_uj", "energy_vector_uj",
+                               "energy_dma_uj", "energy_static_uj"}) {
+      cells += "," + per_sample(row, column, job.batch);
+    }
+    tables.energy_layers_csv += cells + "\n";
+  };
   for (const TraceJob& job : plan.jobs) {
     const fs::path results = fs::path(results_dir) / "jobs" / job.id / "results.json";
     if (!fs::exists(fs::path(results_dir) / "jobs" / job.id / "job.json")) continue;  // not finished
@@ -83,6 +110,7 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
       const nlohmann::json document = nlohmann::json::parse(read_text(origin));
       for (const nlohmann::json& row : document.at("rows")) {
         const std::string type = row.at("type").get<std::string>();
+        if (!type.empty() || job.whole_model()) add_energy(job, row, type.empty());
         if (type.empty()) {
           if (job.whole_model()) add(job, "network", "", "", job.model, row);
         } else if (row.at("macs").get<std::int64_t>() > 0) {
@@ -109,18 +137,31 @@ void draw_figure(const std::string& results_dir) {
   const auto in_dir = [&](const std::string& name) { return (fs::path(results_dir) / name).string(); };
   report::write_output_file(in_dir("figure_points.csv"), tables.points_csv);
   report::write_output_file(in_dir("figure_roofs.csv"), tables.roofs_csv);
+  std::vector<std::vector<std::string>> drawings{
+      {"plot_figure.py", in_dir("figure_points.csv"), in_dir("figure_roofs.csv"), in_dir("figure")}};
+  // Energy figures only for results with energy (a header and no rows otherwise).
+  if (tables.energy_networks_csv.find('\n') + 1 < tables.energy_networks_csv.size()) {
+    report::write_output_file(in_dir("figure_energy_layers.csv"), tables.energy_layers_csv);
+    report::write_output_file(in_dir("figure_energy_networks.csv"), tables.energy_networks_csv);
+    drawings.push_back({"plot_energy.py", in_dir("figure_energy_layers.csv"), in_dir("figure_energy_networks.csv"),
+                        in_dir("figure")});
+  }
 
   const std::string python = setting("REUSESIM_PYTHON", "/usr/bin/python3");
-  const std::string script = setting("REUSESIM_SCRIPTS_DIR", REUSESIM_SCRIPTS_DIR) + "/plot_figure.py";
+  const std::string scripts = setting("REUSESIM_SCRIPTS_DIR", REUSESIM_SCRIPTS_DIR);
   const std::string log = in_dir("figure.log");
-  std::string problem;
-  try {
-    const ProcessExit exit = wait_for_process(start_process(
-        python, {script, in_dir("figure_points.csv"), in_dir("figure_roofs.csv"), in_dir("figure"), "--title", plan.name},
-        "/dev/null", log));
-    if (!exit.ok()) problem = failure_summary(read_text(log), exit.describe() + ", see " + log);
-  } catch (const std::runtime_error& error) {
-    problem = error.what();
+  std::string problem, script;
+  for (std::vector<std::string>& arguments : drawings) {
+    script = scripts + "/" + arguments.front();
+    arguments.front() = script;
+    arguments.insert(arguments.end(), {"--title", plan.name});
+    try {
+      const ProcessExit exit = wait_for_process(start_process(python, arguments, "/dev/null", log));
+      if (!exit.ok()) problem = failure_summary(read_text(log), exit.describe() + ", see " + log);
+    } catch (const std::runtime_error& error) {
+      problem = error.what();
+    }
+    if (!problem.empty()) break;
   }
   if (!problem.empty()) {
     throw std::runtime_error("drawing the figure with " + python + " " + script + " failed: " + problem +

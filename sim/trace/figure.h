@@ -13,6 +13,11 @@ namespace reusesim::trace {
 struct FigureTables {
   std::string points_csv;  // panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency
   std::string roofs_csv;   // panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops
+  // Energy (jobs whose accelerator names a technology, docs/energy-model.md), per sample: every
+  // layer (kind network: of a whole network; layer: picked by name or type), and every whole
+  // network's TOTAL. Header only when no job has energy.
+  std::string energy_layers_csv;    // panel,kind,model,batch,layer,dram_uj,sram_uj,array_uj,vector_uj,dma_uj,static_uj
+  std::string energy_networks_csv;  // panel,sweep,model,batch,latency_s,energy_uj,ops
 };
 
 // From the finished jobs in `results_dir` (jobs/<id>/results.json), in plan order. One point per
@@ -25,7 +30,11 @@ struct FigureTables {
 FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir);
 
 // Reads results_dir/trace.json, writes figure_points.csv and figure_roofs.csv, and runs the plot
-// script for figure.png and figure.svg. Throws std::runtime_error saying what is missing.
+// script for figure.png and figure.svg; with energy in the results, also figure_energy_layers.csv
+// and figure_energy_networks.csv, and scripts/plot_energy.py for figure_energy.png/.svg (the
+// breakdown per layer) and, when the trace sweeps hardware, figure_design.png/.svg (energy per
+// inference against latency, Pareto-optimal variants marked). Throws std::runtime_error saying
+// what is missing.
 void draw_figure(const std::string& results_dir);
 
 }  // namespace reusesim::trace

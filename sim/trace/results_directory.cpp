@@ -44,7 +44,9 @@ void throw_if(const std::string& problem) {
 // and figure.log by the process that runs it, so they are recorded here).
 const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv",   "layers.csv",
                                            "networks.csv", "figure.png", "figure.svg", "figure.log",
-                                           "figure_points.csv", "figure_roofs.csv"};
+                                           "figure_points.csv", "figure_roofs.csv", "figure_energy.png",
+                                           "figure_energy.svg", "figure_design.png", "figure_design.svg",
+                                           "figure_energy_layers.csv", "figure_energy_networks.csv"};
 
 // Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
 void own_entries(const std::string& directory, const TracePlan& plan) {
