@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# End-to-end checks of energy (docs/energy-model.md): memtest's DRAM energy equals the
+# DRAMPower-style sum for the commands issued, row hits cost less per bit than bank conflicts, run
+# leaves the energy columns empty without a technology, a trace over a hardware sweep writes the
+# energy and design-space figures byte-identically, and bad figure input is refused.
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+source "$(dirname "$0")/lib.sh"
+
+# col NAME: the named column of $out's first CSV row (a CSV reader: the mapping text holds commas).
+col() { /usr/bin/python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))[sys.argv[1]])' "$1" <<<"$out"; }
+
+# ddr3-1066 (docs/energy-model.md; the preset's comments): 4 x8 devices at 1.5 V, tCK 1.875 ns, so
+# 11.25 pJ per mA-clock. Per command: activate (60 - 45.6) x tRAS 20 x 11.25 = 3,240 pJ; precharge
+# (60 - 33) x (tRC 27 - 20) x 11.25 = 2,126.25; read burst (130 - 45.6) x 4 x 11.25 = 3,798 plus I/O
+# 4.31 pJ x 256 bits = 1,103.36; active standby 45.6 x 11.25 = 513 and precharged standby
+# 33 x 11.25 = 371.25 per clock. A 64 B request is two 32 B bursts.
+
+# --- 8 sequential reads: one activate, 16 row-hit bursts. ---
+# ACT at 0, READs at tRCD 7, 11, ..., 67 (tCCD 4); the last data ends 67 + CL 7 + 4 = 78 clocks
+# (0.14625 us), the row open all along: 3,240 + 16 x (3,798 + 1,103.36) + 78 x 513 = 121,675.76 pJ
+# over 512 B = 4,096 bits: 29.706 pJ per bit.
+expect 0 "seq_read energy" -- "$REUSESIM" memtest --dram ddr3-1066 --pattern seq_read --requests 8 --format csv
+same "seq_read time" "$(col simulated_time_us)" "0.14625"
+same "seq_read commands" "$(col activates) $(col precharges) $(col read_commands)" "1 0 16"
+same "seq_read energy" "$(col dram_energy_uj)" "0.12167576"
+same "seq_read pJ/bit" "$(col dram_pj_per_bit)" "29.70599609"
+seq_per_bit=$(col dram_pj_per_bit)
+
+# --- 8 requests to one bank, each to another row: every one after the first is a conflict. ---
+# A request's ACT comes tRC = 27 clocks after the one before (PRE at tRAS 20 after its ACT, then
+# tRP 7), so the last ACT is at 7 x 27 = 189, its READs at 196 and 200, its data ends at 211 clocks.
+# The rank is precharged only in the 7 tRP gaps (49 clocks), active 162:
+# 8 x 3,240 + 7 x 2,126.25 + 16 x (3,798 + 1,103.36) + 162 x 513 + 49 x 371.25 = 220,522.76 pJ,
+# 53.839 pJ per bit.
+expect 0 "bank_conflict energy" -- "$REUSESIM" memtest --dram ddr3-1066 --pattern bank_conflict --requests 8 --format csv
+same "bank_conflict time" "$(col simulated_time_us)" "0.395625"
+same "bank_conflict commands" "$(col activates) $(col precharges) $(col read_commands)" "8 7 16"
+same "bank_conflict energy" "$(col dram_energy_uj)" "0.22052276"
+same "bank_conflict pJ/bit" "$(col dram_pj_per_bit)" "53.83856445"
+checks=$((checks + 1))
+awk -v a="$seq_per_bit" -v b="$(col dram_pj_per_bit)" 'BEGIN { exit !(a < b) }' ||
+  { echo "FAIL: a row-hit stream should cost less per bit than a bank-conflict stream"; failures=$((failures + 1)); }
+
+# --- A DRAM without currents: the energy columns are empty, the rest as before. ---
+expect 0 "hbm2 energy" -- "$REUSESIM" memtest --dram hbm2 --pattern seq_read --requests 64 --format csv
+same "hbm2 no energy" "$(col dram_energy_uj)|$(col dram_pj_per_bit)" "|"
+
+# --- run: energy only with a technology. ---
+expect 0 "run without technology" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --format csv
+same "no technology, no energy" "$(col energy_total_uj)|$(col tops_per_w)" "|"
+expect 0 "run with technology" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" \
+  --set technology=45nm --set compute.operand_type=int8 --format csv
+checks=$((checks + 1))
+/usr/bin/python3 -c '
+import csv, sys
+parts = ["dram", "sram", "array", "vector", "dma", "static"]
+for row in csv.DictReader(sys.stdin):
+    total = float(row["energy_total_uj"])
+    if abs(sum(float(row["energy_%s_uj" % p]) for p in parts) - total) > 1e-9 * total:
+        sys.exit(1)' <<<"$out" ||
+  { echo "FAIL: every row's energy_total_uj is the sum of its components"; failures=$((failures + 1)); }
+expect 0 "run json area" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" \
+  --set technology=45nm --set compute.operand_type=int8 --format json
+# small: 256 int8 MACs x (282 + 137) um^2 = 0.107264 mm^2; SRAM 80 KiB + accumulators 64 KiB at
+# 4,049 um^2 per KiB = 0.583056 mm^2; 0.69032 mm^2.
+contains "area total" "$out" '"total_mm2": 0.69032'
+
+# --- A trace over a hardware sweep: energy tables and both energy figures, byte-identical. ---
+sed -e 's/^  operand_bits: 8/&\n  operand_type: int8/' -e 's/^dram:/technology: 45nm\n&/' "$SRC/configs/small.yaml" >"$work/small45.yaml"
+cat >"$work/sweep.yaml" <<YAML
+name: energy_sweep
+accelerators: $work/small45.yaml
+models:
+  - {model: $SRC/models/mlp.yaml, batch: [1, 8]}
+  - {model: $SRC/models/mlp.yaml, layers: [fc1], batch: [1, 16]}
+sweep:
+  sram.buffers.0.capacity_kib: [16, 32]
+YAML
+expect 0 "energy trace" -- "$REUSESIM" trace "$work/sweep.yaml" --out "$work/res" --jobs 2
+for file in figure_energy.png figure_energy.svg figure_design.png figure_design.svg; do
+  checks=$((checks + 1))
+  [ -s "$work/res/$file" ] || { echo "FAIL: the trace wrote no $file"; failures=$((failures + 1)); }
+  cp "$work/res/$file" "$work/first-$file"
+done
+# Per sample: the whole MLP at batches 1 and 8 on 2 variants (4 network rows); its layers, and fc1
+# picked at batches 1 and 16.
+same "energy networks rows" "$(($(wc -l <"$work/res/figure_energy_networks.csv") - 1))" "4"
+kinds=$(/usr/bin/python3 -c 'import collections, csv, sys
+counts = collections.Counter(row["kind"] for row in csv.DictReader(open(sys.argv[1])))
+print(counts["network"], counts["layer"])' "$work/res/figure_energy_layers.csv")
+same "energy layers kinds" "$kinds" "$(( $(grep -c 'type: ' "$SRC/models/mlp.yaml") * 4 )) 4"
+expect 0 "figure again" -- "$REUSESIM" figure "$work/res"
+for file in figure_energy.png figure_energy.svg figure_design.png figure_design.svg; do
+  checks=$((checks + 1))
+  cmp -s "$work/res/$file" "$work/first-$file" || { echo "FAIL: $file differs when drawn again"; failures=$((failures + 1)); }
+done
+
+# --- Bad energy figure input: file and line, exit 2. ---
+printf 'panel,sweep,model,batch,latency_s,energy_uj,ops\np,,m,1,0.1,-5,10\n' >"$work/bad_networks.csv"
+expect 2 "plot_energy bad energy" -- /usr/bin/python3 "$SRC/scripts/plot_energy.py" "$work/res/figure_energy_layers.csv" \
+  "$work/bad_networks.csv" "$work/bad"
+same "plot_energy message" "$err" "plot_energy.py: error: $work/bad_networks.csv:2: latency_s and energy_uj must be positive"
+printf 'panel,kind,model,batch,layer,dram_uj,sram_uj,array_uj,vector_uj,dma_uj,static_uj\np,conv,m,1,l,1,1,1,1,1,1\n' \
+  >"$work/bad_layers.csv"
+expect 2 "plot_energy bad kind" -- /usr/bin/python3 "$SRC/scripts/plot_energy.py" "$work/bad_layers.csv" \
+  "$work/res/figure_energy_networks.csv" "$work/bad"
+same "plot_energy kind message" "$err" "plot_energy.py: error: $work/bad_layers.csv:2: kind: expected network or layer, got 'conv'"
+checks=$((checks + 1))
+[ ! -e "$work/bad_energy.png" ] || { echo "FAIL: bad input still wrote a figure"; failures=$((failures + 1)); }
+
+finish
