@@ -29,7 +29,7 @@ const std::string kHead =
     "  dataflow: ws\n"                              // 6
     "  clock_mhz: 1000\n"                           // 7
     "  operand_bits: 8\n"                           // 8
-    "  operand_type: int8\n"                        // 9
+    "  number_format: int\n"                        // 9
     "  vector_ops_per_cycle: 16\n"                  // 10
     "accumulators: {capacity_kib: 32, bits: 32}\n"  // 11
     "sram:\n"                                       // 12
@@ -182,15 +182,25 @@ TEST_CASE("energy: bad energy input is refused with file, line and key", "[energ
           "(this one is not above the one before)\n");
   }
   SECTION("a technology without the operand type") {
-    std::string head = kHead;
-    head.erase(head.find("  operand_type: int8\n"), 20);
+    std::string head = kHead;  // without line 9: `technology` moves up to line 16
+    head.erase(head.find("  number_format: int\n"), 21);
     CHECK(input_error_text([&] { load_accelerator_text(head + "technology: 45nm\n" + kIdeal, "acc.yaml"); }) ==
-          "acc.yaml:17:13: error: compute.operand_type: energy needs the operands' number format: add "
-          "compute.operand_type, one of int8, int16, int32, fp16, bf16, fp32\n");
+          "acc.yaml:16:13: error: compute.number_format: energy needs the operands' number format: add "
+          "compute.number_format, one of int, fp, bf (with operand_bits it names the operand type, e.g. int8)\n");
   }
-  SECTION("an operand type of other bits") {
-    CHECK(errors_of(kIdeal, {"compute.operand_type=fp16"}) ==
-          "--set compute.operand_type=fp16: error: compute.operand_type: fp16 has 16 bits, but operand_bits is 8\n");
+  SECTION("an operand type the table does not have: fp with 8 bits is fp8") {
+    CHECK(errors_of("technology: 45nm\n" + kIdeal, {"compute.number_format=fp"}) ==
+          "acc.yaml:17:13: error: technology.multiply_pj.fp8: missing: technology 45nm has no multiply_pj entry for "
+          "fp8, the operand type in use\n"
+          "acc.yaml:17:13: error: technology.add_pj.fp8: missing: technology 45nm has no add_pj entry for fp8, the "
+          "operand type (vector operations) in use\n"
+          "acc.yaml:17:13: error: technology.multiply_area_um2.fp8: missing: technology 45nm has no "
+          "multiply_area_um2 entry for fp8, the operand type in use\n");
+  }
+  SECTION("an unknown number format") {
+    CHECK(errors_of(kIdeal, {"compute.number_format=float"}) ==
+          "--set compute.number_format=float: error: compute.number_format: expected one of int, fp, bf, got "
+          "\"float\"\n");
   }
   SECTION("a DRAM without currents") {
     CHECK(errors_of("technology: 45nm\ndram: {preset: hbm2}\n") ==

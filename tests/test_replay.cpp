@@ -393,10 +393,10 @@ TEST_CASE("replay: a layer's energy is its action counts times the 45 nm table a
   // small (16 x 16 ws, int8, 1 GHz) on one ddr4-2400 channel, technology 45nm. Batch 16 of the
   // 64 -> 32 linear layer without bias: one tile m16 n32 k64, so the program is
   // load weights 2,048 B, load inputs 1,024 B, compute, store outputs 512 B.
-  const Replayed replayed = replay("small", {"technology=45nm", "compute.operand_type=int8"}, kSmallLinear, {16});
+  const Replayed replayed = replay("small", {"technology=45nm", "compute.number_format=int"}, kSmallLinear, {16});
   const hw::LayerResult& fc = replayed.results.front();
   const hw::AcceleratorSpec spec = config::load_accelerator_file(
-      std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml", {"technology=45nm", "compute.operand_type=int8"});
+      std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml", {"technology=45nm", "compute.number_format=int"});
 
   // Action counts. Buffers in small's order: weights (32 KiB, 4 banks of 4 B), inputs (32 KiB,
   // 4 x 4 B), outputs (16 KiB, 4 x 16 B). Weights: written 2,048 B = 512 words by the load, read

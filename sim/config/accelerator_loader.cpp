@@ -461,15 +461,11 @@ hw::ComputeSpec read_compute(MapReader& reader) {
   }
   compute.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   compute.operand_bits = reader.required_integer("operand_bits", IntegerRange{1, 64}).value_or(0);
-  if (const ConfigNode* type = reader.optional("operand_type")) {
-    compute.operand_type = read_choice(*type, reader.child_path("operand_type"), hw::operand_types(),
-                                       reader.diagnostics()).value_or("");
-    const std::int64_t bits = hw::operand_type_bits(compute.operand_type);
-    if (bits > 0 && compute.operand_bits > 0 && bits != compute.operand_bits) {
-      reader.diagnostics().error(type->location, reader.child_path("operand_type"),
-                                 compute.operand_type + " has " + std::to_string(bits) + " bits, but operand_bits is " +
-                                     std::to_string(compute.operand_bits));
-    }
+  // The format's family only, so that a sweep of operand_bits keeps it: int with 8 bits is int8.
+  if (const ConfigNode* format = reader.optional("number_format")) {
+    const std::optional<std::string> family =
+        read_choice(*format, reader.child_path("number_format"), hw::number_formats(), reader.diagnostics());
+    if (family && compute.operand_bits > 0) compute.operand_type = *family + std::to_string(compute.operand_bits);
   }
   if (const ConfigNode* moved = reader.optional("accumulator_bits")) {
     reader.diagnostics().error(moved->location, reader.child_path("accumulator_bits"),

@@ -154,9 +154,9 @@ void check_energy_inputs(const hw::AcceleratorSpec& accelerator, const SourceLoc
   const hw::TechnologySpec& table = *accelerator.technology;
   const std::string& operand = accelerator.compute.operand_type;
   if (operand.empty()) {
-    diagnostics.error(technology, "compute.operand_type",
-                      "energy needs the operands' number format: add compute.operand_type, one of " +
-                          join_words(hw::operand_types()));
+    diagnostics.error(technology, "compute.number_format",
+                      "energy needs the operands' number format: add compute.number_format, one of " +
+                          join_words(hw::number_formats()) + " (with operand_bits it names the operand type, e.g. int8)");
     return;
   }
   const std::string accumulator = hw::accumulator_type(operand, accelerator.accumulators.bits);

@@ -32,7 +32,9 @@ struct ComputeSpec {
   LaneDimension lane_dimension = LaneDimension::k;  // vector_mac
   double clock_mhz = 0;
   std::int64_t operand_bits = 0;
-  std::string operand_type;  // int8, int16, int32, fp16, bf16, fp32; empty when not given (energy needs it)
+  // number_format and operand_bits together (int8, bf16, ...): what energy tables are keyed by;
+  // empty without a number_format (energy needs one).
+  std::string operand_type;
   std::int64_t vector_ops_per_cycle = 0;  // pooling, activations, element-wise, softmax
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
 

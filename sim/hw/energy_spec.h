@@ -12,8 +12,8 @@ namespace reusesim::hw {
 
 // Operand and accumulator number formats the tables are keyed by ("int8", "int32", "fp16", ...).
 std::vector<std::string> operand_types();
-// Bits of a format ("int8" -> 8, "bf16" -> 16), or 0 for an unknown name.
-std::int64_t operand_type_bits(const std::string& type);
+// Their families, an accelerator's compute.number_format: int, fp (IEEE), bf (bfloat).
+std::vector<std::string> number_formats();
 // The accumulator format of `operand_type` accumulating in `accumulator_bits`: int<bits> for an
 // integer operand, fp<bits> for a floating one ("int8", 32 -> "int32"; "bf16", 32 -> "fp32").
 std::string accumulator_type(const std::string& operand_type, std::int64_t accumulator_bits);

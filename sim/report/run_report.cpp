@@ -177,7 +177,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   }
   array["output_path"] = output_path;
   array["peak_gops"] = compute.peak_ops_per_second() / 1e9;
-  if (!compute.operand_type.empty()) array["operand_type"] = compute.operand_type;
+  if (!compute.operand_type.empty()) array["operand_type"] = compute.operand_type;  // number_format + operand_bits
   document["area"] = area_json(spec);
   document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
   for (const hw::SramBufferSpec& buffer : spec.sram.buffers) {

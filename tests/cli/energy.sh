@@ -50,7 +50,7 @@ same "hbm2 no energy" "$(col dram_energy_uj)|$(col dram_pj_per_bit)" "|"
 expect 0 "run without technology" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --format csv
 same "no technology, no energy" "$(col energy_total_uj)|$(col tops_per_w)" "|"
 expect 0 "run with technology" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" \
-  --set technology=45nm --set compute.operand_type=int8 --format csv
+  --set technology=45nm --set compute.number_format=int --format csv
 checks=$((checks + 1))
 /usr/bin/python3 -c '
 import csv, sys
@@ -61,13 +61,13 @@ for row in csv.DictReader(sys.stdin):
         sys.exit(1)' <<<"$out" ||
   { echo "FAIL: every row's energy_total_uj is the sum of its components"; failures=$((failures + 1)); }
 expect 0 "run json area" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" \
-  --set technology=45nm --set compute.operand_type=int8 --format json
+  --set technology=45nm --set compute.number_format=int --format json
 # small: 256 int8 MACs x (282 + 137) um^2 = 0.107264 mm^2; SRAM 80 KiB + accumulators 64 KiB at
 # 4,049 um^2 per KiB = 0.583056 mm^2; 0.69032 mm^2.
 contains "area total" "$out" '"total_mm2": 0.69032'
 
 # --- A trace over a hardware sweep: energy tables and both energy figures, byte-identical. ---
-sed -e 's/^  operand_bits: 8/&\n  operand_type: int8/' -e 's/^dram:/technology: 45nm\n&/' "$SRC/configs/small.yaml" >"$work/small45.yaml"
+sed -e 's/^  operand_bits: 8/&\n  number_format: int/' -e 's/^dram:/technology: 45nm\n&/' "$SRC/configs/small.yaml" >"$work/small45.yaml"
 cat >"$work/sweep.yaml" <<YAML
 name: energy_sweep
 accelerators: $work/small45.yaml

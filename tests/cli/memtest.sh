@@ -13,7 +13,7 @@ quiet() {
 
 memtest() { "$REUSESIM" memtest "$@"; }
 
-header="pattern,memory,requests,request_bytes,outstanding,read_bytes,write_bytes,simulated_time_us,achieved_gbps,peak_gbps,efficiency,read_latency_mean_ns,read_latency_p50_ns,read_latency_p99_ns,row_hit_rate,activates,refreshes,precharges,read_commands,write_commands,row_hits,row_misses,row_conflicts,turnarounds,write_drains,write_latency_mean_ns,write_latency_p50_ns,write_latency_p99_ns,channel"
+header="pattern,memory,requests,request_bytes,outstanding,read_bytes,write_bytes,simulated_time_us,achieved_gbps,peak_gbps,efficiency,read_latency_mean_ns,read_latency_p50_ns,read_latency_p99_ns,row_hit_rate,activates,refreshes,precharges,read_commands,write_commands,row_hits,row_misses,row_conflicts,turnarounds,write_drains,write_latency_mean_ns,write_latency_p50_ns,write_latency_p99_ns,dram_energy_uj,dram_energy_activate_uj,dram_energy_read_write_uj,dram_energy_refresh_uj,dram_energy_background_uj,dram_energy_io_uj,dram_pj_per_bit,channel"
 
 # --- The CSV: the header line exactly, one data row. ---
 expect 0 "seq_read csv" -- memtest --dram ddr4-2400 --pattern seq_read --requests 200 --format csv
