@@ -18,7 +18,7 @@ config::FileKind detect_kind(const std::string& file) {
   const config::ConfigNode root = config::load_yaml_file(file, diagnostics);
   diagnostics.throw_if_any();
   if (const auto kind = config::file_kind_of(root)) return *kind;
-  throw UsageError(file + ": cannot tell whether this is a model, accelerator, dram or run file; give --kind");
+  throw UsageError(file + ": cannot tell whether this is a model, accelerator, dram, run or technology file; give --kind");
 }
 
 }  // namespace
@@ -31,7 +31,7 @@ int check_command(const std::vector<std::string>& args) {
     po::options_description options("reusesim check options");
     options.add_options()
         ("file", po::value(&files)->required()->composing(), "files to validate (also positional)")
-        ("kind", po::value(&kind), "model, accelerator, dram or run (default: told by the file's keys)");
+        ("kind", po::value(&kind), "model, accelerator, dram, run or technology (default: told by the file's keys)");
     add_set_option(options, overrides);
     po::positional_options_description positional;
     positional.add("file", -1);
@@ -41,9 +41,10 @@ int check_command(const std::vector<std::string>& args) {
     const std::map<std::string, config::FileKind> kinds{{"model", config::FileKind::model},
                                                         {"accelerator", config::FileKind::accelerator},
                                                         {"dram", config::FileKind::dram},
-                                                        {"run", config::FileKind::run}};
+                                                        {"run", config::FileKind::run},
+                                                        {"technology", config::FileKind::technology}};
     if (!kind.empty() && kinds.count(kind) == 0) {
-      throw UsageError("--kind: expected model, accelerator, dram or run, got \"" + kind + "\"");
+      throw UsageError("--kind: expected model, accelerator, dram, run or technology, got \"" + kind + "\"");
     }
     int status = kExitOk;
     for (const std::string& file : files) {
@@ -66,6 +67,11 @@ int check_command(const std::vector<std::string>& args) {
           case config::FileKind::run:
             std::cout << file << ": ok: run " << config::load_run_file(file, overrides).name << "\n";
             break;
+          case config::FileKind::technology: {
+            const hw::TechnologySpec technology = config::load_technology_file(file, overrides);
+            std::cout << file << ": ok: technology " << technology.name << ", " << technology.node_nm << " nm\n";
+            break;
+          }
         }
         return kExitOk;
       });

@@ -747,6 +747,17 @@ hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::st
   return load_accelerator({origin, text}, overrides);
 }
 
+hw::TechnologySpec load_technology_file(const std::string& path, const std::vector<std::string>& overrides) {
+  Diagnostics diagnostics;
+  const ConfigNode root = load_document({path, std::nullopt}, FileKind::technology, overrides, diagnostics);
+  const ConfigNode merged = resolve_preset(root, "", directory_of(path), technology_family(), diagnostics, 0);
+  diagnostics.throw_if_any();
+  MapReader reader(merged, "", diagnostics);
+  const hw::TechnologySpec technology = read_technology(reader);
+  diagnostics.throw_if_any();
+  return technology;
+}
+
 hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides) {
   Diagnostics diagnostics;
   // A bare preset name behaves like a file that says `preset: <name>`.

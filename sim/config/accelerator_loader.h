@@ -21,6 +21,8 @@ std::string technology_preset_directory();
 hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides = {});
 hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
                                           const std::vector<std::string>& overrides = {});
+// A technology table (configs/energy/ format), perhaps on top of a preset; throws InputError.
+hw::TechnologySpec load_technology_file(const std::string& path, const std::vector<std::string>& overrides = {});
 // A preset name (ddr4-2400) or a DRAM file.
 hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides = {});
 // A DRAM file's text that stands for the file `origin` (tests, fuzzing); a relative preset path

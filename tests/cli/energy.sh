@@ -46,6 +46,14 @@ awk -v a="$seq_per_bit" -v b="$(col dram_pj_per_bit)" 'BEGIN { exit !(a < b) }' 
 expect 0 "hbm2 energy" -- "$REUSESIM" memtest --dram hbm2 --pattern seq_read --requests 64 --format csv
 same "hbm2 no energy" "$(col dram_energy_uj)|$(col dram_pj_per_bit)" "|"
 
+# --- check reads technology tables, told by their keys or with --kind. ---
+expect 0 "check technologies" -- "$REUSESIM" check "$SRC/configs/energy/45nm.yaml" "$SRC/configs/energy/7nm.yaml"
+same "check technologies output" "$out" "$SRC/configs/energy/45nm.yaml: ok: technology 45nm, 45 nm
+$SRC/configs/energy/7nm.yaml: ok: technology 7nm, 7 nm"
+printf 'name: mine\npreset: 45nm\nadd_pj: {int8: 0}\n' >"$work/mine.yaml"
+expect 2 "check a bad technology" -- "$REUSESIM" check --kind technology "$work/mine.yaml"
+same "bad technology message" "$err" "$work/mine.yaml:3:16: error: add_pj.int8: expected a number from 1e-09 to 1e+09, got 0"
+
 # --- run: energy only with a technology. ---
 expect 0 "run without technology" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --format csv
 same "no technology, no energy" "$(col energy_total_uj)|$(col tops_per_w)" "|"
