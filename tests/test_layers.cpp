@@ -256,3 +256,77 @@ TEST_CASE("counts that overflow 64 bits are refused, not wrapped", "[layers]") {
   CHECK_THROWS_AS(count_layer(fc, {Shape::vector(std::int64_t{1} << 40)}, Shape::vector(std::int64_t{1} << 40)),
                   CountOverflow);
 }
+
+TEST_CASE("matmul Q x K^T and A x V: shapes per head and MACs", "[layers][transformer]") {
+  // 4 heads of 64 over S = 10 queries and T = 12 keys.
+  LayerSpec scores = of_type(LayerType::matmul);
+  scores.matmul.heads = 4;
+  scores.matmul.transpose_b = true;
+  const Evaluated qk = evaluate(scores, {Shape::sequence(10, 256), Shape::sequence(12, 256)});
+  CHECK(qk.output == Shape::sequence(10, 4 * 12));  // a row of 12 scores per head
+  CHECK(qk.counts.macs == 10 * 12 * 64 * 4);         // each score a dot product over 64
+  CHECK(qk.counts.params == 0);                     // neither operand is a weight
+  LayerSpec context = of_type(LayerType::matmul);
+  context.matmul.heads = 4;
+  const Evaluated av = evaluate(context, {Shape::sequence(10, 48), Shape::sequence(12, 256)});
+  CHECK(av.output == Shape::sequence(10, 256));
+  CHECK(av.counts.macs == 10 * 256 * 12);  // each output a sum over the 12 positions
+}
+
+TEST_CASE("matmul with grouped-query heads: 8 query heads share 2 key/value heads", "[layers][transformer]") {
+  LayerSpec scores = of_type(LayerType::matmul);
+  scores.matmul.heads = 8;
+  scores.matmul.kv_heads = 2;
+  scores.matmul.transpose_b = true;
+  // Q: 8 heads x 32 = 256 features; K: 2 heads x 32 = 64.
+  const Evaluated qk = evaluate(scores, {Shape::sequence(5, 256), Shape::sequence(7, 64)});
+  CHECK(qk.output == Shape::sequence(5, 8 * 7));
+  CHECK(qk.counts.macs == 5 * 7 * 32 * 8);
+}
+
+TEST_CASE("matmul refuses heads that do not divide, and mismatched operands", "[layers][transformer]") {
+  LayerSpec scores = of_type(LayerType::matmul);
+  scores.matmul.heads = 6;
+  scores.matmul.kv_heads = 4;
+  scores.matmul.transpose_b = true;
+  ShapeResult result = infer_output_shape(scores, {Shape::sequence(5, 240), Shape::sequence(7, 160)});
+  CHECK(result.error.field == "kv_heads");
+  CHECK(result.error.message == "kv_heads 4 does not divide heads 6");
+  scores.matmul.kv_heads = 0;
+  result = infer_output_shape(scores, {Shape::sequence(5, 250), Shape::sequence(7, 250)});
+  CHECK(result.error.field == "heads");
+  CHECK(result.error.message == "heads 6 does not divide the second input's 250 features");
+  scores.matmul.heads = 2;
+  result = infer_output_shape(scores, {Shape::sequence(5, 96), Shape::sequence(7, 64)});
+  CHECK(result.error.field == "heads");
+  CHECK(result.error.message == "the first input has 96 features, not heads 2 x 32 (the second input's head size)");
+  result = infer_output_shape(scores, {Shape::vector(64), Shape::sequence(7, 64)});
+  CHECK(result.error.message == "matmul multiplies two sequences, got vector 64 and sequence 7x64");
+  result = infer_output_shape(scores, {Shape::sequence(7, 64)});
+  CHECK(result.error.message == "matmul takes two inputs, got 1");
+}
+
+TEST_CASE("layernorm, rmsnorm, mul, silu and first_step: parameters and vector ops", "[layers][transformer]") {
+  const Shape tokens = Shape::sequence(10, 64);
+  // LayerNorm: gamma and beta per feature (2 x 64); 7 element ops each (mean; variance's subtract,
+  // multiply and add; the multiply by 1/std; scale; shift).
+  const Evaluated ln = evaluate(of_type(LayerType::layernorm), {tokens});
+  CHECK(ln.counts.params == 128);
+  CHECK(ln.counts.vector_ops == 7 * 640);
+  // RMSNorm: gamma only; 4 ops each (square, sum, multiply by 1/rms, scale).
+  const Evaluated rms = evaluate(of_type(LayerType::rmsnorm), {tokens});
+  CHECK(rms.counts.params == 64);
+  CHECK(rms.counts.vector_ops == 4 * 640);
+  // SwiGLU's product of two projections: one multiply per element.
+  const Evaluated mul = evaluate(of_type(LayerType::mul), {tokens, tokens});
+  CHECK(mul.output == tokens);
+  CHECK(mul.counts.vector_ops == 640);
+  CHECK(evaluate(of_type(LayerType::silu), {tokens}).counts.vector_ops == 640);
+  const Evaluated cls = evaluate(of_type(LayerType::first_step), {tokens});
+  CHECK(cls.output == Shape::vector(64));
+  CHECK(cls.counts.vector_ops == 0);
+  CHECK(infer_output_shape(of_type(LayerType::layernorm), {Shape::image(3, 4, 4)}).error.message ==
+        "layernorm normalizes features: it needs a vector or sequence input, got image 3x4x4");
+  CHECK(infer_output_shape(of_type(LayerType::mul), {tokens, Shape::sequence(9, 64)}).error.message ==
+        "cannot mul sequence 10x64 and sequence 9x64 (element-wise mul needs equal shapes)");
+}

@@ -462,3 +462,27 @@ TEST_CASE("replay: a layer's energy is its action counts times the 45 nm table a
   CHECK(e.dram->precharged_standby_pj == Approx((rank_clocks - active) * 321.8712).epsilon(1e-9));
   CHECK(e.total_pj() == Approx(e.sram_pj + e.array_pj + e.dma_pj + e.static_pj + e.dram->total_pj()).epsilon(1e-12));
 }
+
+TEST_CASE("replay: a matmul of two activations loads both as inputs, one GEMM per sample and head", "[replay]") {
+  // Q x K^T of 2 heads of 16 over 32 tokens, batch 2: 4 GEMMs of 32 x 32 x 16 (groups = batch x
+  // heads), 2 x 2 x 32 x 32 x 16 = 65,536 MACs. Neither operand is a weight: the program loads
+  // Q and K (2 x 32 x 32 int8 bytes each, 2,048 B apiece) as inputs and no weights.
+  const char* const model = R"(
+name: attention_scores
+precision: int8
+input: {sequence: 32}
+layers:
+  - {name: tok, type: embedding, num_embeddings: 64, embedding_dim: 32}
+  - {name: scores, type: matmul, heads: 2, transpose_b: true, inputs: [tok, tok]}
+)";
+  const Replayed replayed = replay("small", kWideDram, model, {2});
+  const hw::LayerResult& scores = replayed.results.back();
+  CHECK(scores.macs == 65'536);
+  CHECK(scores.dram_read_weight_bytes == 0);
+  CHECK(scores.dram_read_input_bytes == 2 * 2048);
+  CHECK(scores.dram_write_output_bytes == 2 * 32 * 64);  // 2 samples x 32 rows x 2 heads x 32 scores
+  const mapping::LayerProgram& program = replayed.programs.back();
+  for (const mapping::Step& step : program.steps) {
+    if (step.kind == mapping::StepKind::load) CHECK(step.tensor == mapping::TensorRole::inputs);
+  }
+}

@@ -124,3 +124,37 @@ TEST_CASE("every model in models/ loads, and its footprint peak never exceeds it
   }
   CHECK(models >= 13);  // the 13 files in models/
 }
+
+TEST_CASE("transformer zoo: parameter counts of the reference implementations", "[zoo][transformer]") {
+  // GPT-2 small (GPT2Model): wte 50,257 x 768 = 38,597,376; wpe 1,024 x 768 = 786,432; per layer
+  // 2 LayerNorms 2 x 1,536, q/k/v/proj 4 x (768 x 768 + 768) = 2,362,368, fc 768 x 3,072 + 3,072 =
+  // 2,362,368, proj 3,072 x 768 + 768 = 2,360,064: 7,087,872 x 12 = 85,054,464; ln_f 1,536.
+  CHECK(zoo("gpt2").network.total_params() == 38'597'376 + 786'432 + 12 * 7'087'872 + 1'536);
+  CHECK(zoo("gpt2").network.total_params() == 124'439'808);
+  // BERT-base with its pooler: embeddings 30,522 x 768 + 512 x 768 + 2 x 768 + 1,536 = 23,837,184;
+  // 12 layers of 7,087,872 (the same parts as GPT-2's, post-norm); pooler 768 x 768 + 768.
+  CHECK(zoo("bert_base").network.total_params() == 23'837'184 + 12 * 7'087'872 + 590'592);
+  CHECK(zoo("bert_base").network.total_params() == 109'482'240);
+  // Llama-2-7B: embed 32,000 x 4,096 = 131,072,000; per layer 4 x 4,096^2 = 67,108,864 (attention)
+  // + 3 x 4,096 x 11,008 = 135,266,304 (SwiGLU MLP) + 2 x 4,096 (RMSNorms) = 202,383,360, x 32;
+  // final norm 4,096; lm_head 131,072,000 (untied).
+  CHECK(zoo("llama2_7b").network.total_params() == 131'072'000 + 32 * 202'383'360LL + 4'096 + 131'072'000);
+  CHECK(zoo("llama2_7b").network.total_params() == 6'738'415'616);
+}
+
+TEST_CASE("transformer zoo: MACs per token, attention growing with the sequence", "[zoo][transformer]") {
+  // One Llama-2-7B layer at S = 128 tokens: per token q, k, v, o 4 x 4,096 x 4,096 = 67,108,864 and
+  // gate, up, down 3 x 4,096 x 11,008 = 135,266,304; attention Q K^T and A V 2 x S x 4,096 =
+  // 1,048,576 (32 heads x 128 positions x 128 per head, twice): 203,423,744 per token.
+  const config::LoadedModel llama = zoo("llama2_7b");
+  std::int64_t layer_macs = 0;
+  for (const auto& layer : llama.network.layers) {
+    if (layer.spec.name.rfind("layers_1/", 0) == 0) layer_macs += layer.counts.macs;
+  }
+  CHECK(layer_macs == 128LL * (67'108'864 + 135'266'304 + 2 * 128 * 4'096));
+  const auto& scores = layer_named(llama.network, "layers_1/scores");
+  CHECK(scores.output_shape == workload::Shape::sequence(128, 32 * 128));  // per head, a row of 128 scores
+  CHECK(scores.counts.macs == 128 * 128 * 128 * 32);
+  // GPT-2 at S = 128: per token 12 x (4 x 589,824 + 2 x 2,359,296 + 2 x 128 x 768) = 87,293,952.
+  CHECK(zoo("gpt2").network.total_macs() == 128LL * 87'293'952);
+}

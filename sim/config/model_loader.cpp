@@ -386,8 +386,13 @@ class ModelReader {
         layer.embedding.num_embeddings = reader.required_integer("num_embeddings", kSize, &scope).value_or(1);
         layer.embedding.embedding_dim = reader.required_integer("embedding_dim", kSize, &scope).value_or(1);
         break;
+      case LayerType::matmul:
+        layer.matmul.heads = reader.integer_or("heads", 1, kSize, &scope);
+        layer.matmul.kv_heads = reader.integer_or("kv_heads", 0, kSize, &scope);
+        layer.matmul.transpose_b = reader.boolean_or("transpose_b", false);
+        break;
       default:
-        break;  // activations, batchnorm, add, concat, flatten, to_sequence, softmax: no fields
+        break;  // activations, norms, add, mul, concat, flatten, to_sequence, first_step, softmax: no fields
     }
   }
 

@@ -228,7 +228,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
           const std::int64_t input_sweep = sweep.total;
           for (bool n_outer : {true, false}) {
             if (pinned && n_outer != pinned->n_outer) continue;
-            const std::int64_t weights = n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
+            const std::int64_t weights = p.b_on_chip ? 0 : n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
             const std::int64_t inputs = p.inputs_on_chip ? 0 : !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
             const std::int64_t bytes = weights + inputs + (p.output_on_chip ? 0 : output_bytes);
             const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
@@ -315,10 +315,11 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
         for (std::int64_t k0 = 0; k0 < p.k; k0 += t.tk) {
           const std::int64_t tk = std::min(t.tk, p.k - k0);
           const bool reuse_outer = tiles_k == 1 && inner > 0;
-          const auto load_weights = [&] {
+          const auto load_weights = [&]() -> std::int32_t {
+            if (p.b_on_chip) return -1;
             const std::uint64_t offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k0) * p.e);
             const std::int64_t rows = k0 + tk == p.k ? tk + p.bias : tk;
-            return builder.load(TensorRole::weights, p.weights + offset, tg * rows * tn * p.e, deps({weight_slots.claim()}));
+            return builder.load(p.b_role, p.weights + offset, tg * rows * tn * p.e, deps({weight_slots.claim()}));
           };
           const auto load_inputs = [&]() -> std::int32_t {
             if (p.inputs_on_chip) return -1;
@@ -370,7 +371,10 @@ std::string describe(const GemmProblem& p, const GemmTiling& t) {
   if (t.tg > 1) text += "g" + std::to_string(t.tg) + " ";
   text += "m" + std::to_string(t.tm) + " n" + std::to_string(t.tn) + " k" + std::to_string(t.tk) + ", order " +
           (t.n_outer ? "n-m" : "m-n");
-  if (ceil_div(p.k, t.tk) == 1) text += t.n_outer ? ", weights stay for all m" : ", inputs stay for all n";
+  if (ceil_div(p.k, t.tk) == 1) {
+    const char* stationary = p.b_role == TensorRole::weights ? ", weights stay for all m" : ", the second operand stays for all m";
+    text += t.n_outer ? stationary : ", inputs stay for all n";
+  }
   return text;
 }
 
@@ -438,6 +442,43 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
   ProgramBuilder builder(program, context.burst_bytes);
   emit_gemm(builder, p, tiling);
   program.mapping = describe(p, tiling) + (layer.spec.tiling ? " (pinned)" : "");
+  program.estimated_cycles = tiling.cycles;
+}
+
+void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                const DramLayout& layout, LayerProgram& program) {
+  const workload::MatmulParams& mm = layer.spec.matmul;
+  const workload::Shape& a = layer.input_shapes[0];
+  const workload::Shape& b = layer.input_shapes[1];
+  const std::int64_t kv_heads = mm.kv_heads_or_heads();
+  const std::int64_t head_size = b.features / kv_heads;
+  const LayerPlan& plan = context.plan;
+  GemmProblem p;
+  p.e = context.e;
+  p.groups = checked_mul(batch, kv_heads);
+  p.m = checked_mul(a.steps, mm.heads / kv_heads);
+  p.k = mm.transpose_b ? head_size : b.steps;
+  p.n = mm.transpose_b ? b.steps : head_size;
+  p.weights = layout.inputs[1];
+  p.inputs = layout.inputs[0];
+  p.output = layout.output;
+  p.b_role = TensorRole::inputs;
+  p.inputs_on_chip = plan.input_on_chip(0);
+  p.b_on_chip = plan.input_on_chip(1);
+  p.output_on_chip = plan.output_on_chip;
+  const std::int64_t e = p.e;
+  p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
+  p.output_vector_ops = checked_mul(plan.absorbed_vector_ops, batch);
+  p.written_bytes = checked_product({plan.written_elements(layer), batch, e});
+  // Both operands are activations in the input buffer: each gets half of its room.
+  Capacity capacity = context.capacity;
+  capacity.weights = capacity.inputs / 2;
+  capacity.inputs -= capacity.weights;
+  const GemmTiling tiling =
+      choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer.spec.name, std::nullopt);
+  ProgramBuilder builder(program, context.burst_bytes);
+  emit_gemm(builder, p, tiling);
+  program.mapping = describe(p, tiling);
   program.estimated_cycles = tiling.cycles;
 }
 

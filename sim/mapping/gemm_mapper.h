@@ -28,6 +28,10 @@ struct GemmProblem {
   std::int64_t output_vector_ops = 0;
   std::int64_t written_bytes = 0;
   bool inputs_on_chip = false, output_on_chip = false;  // residency: no loads, no stores
+  // The N x K operand ("weights" in the tiling's terms): a layer's weights, or a matmul's second
+  // activation, which travels as an input and may be kept on chip.
+  TensorRole b_role = TensorRole::weights;
+  bool b_on_chip = false;
   std::vector<Addend> addends;                           // fused adds' other operands
   std::uint64_t weights = 0, inputs = 0, output = 0;
 };
@@ -50,5 +54,10 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
 // Maps a conv2d or linear layer (see mapper.h for the GEMM view and the tiling search).
 void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                         const DramLayout& layout, LayerProgram& program);
+// Maps a matmul of two activations: per sample and key/value head one GEMM, side by side as
+// groups (neither operand is shared across the batch); the query heads that share a key/value head
+// are more rows of its GEMM. Both operands come in as inputs and share the input buffer.
+void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                const DramLayout& layout, LayerProgram& program);
 
 }  // namespace reusesim::mapping

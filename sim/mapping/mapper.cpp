@@ -135,6 +135,7 @@ LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, 
     case LayerType::rnn:
     case LayerType::gru:
     case LayerType::lstm: map_recurrent(layer, batch, context, layout, program); break;
+    case LayerType::matmul: map_matmul(layer, batch, context, layout, program); break;
     default: map_vector(layer, batch, context, layout, program); break;
   }
   count_on_chip(layer, batch, context.e, plan, program);

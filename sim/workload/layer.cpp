@@ -8,19 +8,22 @@ namespace reusesim::workload {
 
 namespace {
 
-constexpr std::array<std::pair<LayerType, const char*>, 19> kLayerTypeNames{{
+constexpr std::array<std::pair<LayerType, const char*>, 25> kLayerTypeNames{{
     {LayerType::conv2d, "conv2d"},       {LayerType::linear, "linear"},     {LayerType::rnn, "rnn"},
     {LayerType::gru, "gru"},             {LayerType::lstm, "lstm"},         {LayerType::maxpool, "maxpool"},
     {LayerType::avgpool, "avgpool"},     {LayerType::relu, "relu"},         {LayerType::relu6, "relu6"},
     {LayerType::sigmoid, "sigmoid"},     {LayerType::tanh, "tanh"},         {LayerType::gelu, "gelu"},
-    {LayerType::batchnorm, "batchnorm"}, {LayerType::add, "add"},           {LayerType::concat, "concat"},
-    {LayerType::flatten, "flatten"},     {LayerType::to_sequence, "to_sequence"},
-    {LayerType::softmax, "softmax"},     {LayerType::embedding, "embedding"},
+    {LayerType::silu, "silu"},           {LayerType::batchnorm, "batchnorm"}, {LayerType::layernorm, "layernorm"},
+    {LayerType::rmsnorm, "rmsnorm"},     {LayerType::add, "add"},           {LayerType::mul, "mul"},
+    {LayerType::concat, "concat"},       {LayerType::flatten, "flatten"},   {LayerType::to_sequence, "to_sequence"},
+    {LayerType::first_step, "first_step"},
+    {LayerType::softmax, "softmax"},     {LayerType::embedding, "embedding"}, {LayerType::matmul, "matmul"},
 }};
 
-constexpr std::array<std::pair<Activation, const char*>, 6> kActivationNames{{
+constexpr std::array<std::pair<Activation, const char*>, 7> kActivationNames{{
     {Activation::none, "none"}, {Activation::relu, "relu"}, {Activation::relu6, "relu6"},
     {Activation::sigmoid, "sigmoid"}, {Activation::tanh, "tanh"}, {Activation::gelu, "gelu"},
+    {Activation::silu, "silu"},
 }};
 
 // Lookups in the (value, name) tables above.
@@ -183,15 +186,49 @@ ShapeResult infer_concat(const std::vector<Shape>& inputs) {
   return ok(out);
 }
 
-ShapeResult infer_add(const std::vector<Shape>& inputs) {
-  if (inputs.size() < 2) return fail("inputs", "add takes two or more inputs, got " + std::to_string(inputs.size()));
+// add and mul: element-wise over two or more inputs of one shape.
+ShapeResult infer_elementwise(const LayerSpec& layer, const std::vector<Shape>& inputs) {
+  const std::string type = layer_type_name(layer.type);
+  if (inputs.size() < 2) return fail("inputs", type + " takes two or more inputs, got " + std::to_string(inputs.size()));
   for (const Shape& in : inputs) {
     if (in != inputs.front()) {
-      return fail("inputs", "cannot add " + inputs.front().describe() + " and " + in.describe() +
-                                " (element-wise add needs equal shapes)");
+      return fail("inputs", "cannot " + type + " " + inputs.front().describe() + " and " + in.describe() +
+                                " (element-wise " + type + " needs equal shapes)");
     }
   }
   return ok(inputs.front());
+}
+
+ShapeResult infer_matmul(const LayerSpec& layer, const std::vector<Shape>& inputs) {
+  if (inputs.size() != 2) return fail("inputs", "matmul takes two inputs, got " + std::to_string(inputs.size()));
+  const Shape& a = inputs[0];
+  const Shape& b = inputs[1];
+  if (a.kind != ShapeKind::sequence || b.kind != ShapeKind::sequence) {
+    return fail("inputs", "matmul multiplies two sequences, got " + a.describe() + " and " + b.describe());
+  }
+  const MatmulParams& mm = layer.matmul;
+  const std::int64_t heads = mm.heads, kv_heads = mm.kv_heads_or_heads();
+  if (heads % kv_heads != 0) {
+    return fail("kv_heads", "kv_heads " + std::to_string(kv_heads) + " does not divide heads " + std::to_string(heads));
+  }
+  if (b.features % kv_heads != 0) {
+    const std::string field = mm.kv_heads > 0 ? "kv_heads" : "heads";
+    return fail(field, field + " " + std::to_string(kv_heads) + " does not divide the second input's " +
+                           std::to_string(b.features) + " features");
+  }
+  const std::int64_t head_size = b.features / kv_heads;
+  if (mm.transpose_b) {
+    if (a.features != checked_mul(heads, head_size)) {
+      return fail("heads", "the first input has " + std::to_string(a.features) + " features, not heads " +
+                               std::to_string(heads) + " x " + std::to_string(head_size) + " (the second input's head size)");
+    }
+    return ok(Shape::sequence(a.steps, checked_mul(heads, b.steps)));
+  }
+  if (a.features != checked_mul(heads, b.steps)) {
+    return fail("heads", "the first input has " + std::to_string(a.features) + " features, not heads " +
+                             std::to_string(heads) + " x " + std::to_string(b.steps) + " (the second input's rows)");
+  }
+  return ok(Shape::sequence(a.steps, checked_mul(heads, head_size)));
 }
 
 }  // namespace
@@ -202,7 +239,7 @@ std::vector<std::string> layer_type_names() { return names_of(kLayerTypeNames); 
 
 bool is_activation(LayerType type) {
   return type == LayerType::relu || type == LayerType::relu6 || type == LayerType::sigmoid ||
-         type == LayerType::tanh || type == LayerType::gelu;
+         type == LayerType::tanh || type == LayerType::gelu || type == LayerType::silu;
 }
 
 bool is_recurrent(LayerType type) { return type == LayerType::rnn || type == LayerType::gru || type == LayerType::lstm; }
@@ -213,7 +250,8 @@ std::vector<std::string> activation_names() { return names_of(kActivationNames);
 
 ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>& inputs) {
   if (layer.type == LayerType::concat) return infer_concat(inputs);
-  if (layer.type == LayerType::add) return infer_add(inputs);
+  if (layer.type == LayerType::add || layer.type == LayerType::mul) return infer_elementwise(layer, inputs);
+  if (layer.type == LayerType::matmul) return infer_matmul(layer, inputs);
   const ShapeResult single = expect_single_input(layer, inputs);
   if (!single.shape) return single;
   const Shape& in = *single.shape;
@@ -228,12 +266,22 @@ ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>&
     case LayerType::batchnorm:
       if (in.kind != ShapeKind::image) return fail("", "batchnorm needs an image input, got " + in.describe());
       return ok(in);
+    case LayerType::layernorm:
+    case LayerType::rmsnorm:
+      if (in.kind == ShapeKind::image) {
+        return fail("", layer_type_name(layer.type) + " normalizes features: it needs a vector or sequence input, got " +
+                            in.describe());
+      }
+      return ok(in);
     case LayerType::flatten:
       if (in.kind != ShapeKind::image) return fail("", "flatten needs an image input, got " + in.describe());
       return ok(Shape::vector(in.elements()));
     case LayerType::to_sequence:
       if (in.kind != ShapeKind::image) return fail("", "to_sequence needs an image input, got " + in.describe());
       return ok(Shape::sequence(in.width, checked_mul(in.channels, in.height)));
+    case LayerType::first_step:
+      if (in.kind != ShapeKind::sequence) return fail("", "first_step needs a sequence input, got " + in.describe());
+      return ok(Shape::vector(in.features));
     case LayerType::embedding:
       if (in.kind != ShapeKind::sequence || in.features != 1) {
         return fail("", "embedding needs a token sequence (sequence of 1 feature), got " + in.describe());
@@ -308,14 +356,34 @@ LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs
       counts.params = checked_mul(2, in.channels);
       counts.vector_ops = checked_mul(2, counts.output_elems);
       break;
-    case LayerType::add: counts.vector_ops = checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
+    case LayerType::add:
+    case LayerType::mul: counts.vector_ops = checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
+    case LayerType::layernorm:
+      // gamma and beta per feature. Per element: an add for the mean; a subtract, a multiply and an
+      // add for the variance; the multiply by 1/std; the scale and the shift (7).
+      counts.params = checked_mul(2, in.features);
+      counts.vector_ops = checked_mul(7, counts.output_elems);
+      break;
+    case LayerType::rmsnorm:
+      // gamma per feature. Per element: a multiply and an add for the mean square; the multiply by
+      // 1/rms; the scale (4).
+      counts.params = in.features;
+      counts.vector_ops = checked_mul(4, counts.output_elems);
+      break;
+    case LayerType::matmul: {
+      // Per output element, a dot product over the head size (transpose_b) or the T rows.
+      const Shape& b = inputs[1];
+      const std::int64_t reduced = layer.matmul.transpose_b ? b.features / layer.matmul.kv_heads_or_heads() : b.steps;
+      counts.macs = checked_mul(counts.output_elems, reduced);
+      break;
+    }
     case LayerType::softmax: counts.vector_ops = checked_mul(3, counts.output_elems); break;  // exp, sum, divide
     case LayerType::embedding:
       counts.params = checked_mul(layer.embedding.num_embeddings, layer.embedding.embedding_dim);
       break;
     default:
       if (is_activation(layer.type)) counts.vector_ops = counts.output_elems;
-      break;  // flatten, to_sequence, concat only move data
+      break;  // flatten, to_sequence, first_step, concat only move data
   }
   return counts;
 }

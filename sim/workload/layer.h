@@ -13,8 +13,8 @@ namespace reusesim::workload {
 
 enum class LayerType {
   conv2d, linear, rnn, gru, lstm, maxpool, avgpool,
-  relu, relu6, sigmoid, tanh, gelu,
-  batchnorm, add, concat, flatten, to_sequence, softmax, embedding
+  relu, relu6, sigmoid, tanh, gelu, silu,
+  batchnorm, layernorm, rmsnorm, add, mul, concat, flatten, to_sequence, first_step, softmax, embedding, matmul
 };
 
 std::string layer_type_name(LayerType type);
@@ -24,7 +24,7 @@ bool is_activation(LayerType type);
 bool is_recurrent(LayerType type);
 
 // Activation fused into a conv2d or linear layer: vector work, no extra tensor.
-enum class Activation { none, relu, relu6, sigmoid, tanh, gelu };
+enum class Activation { none, relu, relu6, sigmoid, tanh, gelu, silu };
 std::string activation_name(Activation activation);
 std::optional<Activation> activation_from_name(const std::string& name);
 std::vector<std::string> activation_names();
@@ -69,6 +69,18 @@ struct PoolParams {
   bool global = false;
 };
 
+// A product of two activations per head (attention's Q x K^T and A x V). The first input is
+// a sequence of S rows of heads x d features, the second of T rows of kv_heads x d (query heads
+// share a key/value head in groups of heads / kv_heads). transpose_b: out[s, h, t] = sum_d
+// a[s, h, d] b[t, g(h), d] (S x heads*T); otherwise the first input holds heads x T weights per row and
+// out[s, h, d] = sum_t a[s, h, t] b[t, g(h), d] (S x heads*d).
+struct MatmulParams {
+  std::int64_t heads = 1;
+  std::int64_t kv_heads = 0;  // 0: as many as heads
+  bool transpose_b = false;
+  std::int64_t kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+};
+
 struct EmbeddingParams {
   std::int64_t num_embeddings = 0;
   std::int64_t embedding_dim = 0;
@@ -94,6 +106,7 @@ struct LayerSpec {
   RecurrentParams recurrent;
   PoolParams pool;
   EmbeddingParams embedding;
+  MatmulParams matmul;
   std::optional<PinnedTiling> tiling;
 };
 
