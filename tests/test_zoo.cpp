@@ -158,3 +158,27 @@ TEST_CASE("transformer zoo: MACs per token, attention growing with the sequence"
   // GPT-2 at S = 128: per token 12 x (4 x 589,824 + 2 x 2,359,296 + 2 x 128 x 768) = 87,293,952.
   CHECK(zoo("gpt2").network.total_macs() == 128LL * 87'293'952);
 }
+
+TEST_CASE("Llama-2-7B decode: one layer's MACs per token at context L, and the KV cache it reads", "[zoo][transformer]") {
+  // A decode step is one token: per layer q, k, v, o 4 x 4,096^2 = 67,108,864 and the SwiGLU MLP
+  // 3 x 4,096 x 11,008 = 135,266,304 MACs, plus attention over the L cached tokens and the new one:
+  // Q K^T and A V each (L + 1) x 4,096 (32 heads x 128).
+  for (const std::int64_t context : {512, 4095}) {
+    const config::LoadedModel llama = config::load_model_file(
+        std::string(REUSESIM_SOURCE_DIR) + "/models/llama2_7b.yaml", {"parameters.layers=1"}, context);
+    std::int64_t layer_macs = 0, cached_elements = 0;
+    for (const auto& layer : llama.network.layers) {
+      if (layer.spec.name.rfind("layers/", 0) == 0) layer_macs += layer.counts.macs;
+      if (layer.cached_steps > 0) {
+        CHECK(layer.cached_steps == context);
+        cached_elements += layer.input_shapes[1].elements();
+      }
+    }
+    INFO("context " << context);
+    CHECK(layer_macs == 67'108'864 + 135'266'304 + 2 * (context + 1) * 4'096);
+    // Keys and values of L + 1 tokens, 4,096 each: at fp16 2 x 4,096 x 2 B = 16 KiB per token and
+    // layer, 512 KiB per token over the 32 layers.
+    CHECK(cached_elements == 2 * (context + 1) * 4'096);
+    CHECK(llama.network.input == workload::Shape::sequence(1, 1));  // one new token
+  }
+}

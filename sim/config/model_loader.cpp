@@ -94,6 +94,7 @@ class ModelReader {
     }
     if (const ConfigNode* parameters = reader.optional("parameters")) read_parameters(*parameters);
     if (const ConfigNode* input = reader.required("input")) spec.input = read_input(*input).value_or(spec.input);
+    spec.max_sequence = reader.integer_or("max_sequence", 0, kSize, &model_parameters_);
     if (const ConfigNode* blocks = reader.optional("blocks")) read_blocks(*blocks);
     const ConfigNode* layers = reader.required("layers");
     reader.finish();
@@ -390,6 +391,7 @@ class ModelReader {
         layer.matmul.heads = reader.integer_or("heads", 1, kSize, &scope);
         layer.matmul.kv_heads = reader.integer_or("kv_heads", 0, kSize, &scope);
         layer.matmul.transpose_b = reader.boolean_or("transpose_b", false);
+        layer.matmul.kv_cache = reader.boolean_or("kv_cache", false);
         break;
       default:
         break;  // activations, norms, add, mul, concat, flatten, to_sequence, first_step, softmax: no fields
@@ -473,7 +475,39 @@ class ModelReader {
   std::vector<LayerOrigin> origins_;
 };
 
-LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides) {
+// What a phase needs of the model: a sequence within max_sequence and, to decode, attention with a
+// KV cache. Reported at the input, or at the --context that asks too much.
+void check_phase(const ConfigNode& root, const workload::ModelSpec& spec, std::int64_t decode_context,
+                 Diagnostics& diagnostics) {
+  const ConfigNode* input = root.find("input");
+  const SourceLocation at_input = input != nullptr ? input->location : root.location;
+  const std::string limit = " the model's max_sequence " + std::to_string(spec.max_sequence);
+  if (decode_context == 0) {
+    if (spec.max_sequence > 0 && spec.input.kind == workload::ShapeKind::sequence && spec.input.steps > spec.max_sequence) {
+      diagnostics.error(at_input, "input.sequence", std::to_string(spec.input.steps) + " tokens are more than" + limit);
+    }
+    return;
+  }
+  const SourceLocation at_context{"--context " + std::to_string(decode_context), 0, 0};
+  if (spec.input.kind != workload::ShapeKind::sequence) {
+    diagnostics.error(at_input, "input", "decode runs one token of a sequence; the input is " + spec.input.describe());
+  }
+  const bool attends = std::any_of(spec.layers.begin(), spec.layers.end(), [](const workload::LayerSpec& layer) {
+    return layer.type == workload::LayerType::matmul && layer.matmul.kv_cache;
+  });
+  if (!attends) {
+    diagnostics.error(at_context, "context",
+                      "decode needs attention with a KV cache: model " + spec.name +
+                          " has no matmul layer with kv_cache: true (decode is for transformers)");
+  }
+  if (spec.max_sequence > 0 && decode_context >= spec.max_sequence) {
+    diagnostics.error(at_context, "context",
+                      std::to_string(decode_context) + " cached tokens and the new one are more than" + limit);
+  }
+}
+
+LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides,
+                       std::int64_t decode_context) {
   Diagnostics diagnostics;
   const ConfigNode root = load_document(source, FileKind::model, overrides, diagnostics);
   ModelReader reader(diagnostics);
@@ -481,7 +515,9 @@ LoadedModel load_model(const DocumentSource& source, const std::vector<std::stri
   loaded.file = source.origin;
   loaded.spec = reader.read(root);
   diagnostics.throw_if_any();
-  workload::NetworkBuild build = workload::build_network(loaded.spec);
+  check_phase(root, loaded.spec, decode_context, diagnostics);
+  diagnostics.throw_if_any();
+  workload::NetworkBuild build = workload::build_network(loaded.spec, decode_context);
   for (const workload::NetworkError& error : build.errors) {
     const auto& layer_origin = reader.origins()[error.spec_index];
     const auto field = layer_origin.fields.find(error.field);
@@ -497,13 +533,14 @@ LoadedModel load_model(const DocumentSource& source, const std::vector<std::stri
 
 }  // namespace
 
-LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides) {
-  return load_model({path, std::nullopt}, overrides);
+LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides,
+                            std::int64_t decode_context) {
+  return load_model({path, std::nullopt}, overrides, decode_context);
 }
 
 LoadedModel load_model_text(const std::string& text, const std::string& origin,
-                            const std::vector<std::string>& overrides) {
-  return load_model({origin, text}, overrides);
+                            const std::vector<std::string>& overrides, std::int64_t decode_context) {
+  return load_model({origin, text}, overrides, decode_context);
 }
 
 }  // namespace reusesim::config

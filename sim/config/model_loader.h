@@ -16,11 +16,13 @@ struct LoadedModel {
   workload::Network network;
 };
 
-// Loads, applies `--set` overrides, validates and builds the network. Throws InputError with
-// every problem found (file:line:col: error: key.path: message, one per line).
-LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides = {});
+// Loads, applies `--set` overrides, validates and builds the network: the prefill (the whole input
+// sequence), or with decode_context > 0 one decode step after that many tokens (build_network).
+// Throws InputError with every problem found (file:line:col: error: key.path: message, one per line).
+LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides = {},
+                            std::int64_t decode_context = 0);
 // The same from text that stands for the file `origin` (tests, fuzzing).
 LoadedModel load_model_text(const std::string& text, const std::string& origin,
-                            const std::vector<std::string>& overrides = {});
+                            const std::vector<std::string>& overrides = {}, std::int64_t decode_context = 0);
 
 }  // namespace reusesim::config

@@ -393,7 +393,9 @@ void Accelerator::drive() {
     result.dram_read_weight_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::weights)];
     result.dram_read_input_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::inputs)] +
                                    read_bytes_by_role_[static_cast<int>(mapping::TensorRole::state)];
+    result.dram_read_kv_cache_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::kv_cache)];
     result.dram_read_bytes = result.dram_read_weight_bytes + result.dram_read_input_bytes +
+                             result.dram_read_kv_cache_bytes +
                              read_bytes_by_role_[static_cast<int>(mapping::TensorRole::outputs)];
     result.dram_write_bytes = write_bytes_;
     result.dram_write_output_bytes = write_bytes_;

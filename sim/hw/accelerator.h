@@ -52,6 +52,7 @@ struct LayerResult {
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
   std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0, dram_write_output_bytes = 0;
+  std::int64_t dram_read_kv_cache_bytes = 0;  // a decode step's attention reading the earlier tokens' keys and values
   // The layer's own DRAM traffic, whenever it moved (its weights prefetched during the layer before
   // included), burst-widened as the channels see it: the program's bytes.
   std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
@@ -158,7 +159,7 @@ class Accelerator : public sc_core::sc_module {
   std::int64_t remaining_ = 0;
   sc_core::sc_time compute_busy_;
   sc_core::sc_time stall_by_cause_[kStallCauses];
-  std::int64_t read_bytes_by_role_[4] = {0, 0, 0, 0};
+  std::int64_t read_bytes_by_role_[5] = {0, 0, 0, 0, 0};
   std::int64_t write_bytes_ = 0;
   // Weight prefetch: the next layer's program (none at a batch's end), the room for it, and per
   // step of it 0 (not prefetched), 1 (in flight) or 2 (done at prefetch_done_at_); the generation

@@ -459,12 +459,15 @@ void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const C
   p.m = checked_mul(a.steps, mm.heads / kv_heads);
   p.k = mm.transpose_b ? head_size : b.steps;
   p.n = mm.transpose_b ? b.steps : head_size;
-  p.weights = layout.inputs[1];
+  // In a decode step the second operand is the KV cache: the tokens before this one and the new
+  // token's keys or values, read from the cache in DRAM.
+  const bool cached = layer.cached_steps > 0;
+  p.weights = cached ? layout.kv_cache : layout.inputs[1];
   p.inputs = layout.inputs[0];
   p.output = layout.output;
-  p.b_role = TensorRole::inputs;
+  p.b_role = cached ? TensorRole::kv_cache : TensorRole::inputs;
   p.inputs_on_chip = plan.input_on_chip(0);
-  p.b_on_chip = plan.input_on_chip(1);
+  p.b_on_chip = plan.input_on_chip(1);  // never for the cache (residency.h)
   p.output_on_chip = plan.output_on_chip;
   const std::int64_t e = p.e;
   p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };

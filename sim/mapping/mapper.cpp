@@ -14,6 +14,7 @@ namespace reusesim::mapping {
 namespace {
 
 using workload::checked_mul;
+using workload::checked_product;
 using workload::LayerType;
 
 // What the program reads from and keeps in on-chip data (each tensor once).
@@ -44,6 +45,7 @@ std::string role_name(TensorRole role) {
     case TensorRole::weights: return "weights";
     case TensorRole::inputs: return "inputs";
     case TensorRole::outputs: return "outputs";
+    case TensorRole::kv_cache: return "kv_cache";
     default: return "state";
   }
 }
@@ -85,6 +87,10 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
     layout.output = next;
     next += align(static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
     if (workload::is_recurrent(layer.spec.type)) next += recurrent_scratch_bytes(layer, batch, element_bytes);
+    if (layer.cached_steps > 0) {
+      layout.kv_cache = next;
+      next += align(static_cast<std::uint64_t>(checked_product({layer.input_shapes[1].elements(), batch, element_bytes})));
+    }
   }
   return layouts;
 }

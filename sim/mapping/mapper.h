@@ -41,6 +41,9 @@ struct DramLayout {
   std::uint64_t weights = 0;
   std::vector<std::uint64_t> inputs;  // one per input
   std::uint64_t output = 0;
+  // A decode step's kv_cache matmul: the cached keys or values with the new token's after them,
+  // per sample, where its second operand is read from.
+  std::uint64_t kv_cache = 0;
 };
 
 // How a layer runs inside the network (residency.h, fusion.h); LayerPlan{} is a layer run on its own,

@@ -12,7 +12,8 @@
 
 namespace reusesim::mapping {
 
-enum class TensorRole { weights, inputs, outputs, state };
+// kv_cache: the keys and values a decode step's attention reads for the tokens before it.
+enum class TensorRole { weights, inputs, outputs, state, kv_cache };
 std::string role_name(TensorRole role);
 
 enum class StepKind { load, store, compute, vector };

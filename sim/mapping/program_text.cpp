@@ -568,13 +568,14 @@ class Reader {
           const std::vector<std::pair<std::string, TensorRole>> roles{{"weights", TensorRole::weights},
                                                                       {"inputs", TensorRole::inputs},
                                                                       {"outputs", TensorRole::outputs},
-                                                                      {"state", TensorRole::state}};
+                                                                      {"state", TensorRole::state},
+                                                                      {"kv_cache", TensorRole::kv_cache}};
           const auto role = std::find_if(roles.begin(), roles.end(), [&](const auto& r) { return r.first == tensor->text; });
           if (directive == Directive::store && tensor->text != "outputs") {
             error(line, tensor->column, "a store writes outputs, got \"" + tensor->text + "\"");
           } else if (role == roles.end()) {
             error(line, tensor->column,
-                  "unknown tensor \"" + tensor->text + "\" (expected weights, inputs, outputs or state)");
+                  "unknown tensor \"" + tensor->text + "\" (expected weights, inputs, outputs, state or kv_cache)");
           } else {
             step.tensor = role->second;
           }

@@ -43,16 +43,18 @@ ResidencyPlan plan_residency(const workload::Network& network, const FusionPlan&
   for (std::size_t j = 0; j < count; ++j) {
     const workload::NetworkLayer& layer = network.layers[j];
     if (is_view(layer.spec.type)) continue;
-    for (int input : layer.input_ids) {
+    for (std::size_t i = 0; i < layer.input_ids.size(); ++i) {
       std::vector<int> found;
       bool through_concat = false;
-      sources(network, fusion, input, found, through_concat);
+      sources(network, fusion, layer.input_ids[i], found, through_concat);
+      // A decode step's new keys and values go to the KV cache in DRAM, where attention reads them.
+      const bool to_cache = i == 1 && layer.cached_steps > 0;
       for (int source : found) {
         if (source < 0 || static_cast<std::size_t>(source) == fusion.head[j]) continue;  // model input; own chain
         const auto producer = static_cast<std::size_t>(source);
         consumed[producer] = true;
         last_use[producer] = std::max(last_use[producer], fusion.head[j]);
-        if (through_concat) keepable[producer] = false;
+        if (through_concat || to_cache) keepable[producer] = false;
       }
       reads[j].push_back(std::move(found));
     }

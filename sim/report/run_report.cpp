@@ -38,6 +38,7 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   total.vector_ops += layer.vector_ops;
   total.dram_read_weight_bytes += layer.dram_read_weight_bytes;
   total.dram_read_input_bytes += layer.dram_read_input_bytes;
+  total.dram_read_kv_cache_bytes += layer.dram_read_kv_cache_bytes;
   total.dram_write_output_bytes += layer.dram_write_output_bytes;
   total.prefetched_weight_bytes += layer.prefetched_weight_bytes;
   total.onchip_read_input_bytes += layer.onchip_read_input_bytes;
@@ -100,6 +101,7 @@ std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spe
           r.mapping};
   for (Cell& cell : dram_cells(kDramStats, r.dram, spec)) row.push_back(std::move(cell));
   for (Cell& cell : layer_energy_cells(spec, r)) row.push_back(std::move(cell));
+  row.emplace_back(r.dram_read_kv_cache_bytes);
   return row;
 }
 
@@ -144,6 +146,7 @@ Table run_table(const RunReport& report) {
   std::vector<Column> columns = kLeadingColumns;
   for (Column& column : dram_stat_columns(kDramStats, "dram_")) columns.push_back(std::move(column));
   for (Column& column : layer_energy_columns()) columns.push_back(std::move(column));
+  columns.push_back({"dram_read_kv_cache_bytes"});
   Table table(columns);
   for_each_row(report, [&](const hw::LayerResult& r) { table.add_row(cells(r, report.spec)); });
   return table;
@@ -233,6 +236,8 @@ std::string run_stats_legend() {
          "dram_*_bytes: bytes the layer's own loads and stores moved (burst-widened, as the DRAM sees them), whenever "
          "they moved: weights prefetched during the layer before count for the layer that uses them\n"
          "prefetched_weight_bytes: of dram_read_weight_bytes, bytes loaded during the layer before (weight prefetch)\n"
+         "dram_read_kv_cache_bytes (the last column): bytes a decode step's attention read of the keys and values of the "
+         "tokens before it (the KV cache); part of dram_read_bytes, not of dram_read_input_bytes\n"
          "onchip_read_input_bytes: bytes of input tensors (each once) read where an earlier layer kept them on chip, "
          "instead of from DRAM\n"
          "onchip_kept_output_bytes: bytes of the output kept on chip for the layers that consume it, instead of "

@@ -74,10 +74,13 @@ struct PoolParams {
 // share a key/value head in groups of heads / kv_heads). transpose_b: out[s, h, t] = sum_d
 // a[s, h, d] b[t, g(h), d] (S x heads*T); otherwise the first input holds heads x T weights per row and
 // out[s, h, d] = sum_t a[s, h, t] b[t, g(h), d] (S x heads*d).
+// kv_cache: the second input is a key or value projection, which a decode step extends by the
+// cached keys or values of the tokens before it (network.h, build_network).
 struct MatmulParams {
   std::int64_t heads = 1;
   std::int64_t kv_heads = 0;  // 0: as many as heads
   bool transpose_b = false;
+  bool kv_cache = false;
   std::int64_t kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
 };
 

@@ -64,7 +64,7 @@ TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, s
   return traffic;
 }
 
-NetworkBuild build_network(const ModelSpec& model) {
+NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) {
   NetworkBuild build;
   const std::size_t count = model.layers.size();
   std::map<std::string, std::size_t> index_of;
@@ -129,6 +129,7 @@ NetworkBuild build_network(const ModelSpec& model) {
   network.name = model.name;
   network.precision = model.precision;
   network.input = model.input;
+  if (decode_context > 0) network.input.steps = 1;  // one new token per sample
   std::vector<int> position_of(count, -1);
   std::vector<bool> failed(count, false);
   for (std::size_t spec_index : order) {
@@ -139,7 +140,7 @@ NetworkBuild build_network(const ModelSpec& model) {
     for (int input : inputs_of[spec_index]) {
       if (input < 0) {
         layer.input_ids.push_back(-1);
-        layer.input_shapes.push_back(model.input);
+        layer.input_shapes.push_back(network.input);
         continue;
       }
       const auto producer = static_cast<std::size_t>(input);
@@ -149,6 +150,11 @@ NetworkBuild build_network(const ModelSpec& model) {
       }
       layer.input_ids.push_back(position_of[producer]);
       layer.input_shapes.push_back(network.layers[static_cast<std::size_t>(position_of[producer])].output_shape);
+    }
+    if (inputs_ok && decode_context > 0 && layer.spec.type == LayerType::matmul && layer.spec.matmul.kv_cache &&
+        layer.input_shapes.size() == 2) {
+      layer.cached_steps = decode_context;
+      layer.input_shapes[1].steps = checked_add(layer.input_shapes[1].steps, decode_context);
     }
     ShapeResult result;
     if (inputs_ok) {

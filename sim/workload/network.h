@@ -16,6 +16,7 @@ struct ModelSpec {
   Precision precision = Precision::fp32;
   Shape input;
   std::vector<LayerSpec> layers;  // file order (block instances expanded)
+  std::int64_t max_sequence = 0;  // the most tokens a sequence may hold (positions); 0: no limit
 };
 
 struct NetworkLayer {
@@ -25,6 +26,9 @@ struct NetworkLayer {
   std::vector<Shape> input_shapes;
   Shape output_shape;
   LayerCounts counts;
+  // A decode step's kv_cache matmul: rows of its second input read from the cache (the tokens
+  // before this one), already in input_shapes[1]; 0 otherwise.
+  std::int64_t cached_steps = 0;
 };
 
 struct Network {
@@ -50,7 +54,9 @@ struct NetworkBuild {
 };
 
 // Resolves inputs, sorts the DAG (reporting cycles), infers shapes and counts every layer.
-NetworkBuild build_network(const ModelSpec& model);
+// decode_context > 0 builds one decode step instead of the prefill: the input is one token, and
+// every kv_cache matmul's second input holds decode_context cached tokens before the new one.
+NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context = 0);
 
 // The positions of the layers whose name is in `names` and whose type is in `types` (an empty list
 // allows any), in network order: how run files and `run --layers` pick part of a model.
