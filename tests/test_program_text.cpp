@@ -385,13 +385,14 @@ TEST_CASE("step line errors", "[program-text]") {
   const std::string load_syntax = " (a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string store_syntax = " (a store line is: store outputs addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string compute_syntax =
-      " (a compute line is: compute m <m> n <n> k <k> [groups <g>] vector_ops <ops> bytes <n> after <steps>)\n";
+      " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] vector_ops <ops> "
+      "bytes <n> after <steps>)\n";
   const std::string vector_syntax = " (a vector line is: vector ops <ops> bytes <n> after <steps>)\n";
   // Line 3 is the step under test (after kHead); line 4 ends the layer.
   const std::vector<std::pair<std::string, std::string>> cases{
       {"load", "p.txt:3:5: error: missing the tensor" + load_syntax},
       {"load wieghts addr 0x0 bytes 64 after -",
-       "p.txt:3:6: error: unknown tensor \"wieghts\" (expected weights, inputs, outputs or state)\n"},
+       "p.txt:3:6: error: unknown tensor \"wieghts\" (expected weights, inputs, outputs, state or kv_cache)\n"},
       {"load \"weights\" addr 0x0 bytes 64 after -", "p.txt:3:6: error: only layer names and types may be quoted" + load_syntax},
       {"load weights adr 0x0 bytes 64 after -", "p.txt:3:14: error: expected \"addr\", got \"adr\"" + load_syntax},
       {"load weights addr 40 bytes 64 after -", "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"40\"\n"},
@@ -408,7 +409,7 @@ TEST_CASE("step line errors", "[program-text]") {
       {"load weights addr 0x0 bytes 64 after - more", "p.txt:3:40: error: unexpected \"more\"" + load_syntax},
       // Every wrong value of a line is reported; a missing or misplaced field ends the line.
       {"load wieghts addr zz bytes 0 after 9",
-       "p.txt:3:6: error: unknown tensor \"wieghts\" (expected weights, inputs, outputs or state)\n"
+       "p.txt:3:6: error: unknown tensor \"wieghts\" (expected weights, inputs, outputs, state or kv_cache)\n"
        "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"zz\"\n"
        "p.txt:3:28: error: bytes is 0: every step moves or reads at least one byte\n"
        "p.txt:3:36: error: step 0 cannot wait for step 9: only earlier steps can be listed\n"},
@@ -466,7 +467,7 @@ TEST_CASE("dependency list errors", "[program-text]") {
   }
   // A malformed step still takes its index: step 1 may wait for it.
   CHECK(program_error(kHead + "load bogus addr 0x0 bytes 64 after -\nvector ops 1 bytes 1 after 0\nend\n") ==
-        "p.txt:3:6: error: unknown tensor \"bogus\" (expected weights, inputs, outputs or state)\n");
+        "p.txt:3:6: error: unknown tensor \"bogus\" (expected weights, inputs, outputs, state or kv_cache)\n");
 }
 
 TEST_CASE("layer totals beyond 2^62 are errors", "[program-text]") {

@@ -280,7 +280,8 @@ void Accelerator::compute_engine() {
       sc_core::sc_time sram_done = sc_core::sc_time_stamp();
       if (step.kind == mapping::StepKind::compute) {
         const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * element_bytes);
-        sram_done = std::max(sram_done, sram_access(TensorKind::weights, weight_bytes, false));
+        sram_done = std::max(sram_done, sram_access(step.stationary_in_inputs ? TensorKind::inputs : TensorKind::weights,
+                                                    weight_bytes, false));
         sram_done = std::max(sram_done, sram_access(TensorKind::inputs, step.bytes - weight_bytes, false));
       } else {
         sram_done = std::max(sram_done, sram_access(TensorKind::inputs, step.bytes, false));

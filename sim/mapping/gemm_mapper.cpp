@@ -342,6 +342,7 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           compute.gemm = GemmShape{tm, tn, tk, tg, p.k_row};
           compute.macs = compute.gemm.macs();
           compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
+          compute.stationary_in_inputs = p.b_role != TensorRole::weights;
           compute.after = deps({weight_load, input_load, output_wait});
           if (k0 + tk == p.k) {
             compute.vector_ops = prorate(p.output_vector_ops, outputs_done + tg * tm * tn, all_outputs) -

@@ -35,6 +35,9 @@ struct Step {
   GemmShape gemm;                          // compute
   std::int64_t macs = 0;                   // compute
   std::int64_t vector_ops = 0;             // vector, and a compute step's fused activation
+  // compute: the k x n operand is read from the input buffer (a matmul's second activation)
+  // rather than the weight buffer.
+  bool stationary_in_inputs = false;
   std::vector<std::int32_t> after;         // indices of earlier steps of the same layer
 };
 

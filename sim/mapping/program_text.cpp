@@ -139,7 +139,8 @@ const char* syntax_of(Directive directive) {
     case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
     case Directive::compute:
-      return "a compute line is: compute m <m> n <n> k <k> [groups <g>] vector_ops <ops> bytes <n> after <steps>";
+      return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] vector_ops <ops> "
+             "bytes <n> after <steps>";
     case Directive::vector: return "a vector line is: vector ops <ops> bytes <n> after <steps>";
     case Directive::end: return "an end line is: end";
     default: return "";
@@ -604,6 +605,13 @@ class Reader {
             step.macs = step.gemm.macs();
           }
         }
+        if (const Token* stationary = fields.optional_keyed("stationary")) {
+          if (stationary->text == "inputs") {
+            step.stationary_in_inputs = true;
+          } else if (stationary->text != "weights") {
+            error(line, stationary->column, "stationary: expected weights or inputs, got \"" + stationary->text + "\"");
+          }
+        }
         step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("vector_ops"), "vector_ops", 0, line));
         step.bytes = read_bytes(fields.keyed("bytes"), line);
         break;
@@ -697,8 +705,8 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
                   (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) +
                   (step.gemm.k_row > 0 && step.gemm.k_row < step.gemm.k ? " k_row " + std::to_string(step.gemm.k_row)
                                                                        : std::string()) +
-                  " vector_ops " + std::to_string(step.vector_ops) + " bytes " +
-                  std::to_string(step.bytes);
+                  (step.stationary_in_inputs ? " stationary inputs" : "") + " vector_ops " +
+                  std::to_string(step.vector_ops) + " bytes " + std::to_string(step.bytes);
           break;
         default:
           if (step.macs != 0) invalid(i, "a vector step has no MACs");
@@ -764,7 +772,8 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::Acc
       } else if (step.kind == StepKind::store) {
         fits(hw::TensorKind::outputs, step.bytes, "store reads");
       } else if (step.kind == StepKind::compute) {
-        fits(hw::TensorKind::weights, weight_bytes, "compute reads a weight tile of");
+        fits(step.stationary_in_inputs ? hw::TensorKind::inputs : hw::TensorKind::weights, weight_bytes,
+             "compute reads a weight tile of");
       }
     }
   }

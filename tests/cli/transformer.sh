@@ -31,6 +31,15 @@ same "decode weights, cache, MACs" "$(total batch dram_read_weight_bytes dram_re
   "1 14178816 310272 14466048
 4 14183424 1241088 57864192"
 
+# --- The programs round-trip: replaying the dumped decode step gives the same table. ---
+expect 0 "gpt2 decode dump" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --phase decode --context 100 --batch 1,4 --format csv --dump-program "$work/decode.prog"
+decode_table=$out
+contains "kv_cache loads in the program" "$(cat "$work/decode.prog")" "load kv_cache addr"
+contains "matmuls read their second operand from the input buffer" "$(cat "$work/decode.prog")" " stationary inputs "
+expect 0 "replay the decode step" -- "$REUSESIM" replay --arch "$work/tpu_ideal.yaml" --program "$work/decode.prog" --format csv
+same "replayed decode table" "$out" "$decode_table"
+
 # --- The same model's prefill of 101 tokens reads no cache. ---
 expect 0 "gpt2 prefill" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=2 --set model.parameters.seq_len=101 --format csv
