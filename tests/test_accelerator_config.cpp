@@ -136,6 +136,23 @@ TEST_CASE("snowflake compute peak is 128 G-ops/s", "[accelerator]") {
   CHECK(acc.sram.buffers[1].holds == std::vector<hw::TensorKind>{hw::TensorKind::weights});
 }
 
+// configs/tpu_v4i.yaml: four 128 x 128 bf16 MXUs as one 128 x 512 array at 1,050 MHz:
+// 65,536 x 2 x 1.05e9 = 137.6256e12 ops/s; 16 MiB VMEM keeping activations, 128 MiB CMEM for
+// weights; two HBM2 stacks of 8 channels: 16 x 128 bits / 8 x 2 / 1.0 ns = 512e9 B/s; ridge 268.8 ops/B.
+TEST_CASE("tpu_v4i loads: bf16 array, VMEM and CMEM, two HBM2 stacks", "[accelerator]") {
+  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v4i.yaml");
+  CHECK(acc.compute.peak_ops_per_second() == Approx(137.6256e12));
+  CHECK(acc.compute.operand_type == "bf16");
+  REQUIRE(acc.sram.buffers.size() == 2);
+  CHECK(acc.sram.buffers[0].capacity_bytes == 16 * 1024 * 1024);
+  CHECK(acc.sram.keeping_buffer() == 0);
+  CHECK(acc.sram.buffers[1].capacity_bytes == 128 * 1024 * 1024);
+  CHECK(acc.dram.standard == "hbm2");
+  CHECK(acc.dram.channels == 16);
+  CHECK(acc.dram.peak_bytes_per_second() == Approx(512e9));
+  CHECK(acc.compute.peak_ops_per_second() / acc.dram.peak_bytes_per_second() == Approx(268.8));
+}
+
 // configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; a 24 MiB unified buffer that
 // holds inputs and outputs and so keeps activations, a 256 KiB weight FIFO; an output path of
 // activation, batch-norm, add and pooling; DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:
