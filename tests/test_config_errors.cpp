@@ -376,7 +376,7 @@ TEST_CASE("model: unknown layer type with hint", "[model-errors]") {
 TEST_CASE("model: unknown activation", "[model-errors]") {
   CHECK(load_error(image_model("  - {name: c, type: conv2d, out_channels: 4, kernel: 3, activation: swish}\n")) ==
         "model.yaml:5:69: error: layers.c.activation: expected one of none, relu, relu6, sigmoid, tanh, gelu, "
-        "got \"swish\"\n");
+        "silu, got \"swish\"\n");
 }
 
 // An input that mixes image and vector keys lists the valid forms.
@@ -949,8 +949,8 @@ TEST_CASE("model errors: a syntax error in a --set value", "[model-errors]") {
 // Errors come out in file order, whatever order the fields are read in.
 TEST_CASE("model errors: several errors in file order", "[model-errors]") {
   CHECK(load_error(image_model("  - {name: c, type: conv2d, activation: swish, out_channels: eight, kernel: 3}\n")) ==
-        "model.yaml:5:41: error: layers.c.activation: expected one of none, relu, relu6, sigmoid, tanh, gelu, got "
-        "\"swish\"\n"
+        "model.yaml:5:41: error: layers.c.activation: expected one of none, relu, relu6, sigmoid, tanh, gelu, silu, "
+        "got \"swish\"\n"
         "model.yaml:5:62: error: layers.c.out_channels: expected a positive integer, got \"eight\"\n");
 }
 

@@ -20,6 +20,8 @@ int analyze_command(const std::vector<std::string>& args) {
         ("batch", po::value(&batch)->default_value(1), "batch size")
         ("peak-tops", po::value(&peak_tops),
          "an ideal device's peak in tera-ops/s (1 MAC = 2 ops): adds the time per layer and the bandwidth it needs");
+    PhaseOptions phase;
+    add_phase_options(options, phase);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("analyze", args, options, {}, values)) return kExitOk;
@@ -30,7 +32,7 @@ int analyze_command(const std::vector<std::string>& args) {
       analyze.peak_tops = peak_tops;
     }
     const report::Format format = parse_format(common.format);
-    const config::LoadedModel model = config::load_model_file(model_file, common.overrides);
+    const config::LoadedModel model = config::load_model_file(model_file, common.overrides, decode_context(phase, values));
     std::cout << report::render_analysis(model.network, analyze, format);
     return kExitOk;
   });

@@ -50,6 +50,38 @@ report::Format parse_format(const std::string& name) {
   return *format;
 }
 
+namespace {
+
+// The longest context --context takes: 2^24 tokens, beyond any model's positions today.
+constexpr std::int64_t kMaxContext = std::int64_t{1} << 24;
+
+}  // namespace
+
+void add_phase_options(boost::program_options::options_description& options, PhaseOptions& phase) {
+  options.add_options()
+      ("phase", boost::program_options::value(&phase.phase)->default_value("prefill"),
+       "prefill (the model's whole input sequence at once) or decode (one new token per sample after --context "
+       "tokens, whose keys and values attention reads from the KV cache; transformers only)")
+      ("context", boost::program_options::value(&phase.context),
+       "with --phase decode: tokens already in each sample's KV cache (at least 1)");
+}
+
+std::int64_t decode_context(const PhaseOptions& phase, const boost::program_options::variables_map& values) {
+  if (phase.phase != "prefill" && phase.phase != "decode") {
+    throw UsageError("--phase: expected prefill or decode, got \"" + phase.phase + "\"");
+  }
+  const bool given = values.count("context") > 0;
+  if (phase.phase == "prefill") {
+    if (given) throw UsageError("--context applies to --phase decode (a prefill's tokens are the model's input sequence)");
+    return 0;
+  }
+  if (!given || phase.context < 1 || phase.context > kMaxContext) {
+    throw UsageError("--phase decode needs --context N, the tokens already in the KV cache, from 1 to " +
+                     std::to_string(kMaxContext));
+  }
+  return phase.context;
+}
+
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max) {
   if (value < 1 || value > max) {
     throw UsageError(option + ": expected a positive integer up to " + std::to_string(max) + ", got " +

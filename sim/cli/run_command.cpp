@@ -21,9 +21,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-// The longest context --context takes: 2^24 tokens, beyond any model's positions today.
-constexpr std::int64_t kMaxContext = std::int64_t{1} << 24;
-
 std::vector<std::int64_t> parse_batches(const std::string& list) {
   std::vector<std::int64_t> batches;
   std::stringstream stream(list);
@@ -170,17 +167,13 @@ Replay replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun
 int run_command(const std::vector<std::string>& args) {
   return run_guarded("run", [&] {
     CommonOptions common;
-    std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file, phase;
-    std::int64_t context = 0;
+    std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file;
+    PhaseOptions phase;
     po::options_description options("reusesim run options");
     options.add_options()
         ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
         ("model", po::value(&model_file)->required(), "model file (YAML)")
         ("batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")
-        ("phase", po::value(&phase)->default_value("prefill"),
-         "prefill (the model's whole input sequence at once) or decode (one new token per sample after --context "
-         "tokens, whose keys and values attention reads from the KV cache; transformers only)")
-        ("context", po::value(&context), "with --phase decode: tokens already in each sample's KV cache (at least 1)")
         ("layers", po::value(&layer_list), "run only these layers, e.g. fc6,fc7 (default: all)")
         ("layer-types", po::value(&type_list), "run only layers of these types, e.g. linear,gru (default: all)")
         ("out", po::value(&out_dir),
@@ -193,6 +186,7 @@ int run_command(const std::vector<std::string>& args) {
         ("timeline", po::value(&timeline_file),
          "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
          "DRAM channels (docs/timeline.md); written like --dump-program");
+    add_phase_options(options, phase);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
@@ -208,17 +202,7 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides);
-    if (phase != "prefill" && phase != "decode") {
-      throw UsageError("--phase: expected prefill or decode, got \"" + phase + "\"");
-    }
-    if (phase == "decode" && (values.count("context") == 0 || context < 1 || context > kMaxContext)) {
-      throw UsageError("--phase decode needs --context N, the tokens already in the KV cache, from 1 to " +
-                       std::to_string(kMaxContext));
-    }
-    if (phase == "prefill" && values.count("context") > 0) {
-      throw UsageError("--context applies to --phase decode (a prefill's tokens are the model's input sequence)");
-    }
-    const config::LoadedModel model = config::load_model_file(model_file, model_overrides, phase == "decode" ? context : 0);
+    const config::LoadedModel model = config::load_model_file(model_file, model_overrides, decode_context(phase, values));
     const std::vector<std::size_t> selected = selected_layers(model.network, layer_list, type_list);
     std::vector<hw::LayerRun> runs;
     std::vector<mapping::LayerPlan> plans;  // of each run

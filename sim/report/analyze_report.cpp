@@ -14,6 +14,7 @@ constexpr const char* kConventions =
 struct Row {
   std::int64_t macs = 0, params = 0, input_elems = 0, output_elems = 0, vector_ops = 0;
   workload::TrafficBytes traffic;
+  std::int64_t kv_cache_read_bytes = 0;  // a decode step's, of the cached tokens' keys or values
 
   void add(const Row& other) {
     macs = checked_add(macs, other.macs);
@@ -24,6 +25,7 @@ struct Row {
     traffic.weight = checked_add(traffic.weight, other.traffic.weight);
     traffic.input = checked_add(traffic.input, other.traffic.input);
     traffic.output = checked_add(traffic.output, other.traffic.output);
+    kv_cache_read_bytes = checked_add(kv_cache_read_bytes, other.kv_cache_read_bytes);
   }
 };
 
@@ -36,6 +38,7 @@ std::vector<Column> columns(const AnalyzeOptions& options) {
       result.push_back(column);
     }
   }
+  result.push_back({"kv_cache_read_bytes"});
   return result;
 }
 
@@ -62,6 +65,7 @@ std::vector<Cell> cells(const std::string& name, const std::string& type, const 
       result.push_back(seconds > 0 ? Cell(static_cast<double>(tensor_bytes) / seconds / 1e9) : Cell());
     }
   }
+  result.emplace_back(row.kv_cache_read_bytes);
   return result;
 }
 
@@ -79,6 +83,10 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
     row.output_elems = checked_mul(layer.counts.output_elems, options.batch);
     row.vector_ops = checked_mul(layer.counts.vector_ops, options.batch);
     row.traffic = workload::compulsory_traffic(layer, options.batch, element_bytes);
+    if (layer.cached_steps > 0) {
+      row.kv_cache_read_bytes =
+          workload::checked_product({layer.cached_steps, layer.input_shapes[1].features, options.batch, element_bytes});
+    }
     total.add(row);
     table.add_row(cells(layer.spec.name, workload::layer_type_name(layer.spec.type), layer.output_shape.to_string(),
                         row, options));
@@ -100,6 +108,10 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
     document["batch"] = options.batch;
     document["input_shape"] = network.input.to_string();
     document["peak_tops"] = options.peak_tops ? nlohmann::ordered_json(*options.peak_tops) : nlohmann::ordered_json();
+    if (network.input.kind == workload::ShapeKind::sequence) {
+      document["macs_per_token"] = network.total_macs() / network.tokens_per_sample();
+      document["kv_cache_bytes_per_token"] = checked_mul(network.kv_cache_elements_per_token(), element_bytes);
+    }
     document["conventions"] = kConventions;
     nlohmann::ordered_json rows = table.to_json();
     document["total"] = rows.back();
@@ -110,6 +122,12 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
   std::string text = "model " + network.name + ": input " + network.input.describe() + ", " + precision + " (" +
                      std::to_string(element_bytes) + " bytes/element), batch " + std::to_string(options.batch);
   if (options.peak_tops) text += ", ideal device " + format_number(*options.peak_tops) + " Tops/s";
+  if (network.input.kind == workload::ShapeKind::sequence) {
+    text += "\nper token: " + group_digits(network.total_macs() / network.tokens_per_sample()) + " MACs";
+    if (const std::int64_t kv = network.kv_cache_elements_per_token(); kv > 0) {
+      text += ", " + group_digits(checked_mul(kv, element_bytes)) + " bytes of keys and values in the KV cache";
+    }
+  }
   text += "\n" + std::string(kConventions) + "\n\n";
   return text + table.to_text();
 }

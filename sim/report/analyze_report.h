@@ -1,6 +1,7 @@
 #pragma once
 // `reusesim analyze`: per-layer analytic counts and compulsory traffic of a network at one batch
-// size, optionally with the time and bandwidths an ideal device of a given peak would need.
+// size, optionally with the time and bandwidths an ideal device of a given peak would need; for a
+// sequence model the MACs per token and the bytes a token adds to the KV cache.
 
 #include <cstdint>
 #include <optional>

@@ -48,6 +48,18 @@ std::int64_t Network::total_params() const {
   return total;
 }
 
+std::int64_t Network::tokens_per_sample() const { return input.kind == ShapeKind::sequence ? input.steps : 1; }
+
+std::int64_t Network::kv_cache_elements_per_token() const {
+  std::int64_t total = 0;
+  for (const NetworkLayer& layer : layers) {
+    if (layer.spec.type == LayerType::matmul && layer.spec.matmul.kv_cache) {
+      total = checked_add(total, layer.input_shapes[1].features);
+    }
+  }
+  return total;
+}
+
 std::int64_t TrafficBytes::total() const { return checked_add(checked_add(weight, input), output); }
 
 TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {

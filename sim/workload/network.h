@@ -39,6 +39,10 @@ struct Network {
 
   std::int64_t total_macs() const;
   std::int64_t total_params() const;
+  // Tokens a sample runs: the input sequence's steps (one in a decode step), 1 for other inputs.
+  std::int64_t tokens_per_sample() const;
+  // Elements one token adds to the KV cache: the key and value rows its kv_cache matmuls read.
+  std::int64_t kv_cache_elements_per_token() const;
 };
 
 // A problem with one layer: its position in ModelSpec::layers and the key at fault.

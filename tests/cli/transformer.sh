@@ -45,6 +45,20 @@ expect 0 "gpt2 prefill" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model
   --set model.parameters.layers=2 --set model.parameters.seq_len=101 --format csv
 same "prefill reads no cache" "$(total dram_read_kv_cache_bytes)" "0"
 
+# --- analyze: per-token MACs and KV-cache bytes of Llama-2-7B. ---
+# A decode step after 512 tokens: per layer 4 x 4,096^2 + 3 x 4,096 x 11,008 = 202,375,168 MACs and
+# attention over 513 tokens 2 x 513 x 4,096 = 4,202,496; 32 layers and the lm_head 4,096 x 32,000:
+# 32 x 206,577,664 + 131,072,000 = 6,741,557,248 MACs. A token adds a key and a value row of 4,096
+# per layer to the cache: 32 x 2 x 4,096 x 2 bytes (fp16) = 524,288. At batch 8 each layer's Q K^T
+# reads the 512 cached keys of every sample: 512 x 4,096 x 8 x 2 = 33,554,432 bytes.
+expect 0 "analyze decode" -- "$REUSESIM" analyze --model "$SRC/models/llama2_7b.yaml" --phase decode --context 512 --batch 8
+contains "per-token line" "$out" "per token: 6,741,557,248 MACs, 524,288 bytes of keys and values in the KV cache"
+expect 0 "analyze decode json" -- "$REUSESIM" analyze --model "$SRC/models/llama2_7b.yaml" --phase decode --context 512 --batch 8 --format json
+same "kv read by one scores layer" "$(/usr/bin/python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["macs_per_token"], d["kv_cache_bytes_per_token"],
+      [l["kv_cache_read_bytes"] for l in d["layers"] if l["layer"] == "layers_1/scores"][0])' <<<"$out")" "6741557248 524288 33554432"
+
 # --- Bad phases. ---
 expect 2 "decode an encoder" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/bert_base.yaml" \
   --phase decode --context 10
