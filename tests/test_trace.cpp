@@ -15,6 +15,8 @@
 #include "trace/figure.h"
 #include "trace/progress.h"
 #include "trace/results_directory.h"
+#include "trace/shard.h"
+#include "trace/slurm.h"
 #include "trace/trace_plan.h"
 
 // The batch-trace pieces that need no worker process: job expansion, the plan file, the figure's
@@ -274,4 +276,83 @@ TEST_CASE("a results directory is locked by one trace at a time", "[trace]") {
   }
   CHECK_NOTHROW(reusesim::trace::DirectoryLock(dir.string()));
   fs::remove_all(dir.parent_path());
+}
+
+// Sharding (trace/shard.h): which jobs each shard runs, and the files shards leave.
+
+namespace {
+
+// A plan of jobs of the given sizes, (layers, MACs), named by their index.
+TracePlan sized_plan(const std::vector<std::pair<std::size_t, std::int64_t>>& sizes) {
+  TracePlan plan;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    reusesim::trace::TraceJob job;
+    job.id = std::to_string(i);
+    job.layer_count = sizes[i].first;
+    job.macs = sizes[i].second;
+    plan.jobs.push_back(job);
+  }
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("a job's estimated time grows with its layers and MACs", "[trace][shard]") {
+  const TracePlan plan = sized_plan({{1, 0}, {10, 0}, {10, 1'000'000'000}});
+  using reusesim::trace::estimated_job_seconds;
+  CHECK(estimated_job_seconds(plan.jobs[0]) < estimated_job_seconds(plan.jobs[1]));
+  CHECK(estimated_job_seconds(plan.jobs[1]) < estimated_job_seconds(plan.jobs[2]));
+  // 10^9 MACs cost far more than start-up: a big job is not worth as little as a small one.
+  CHECK(estimated_job_seconds(plan.jobs[2]) > 3 * estimated_job_seconds(plan.jobs[1]));
+}
+
+TEST_CASE("shards are balanced by estimated time, not by count, and cover every job once", "[trace][shard]") {
+  // One job of 8 x 10^9 MACs and eight small ones: by count the big one's shard would get four
+  // more; by time it runs alone and the small ones share the other shard.
+  std::vector<std::pair<std::size_t, std::int64_t>> sizes(8, {5, 10'000'000});
+  sizes.insert(sizes.begin() + 3, {5, 8'000'000'000});
+  const TracePlan plan = sized_plan(sizes);
+  const auto shards = reusesim::trace::split_jobs(plan, 2);
+  REQUIRE(shards.size() == 2);
+  CHECK(shards[0] == std::vector<std::size_t>{3});
+  CHECK(shards[1] == std::vector<std::size_t>{0, 1, 2, 4, 5, 6, 7, 8});
+  // Equal jobs split evenly, each shard in plan order, every job in exactly one shard.
+  const TracePlan even = sized_plan(std::vector<std::pair<std::size_t, std::int64_t>>(10, {3, 1000}));
+  const auto thirds = reusesim::trace::split_jobs(even, 3);
+  CHECK(thirds == std::vector<std::vector<std::size_t>>{{0, 3, 6, 9}, {1, 4, 7}, {2, 5, 8}});
+  CHECK(reusesim::trace::split_jobs(even, 3) == thirds);
+  // More shards than jobs leaves some empty.
+  CHECK(reusesim::trace::split_jobs(sized_plan({{1, 1}}), 2) == std::vector<std::vector<std::size_t>>{{0}, {}});
+}
+
+TEST_CASE("the split file reads back as written, and anything else is refused", "[trace][shard]") {
+  const TracePlan plan = example_plan();
+  const auto split = reusesim::trace::make_split(plan, 2, {plan.run_file, "--set", "name=x"});
+  CHECK(split.plan_hash == reusesim::trace::content_hash(reusesim::trace::plan_json(plan)));
+  CHECK(split.count() == 2);
+  const std::string text = reusesim::trace::split_json(split);
+  CHECK(reusesim::trace::split_json(reusesim::trace::read_split_json(text, "split.json")) == text);
+  CHECK_THROWS_WITH(reusesim::trace::read_split_json("{\"plan\": \"x\"}", "s/split.json"),
+                    Catch::StartsWith("s/split.json is not a ReuseSim shard split ("));
+  CHECK_THROWS_WITH(
+      reusesim::trace::read_split_json(R"({"plan": "x", "shards": 3, "arguments": [], "jobs": [["a"], ["b"]]})", "s"),
+      Catch::Contains("its shard count does not match its lists of jobs"));
+  const reusesim::trace::ShardRecord record{"abc", {2, 4}, "failed", 6, 5, 1};
+  const std::string record_text = reusesim::trace::shard_record_json(record);
+  CHECK(reusesim::trace::shard_record_json(reusesim::trace::read_shard_record(record_text, "r")) == record_text);
+}
+
+TEST_CASE("shell_command quotes what a shell would split or expand", "[trace][shard]") {
+  using reusesim::trace::shell_command;
+  CHECK(shell_command({"/usr/bin/reusesim", "trace", "--set", "models.0.batch=[1,2]", "it's here", ""}) ==
+        "/usr/bin/reusesim trace --set 'models.0.batch=[1,2]' 'it'\\''s here' ''");
+}
+
+TEST_CASE("Slurm time limits are checked as sbatch reads them", "[trace][slurm]") {
+  for (const char* good : {"30", "10:00", "2:00:00", "1-0", "1-12:30", "2-00:00:00", "UNLIMITED"}) {
+    CHECK(reusesim::trace::valid_slurm_time(good));
+  }
+  for (const char* bad : {"", "1h", "-5", "1:2:3:4", "10 min", "1-", "30\n#SBATCH --x"}) {
+    CHECK_FALSE(reusesim::trace::valid_slurm_time(bad));
+  }
 }

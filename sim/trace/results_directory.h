@@ -3,10 +3,11 @@
 //   trace.json           the plan (what a resumed run must match; what `reusesim figure` reads)
 //   jobs/<id>/           a finished job: results.csv, results.json, config.json, stats.txt, job.json
 //                        (and timeline.json); it is renamed into place from <id>.partial/ in one step
-//   jobs/<id>.failed/    a failed job's stderr.txt (retried by --resume)
+//   jobs/<id>.failed/    a failed job's stderr.txt and error.txt, what went wrong (retried by --resume)
 //   jobs.csv             every job with its status: done, failed or pending
 //   layers.csv           layer rows of every finished job: the job columns, then `reusesim run`'s
 //   networks.csv         the TOTAL row of every finished job, the same columns
+//   shards/              a sharded trace's split, shard records, Slurm scripts and logs (shard.h)
 // Tables are rebuilt from the finished jobs in plan order, so they do not depend on which worker
 // finished first, and are written atomically. The directory, jobs/ and every job directory are
 // ReuseSim's (report/output_files.h): each manifest names what ReuseSim wrote there, and only that
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/shard.h"
 #include "trace/trace_plan.h"
 
 namespace reusesim::trace {
@@ -32,6 +34,16 @@ class ResultsDirectory {
   // manifest is always refused. Throws std::runtime_error saying what to do otherwise.
   void prepare(Existing existing);
 
+  // A shard joining the directory (shard.h): it may hold no trace yet (then it is prepared as
+  // above), or this same plan split the same way. Without `resume`, a shard whose jobs or record
+  // are already there is refused; with it, only this shard's leftovers are cleared, as other
+  // shards may be running. Checks everything before writing anything.
+  void prepare_shard(const ShardSplit& split, const Shard& shard, bool resume);
+  // For a submission (--slurm), after prepare: shards/ made afresh with `split` in it.
+  void record_split(const ShardSplit& split);
+  // Writes shards/`name`, a name record_split or prepare_shard claimed.
+  void write_shard_file(const std::string& name, const std::string& contents) const;
+
   bool finished(const TraceJob& job) const;
   // Where a running job writes (created empty); stderr.txt and stdout.txt go inside.
   std::string start(const TraceJob& job);
@@ -41,7 +53,7 @@ class ResultsDirectory {
   void fail(const TraceJob& job, const std::string& error);
   // The job was stopped (interrupted): forget its partial results.
   void abandon(const TraceJob& job);
-  // Loads the rows of every job already finished (for --resume).
+  // Loads the rows of every job already finished (for --resume) and the errors of the failed ones.
   void load_finished();
 
   void write_tables() const;
@@ -56,6 +68,14 @@ class ResultsDirectory {
   // Throws, naming each, when the plan in `recorded_plan` (trace.json) is this trace's but a file
   // it read has changed since (a model, an accelerator, a DRAM preset, the run file).
   void refuse_changed_inputs(const std::string& recorded_plan) const;
+  // Refuses a directory ReuseSim did not create; says whether it is ReuseSim's.
+  bool refuse_foreign() const;
+  // Refuses `recorded_plan` (trace.json's text) unless it is this plan.
+  void refuse_other_plan(const std::string& recorded_plan) const;
+  // Removes what an unfinished run of job `id` left: jobs/<id>.partial and jobs/<id>.failed.
+  void clear_leftovers(const std::string& id) const;
+  // Claims shards/ and the names a split into `count` shards writes there.
+  void own_shard_entries(std::size_t count) const;
   std::string job_dir(const TraceJob& job) const;
   JobRows read_rows(const std::string& dir) const;
   std::string job_json(const TraceJob& job) const;

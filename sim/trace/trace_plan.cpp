@@ -148,8 +148,10 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       for (std::size_t m = 0; m < run.models.size(); ++m) {
         const config::RunModel& model = run.models[m];
         for (std::int64_t batch : model.batches) {
+          const std::int64_t macs =
+              macs_per_sample[m] > INT64_MAX / batch ? INT64_MAX : macs_per_sample[m] * batch;
           TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch,
-                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch)};
+                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch), layer_counts[m], macs};
           std::vector<std::string> words{plan.panels[panel].accelerator};
           for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
           words.push_back(job.model);
