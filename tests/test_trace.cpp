@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <unistd.h>
@@ -282,14 +283,13 @@ TEST_CASE("a results directory is locked by one trace at a time", "[trace]") {
 
 namespace {
 
-// A plan of jobs of the given sizes, (layers, MACs), named by their index.
-TracePlan sized_plan(const std::vector<std::pair<std::size_t, std::int64_t>>& sizes) {
+// A plan of jobs of the given sizes, (layers, MACs, recurrent steps), named by their index.
+TracePlan sized_plan(const std::vector<std::tuple<std::size_t, std::int64_t, double>>& sizes) {
   TracePlan plan;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     reusesim::trace::TraceJob job;
     job.id = std::to_string(i);
-    job.layer_count = sizes[i].first;
-    job.macs = sizes[i].second;
+    std::tie(job.layer_count, job.macs, job.recurrent_steps) = sizes[i];
     plan.jobs.push_back(job);
   }
   return plan;
@@ -297,32 +297,45 @@ TracePlan sized_plan(const std::vector<std::pair<std::size_t, std::int64_t>>& si
 
 }  // namespace
 
-TEST_CASE("a job's estimated time grows with its layers and MACs", "[trace][shard]") {
-  const TracePlan plan = sized_plan({{1, 0}, {10, 0}, {10, 1'000'000'000}});
+TEST_CASE("a job's estimated time grows with its layers, MACs and recurrent steps", "[trace][shard]") {
+  const TracePlan plan = sized_plan({{1, 0, 0}, {10, 0, 0}, {10, 1'000'000'000, 0}, {10, 0, 200}});
   using reusesim::trace::estimated_job_seconds;
   CHECK(estimated_job_seconds(plan.jobs[0]) < estimated_job_seconds(plan.jobs[1]));
   CHECK(estimated_job_seconds(plan.jobs[1]) < estimated_job_seconds(plan.jobs[2]));
-  // 10^9 MACs cost far more than start-up: a big job is not worth as little as a small one.
-  CHECK(estimated_job_seconds(plan.jobs[2]) > 3 * estimated_job_seconds(plan.jobs[1]));
+  // DeepSpeech2's four GRUs over 50 steps: seconds, several times a job's start-up.
+  CHECK(estimated_job_seconds(plan.jobs[3]) > 3 * estimated_job_seconds(plan.jobs[1]));
 }
 
 TEST_CASE("shards are balanced by estimated time, not by count, and cover every job once", "[trace][shard]") {
-  // One job of 8 x 10^9 MACs and eight small ones: by count the big one's shard would get four
+  // One job of 10^11 MACs and eight small ones: by count the big one's shard would get four
   // more; by time it runs alone and the small ones share the other shard.
-  std::vector<std::pair<std::size_t, std::int64_t>> sizes(8, {5, 10'000'000});
-  sizes.insert(sizes.begin() + 3, {5, 8'000'000'000});
+  std::vector<std::tuple<std::size_t, std::int64_t, double>> sizes(8, {5, 10'000'000, 0});
+  sizes.insert(sizes.begin() + 3, {5, 100'000'000'000, 0});
   const TracePlan plan = sized_plan(sizes);
   const auto shards = reusesim::trace::split_jobs(plan, 2);
   REQUIRE(shards.size() == 2);
   CHECK(shards[0] == std::vector<std::size_t>{3});
   CHECK(shards[1] == std::vector<std::size_t>{0, 1, 2, 4, 5, 6, 7, 8});
   // Equal jobs split evenly, each shard in plan order, every job in exactly one shard.
-  const TracePlan even = sized_plan(std::vector<std::pair<std::size_t, std::int64_t>>(10, {3, 1000}));
+  const TracePlan even = sized_plan(std::vector<std::tuple<std::size_t, std::int64_t, double>>(10, {3, 1000, 0}));
   const auto thirds = reusesim::trace::split_jobs(even, 3);
   CHECK(thirds == std::vector<std::vector<std::size_t>>{{0, 3, 6, 9}, {1, 4, 7}, {2, 5, 8}});
   CHECK(reusesim::trace::split_jobs(even, 3) == thirds);
   // More shards than jobs leaves some empty.
-  CHECK(reusesim::trace::split_jobs(sized_plan({{1, 1}}), 2) == std::vector<std::vector<std::size_t>>{{0}, {}});
+  CHECK(reusesim::trace::split_jobs(sized_plan({{1, 1, 0}}), 2) == std::vector<std::vector<std::size_t>>{{0}, {}});
+}
+
+TEST_CASE("a plan sizes each job: layers, MACs x batch and recurrent steps", "[trace][shard]") {
+  const TracePlan plan = reusesim::trace::plan_trace_file(kSource + "/traces/snowflake_figure.yaml", {});
+  const auto& resnet = plan.jobs[2];
+  REQUIRE(resnet.id == "0003-snowflake-resnet50-b1");
+  CHECK(resnet.recurrent_steps == 0);
+  const auto& gru = plan.jobs[22];
+  REQUIRE(gru.id == "0023-snowflake-deepspeech2-gru-b2");
+  // Four GRU layers over conv1's 50 output steps, whatever the batch; MACs scale with it.
+  CHECK(gru.layer_count == 4);
+  CHECK(gru.recurrent_steps == 200);
+  CHECK(gru.macs == 2 * plan.jobs[21].macs);
 }
 
 TEST_CASE("the split file reads back as written, and anything else is refused", "[trace][shard]") {

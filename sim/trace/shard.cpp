@@ -10,17 +10,21 @@ namespace reusesim::trace {
 
 namespace {
 
-// Fitted to the zoo on this project's 2-core machines (docs/slurm.md, "Sizing shards"): a
-// worker's start-up and planning, per layer, and per MAC replayed.
-constexpr double kStartSeconds = 0.25;
-constexpr double kSecondsPerLayer = 0.01;
-constexpr double kSecondsPerMac = 1e-9;
+// Least squares over traces/snowflake_figure.yaml's 28 jobs run one at a time on this project's
+// 2-core machine (docs/slurm.md, "Sizing shards"): a worker's start-up and planning, per layer, per
+// MAC replayed, and per recurrent time step (each waits for the one before: DeepSpeech2's GRUs
+// take 2 s at 1/60 of ResNet-50's MACs).
+constexpr double kStartSeconds = 0.3;
+constexpr double kSecondsPerLayer = 0.001;
+constexpr double kSecondsPerMac = 0.06e-9;
+constexpr double kSecondsPerRecurrentStep = 0.0075;
 
 }  // namespace
 
 double estimated_job_seconds(const TraceJob& job) {
   return kStartSeconds + kSecondsPerLayer * static_cast<double>(job.layer_count) +
-         kSecondsPerMac * static_cast<double>(job.macs);
+         kSecondsPerMac * static_cast<double>(job.macs) +
+         kSecondsPerRecurrentStep * job.recurrent_steps;
 }
 
 std::vector<std::vector<std::size_t>> split_jobs(const TracePlan& plan, std::size_t count) {

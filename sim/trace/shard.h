@@ -21,7 +21,7 @@ struct Shard {
 };
 
 // A job's estimated run time in seconds on one core: process start-up and planning, its layers,
-// and its MACs. Only the ratios between jobs matter for balancing.
+// its MACs and its recurrent time steps. Only the ratios between jobs matter for balancing.
 double estimated_job_seconds(const TraceJob& job);
 
 // The indices into plan.jobs of each shard's jobs (shard K at K - 1), each in plan order: the

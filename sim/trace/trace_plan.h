@@ -37,8 +37,9 @@ struct TraceJob {
   // The default time limit for the job's size (job_time_limit_seconds); not in trace.json.
   std::int64_t time_limit_seconds = 0;
   // Its size, for estimating its cost (shard.h); not in trace.json.
-  std::size_t layer_count = 0;  // layers it runs
-  std::int64_t macs = 0;        // MACs of those layers x batch (saturated)
+  std::size_t layer_count = 0;       // layers it runs
+  std::int64_t macs = 0;             // MACs of those layers x batch (saturated)
+  double recurrent_steps = 0;        // time steps its recurrent layers replay one after another
 
   // "all", or which part of the model runs: "layers fc6+fc7", "types gru".
   std::string selection() const;
