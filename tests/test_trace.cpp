@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -283,27 +285,39 @@ TEST_CASE("a results directory is locked by one trace at a time", "[trace]") {
 
 namespace {
 
-// A plan of jobs of the given sizes, (layers, MACs, recurrent steps), named by their index.
-TracePlan sized_plan(const std::vector<std::tuple<std::size_t, std::int64_t, double>>& sizes) {
+// A plan of jobs of the given sizes, (layers, MACs, recurrent steps), named by their index, on
+// `variants` 16-bit variants: every job on each, variant after variant.
+TracePlan sized_plan(const std::vector<std::tuple<std::size_t, std::int64_t, double>>& sizes, std::size_t variants = 1) {
   TracePlan plan;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    reusesim::trace::TraceJob job;
-    job.id = std::to_string(i);
-    std::tie(job.layer_count, job.macs, job.recurrent_steps) = sizes[i];
-    plan.jobs.push_back(job);
+  for (std::size_t panel = 0; panel < variants; ++panel) {
+    plan.panels.emplace_back();
+    plan.panels.back().operand_bits = 16;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      reusesim::trace::TraceJob job;
+      job.id = std::to_string(panel) + "-" + std::to_string(i);
+      job.panel = panel;
+      std::tie(job.layer_count, job.macs, job.recurrent_steps) = sizes[i];
+      plan.jobs.push_back(job);
+    }
   }
   return plan;
 }
 
 }  // namespace
 
-TEST_CASE("a job's estimated time grows with its layers, MACs and recurrent steps", "[trace][shard]") {
-  const TracePlan plan = sized_plan({{1, 0, 0}, {10, 0, 0}, {10, 1'000'000'000, 0}, {10, 0, 200}});
-  using reusesim::trace::estimated_job_seconds;
-  CHECK(estimated_job_seconds(plan.jobs[0]) < estimated_job_seconds(plan.jobs[1]));
-  CHECK(estimated_job_seconds(plan.jobs[1]) < estimated_job_seconds(plan.jobs[2]));
+TEST_CASE("a job's estimated time grows with its layers, MACs, recurrent steps and element size", "[trace][shard]") {
+  TracePlan plan = sized_plan({{1, 0, 0}, {10, 0, 0}, {10, 1'000'000'000, 0}, {10, 0, 200}, {0, 0, 0}});
+  const auto seconds = [&](std::size_t job) {
+    return reusesim::trace::estimated_job_seconds(plan.jobs[job], plan.panels[0]);
+  };
+  CHECK(seconds(0) < seconds(1));
+  CHECK(seconds(1) < seconds(2));
   // DeepSpeech2's four GRUs over 50 steps: seconds, several times a job's start-up.
-  CHECK(estimated_job_seconds(plan.jobs[3]) > 3 * estimated_job_seconds(plan.jobs[1]));
+  CHECK(seconds(3) > 3 * seconds(1));
+  // At 8 bits the replay moves half the bytes: the work beyond start-up (job 4's time) halves.
+  const double sixteen_bits = seconds(3);
+  plan.panels[0].operand_bits = 8;
+  CHECK(seconds(3) - seconds(4) == Approx((sixteen_bits - seconds(4)) / 2));
 }
 
 TEST_CASE("shards are balanced by estimated time, not by count, and cover every job once", "[trace][shard]") {
@@ -319,8 +333,25 @@ TEST_CASE("shards are balanced by estimated time, not by count, and cover every 
   // Equal jobs split evenly, each shard in plan order, every job in exactly one shard.
   const TracePlan even = sized_plan(std::vector<std::tuple<std::size_t, std::int64_t, double>>(10, {3, 1000, 0}));
   const auto thirds = reusesim::trace::split_jobs(even, 3);
-  CHECK(thirds == std::vector<std::vector<std::size_t>>{{0, 3, 6, 9}, {1, 4, 7}, {2, 5, 8}});
+  std::vector<std::size_t> all;
+  for (const auto& shard : thirds) {
+    CHECK(std::is_sorted(shard.begin(), shard.end()));
+    all.insert(all.end(), shard.begin(), shard.end());
+  }
+  std::sort(all.begin(), all.end());
+  CHECK(all == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(thirds[0].size() == 4);
+  CHECK(thirds[1].size() == 3);
+  CHECK(thirds[2].size() == 3);
   CHECK(reusesim::trace::split_jobs(even, 3) == thirds);
+  // The same five jobs on four variants: each shard gets jobs of several variants, so a variant
+  // slower than estimated does not slow one shard alone.
+  const TracePlan variants = sized_plan({{1, 0, 0}, {5, 0, 0}, {5, 0, 50}, {5, 0, 100}, {5, 0, 200}}, 4);
+  for (const auto& shard : reusesim::trace::split_jobs(variants, 4)) {
+    std::set<std::size_t> panels;
+    for (std::size_t job : shard) panels.insert(variants.jobs[job].panel);
+    CHECK(panels.size() > 1);
+  }
   // More shards than jobs leaves some empty.
   CHECK(reusesim::trace::split_jobs(sized_plan({{1, 1, 0}}), 2) == std::vector<std::vector<std::size_t>>{{0}, {}});
 }

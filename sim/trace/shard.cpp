@@ -1,6 +1,7 @@
 #include "trace/shard.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -13,34 +14,50 @@ namespace {
 // Least squares over traces/snowflake_figure.yaml's 28 jobs run one at a time on this project's
 // 2-core machine (docs/slurm.md, "Sizing shards"): a worker's start-up and planning, per layer, per
 // MAC replayed, and per recurrent time step (each waits for the one before: DeepSpeech2's GRUs
-// take 2 s at 1/60 of ResNet-50's MACs).
+// take 2 s at 1/60 of ResNet-50's MACs). That trace runs 16-bit operands; the same jobs at 8 bits
+// took half the CPU time, at 16 twice (the DRAM model simulates every byte).
 constexpr double kStartSeconds = 0.3;
 constexpr double kSecondsPerLayer = 0.001;
 constexpr double kSecondsPerMac = 0.06e-9;
 constexpr double kSecondsPerRecurrentStep = 0.0075;
+constexpr double kFittedOperandBits = 16;
 
 }  // namespace
 
-double estimated_job_seconds(const TraceJob& job) {
-  return kStartSeconds + kSecondsPerLayer * static_cast<double>(job.layer_count) +
-         kSecondsPerMac * static_cast<double>(job.macs) +
-         kSecondsPerRecurrentStep * job.recurrent_steps;
+double estimated_job_seconds(const TraceJob& job, const TracePanel& panel) {
+  const double work_seconds = kSecondsPerLayer * static_cast<double>(job.layer_count) +
+                              kSecondsPerMac * static_cast<double>(job.macs) +
+                              kSecondsPerRecurrentStep * job.recurrent_steps;
+  return kStartSeconds + work_seconds * static_cast<double>(panel.operand_bits) / kFittedOperandBits;
 }
 
 std::vector<std::vector<std::size_t>> split_jobs(const TracePlan& plan, std::size_t count) {
   std::vector<std::size_t> order(plan.jobs.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<double> cost(plan.jobs.size());
-  for (std::size_t i = 0; i < plan.jobs.size(); ++i) cost[i] = estimated_job_seconds(plan.jobs[i]);
+  for (std::size_t i = 0; i < plan.jobs.size(); ++i) {
+    cost[i] = estimated_job_seconds(plan.jobs[i], plan.panels.at(plan.jobs[i].panel));
+  }
   // Longest first, plan order among equals: the same split on every machine.
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
   std::vector<std::vector<std::size_t>> shards(count);
   std::vector<double> load_seconds(count, 0.0);
+  std::vector<std::map<std::size_t, std::size_t>> jobs_of_panel(count);  // per shard: panel -> jobs
   for (std::size_t job : order) {
-    const std::size_t lightest = static_cast<std::size_t>(
-        std::min_element(load_seconds.begin(), load_seconds.end()) - load_seconds.begin());
-    shards[lightest].push_back(job);
-    load_seconds[lightest] += cost[job];
+    const std::size_t panel = plan.jobs[job].panel;
+    std::size_t best = 0;
+    for (std::size_t shard = 1; shard < count; ++shard) {
+      // Sums of the same costs in another order may differ in the last bits: still a tie.
+      const double tolerance = 1e-9 * std::max(load_seconds[shard], load_seconds[best]);
+      if (load_seconds[shard] < load_seconds[best] - tolerance ||
+          (load_seconds[shard] <= load_seconds[best] + tolerance &&
+           jobs_of_panel[shard][panel] < jobs_of_panel[best][panel])) {
+        best = shard;
+      }
+    }
+    shards[best].push_back(job);
+    load_seconds[best] += cost[job];
+    ++jobs_of_panel[best][panel];
   }
   for (std::vector<std::size_t>& jobs : shards) std::sort(jobs.begin(), jobs.end());
   return shards;

@@ -20,12 +20,16 @@ struct Shard {
   std::size_t count = 1;
 };
 
-// A job's estimated run time in seconds on one core: process start-up and planning, its layers,
-// its MACs and its recurrent time steps. Only the ratios between jobs matter for balancing.
-double estimated_job_seconds(const TraceJob& job);
+// A job's estimated run time in seconds on one core: process start-up and planning, then its
+// layers, MACs and recurrent time steps, scaled by its variant's element size (the bytes the
+// replay moves). Only the ratios between jobs matter for balancing.
+double estimated_job_seconds(const TraceJob& job, const TracePanel& panel);
 
 // The indices into plan.jobs of each shard's jobs (shard K at K - 1), each in plan order: the
-// longest job first goes to the shard with the least estimated time so far (the lowest on a tie).
+// longest job first (in plan order among equals) goes to the shard with the least estimated time
+// so far; on a tie, to the one with the fewest jobs of its variant (panel), then the lowest. The
+// same job on different variants is estimated alike but may run for very different times: so a
+// shard gets a mix of variants, not whole ones.
 std::vector<std::vector<std::size_t>> split_jobs(const TracePlan& plan, std::size_t count);
 
 struct ShardSplit {

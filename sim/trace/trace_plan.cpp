@@ -66,6 +66,7 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
   panel.peak_gops = spec.compute.peak_ops_per_second() / 1e9;
   panel.dram_gbps = spec.dram.peak_bytes_per_second() / 1e9;
   if (const auto sram = mapping::sram_bound_ops_per_second(spec)) panel.sram_gops = *sram / 1e9;
+  panel.operand_bits = spec.compute.operand_bits;
   return panel;
 }
 

@@ -24,6 +24,8 @@ struct TracePanel {
   double peak_gops = 0;
   double dram_gbps = 0;
   std::optional<double> sram_gops;  // the SRAM ceiling, when it is below the compute peak
+  // The element size, for estimating its jobs' cost (shard.h); not in trace.json.
+  std::int64_t operand_bits = 0;
 };
 
 struct TraceJob {
