@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -173,15 +174,31 @@ int submit_to_slurm(const trace::TracePlan& plan, const trace::ShardSplit& split
   return kExitOk;
 }
 
-int collect_trace(const std::string& results_dir, bool no_figure) {
+// --collect, first copying in the shards of `sources` (--from) when there are any.
+int collect_trace(const std::string& results_dir, const std::vector<std::string>& sources, bool no_figure) {
+  namespace fs = std::filesystem;
   std::error_code error;
-  if (!std::filesystem::is_directory(results_dir, error)) {
+  std::vector<std::string> others;  // the sources but results_dir itself
+  for (const std::string& source : sources) {
+    if (!fs::is_directory(source, error)) throw FileError("--from " + source + ": not a directory");
+    if (!fs::equivalent(source, results_dir, error)) others.push_back(source);
+  }
+  if (sources.empty() && !fs::is_directory(results_dir, error)) {
     throw FileError(results_dir + " is not a directory: --collect takes the results directory of a sharded trace");
   }
   trace::Collection collection;
-  std::optional<trace::ExclusiveUse> hold;
+  std::deque<trace::ExclusiveUse> hold;  // no shard may run in any of them meanwhile
   try {
-    hold.emplace(results_dir);
+    for (const std::string& source : others) hold.emplace_back(source);
+    if (!others.empty()) {
+      const trace::ShardSources checked = trace::check_sources(others);
+      hold.emplace_back(results_dir);
+      const std::size_t copied = trace::merge_shards(results_dir, checked);
+      std::cerr << "copied " << copied << " job(s) from " << others.size() << " directory(ies) into " << results_dir
+                << "\n";
+    } else {
+      hold.emplace_back(results_dir);
+    }
     collection = trace::collect_shards(results_dir);
   } catch (const std::runtime_error& problem) {
     throw FileError(problem.what());
@@ -213,7 +230,7 @@ int collect_trace(const std::string& results_dir, bool no_figure) {
 
 int trace_command(const std::vector<std::string>& args) {
   return run_guarded("trace", [&] {
-    std::vector<std::string> overrides, sbatch_args;
+    std::vector<std::string> overrides, sbatch_args, sources;
     std::string trace_file, out_dir, shard_text;
     std::int64_t workers = std::max(1u, std::thread::hardware_concurrency());
     bool resume = false, overwrite = false, no_figure = false, timeline = false, slurm = false, dry_run = false,
@@ -240,6 +257,8 @@ int trace_command(const std::vector<std::string>& args) {
          "--collect merges them (docs/slurm.md)")
         ("collect", po::bool_switch(&collect),
          "reusesim trace DIR --collect: merge the shards in DIR, rebuild its tables and draw the figure")
+        ("from", po::value(&sources)->composing(),
+         "with --collect: first copy into DIR the shards run into this directory (repeatable)")
         ("slurm", po::bool_switch(&slurm), "submit the trace to Slurm as a job array of --shards shards, and a job "
          "that collects them")
         ("shards", po::value<std::int64_t>(), "with --slurm: how many shards (array tasks); default: one per 50 jobs")
@@ -254,12 +273,16 @@ int trace_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("trace", args, options, positional, values)) return kExitOk;
     const auto given = [&](const char* name) { return values.count(name) != 0 && !values[name].defaulted(); };
+    if (given("from") && !collect) throw UsageError("--from goes with --collect");
     if (collect) {
       for (const char* other : {"out", "jobs", "resume", "overwrite", "timeline", "job-timeout", "set", "shard", "slurm",
                                 "shards", "partition", "time", "sbatch-arg", "dry-run"}) {
-        if (given(other)) throw UsageError(std::string("--collect takes the results directory alone (and --no-figure), not --") + other);
+        if (given(other)) {
+          throw UsageError(std::string("--collect takes the results directory alone (with --from, --no-figure), not --") +
+                           other);
+        }
       }
-      return collect_trace(trace_file, no_figure);
+      return collect_trace(trace_file, sources, no_figure);
     }
     if (!given("out")) throw UsageError("the option '--out' is required but missing");
     for (const char* slurm_only : {"shards", "partition", "time", "sbatch-arg", "dry-run"}) {

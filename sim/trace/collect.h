@@ -29,4 +29,18 @@ struct Collection {
 // holds no sharded trace or its files disagree.
 Collection collect_shards(const std::string& results_dir);
 
+// Shards run into separate directories (--collect --from): the one plan and split they all hold.
+struct ShardSources {
+  std::vector<std::string> directories;
+  std::string plan_text;  // their trace.json
+  ShardSplit split;
+};
+// Throws std::runtime_error unless every directory holds a sharded trace, all the same plan split
+// the same way. Reads only.
+ShardSources check_sources(const std::vector<std::string>& directories);
+// Copies into `results_dir` (created if missing, or holding this plan and split) what it lacks of
+// the sources (ResultsDirectory::copy_from), before collect_shards; the caller holds them all
+// (ExclusiveUse). Gives the number of jobs copied.
+std::size_t merge_shards(const std::string& results_dir, const ShardSources& sources);
+
 }  // namespace reusesim::trace

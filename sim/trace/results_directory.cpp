@@ -20,14 +20,6 @@ namespace fs = std::filesystem;
 constexpr const char* kPartial = ".partial";
 constexpr const char* kFailed = ".failed";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream stream(text);
@@ -119,10 +111,9 @@ void ResultsDirectory::clear_leftovers(const std::string& id) const {
   report::remove_owned(path("jobs"), id + kFailed);
 }
 
-void ResultsDirectory::prepare_shard(const ShardSplit& split, const Shard& shard, bool resume) {
+std::pair<bool, bool> ResultsDirectory::check_join(const ShardSplit& split, const std::string& who) const {
   const std::string plan_file = path("trace.json");
   const std::string split_file = path("shards/split.json");
-  const std::string where = "shard " + std::to_string(shard.number) + "/" + std::to_string(shard.count);
   const bool owned = refuse_foreign();
   std::error_code error;
   const bool has_plan = owned && fs::exists(plan_file, error);
@@ -130,19 +121,33 @@ void ResultsDirectory::prepare_shard(const ShardSplit& split, const Shard& shard
     refuse_other_plan(read_text(plan_file));
   } else if (owned && !holds_only_manifest(directory_)) {
     throw std::runtime_error(directory_ + " exists and is not a trace results directory (no trace.json); " +
-                             "choose another --out directory for " + where);
+                             "choose another --out directory for " + who);
   }
   const bool has_split = has_plan && fs::exists(split_file, error);
   if (has_split && read_text(split_file) != split_json(split)) {
     const ShardSplit recorded = read_split_json(read_text(split_file), split_file);
     throw std::runtime_error(directory_ + " is split into " + std::to_string(recorded.count()) + " shards of `" +
-                             shell_command(recorded.arguments) + "` (shards/split.json); " + where + " of `" +
+                             shell_command(recorded.arguments) + "` (shards/split.json); " + who + " of `" +
                              shell_command(split.arguments) + "` is not one of them: give the same --shard K/" +
                              std::to_string(recorded.count()) + " and options, or choose another --out directory");
   }
+  return {has_plan, has_split};
+}
+
+void ResultsDirectory::write_join(const ShardSplit& split, bool has_plan, bool has_split) {
+  own_entries(directory_, plan_);
+  own_shard_entries(split.count());
+  if (!has_plan) report::write_output_file(path("trace.json"), plan_json(plan_));
+  if (!has_split) write_shard_file("split.json", split_json(split));
+}
+
+void ResultsDirectory::prepare_shard(const ShardSplit& split, const Shard& shard, bool resume) {
+  const std::string where = "shard " + std::to_string(shard.number) + "/" + std::to_string(shard.count);
+  const auto [has_plan, has_split] = check_join(split, where);
   const std::vector<std::string>& own_ids = split.job_ids.at(shard.number - 1);
   if (!resume && has_plan) {
     std::vector<std::string> started;
+    std::error_code error;
     if (fs::exists(path("shards/" + shard_record_name(shard.number)), error)) started.push_back(shard_record_name(shard.number));
     for (const std::string& id : own_ids) {
       for (const char* suffix : {"", kPartial, kFailed}) {
@@ -154,11 +159,42 @@ void ResultsDirectory::prepare_shard(const ShardSplit& split, const Shard& shard
                                " is there); add --resume to complete it, or choose another --out directory");
     }
   }
-  own_entries(directory_, plan_);
-  own_shard_entries(split.count());
-  if (!has_plan) report::write_output_file(plan_file, plan_json(plan_));
-  if (!has_split) report::write_output_file(split_file, split_json(split));
+  write_join(split, has_plan, has_split);
   for (const std::string& id : own_ids) clear_leftovers(id);
+}
+
+void ResultsDirectory::prepare_merge(const ShardSplit& split) {
+  const auto [has_plan, has_split] = check_join(split, "--collect --from");
+  write_join(split, has_plan, has_split);
+}
+
+std::size_t ResultsDirectory::copy_from(const std::string& source, const ShardSplit& split) {
+  const fs::path from(source);
+  std::error_code error;
+  std::size_t copied = 0;
+  for (const TraceJob& job : plan_.jobs) {
+    if (finished(job)) continue;
+    const bool done = fs::exists(from / "jobs" / job.id / "job.json", error);
+    const bool failed = !done && fs::exists(from / "jobs" / (job.id + kFailed), error);
+    if (!done && !(failed && !fs::exists(job_dir(job) + kFailed, error))) continue;
+    clear_leftovers(job.id);
+    const std::string name = job.id + (done ? "" : kFailed);
+    const std::string partial = job_dir(job) + kPartial;
+    throw_if(report::own_directory_problem(partial));
+    for (const std::string& file : report::owned_files((from / "jobs" / name).string())) {
+      report::write_output_file(partial + "/" + file, read_text(from / "jobs" / name / file));
+    }
+    fs::rename(partial, path("jobs/" + name), error);
+    if (error) throw std::runtime_error("cannot move " + partial + " to " + path("jobs/" + name) + ": " + error.message());
+    ++copied;
+  }
+  for (std::size_t number = 1; number <= split.count(); ++number) {
+    const std::string record = shard_record_name(number);
+    if (fs::exists(from / "shards" / record, error) && !fs::exists(path("shards/" + record), error)) {
+      write_shard_file(record, read_text(from / "shards" / record));
+    }
+  }
+  return copied;
 }
 
 void ResultsDirectory::own_shard_entries(std::size_t count) const {
@@ -301,6 +337,14 @@ void ResultsDirectory::write_tables() const {
   if (run_header_.empty()) return;  // no job has finished: no columns to give yet
   report::write_output_file(path("layers.csv"), layers);
   report::write_output_file(path("networks.csv"), networks);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
 }
 
 std::string failure_summary(const std::string& stderr_text, const std::string& how_it_ended) {

@@ -13,8 +13,11 @@
 // ReuseSim's (report/output_files.h): each manifest names what ReuseSim wrote there, and only that
 // is ever replaced or deleted.
 
+#include <cstddef>
+#include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/shard.h"
@@ -39,6 +42,12 @@ class ResultsDirectory {
   // are already there is refused; with it, only this shard's leftovers are cleared, as other
   // shards may be running. Checks everything before writing anything.
   void prepare_shard(const ShardSplit& split, const Shard& shard, bool resume);
+  // --collect --from: joins `split` as prepare_shard does, with no jobs of its own.
+  void prepare_merge(const ShardSplit& split);
+  // Copies from `source`, a results directory of this plan and `split`, what this one lacks: its
+  // finished jobs, its failed ones (unless failed here too) and its shard records. Gives the
+  // number of jobs copied. Only files ReuseSim wrote there (its manifests list them) are copied.
+  std::size_t copy_from(const std::string& source, const ShardSplit& split);
   // For a submission (--slurm), after prepare: shards/ made afresh with `split` in it.
   void record_split(const ShardSplit& split);
   // Writes shards/`name`, a name record_split or prepare_shard claimed.
@@ -72,6 +81,12 @@ class ResultsDirectory {
   bool refuse_foreign() const;
   // Refuses `recorded_plan` (trace.json's text) unless it is this plan.
   void refuse_other_plan(const std::string& recorded_plan) const;
+  // prepare_shard's and prepare_merge's checks, before anything is written: the directory is
+  // ReuseSim's, and holds no trace or this plan split as `split` (who: "shard 2/4", for messages).
+  // Gives whether it holds the plan, and the split.
+  std::pair<bool, bool> check_join(const ShardSplit& split, const std::string& who) const;
+  // Then claims what shards write and records the plan and the split where missing.
+  void write_join(const ShardSplit& split, bool has_plan, bool has_split);
   // Removes what an unfinished run of job `id` left: jobs/<id>.partial and jobs/<id>.failed.
   void clear_leftovers(const std::string& id) const;
   // Claims shards/ and the names a split into `count` shards writes there.
@@ -86,6 +101,9 @@ class ResultsDirectory {
   std::map<std::string, JobRows> rows_;     // by job id
   std::map<std::string, std::string> errors_;  // failed jobs, by id
 };
+
+// The whole file at `path`; throws std::runtime_error naming it when it cannot be read.
+std::string read_text(const std::filesystem::path& path);
 
 // The first line of a failed run's stderr that says what went wrong, else how the process ended.
 std::string failure_summary(const std::string& stderr_text, const std::string& how_it_ended);
