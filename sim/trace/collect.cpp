@@ -13,7 +13,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Why shard `number` left jobs unfinished, from its record (if it wrote one).
+// Why a shard left `unfinished` of its `jobs` unfinished (`failed` of them failed), from its
+// record `record_file` when it wrote one.
 std::string why_unfinished(const fs::path& record_file, const ShardSplit& split, std::size_t failed,
                            std::size_t unfinished, std::size_t jobs) {
   const std::string counts = std::to_string(unfinished) + " of " + std::to_string(jobs) + " job(s) not finished";
