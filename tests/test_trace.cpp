@@ -1,11 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <unistd.h>
@@ -15,6 +18,8 @@
 #include "trace/figure.h"
 #include "trace/progress.h"
 #include "trace/results_directory.h"
+#include "trace/shard.h"
+#include "trace/slurm.h"
 #include "trace/trace_plan.h"
 
 // The batch-trace pieces that need no worker process: job expansion, the plan file, the figure's
@@ -274,4 +279,124 @@ TEST_CASE("a results directory is locked by one trace at a time", "[trace]") {
   }
   CHECK_NOTHROW(reusesim::trace::DirectoryLock(dir.string()));
   fs::remove_all(dir.parent_path());
+}
+
+// Sharding (trace/shard.h): which jobs each shard runs, and the files shards leave.
+
+namespace {
+
+// A plan of jobs of the given sizes, (layers, MACs, recurrent steps), named by their index, on
+// `variants` 16-bit variants: every job on each, variant after variant.
+TracePlan sized_plan(const std::vector<std::tuple<std::size_t, std::int64_t, double>>& sizes, std::size_t variants = 1) {
+  TracePlan plan;
+  for (std::size_t panel = 0; panel < variants; ++panel) {
+    plan.panels.emplace_back();
+    plan.panels.back().operand_bits = 16;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      reusesim::trace::TraceJob job;
+      job.id = std::to_string(panel) + "-" + std::to_string(i);
+      job.panel = panel;
+      std::tie(job.layer_count, job.macs, job.recurrent_steps) = sizes[i];
+      plan.jobs.push_back(job);
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("a job's estimated time grows with its layers, MACs, recurrent steps and element size", "[trace][shard]") {
+  TracePlan plan = sized_plan({{1, 0, 0}, {10, 0, 0}, {10, 1'000'000'000, 0}, {10, 0, 200}, {0, 0, 0}});
+  const auto seconds = [&](std::size_t job) {
+    return reusesim::trace::estimated_job_seconds(plan.jobs[job], plan.panels[0]);
+  };
+  CHECK(seconds(0) < seconds(1));
+  CHECK(seconds(1) < seconds(2));
+  // DeepSpeech2's four GRUs over 50 steps: seconds, several times a job's start-up.
+  CHECK(seconds(3) > 3 * seconds(1));
+  // At 8 bits the replay moves half the bytes: the work beyond start-up (job 4's time) halves.
+  const double sixteen_bits = seconds(3);
+  plan.panels[0].operand_bits = 8;
+  CHECK(seconds(3) - seconds(4) == Approx((sixteen_bits - seconds(4)) / 2));
+}
+
+TEST_CASE("shards are balanced by estimated time, not by count, and cover every job once", "[trace][shard]") {
+  // One job of 10^11 MACs and eight small ones: by count the big one's shard would get four
+  // more; by time it runs alone and the small ones share the other shard.
+  std::vector<std::tuple<std::size_t, std::int64_t, double>> sizes(8, {5, 10'000'000, 0});
+  sizes.insert(sizes.begin() + 3, {5, 100'000'000'000, 0});
+  const TracePlan plan = sized_plan(sizes);
+  const auto shards = reusesim::trace::split_jobs(plan, 2);
+  REQUIRE(shards.size() == 2);
+  CHECK(shards[0] == std::vector<std::size_t>{3});
+  CHECK(shards[1] == std::vector<std::size_t>{0, 1, 2, 4, 5, 6, 7, 8});
+  // Equal jobs split evenly, each shard in plan order, every job in exactly one shard.
+  const TracePlan even = sized_plan(std::vector<std::tuple<std::size_t, std::int64_t, double>>(10, {3, 1000, 0}));
+  const auto thirds = reusesim::trace::split_jobs(even, 3);
+  std::vector<std::size_t> all;
+  for (const auto& shard : thirds) {
+    CHECK(std::is_sorted(shard.begin(), shard.end()));
+    all.insert(all.end(), shard.begin(), shard.end());
+  }
+  std::sort(all.begin(), all.end());
+  CHECK(all == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(thirds[0].size() == 4);
+  CHECK(thirds[1].size() == 3);
+  CHECK(thirds[2].size() == 3);
+  CHECK(reusesim::trace::split_jobs(even, 3) == thirds);
+  // The same five jobs on four variants: each shard gets jobs of several variants, so a variant
+  // slower than estimated does not slow one shard alone.
+  const TracePlan variants = sized_plan({{1, 0, 0}, {5, 0, 0}, {5, 0, 50}, {5, 0, 100}, {5, 0, 200}}, 4);
+  for (const auto& shard : reusesim::trace::split_jobs(variants, 4)) {
+    std::set<std::size_t> panels;
+    for (std::size_t job : shard) panels.insert(variants.jobs[job].panel);
+    CHECK(panels.size() > 1);
+  }
+  // More shards than jobs leaves some empty.
+  CHECK(reusesim::trace::split_jobs(sized_plan({{1, 1, 0}}), 2) == std::vector<std::vector<std::size_t>>{{0}, {}});
+}
+
+TEST_CASE("a plan sizes each job: layers, MACs x batch and recurrent steps", "[trace][shard]") {
+  const TracePlan plan = reusesim::trace::plan_trace_file(kSource + "/traces/snowflake_figure.yaml", {});
+  const auto& resnet = plan.jobs[2];
+  REQUIRE(resnet.id == "0003-snowflake-resnet50-b1");
+  CHECK(resnet.recurrent_steps == 0);
+  const auto& gru = plan.jobs[22];
+  REQUIRE(gru.id == "0023-snowflake-deepspeech2-gru-b2");
+  // Four GRU layers over conv1's 50 output steps, whatever the batch; MACs scale with it.
+  CHECK(gru.layer_count == 4);
+  CHECK(gru.recurrent_steps == 200);
+  CHECK(gru.macs == 2 * plan.jobs[21].macs);
+}
+
+TEST_CASE("the split file reads back as written, and anything else is refused", "[trace][shard]") {
+  const TracePlan plan = example_plan();
+  const auto split = reusesim::trace::make_split(plan, 2, {plan.run_file, "--set", "name=x"});
+  CHECK(split.plan_hash == reusesim::trace::content_hash(reusesim::trace::plan_json(plan)));
+  CHECK(split.count() == 2);
+  const std::string text = reusesim::trace::split_json(split);
+  CHECK(reusesim::trace::split_json(reusesim::trace::read_split_json(text, "split.json")) == text);
+  CHECK_THROWS_WITH(reusesim::trace::read_split_json("{\"plan\": \"x\"}", "s/split.json"),
+                    Catch::StartsWith("s/split.json is not a ReuseSim shard split ("));
+  CHECK_THROWS_WITH(
+      reusesim::trace::read_split_json(R"({"plan": "x", "shards": 3, "arguments": [], "jobs": [["a"], ["b"]]})", "s"),
+      Catch::Contains("its shard count does not match its lists of jobs"));
+  const reusesim::trace::ShardRecord record{"abc", {2, 4}, "failed", 6, 5, 1};
+  const std::string record_text = reusesim::trace::shard_record_json(record);
+  CHECK(reusesim::trace::shard_record_json(reusesim::trace::read_shard_record(record_text, "r")) == record_text);
+}
+
+TEST_CASE("shell_command quotes what a shell would split or expand", "[trace][shard]") {
+  using reusesim::trace::shell_command;
+  CHECK(shell_command({"/usr/bin/reusesim", "trace", "--set", "models.0.batch=[1,2]", "it's here", ""}) ==
+        "/usr/bin/reusesim trace --set 'models.0.batch=[1,2]' 'it'\\''s here' ''");
+}
+
+TEST_CASE("Slurm time limits are checked as sbatch reads them", "[trace][slurm]") {
+  for (const char* good : {"30", "10:00", "2:00:00", "1-0", "1-12:30", "2-00:00:00", "UNLIMITED"}) {
+    CHECK(reusesim::trace::valid_slurm_time(good));
+  }
+  for (const char* bad : {"", "1h", "-5", "1:2:3:4", "10 min", "1-", "30\n#SBATCH --x"}) {
+    CHECK_FALSE(reusesim::trace::valid_slurm_time(bad));
+  }
 }

@@ -1,14 +1,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
+#include <filesystem>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <thread>
 
 #include "cli/command_line.h"
 #include "config/diagnostics.h"
-#include "trace/directory_lock.h"
+#include "trace/collect.h"
 #include "trace/figure.h"
+#include "trace/process.h"
+#include "trace/shard.h"
+#include "trace/slurm.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_runner.h"
 #include "workload/utf8.h"
@@ -20,6 +26,10 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr std::int64_t kMaxJobTimeoutSeconds = 10'000'000;  // 16 weeks; 0 already means no limit
+// --slurm's default: tasks of a few minutes each (docs/slurm.md, "Sizing shards").
+constexpr std::size_t kJobsPerShard = 50;
+// Slurm's default MaxArraySize is 1001: array indices 0 to 1000.
+constexpr std::size_t kMaxArrayTasks = 1000;
 
 // The plan, with the hash of every input file; a file that cannot be read again is a file error.
 trace::TracePlan load_plan(const std::string& trace_file, const std::vector<std::string>& overrides) {
@@ -38,21 +48,199 @@ void draw_figure(const std::string& results_dir) {
   } catch (const std::runtime_error& error) {
     throw FileError(error.what());
   }
+  std::cout << "figure:  " << results_dir << "/figure.png, " << results_dir << "/figure.svg (points: " << results_dir
+            << "/figure_points.csv)\n";
+}
+
+void print_tables(const std::string& results_dir) {
+  std::cout << "tables:  " << results_dir << "/layers.csv, " << results_dir << "/networks.csv (jobs: " << results_dir
+            << "/jobs.csv)\n";
+}
+
+void print_summary(const trace::TraceSummary& summary) {
+  std::cerr << summary.done << " job(s) run, " << summary.skipped << " already finished, " << summary.failed
+            << " failed";
+  if (summary.not_run > 0) std::cerr << ", " << summary.not_run << " not run";
+  std::cerr << "\n";
+}
+
+// "K/N": shard K of N, K from 1 to N.
+trace::Shard parse_shard(const std::string& text) {
+  static const std::regex kShard(R"(([0-9]{1,6})/([0-9]{1,6}))");
+  std::smatch match;
+  if (std::regex_match(text, match, kShard)) {
+    const trace::Shard shard{std::stoul(match[1].str()), std::stoul(match[2].str())};
+    if (shard.number >= 1 && shard.number <= shard.count) return shard;
+  }
+  throw UsageError("--shard: expected K/N, shard K of N with 1 <= K <= N (e.g. 2/4 is the second of four), got \"" +
+                   text + "\"");
+}
+
+void refuse_too_many_shards(const std::string& option, std::size_t shards, std::size_t jobs) {
+  if (shards > jobs) {
+    throw UsageError(option + ": " + std::to_string(shards) + " shards of a trace of " + std::to_string(jobs) +
+                     " job(s): at most one shard per job");
+  }
+}
+
+// --shards, or one shard per kJobsPerShard jobs.
+std::size_t shard_count(const po::variables_map& values, std::size_t jobs) {
+  if (values.count("shards") == 0) return std::min((jobs + kJobsPerShard - 1) / kJobsPerShard, kMaxArrayTasks);
+  const auto shards = static_cast<std::size_t>(
+      positive_option("--shards", values["shards"].as<std::int64_t>(), static_cast<std::int64_t>(kMaxArrayTasks)));
+  refuse_too_many_shards("--shards", shards, jobs);
+  return shards;
+}
+
+// What goes into #SBATCH lines must stay one option: no line breaks, and no blanks or quotes in
+// the paths and names sbatch reads there. `partition` and `time`: whether they were given.
+void check_slurm_options(const trace::SlurmOptions& options, const std::string& out_dir, bool partition, bool time) {
+  static const std::regex kName(R"([A-Za-z0-9_.,-]+)");
+  if (partition && !std::regex_match(options.partition, kName)) {
+    throw UsageError("--partition: expected a partition name (letters, digits, \"_.,-\"), got \"" + options.partition + "\"");
+  }
+  if (time && !trace::valid_slurm_time(options.time)) {
+    throw UsageError("--time: expected a Slurm time limit (minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED), got \"" +
+                     options.time + "\"");
+  }
+  for (const std::string& argument : options.sbatch_args) {
+    if (argument.size() < 2 || argument[0] != '-' || argument.find('\n') != std::string::npos) {
+      throw UsageError("--sbatch-arg: expected one sbatch option on one line, as --sbatch-arg=--account=a, got \"" +
+                       argument + "\"");
+    }
+  }
+  const std::string absolute = std::filesystem::absolute(out_dir).lexically_normal().string();
+  if (absolute.find_first_of(" \t\n'\"\\") != std::string::npos) {
+    throw UsageError("--slurm: the --out path goes into #SBATCH --output lines, which cannot hold blanks, quotes or "
+                     "backslashes; choose another --out directory than " + absolute);
+  }
+}
+
+int run_one_shard(const trace::TracePlan& plan, const trace::Shard& shard, const trace::ShardSplit& split,
+                  const trace::TraceOptions& run) {
+  refuse_too_many_shards("--shard", shard.count, plan.jobs.size());
+  const std::string name = std::to_string(shard.number) + "/" + std::to_string(shard.count);
+  std::cerr << "trace " << plan.name << " shard " << name << ": " << split.job_ids[shard.number - 1].size() << " of "
+            << plan.jobs.size() << " jobs, " << run.workers << " worker(s), results in " << run.out_dir << "\n";
+  trace::TraceSummary summary;
+  try {
+    summary = trace::run_shard(plan, split, shard, run, std::cerr, isatty(STDERR_FILENO) != 0);
+  } catch (const std::runtime_error& error) {
+    throw FileError(error.what());
+  }
+  print_summary(summary);
+  if (summary.interrupted) {
+    std::cerr << "interrupted: the finished jobs are kept; complete the shard with --resume\n";
+    return kExitInterrupted;
+  }
+  std::cerr << "shard " << name << " ended; once every shard has: reusesim trace " << run.out_dir << " --collect\n";
+  return summary.failed > 0 ? kExitJobsFailed : kExitOk;
+}
+
+// Writes the scripts and submits them with `sbatch` ("": --dry-run, only write them).
+int submit_to_slurm(const trace::TracePlan& plan, const trace::ShardSplit& split, const trace::TraceOptions& run,
+                    const trace::SlurmOptions& options, const std::string& sbatch) {
+  const std::string out_dir = std::filesystem::absolute(run.out_dir).lexically_normal().string();
+  const std::string array_script = out_dir + "/shards/array.sbatch";
+  const std::string collect_script = out_dir + "/shards/collect.sbatch";
+  try {
+    trace::prepare_submission(plan, split, out_dir, run.existing, trace::own_executable(), options);
+  } catch (const std::runtime_error& error) {
+    throw FileError(error.what());
+  }
+  std::cerr << "trace " << plan.name << ": " << plan.jobs.size() << " jobs in " << split.count()
+            << " shard(s), array task K runs shard K, results in " << out_dir << "\n";
+  std::cout << "scripts: " << array_script << ", " << collect_script << "\n";
+  if (sbatch.empty()) {
+    std::cout << "submit:  sbatch " << array_script << "; then sbatch --dependency=afterany:<its job id> "
+              << collect_script << "\n";
+    return kExitOk;
+  }
+  std::string array_id, collect_id;
+  try {
+    array_id = trace::submit(sbatch, {}, array_script);
+    collect_id = trace::submit(sbatch, {"--dependency=afterany:" + array_id}, collect_script);
+  } catch (const std::runtime_error& error) {
+    const std::string submitted = array_id.empty() ? "" : " (the array is submitted as job " + array_id +
+                                                              "; collect it with reusesim trace " + out_dir + " --collect)";
+    throw FileError(std::string(error.what()) + submitted);
+  }
+  std::cout << "submitted: job array " << array_id << " (" << split.count() << " tasks), collect job " << collect_id
+            << " (runs once every task has ended)\n"
+            << "follow:  squeue -j " << array_id << "," << collect_id << "; logs in " << out_dir
+            << "/shards/shard-K.log and collect.log\n"
+            << "results: " << out_dir << "/layers.csv, networks.csv and figure.png once job " << collect_id
+            << " has run; or collect what has finished now with: reusesim trace " << out_dir << " --collect\n";
+  return kExitOk;
+}
+
+// --collect, first copying in the shards of `sources` (--from) when there are any.
+int collect_trace(const std::string& results_dir, const std::vector<std::string>& sources, bool no_figure) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  std::vector<std::string> others;  // the sources but results_dir itself
+  for (const std::string& source : sources) {
+    if (!fs::is_directory(source, error)) throw FileError("--from " + source + ": not a directory");
+    if (!fs::equivalent(source, results_dir, error)) others.push_back(source);
+  }
+  if (sources.empty() && !fs::is_directory(results_dir, error)) {
+    throw FileError(results_dir + " is not a directory: --collect takes the results directory of a sharded trace");
+  }
+  trace::Collection collection;
+  std::deque<trace::ExclusiveUse> hold;  // no shard may run in any of them meanwhile
+  try {
+    for (const std::string& source : others) hold.emplace_back(source);
+    if (!others.empty()) {
+      const trace::ShardSources checked = trace::check_sources(others);
+      hold.emplace_back(results_dir);
+      const std::size_t copied = trace::merge_shards(results_dir, checked);
+      std::cerr << "copied " << copied << " job(s) from " << others.size() << " directory(ies) into " << results_dir
+                << "\n";
+    } else {
+      hold.emplace_back(results_dir);
+    }
+    collection = trace::collect_shards(results_dir);
+  } catch (const std::runtime_error& problem) {
+    throw FileError(problem.what());
+  }
+  std::cerr << "collected " << collection.shards << " shard(s): " << collection.done << " of " << collection.jobs
+            << " job(s) done, " << collection.failed << " failed\n";
+  print_tables(results_dir);
+  if (!no_figure && collection.done > 0) draw_figure(results_dir);
+  if (collection.unfinished.empty()) return kExitOk;
+  const std::string executable = trace::own_executable();
+  std::string indices;
+  std::cerr << collection.unfinished.size() << " shard(s) did not finish; complete each, then --collect again:\n";
+  for (const trace::UnfinishedShard& shard : collection.unfinished) {
+    std::vector<std::string> command{executable, "trace"};
+    command.insert(command.end(), shard.rerun.begin(), shard.rerun.end());
+    std::cerr << "  shard " << shard.shard.number << "/" << shard.shard.count << ": " << shard.why << "\n    "
+              << trace::shell_command(command) << "\n";
+    indices += (indices.empty() ? "" : ",") + std::to_string(shard.shard.number);
+  }
+  const std::string array_script = results_dir + "/shards/array.sbatch";
+  if (std::filesystem::exists(array_script, error)) {
+    std::cerr << "or on Slurm: sbatch --array=" << indices << " " << trace::shell_command({array_script})
+              << "; then reusesim trace " << results_dir << " --collect\n";
+  }
+  return kExitJobsFailed;
 }
 
 }  // namespace
 
 int trace_command(const std::vector<std::string>& args) {
   return run_guarded("trace", [&] {
-    std::vector<std::string> overrides;
-    std::string trace_file, out_dir;
+    std::vector<std::string> overrides, sbatch_args, sources;
+    std::string trace_file, out_dir, shard_text;
     std::int64_t workers = std::max(1u, std::thread::hardware_concurrency());
-    bool resume = false, overwrite = false, no_figure = false, timeline = false;
+    bool resume = false, overwrite = false, no_figure = false, timeline = false, slurm = false, dry_run = false,
+         collect = false;
+    trace::SlurmOptions slurm_options;
     po::options_description options("reusesim trace options");
     options.add_options()
         ("help,h", "show this help")
         ("trace", po::value(&trace_file)->required(), "run file (batch trace, YAML; also positional)")
-        ("out", po::value(&out_dir)->required(), "results directory")
+        ("out", po::value(&out_dir), "results directory")
         ("jobs", po::value(&workers)->default_value(workers), "worker processes running jobs at once")
         ("resume", po::bool_switch(&resume), "complete the results in --out: skip the jobs already finished")
         ("overwrite", po::bool_switch(&overwrite), "replace the trace results already in --out")
@@ -63,19 +251,61 @@ int trace_command(const std::vector<std::string>& args) {
          "(default: each job's own, 60 s + 2 s per layer + 100 s per 10^9 MACs)")
         ("set", po::value(&overrides)->composing(),
          "override a field of the run file: key.path=value (repeatable), e.g. models.0.batch=[1,2]; a key that "
-         "contains dots goes in brackets: sweep[dram.channels]=[1,2]");
+         "contains dots goes in brackets: sweep[dram.channels]=[1,2]")
+        ("shard", po::value(&shard_text),
+         "run only shard K of N (K from 1 to N, e.g. 2/4) into --out, which the other shards may share; "
+         "--collect merges them (docs/slurm.md)")
+        ("collect", po::bool_switch(&collect),
+         "reusesim trace DIR --collect: merge the shards in DIR, rebuild its tables and draw the figure")
+        ("from", po::value(&sources)->composing(),
+         "with --collect: first copy into DIR the shards run into this directory (repeatable)")
+        ("slurm", po::bool_switch(&slurm), "submit the trace to Slurm as a job array of --shards shards, and a job "
+         "that collects them")
+        ("shards", po::value<std::int64_t>(), "with --slurm: how many shards (array tasks); default: one per 50 jobs")
+        ("partition", po::value(&slurm_options.partition), "with --slurm: the partition to run in")
+        ("time", po::value(&slurm_options.time), "with --slurm: each task's time limit (sbatch --time: minutes, "
+         "H:M:S, D-H:M ...)")
+        ("sbatch-arg", po::value(&sbatch_args)->composing(),
+         "with --slurm: one more sbatch option for both jobs, as --sbatch-arg=--account=a (repeatable)")
+        ("dry-run", po::bool_switch(&dry_run), "with --slurm: write the job scripts into --out, do not submit");
     po::positional_options_description positional;
     positional.add("trace", 1);
     po::variables_map values;
     if (!parse_arguments("trace", args, options, positional, values)) return kExitOk;
+    const auto given = [&](const char* name) { return values.count(name) != 0 && !values[name].defaulted(); };
+    if (given("from") && !collect) throw UsageError("--from goes with --collect");
+    if (collect) {
+      for (const char* other : {"out", "jobs", "resume", "overwrite", "timeline", "job-timeout", "set", "shard", "slurm",
+                                "shards", "partition", "time", "sbatch-arg", "dry-run"}) {
+        if (given(other)) {
+          throw UsageError(std::string("--collect takes the results directory alone (with --from, --no-figure), not --") +
+                           other);
+        }
+      }
+      return collect_trace(trace_file, sources, no_figure);
+    }
+    if (!given("out")) throw UsageError("the option '--out' is required but missing");
+    for (const char* slurm_only : {"shards", "partition", "time", "sbatch-arg", "dry-run"}) {
+      if (given(slurm_only) && !slurm) throw UsageError(std::string("--") + slurm_only + " goes with --slurm");
+    }
     trace::TraceOptions run;
     run.out_dir = out_dir;
     run.workers = static_cast<std::size_t>(positive_option("--jobs", workers, 256));
     if (resume && overwrite) throw UsageError("--resume and --overwrite exclude each other");
+    const std::optional<trace::Shard> shard = given("shard") ? std::optional(parse_shard(shard_text)) : std::nullopt;
+    if (shard && slurm) throw UsageError("--shard and --slurm exclude each other: --slurm runs every shard");
+    if (shard && overwrite) {
+      throw UsageError("--overwrite goes with a whole trace, not --shard: other shards may share --out; replace it "
+                       "with reusesim trace RUN.yaml --out DIR --overwrite, or choose another --out directory");
+    }
     run.existing = resume      ? trace::ResultsDirectory::Existing::resume
                    : overwrite ? trace::ResultsDirectory::Existing::overwrite
                                : trace::ResultsDirectory::Existing::refuse;
     run.timeline = timeline;
+    // What every shard runs, in split.json: the plan's run file and everything that shapes a job.
+    std::vector<std::string> shard_arguments{""};
+    for (const std::string& assignment : overrides) shard_arguments.insert(shard_arguments.end(), {"--set", assignment});
+    if (timeline) shard_arguments.push_back("--timeline");
     if (values.count("job-timeout") != 0) {
       const std::int64_t seconds = values["job-timeout"].as<std::int64_t>();
       if (seconds < 0 || seconds > kMaxJobTimeoutSeconds) {
@@ -83,6 +313,17 @@ int trace_command(const std::vector<std::string>& args) {
                          ", got " + std::to_string(seconds));
       }
       run.job_timeout_seconds = seconds;
+      shard_arguments.insert(shard_arguments.end(), {"--job-timeout", std::to_string(seconds)});
+    }
+    std::string sbatch;
+    if (slurm) {
+      slurm_options.sbatch_args = sbatch_args;
+      check_slurm_options(slurm_options, out_dir, given("partition"), given("time"));
+      sbatch = trace::find_on_path("sbatch");
+      if (sbatch.empty() && !dry_run) {
+        throw FileError("--slurm: sbatch is not on the PATH; submit from a machine with Slurm's commands (a login "
+                        "node, or Debian's slurm-client), or add --dry-run to write the job scripts without submitting");
+      }
     }
     const trace::TracePlan plan = load_plan(trace_file, overrides);
     // trace.json records the run file's absolute path, and the model and accelerator files found
@@ -91,33 +332,32 @@ int trace_command(const std::vector<std::string>& args) {
       throw FileError(plan.run_file + ": the path is not UTF-8 text (" + workload::describe_byte(plan.run_file[*offset]) +
                       "), which trace.json cannot record as JSON text; move the run file to a UTF-8 path");
     }
+    shard_arguments.front() = plan.run_file;
+    if (shard) return run_one_shard(plan, *shard, trace::make_split(plan, shard->count, shard_arguments), run);
+    if (slurm) {
+      const std::size_t shards = shard_count(values, plan.jobs.size());
+      return submit_to_slurm(plan, trace::make_split(plan, shards, shard_arguments), run, slurm_options,
+                             dry_run ? "" : sbatch);
+    }
     std::cerr << "trace " << plan.name << ": " << plan.jobs.size() << " jobs on " << plan.panels.size()
               << " accelerator variant(s), " << run.workers << " worker(s), results in " << out_dir << "\n";
     // Held until the figure is drawn: a second trace on this directory fails at once.
-    std::optional<trace::DirectoryLock> lock;
+    std::optional<trace::ExclusiveUse> hold;
     trace::TraceSummary summary;
     try {
-      lock.emplace(out_dir);
+      hold.emplace(out_dir);
       summary = trace::run_trace(plan, run, std::cerr, isatty(STDERR_FILENO) != 0);
     } catch (const std::runtime_error& error) {
       throw FileError(error.what());
     }
-    std::cerr << summary.done << " job(s) run, " << summary.skipped << " already finished, " << summary.failed
-              << " failed";
-    if (summary.not_run > 0) std::cerr << ", " << summary.not_run << " not run";
-    std::cerr << "\n";
+    print_summary(summary);
     if (summary.interrupted) {
       std::cerr << "interrupted: the finished jobs are kept; complete the trace with:\n  reusesim trace " << trace_file
                 << " --out " << out_dir << " --resume\n";
       return kExitInterrupted;
     }
-    std::cout << "tables:  " << out_dir << "/layers.csv, " << out_dir << "/networks.csv (jobs: " << out_dir
-              << "/jobs.csv)\n";
-    if (!no_figure && summary.done + summary.skipped > 0) {
-      draw_figure(out_dir);
-      std::cout << "figure:  " << out_dir << "/figure.png, " << out_dir << "/figure.svg (points: " << out_dir
-                << "/figure_points.csv)\n";
-    }
+    print_tables(out_dir);
+    if (!no_figure && summary.done + summary.skipped > 0) draw_figure(out_dir);
     if (summary.failed > 0) {
       std::cerr << "failed jobs are listed with their errors in " << out_dir << "/jobs.csv; rerun them with --resume\n";
       return kExitJobsFailed;
@@ -138,8 +378,6 @@ int figure_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("figure", args, options, positional, values)) return kExitOk;
     draw_figure(results_dir);
-    std::cout << "figure:  " << results_dir << "/figure.png, " << results_dir << "/figure.svg (points: " << results_dir
-              << "/figure_points.csv)\n";
     return kExitOk;
   });
 }

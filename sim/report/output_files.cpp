@@ -294,6 +294,17 @@ std::string claim_problem(const std::string& directory, const std::vector<std::s
   return changed ? write_manifest(directory, *listed) : "";
 }
 
+std::vector<std::string> owned_files(const std::string& directory) {
+  std::vector<std::string> files;
+  const std::optional<std::set<std::string>> listed = read_manifest(directory);
+  if (!listed) return files;
+  for (const std::string& name : *listed) {
+    std::error_code error;
+    if (fs::is_regular_file(fs::symlink_status(fs::path(directory) / name, error))) files.push_back(name);
+  }
+  return files;
+}
+
 void remove_owned(const std::string& directory, const std::string& name) {
   throw_if_foreign(foreign_paths(directory, name));
   remove_or_throw(fs::path(directory) / name);

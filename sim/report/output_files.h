@@ -51,6 +51,10 @@ std::string own_directory_problem(const std::string& directory);
 // name that exists there but is not listed (ReuseSim did not write it).
 std::string claim_problem(const std::string& directory, const std::vector<std::string>& names);
 
+// The regular files in `directory` that its manifest lists (ReuseSim wrote them), sorted; none
+// when it has no manifest.
+std::vector<std::string> owned_files(const std::string& directory);
+
 // Removes `directory`/`name`, a file or a whole directory ReuseSim wrote. Throws std::runtime_error,
 // removing nothing, naming what there ReuseSim did not write: `name` itself when `directory`'s
 // manifest does not list it, anything neither a regular file nor a directory, a directory without

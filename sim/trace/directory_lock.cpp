@@ -12,18 +12,31 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace reusesim::trace {
 
-DirectoryLock::DirectoryLock(const std::string& directory) {
+namespace {
+
+constexpr std::chrono::milliseconds kRetryInterval{50};
+
+}  // namespace
+
+DirectoryLock::DirectoryLock(const std::string& directory, Mode mode, std::chrono::milliseconds wait) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error) throw std::runtime_error("cannot create output directory " + directory + ": " + error.message());
   // Close-on-exec: a worker must not inherit the lock and hold it past the trace.
   fd_ = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error("cannot open " + directory + ": " + std::strerror(errno));
-  if (flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
-  const int lock_error = errno;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  const int operation = (mode == Mode::exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
+  int lock_error = flock(fd_, operation) == 0 ? 0 : errno;
+  while (lock_error == EWOULDBLOCK && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kRetryInterval);
+    lock_error = flock(fd_, operation) == 0 ? 0 : errno;
+  }
+  if (lock_error == 0) return;
   struct stat status {};
   fstat(fd_, &status);
   close(fd_);

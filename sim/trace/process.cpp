@@ -34,13 +34,11 @@ std::string ProcessExit::describe() const {
   return "exit status " + std::to_string(status);
 }
 
-pid_t start_process(const std::string& program, const std::vector<std::string>& arguments,
-                    const std::string& stdout_path, const std::string& stderr_path, ChildKind kind) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+namespace {
+
+// Starts `program` with `arguments` and the file actions given; see start_process for `kind`.
+pid_t spawn(const std::string& program, const std::vector<std::string>& arguments,
+            const posix_spawn_file_actions_t& actions, ChildKind kind) {
   std::vector<std::string> words{program};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
@@ -56,9 +54,59 @@ pid_t start_process(const std::string& program, const std::vector<std::string>& 
   envp.push_back(nullptr);
   pid_t pid = 0;
   const int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
   if (error != 0) throw std::runtime_error("cannot start " + program + ": " + std::strerror(error));
   return pid;
+}
+
+}  // namespace
+
+pid_t start_process(const std::string& program, const std::vector<std::string>& arguments,
+                    const std::string& stdout_path, const std::string& stderr_path, ChildKind kind) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  try {
+    const pid_t pid = spawn(program, arguments, actions, kind);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+  } catch (const std::runtime_error&) {
+    posix_spawn_file_actions_destroy(&actions);
+    throw;
+  }
+}
+
+std::pair<ProcessExit, std::string> run_capturing_output(const std::string& program,
+                                                         const std::vector<std::string>& arguments) {
+  int pipe_ends[2];
+  if (pipe2(pipe_ends, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDERR_FILENO);
+  pid_t pid = 0;
+  try {
+    pid = spawn(program, arguments, actions, ChildKind::program);
+  } catch (const std::runtime_error&) {
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_ends[0]);
+    close(pipe_ends[1]);
+    throw;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_ends[1]);
+  std::string output;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t count = read(pipe_ends[0], buffer, sizeof buffer);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) break;
+    output.append(buffer, static_cast<std::size_t>(count));
+  }
+  close(pipe_ends[0]);
+  return {wait_for_process(pid), output};
 }
 
 std::optional<std::pair<pid_t, ProcessExit>> collect_ended_child() {

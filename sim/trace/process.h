@@ -37,6 +37,11 @@ std::optional<std::pair<pid_t, ProcessExit>> collect_ended_child();
 // Waits for `pid` to end.
 ProcessExit wait_for_process(pid_t pid);
 
+// Runs `program` with `arguments` to its end, stdin from /dev/null, and gives what it wrote to
+// stdout and stderr together. Throws std::runtime_error when it cannot be started.
+std::pair<ProcessExit, std::string> run_capturing_output(const std::string& program,
+                                                         const std::vector<std::string>& arguments);
+
 // The running program's own binary, for starting workers of the same build.
 std::string own_executable();
 

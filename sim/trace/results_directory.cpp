@@ -20,14 +20,6 @@ namespace fs = std::filesystem;
 constexpr const char* kPartial = ".partial";
 constexpr const char* kFailed = ".failed";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream stream(text);
@@ -46,7 +38,7 @@ const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv
                                            "networks.csv", "figure.png", "figure.svg", "figure.log",
                                            "figure_points.csv", "figure_roofs.csv", "figure_energy.png",
                                            "figure_energy.svg", "figure_design.png", "figure_design.svg",
-                                           "figure_energy_layers.csv", "figure_energy_networks.csv"};
+                                           "figure_energy_layers.csv", "figure_energy_networks.csv", "shards"};
 
 // Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
 void own_entries(const std::string& directory, const TracePlan& plan) {
@@ -78,17 +70,27 @@ std::string ResultsDirectory::path(const std::string& name) const { return (fs::
 
 std::string ResultsDirectory::job_dir(const TraceJob& job) const { return path("jobs/" + job.id); }
 
-void ResultsDirectory::prepare(Existing existing) {
-  const std::string plan_file = path("trace.json");
-  const std::string plan_text = plan_json(plan_);
+bool ResultsDirectory::refuse_foreign() const {
   const report::DirectoryOwner owner = report::directory_owner(directory_);
   if (owner == report::DirectoryOwner::other) {
     throw std::runtime_error(directory_ + " exists and is not a trace results directory: ReuseSim did not create it " +
                              "(it has no " + report::kManifestName + ") and never writes into or empties a directory " +
                              "holding other files; choose another --out directory");
   }
+  return owner == report::DirectoryOwner::reusesim;
+}
+
+void ResultsDirectory::refuse_other_plan(const std::string& recorded_plan) const {
+  if (recorded_plan == plan_json(plan_)) return;
+  refuse_changed_inputs(recorded_plan);
+  throw std::runtime_error(directory_ + " holds results of a different trace (its trace.json does not match " +
+                           plan_.run_file + " as given now); choose another --out directory");
+}
+
+void ResultsDirectory::prepare(Existing existing) {
+  const std::string plan_file = path("trace.json");
+  const bool owned = refuse_foreign();
   std::error_code error;
-  const bool owned = owner == report::DirectoryOwner::reusesim;
   if (owned && existing == Existing::overwrite) {
     report::clear_owned(directory_);
   } else if (owned && fs::exists(plan_file, error)) {
@@ -96,22 +98,125 @@ void ResultsDirectory::prepare(Existing existing) {
       throw std::runtime_error(directory_ + " already holds trace results; add --resume to complete them, "
                                "--overwrite to replace them, or choose another --out directory");
     }
-    const std::string recorded = read_text(plan_file);
-    if (recorded != plan_text) {
-      refuse_changed_inputs(recorded);
-      throw std::runtime_error(directory_ + " holds results of a different trace (its trace.json does not match " +
-                               plan_.run_file + " as given now); choose another --out directory");
-    }
+    refuse_other_plan(read_text(plan_file));
   } else if (owned && !holds_only_manifest(directory_)) {
     throw std::runtime_error(directory_ + " exists and is not a trace results directory (no trace.json); add " +
                              "--overwrite to replace what ReuseSim wrote there, or choose another --out directory");
   }
   own_entries(directory_, plan_);
-  report::write_output_file(plan_file, plan_text);
-  for (const TraceJob& job : plan_.jobs) {
-    report::remove_owned(path("jobs"), job.id + kPartial);
-    report::remove_owned(path("jobs"), job.id + kFailed);
+  report::write_output_file(plan_file, plan_json(plan_));
+  for (const TraceJob& job : plan_.jobs) clear_leftovers(job.id);
+}
+
+void ResultsDirectory::clear_leftovers(const std::string& id) const {
+  report::remove_owned(path("jobs"), id + kPartial);
+  report::remove_owned(path("jobs"), id + kFailed);
+}
+
+std::pair<bool, bool> ResultsDirectory::check_join(const ShardSplit& split, const std::string& who) const {
+  const std::string plan_file = path("trace.json");
+  const std::string split_file = path("shards/split.json");
+  const bool owned = refuse_foreign();
+  std::error_code error;
+  const bool has_plan = owned && fs::exists(plan_file, error);
+  if (has_plan) {
+    refuse_other_plan(read_text(plan_file));
+  } else if (owned && !holds_only_manifest(directory_)) {
+    throw std::runtime_error(directory_ + " exists and is not a trace results directory (no trace.json); " +
+                             "choose another --out directory for " + who);
   }
+  const bool has_split = has_plan && fs::exists(split_file, error);
+  if (has_split && read_text(split_file) != split_json(split)) {
+    const ShardSplit recorded = read_split_json(read_text(split_file), split_file);
+    throw std::runtime_error(directory_ + " is split into " + std::to_string(recorded.count()) + " shards of `" +
+                             shell_command(recorded.arguments) + "` (shards/split.json); " + who + " of `" +
+                             shell_command(split.arguments) + "` is not one of them: give the same --shard K/" +
+                             std::to_string(recorded.count()) + " and options, or choose another --out directory");
+  }
+  return {has_plan, has_split};
+}
+
+void ResultsDirectory::write_join(const ShardSplit& split, bool has_plan, bool has_split) {
+  own_entries(directory_, plan_);
+  own_shard_entries(split.count());
+  if (!has_plan) report::write_output_file(path("trace.json"), plan_json(plan_));
+  if (!has_split) write_shard_file("split.json", split_json(split));
+}
+
+void ResultsDirectory::prepare_shard(const ShardSplit& split, const Shard& shard, bool resume) {
+  const std::string where = "shard " + std::to_string(shard.number) + "/" + std::to_string(shard.count);
+  const auto [has_plan, has_split] = check_join(split, where);
+  const std::vector<std::string>& own_ids = split.job_ids.at(shard.number - 1);
+  if (!resume && has_plan) {
+    std::vector<std::string> started;
+    std::error_code error;
+    if (fs::exists(path("shards/" + shard_record_name(shard.number)), error)) started.push_back(shard_record_name(shard.number));
+    for (const std::string& id : own_ids) {
+      for (const char* suffix : {"", kPartial, kFailed}) {
+        if (fs::exists(path("jobs/" + id + suffix), error)) started.push_back(id + suffix);
+      }
+    }
+    if (!started.empty()) {
+      throw std::runtime_error(where + " already ran in " + directory_ + " (" + started.front() +
+                               " is there); add --resume to complete it, or choose another --out directory");
+    }
+  }
+  write_join(split, has_plan, has_split);
+  for (const std::string& id : own_ids) clear_leftovers(id);
+}
+
+void ResultsDirectory::prepare_merge(const ShardSplit& split) {
+  const auto [has_plan, has_split] = check_join(split, "--collect --from");
+  write_join(split, has_plan, has_split);
+}
+
+std::size_t ResultsDirectory::copy_from(const std::string& source, const ShardSplit& split) {
+  const fs::path from(source);
+  std::error_code error;
+  std::size_t copied = 0;
+  for (const TraceJob& job : plan_.jobs) {
+    if (finished(job)) continue;
+    const bool done = fs::exists(from / "jobs" / job.id / "job.json", error);
+    const bool failed = !done && fs::exists(from / "jobs" / (job.id + kFailed), error);
+    if (!done && !(failed && !fs::exists(job_dir(job) + kFailed, error))) continue;
+    clear_leftovers(job.id);
+    const std::string name = job.id + (done ? "" : kFailed);
+    const std::string partial = job_dir(job) + kPartial;
+    throw_if(report::own_directory_problem(partial));
+    for (const std::string& file : report::owned_files((from / "jobs" / name).string())) {
+      report::write_output_file(partial + "/" + file, read_text(from / "jobs" / name / file));
+    }
+    fs::rename(partial, path("jobs/" + name), error);
+    if (error) throw std::runtime_error("cannot move " + partial + " to " + path("jobs/" + name) + ": " + error.message());
+    ++copied;
+  }
+  for (std::size_t number = 1; number <= split.count(); ++number) {
+    const std::string record = shard_record_name(number);
+    if (fs::exists(from / "shards" / record, error) && !fs::exists(path("shards/" + record), error)) {
+      write_shard_file(record, read_text(from / "shards" / record));
+    }
+  }
+  return copied;
+}
+
+void ResultsDirectory::own_shard_entries(std::size_t count) const {
+  std::vector<std::string> names{"split.json", "array.sbatch", "collect.sbatch", "collect.log"};
+  for (std::size_t number = 1; number <= count; ++number) {
+    names.push_back(shard_record_name(number));
+    names.push_back(shard_log_name(number));
+  }
+  throw_if(report::own_directory_problem(path("shards")));
+  throw_if(report::claim_problem(path("shards"), names));
+}
+
+void ResultsDirectory::record_split(const ShardSplit& split) {
+  report::remove_owned(directory_, "shards");
+  own_shard_entries(split.count());
+  write_shard_file("split.json", split_json(split));
+}
+
+void ResultsDirectory::write_shard_file(const std::string& name, const std::string& contents) const {
+  report::write_output_file(path("shards/" + name), contents);
 }
 
 void ResultsDirectory::refuse_changed_inputs(const std::string& recorded_plan) const {
@@ -189,6 +294,8 @@ void ResultsDirectory::fail(const TraceJob& job, const std::string& error_text) 
   std::error_code error;
   fs::rename(partial, job_dir(job) + kFailed, error);
   if (error) throw std::runtime_error("cannot move " + partial + " to " + job_dir(job) + kFailed + ": " + error.message());
+  // Kept for --collect, which rebuilds jobs.csv in another process (a timeout is in no stderr).
+  report::write_output_file(job_dir(job) + kFailed + "/error.txt", error_text + "\n");
   errors_[job.id] = error_text;
 }
 
@@ -196,6 +303,12 @@ void ResultsDirectory::abandon(const TraceJob& job) { report::remove_owned(path(
 
 void ResultsDirectory::load_finished() {
   for (const TraceJob& job : plan_.jobs) {
+    std::error_code error;
+    const fs::path failed_error = job_dir(job) + kFailed + "/error.txt";
+    if (!finished(job) && fs::exists(failed_error, error)) {
+      const std::vector<std::string> lines = lines_of(read_text(failed_error));
+      errors_[job.id] = lines.empty() ? "" : lines.front();
+    }
     if (!finished(job)) continue;
     rows_[job.id] = read_rows(job_dir(job));
     if (run_header_.empty()) run_header_ = lines_of(read_text(fs::path(job_dir(job)) / "results.csv")).at(0);
@@ -226,6 +339,14 @@ void ResultsDirectory::write_tables() const {
   if (run_header_.empty()) return;  // no job has finished: no columns to give yet
   report::write_output_file(path("layers.csv"), layers);
   report::write_output_file(path("networks.csv"), networks);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
 }
 
 std::string failure_summary(const std::string& stderr_text, const std::string& how_it_ended) {

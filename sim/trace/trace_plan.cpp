@@ -66,6 +66,7 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
   panel.peak_gops = spec.compute.peak_ops_per_second() / 1e9;
   panel.dram_gbps = spec.dram.peak_bytes_per_second() / 1e9;
   if (const auto sram = mapping::sram_bound_ops_per_second(spec)) panel.sram_gops = *sram / 1e9;
+  panel.operand_bits = spec.compute.operand_bits;
   return panel;
 }
 
@@ -130,6 +131,7 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
   std::vector<std::string> model_names;
   std::vector<std::size_t> layer_counts;
   std::vector<std::int64_t> macs_per_sample;
+  std::vector<double> recurrent_steps;
   for (const config::RunModel& model : run.models) {
     const workload::Network network = config::load_model_file(model.model_file).network;
     model_names.push_back(network.name);
@@ -140,6 +142,14 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       macs = network.layers[i].counts.macs > INT64_MAX - macs ? INT64_MAX : macs + network.layers[i].counts.macs;
     }
     macs_per_sample.push_back(macs);
+    double steps = 0;  // a product of three loader-bounded counts: in double, it cannot overflow
+    for (std::size_t i : selected) {
+      const workload::NetworkLayer& layer = network.layers[i];
+      if (!workload::is_recurrent(layer.spec.type) || layer.input_shapes.empty()) continue;
+      steps += static_cast<double>(layer.input_shapes[0].steps) * static_cast<double>(layer.spec.recurrent.num_layers) *
+               (layer.spec.recurrent.bidirectional ? 2 : 1);
+    }
+    recurrent_steps.push_back(steps);
   }
   for (const std::string& file : run.accelerator_files) {
     for (auto& point : sweep_points(run.sweep)) {
@@ -148,8 +158,11 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       for (std::size_t m = 0; m < run.models.size(); ++m) {
         const config::RunModel& model = run.models[m];
         for (std::int64_t batch : model.batches) {
+          const std::int64_t macs =
+              macs_per_sample[m] > INT64_MAX / batch ? INT64_MAX : macs_per_sample[m] * batch;
           TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch,
-                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch)};
+                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch), layer_counts[m], macs,
+                       recurrent_steps[m]};
           std::vector<std::string> words{plan.panels[panel].accelerator};
           for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
           words.push_back(job.model);

@@ -24,6 +24,8 @@ struct TracePanel {
   double peak_gops = 0;
   double dram_gbps = 0;
   std::optional<double> sram_gops;  // the SRAM ceiling, when it is below the compute peak
+  // The element size, for estimating its jobs' cost (shard.h); not in trace.json.
+  std::int64_t operand_bits = 0;
 };
 
 struct TraceJob {
@@ -36,6 +38,10 @@ struct TraceJob {
   std::int64_t batch = 1;
   // The default time limit for the job's size (job_time_limit_seconds); not in trace.json.
   std::int64_t time_limit_seconds = 0;
+  // Its size, for estimating its cost (shard.h); not in trace.json.
+  std::size_t layer_count = 0;       // layers it runs
+  std::int64_t macs = 0;             // MACs of those layers x batch (saturated)
+  double recurrent_steps = 0;        // time steps its recurrent layers replay one after another
 
   // "all", or which part of the model runs: "layers fc6+fc7", "types gru".
   std::string selection() const;

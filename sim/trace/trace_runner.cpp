@@ -2,8 +2,10 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -73,27 +75,30 @@ std::string read_file(const std::string& path) {
 // Tables are rewritten at most this often while jobs finish, and always at the end.
 constexpr std::chrono::milliseconds kTableInterval{1000};
 constexpr std::chrono::milliseconds kPollInterval{20};
+// Shards starting together each prepare the directory in turn, for milliseconds; a whole trace
+// holds it to the end, so a shard gives up after this.
+constexpr std::chrono::milliseconds kShardPrepareWait{60'000};
 
-}  // namespace
-
-TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::ostream& progress_out, bool terminal) {
-  ResultsDirectory results(options.out_dir, plan);
-  results.prepare(options.existing);
+// Runs `jobs` into `results`, prepared; with `tables`, rewrites the tables as they finish.
+TraceSummary run_jobs(const TracePlan& plan, const std::vector<const TraceJob*>& jobs, ResultsDirectory& results,
+                      const TraceOptions& options, bool tables, std::ostream& progress_out, bool terminal) {
   TraceSummary summary;
   std::deque<const TraceJob*> pending;
-  for (const TraceJob& job : plan.jobs) {
-    if (results.finished(job)) {
+  for (const TraceJob* job : jobs) {
+    if (results.finished(*job)) {
       ++summary.skipped;
     } else {
-      pending.push_back(&job);
+      pending.push_back(job);
     }
   }
-  results.load_finished();
-  results.write_tables();
+  if (tables) {
+    results.load_finished();
+    results.write_tables();
+  }
 
   const std::string executable = own_executable();
   const StopSignals signals;
-  Progress progress(progress_out, terminal, plan.jobs.size(), summary.skipped);
+  Progress progress(progress_out, terminal, jobs.size(), summary.skipped);
   std::map<pid_t, RunningJob> running;
   bool stopping = false;
   auto last_tables = std::chrono::steady_clock::now();
@@ -149,15 +154,56 @@ TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::
         progress.job_failed(run.job->id, error);
       }
     }
-    if (std::chrono::steady_clock::now() - last_tables >= kTableInterval) {
+    if (tables && std::chrono::steady_clock::now() - last_tables >= kTableInterval) {
       results.write_tables();
       last_tables = std::chrono::steady_clock::now();
     }
   }
   progress.close();
-  results.write_tables();
+  if (tables) results.write_tables();
   summary.interrupted = stopping;
-  summary.not_run = plan.jobs.size() - summary.skipped - summary.done - summary.failed;
+  summary.not_run = jobs.size() - summary.skipped - summary.done - summary.failed;
+  return summary;
+}
+
+}  // namespace
+
+ExclusiveUse::ExclusiveUse(const std::string& out_dir) : directory_(out_dir) {
+  const std::string shards = (std::filesystem::path(out_dir) / "shards").string();
+  std::error_code error;
+  if (std::filesystem::is_directory(shards, error)) shards_.emplace(shards);
+}
+
+TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::ostream& progress_out, bool terminal) {
+  ResultsDirectory results(options.out_dir, plan);
+  results.prepare(options.existing);
+  std::vector<const TraceJob*> jobs;
+  for (const TraceJob& job : plan.jobs) jobs.push_back(&job);
+  return run_jobs(plan, jobs, results, options, true, progress_out, terminal);
+}
+
+TraceSummary run_shard(const TracePlan& plan, const ShardSplit& split, const Shard& shard, const TraceOptions& options,
+                       std::ostream& progress_out, bool terminal) {
+  ResultsDirectory results(options.out_dir, plan);
+  std::optional<DirectoryLock> running;
+  {
+    const DirectoryLock preparing(options.out_dir, DirectoryLock::Mode::exclusive, kShardPrepareWait);
+    results.prepare_shard(split, shard, options.existing == ResultsDirectory::Existing::resume);
+    running.emplace(results.path("shards"), DirectoryLock::Mode::shared);
+  }
+  std::vector<const TraceJob*> jobs;
+  for (const std::string& id : split.job_ids.at(shard.number - 1)) {
+    const auto job = std::find_if(plan.jobs.begin(), plan.jobs.end(), [&](const TraceJob& j) { return j.id == id; });
+    jobs.push_back(&*job);
+  }
+  ShardRecord record{split.plan_hash, shard, "running", jobs.size(), 0, 0};
+  const std::string record_name = shard_record_name(shard.number);
+  results.write_shard_file(record_name, shard_record_json(record));
+  const TraceSummary summary = run_jobs(plan, jobs, results, options, false, progress_out, terminal);
+  record.done = summary.skipped + summary.done;
+  record.failed = summary.failed;
+  record.status = summary.interrupted ? "interrupted" : summary.failed > 0 ? "failed" : "done";
+  results.write_shard_file(record_name, shard_record_json(record));
   return summary;
 }
 

@@ -10,7 +10,9 @@
 #include <ostream>
 #include <string>
 
+#include "trace/directory_lock.h"
 #include "trace/results_directory.h"
+#include "trace/shard.h"
 #include "trace/trace_plan.h"
 
 namespace reusesim::trace {
@@ -33,7 +35,27 @@ struct TraceSummary {
   bool interrupted = false;
 };
 
+// A whole trace's hold on its results directory, from start to figure: the directory's exclusive
+// lock, and that of its shards/ when there is one, so that nothing else runs while any shard does.
+class ExclusiveUse {
+ public:
+  explicit ExclusiveUse(const std::string& out_dir);
+
+ private:
+  DirectoryLock directory_;
+  std::optional<DirectoryLock> shards_;
+};
+
+// Every job of the plan, into a directory the caller holds (ExclusiveUse), with its tables.
 // `progress_out` gets the progress (a bar when `terminal`, else plain lines).
 TraceSummary run_trace(const TracePlan& plan, const TraceOptions& options, std::ostream& progress_out, bool terminal);
+
+// The jobs of one shard of `split` (options.existing: refuse or resume). It locks the directory
+// itself: exclusively only while preparing it (ResultsDirectory::prepare_shard, waiting for other
+// shards doing the same), then shards/ shared while its jobs run, so shards run side by side and a
+// whole trace or --collect waits for them. Its record (shard.h) says "running" from the start and
+// how it ended at the end. No tables: --collect writes them once every shard has ended.
+TraceSummary run_shard(const TracePlan& plan, const ShardSplit& split, const Shard& shard, const TraceOptions& options,
+                       std::ostream& progress_out, bool terminal);
 
 }  // namespace reusesim::trace

@@ -5,27 +5,7 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 
-# fc1 of this model is pinned to 64 x 4 x 1000 tiles: at batch 16 with 16-bit operands its input
-# tile is 16 x 1000 x 2 B = 32,000 B, more than half of small's 32 KiB input buffer (16,384 B).
-# Every other combination fits (8-bit on small: 16,000 B; snowflake's maps buffer: 128 KiB half).
-cat >"$work/pinned.yaml" <<'YAML'
-name: pinned
-precision: int8
-input: {features: 1000}
-layers:
-  - {name: fc1, type: linear, out_features: 100, tiling: {m: 64, n: 4, k: 1000, order: n-m}}
-YAML
-cat >"$work/two.yaml" <<YAML
-name: two_accelerators
-accelerators: [$SRC/configs/small.yaml, $SRC/configs/snowflake.yaml]
-models:
-  - model: $SRC/models/mlp.yaml
-    batch: [1, 16]
-  - model: pinned.yaml
-    batch: [16]
-sweep:
-  compute.operand_bits: [8, 16]
-YAML
+write_two_accelerator_trace
 
 # 2 accelerators x 2 sweep values x (2 + 1) batch entries = 12 jobs; one fails.
 expect 4 "trace with a broken job" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1" --jobs 2
@@ -104,14 +84,7 @@ same "layers.csv as uninterrupted" "$(cat "$work/r2/layers.csv")" "$(cat "$work/
 same "networks.csv as uninterrupted" "$(cat "$work/r2/networks.csv")" "$(cat "$work/r1/networks.csv")"
 
 # SIGINT mid-run: workers stop, finished jobs stay, and the message says how to resume.
-cat >"$work/slow.yaml" <<YAML
-name: slow
-accelerators: $SRC/configs/snowflake.yaml
-models:
-  - model: $SRC/models/deepspeech2.yaml
-    layer_types: [gru]
-    batch: [1, 2, 4, 8]
-YAML
+write_slow_trace "1, 2, 4, 8"
 "$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --jobs 1 --no-figure >"$work/slow_out" 2>"$work/slow_err" &
 trace_pid=$!
 for _ in $(seq 600); do
