@@ -128,6 +128,16 @@ void collect_foreign(const fs::path& path, std::vector<std::string>& foreign) {
   if (!fs::exists(status) || fs::is_regular_file(status)) return;
   const std::optional<std::set<std::string>> listed = fs::is_directory(status) ? read_manifest(path) : std::nullopt;
   if (!listed) {
+    // A directory its parent lists that holds nothing (or only a cut-short manifest) is one a
+    // ReuseSim process made and was killed before it listed anything: nobody else's files are there.
+    const auto holds_nothing = [&] {
+      std::error_code error;
+      for (fs::directory_iterator entry(path, error), end; !error && entry != end; entry.increment(error)) {
+        if (entry->path().filename() != kManifestPartial) return false;
+      }
+      return !error;
+    };
+    if (fs::is_directory(status) && holds_nothing()) return;
     foreign.push_back(path.string());  // a symlink, device, FIFO, or a directory without our manifest
     return;
   }

@@ -120,6 +120,16 @@ expect 0 "resume after SIGKILL" -- "$REUSESIM" trace "$work/slow.yaml" --out "$w
 contains "the finished job not redone" "$err" "already finished, 0 failed"
 same "tables as the run before" "$(cat "$work/r6/networks.csv")" "$(cat "$work/r3/networks.csv")"
 
+# A job directory a worker made and was killed in before it listed anything (empty, or holding only
+# a cut-short manifest): its parent's manifest lists it, so --resume clears it and goes on. Made by
+# hand here, as a SIGKILL at that instant (above) leaves it only sometimes.
+mkdir "$work/r6/jobs/0003-snowflake-deepspeech2-gru-b4.partial"
+touch "$work/r6/jobs/0003-snowflake-deepspeech2-gru-b4.partial/.reusesim-manifest.partial"
+expect 0 "resume over an empty job directory" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r6" --resume --jobs 2 --no-figure
+checks=$((checks + 1))
+[ ! -e "$work/r6/jobs/0003-snowflake-deepspeech2-gru-b4.partial" ] ||
+  { echo "FAIL: the empty job directory was left"; failures=$((failures + 1)); }
+
 # --timeline: every job also writes its Chrome/Perfetto trace (docs/timeline.md).
 expect 0 "trace --timeline" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r7" --set 'models.0.batch=[1]' --timeline --no-figure
 checks=$((checks + 1))
