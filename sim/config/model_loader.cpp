@@ -93,7 +93,7 @@ class ModelReader {
       spec.precision = *workload::precision_from_name(*precision);
     }
     if (const ConfigNode* parameters = reader.optional("parameters")) read_parameters(*parameters);
-    if (const ConfigNode* input = reader.required("input")) spec.input = read_input(*input).value_or(spec.input);
+    if (const ConfigNode* input = reader.optional("input")) spec.input = read_input(*input, "input");
     if (const ConfigNode* blocks = reader.optional("blocks")) read_blocks(*blocks);
     const ConfigNode* layers = reader.required("layers");
     reader.finish();
@@ -123,8 +123,9 @@ class ModelReader {
     reader.finish();
   }
 
-  std::optional<workload::Shape> read_input(const ConfigNode& node) {
-    MapReader reader(node, "input", diagnostics_);
+  // A model's input, or a layer's own (`path`).
+  std::optional<workload::Shape> read_input(const ConfigNode& node, const std::string& path) {
+    MapReader reader(node, path, diagnostics_);
     if (!reader.valid()) return std::nullopt;
     const bool image = reader.has("channels") || reader.has("height") || reader.has("width");
     const bool complete_image = reader.has("channels") && reader.has("height") && reader.has("width");
@@ -142,7 +143,7 @@ class ModelReader {
     } else if (!image && has_sequence) {
       if (sequence && (features || !has_features)) return workload::Shape::sequence(*sequence, features.value_or(1));
     } else {
-      diagnostics_.error(node.location, "input",
+      diagnostics_.error(node.location, path,
                          "expected {channels, height, width} (image), {features} (vector), "
                          "{sequence, features} (sequence) or {sequence} (token ids)");
     }
@@ -283,7 +284,13 @@ class ModelReader {
     origin.location = reader.location();
     for (const ConfigEntry& entry : node.entries) origin.fields[entry.key] = entry.value.location;
     layer.name = names.prefix + name;
-    if (const ConfigNode* inputs = reader.optional("inputs")) {
+    if (const ConfigNode* own = reader.optional("input")) {
+      layer.own_input = read_input(*own, reader.child_path("input"));
+      if (const ConfigNode* inputs = reader.optional("inputs")) {
+        diagnostics_.error(inputs->location, reader.child_path("inputs"),
+                           "a layer with its own `input` reads no other layer; give one or the other");
+      }
+    } else if (const ConfigNode* inputs = reader.optional("inputs")) {
       const std::string path = reader.child_path("inputs");
       for (const std::string& input : read_string_list(*inputs, path, diagnostics_)) {
         origin.inputs.push_back(WrittenInput{input, name, &names, inputs->location, path});

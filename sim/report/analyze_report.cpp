@@ -98,7 +98,7 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
     document["precision"] = precision;
     document["bytes_per_element"] = element_bytes;
     document["batch"] = options.batch;
-    document["input_shape"] = network.input.to_string();
+    document["input_shape"] = network.input ? network.input->to_string() : "per layer";
     document["peak_tops"] = options.peak_tops ? nlohmann::ordered_json(*options.peak_tops) : nlohmann::ordered_json();
     document["conventions"] = kConventions;
     nlohmann::ordered_json rows = table.to_json();
@@ -107,7 +107,8 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
     document["layers"] = rows;
     return json_document_text(document);
   }
-  std::string text = "model " + network.name + ": input " + network.input.describe() + ", " + precision + " (" +
+  const std::string input = network.input ? network.input->describe() : "per layer";
+  std::string text = "model " + network.name + ": input " + input + ", " + precision + " (" +
                      std::to_string(element_bytes) + " bytes/element), batch " + std::to_string(options.batch);
   if (options.peak_tops) text += ", ideal device " + format_number(*options.peak_tops) + " Tops/s";
   text += "\n" + std::string(kConventions) + "\n\n";

@@ -48,6 +48,14 @@ std::int64_t Network::total_params() const {
   return total;
 }
 
+std::int64_t Network::data_input_elems() const {
+  std::int64_t total = input ? input->elements() : 0;
+  for (const NetworkLayer& layer : layers) {
+    if (layer.spec.own_input) total = checked_add(total, layer.spec.own_input->elements());
+  }
+  return total;
+}
+
 std::int64_t TrafficBytes::total() const { return checked_add(checked_add(weight, input), output); }
 
 TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
@@ -76,8 +84,14 @@ NetworkBuild build_network(const ModelSpec& model) {
   // Inputs as spec indices (-1 = model input).
   std::vector<std::vector<int>> inputs_of(count);
   for (std::size_t i = 0; i < count; ++i) {
+    if (model.layers[i].own_input) inputs_of[i].push_back(-1);
     for (const std::string& input : model.layers[i].inputs) {
       if (input == kModelInput) {
+        if (!model.input) {
+          build.errors.push_back({i, "inputs", "takes the model input, but the model has none (give the model an "
+                                               "`input:` or the layer its own)"});
+          continue;
+        }
         inputs_of[i].push_back(-1);
         continue;
       }
@@ -139,7 +153,7 @@ NetworkBuild build_network(const ModelSpec& model) {
     for (int input : inputs_of[spec_index]) {
       if (input < 0) {
         layer.input_ids.push_back(-1);
-        layer.input_shapes.push_back(model.input);
+        layer.input_shapes.push_back(layer.spec.own_input ? *layer.spec.own_input : *model.input);
         continue;
       }
       const auto producer = static_cast<std::size_t>(input);
