@@ -8,12 +8,13 @@ namespace reusesim::workload {
 
 namespace {
 
-constexpr std::array<std::pair<LayerType, const char*>, 19> kLayerTypeNames{{
+constexpr std::array<std::pair<LayerType, const char*>, 20> kLayerTypeNames{{
     {LayerType::conv2d, "conv2d"},       {LayerType::linear, "linear"},     {LayerType::rnn, "rnn"},
     {LayerType::gru, "gru"},             {LayerType::lstm, "lstm"},         {LayerType::maxpool, "maxpool"},
     {LayerType::avgpool, "avgpool"},     {LayerType::relu, "relu"},         {LayerType::relu6, "relu6"},
     {LayerType::sigmoid, "sigmoid"},     {LayerType::tanh, "tanh"},         {LayerType::gelu, "gelu"},
-    {LayerType::batchnorm, "batchnorm"}, {LayerType::add, "add"},           {LayerType::concat, "concat"},
+    {LayerType::batchnorm, "batchnorm"}, {LayerType::add, "add"},           {LayerType::mul, "mul"},
+    {LayerType::concat, "concat"},
     {LayerType::flatten, "flatten"},     {LayerType::to_sequence, "to_sequence"},
     {LayerType::softmax, "softmax"},     {LayerType::embedding, "embedding"},
 }};
@@ -183,12 +184,14 @@ ShapeResult infer_concat(const std::vector<Shape>& inputs) {
   return ok(out);
 }
 
-ShapeResult infer_add(const std::vector<Shape>& inputs) {
-  if (inputs.size() < 2) return fail("inputs", "add takes two or more inputs, got " + std::to_string(inputs.size()));
+// add and mul: element-wise over two or more tensors of one shape.
+ShapeResult infer_elementwise(LayerType type, const std::vector<Shape>& inputs) {
+  const std::string name = layer_type_name(type);
+  if (inputs.size() < 2) return fail("inputs", name + " takes two or more inputs, got " + std::to_string(inputs.size()));
   for (const Shape& in : inputs) {
     if (in != inputs.front()) {
-      return fail("inputs", "cannot add " + inputs.front().describe() + " and " + in.describe() +
-                                " (element-wise add needs equal shapes)");
+      return fail("inputs", "cannot " + name + " " + inputs.front().describe() + " and " + in.describe() +
+                                " (element-wise " + name + " needs equal shapes)");
     }
   }
   return ok(inputs.front());
@@ -213,7 +216,7 @@ std::vector<std::string> activation_names() { return names_of(kActivationNames);
 
 ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>& inputs) {
   if (layer.type == LayerType::concat) return infer_concat(inputs);
-  if (layer.type == LayerType::add) return infer_add(inputs);
+  if (layer.type == LayerType::add || layer.type == LayerType::mul) return infer_elementwise(layer.type, inputs);
   const ShapeResult single = expect_single_input(layer, inputs);
   if (!single.shape) return single;
   const Shape& in = *single.shape;
@@ -308,7 +311,8 @@ LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs
       counts.params = checked_mul(2, in.channels);
       counts.vector_ops = checked_mul(2, counts.output_elems);
       break;
-    case LayerType::add: counts.vector_ops = checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
+    case LayerType::add:
+    case LayerType::mul: counts.vector_ops = checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
     case LayerType::softmax: counts.vector_ops = checked_mul(3, counts.output_elems); break;  // exp, sum, divide
     case LayerType::embedding:
       counts.params = checked_mul(layer.embedding.num_embeddings, layer.embedding.embedding_dim);

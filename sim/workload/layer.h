@@ -14,7 +14,7 @@ namespace reusesim::workload {
 enum class LayerType {
   conv2d, linear, rnn, gru, lstm, maxpool, avgpool,
   relu, relu6, sigmoid, tanh, gelu,
-  batchnorm, add, concat, flatten, to_sequence, softmax, embedding
+  batchnorm, add, mul, concat, flatten, to_sequence, softmax, embedding
 };
 
 std::string layer_type_name(LayerType type);
