@@ -4,10 +4,12 @@
 #include <iostream>
 
 #include "cli/command_line.h"
+#include "config/accelerator_loader.h"
 #include "config/config_node.h"
 #include "config/diagnostics.h"
 #include "config/model_loader.h"
 #include "import/onnx_import.h"
+#include "import/scalesim_import.h"
 #include "report/output_files.h"
 
 namespace reusesim::cli {
@@ -88,12 +90,46 @@ int import_onnx_command(const std::vector<std::string>& args) {
   });
 }
 
+int import_scalesim_command(const std::vector<std::string>& args) {
+  return run_guarded("import scalesim", [&] {
+    std::string topology_file, config_file, output_file, arch_file;
+    po::options_description options("reusesim import scalesim options");
+    options.add_options()
+        ("help,h", "show this help")
+        ("topology", po::value(&topology_file)->required(), "SCALE-Sim topology CSV (also positional)")
+        ("config", po::value(&config_file), "SCALE-Sim configuration (.cfg): becomes the accelerator file --arch-out")
+        ("arch-out", po::value(&arch_file), "write the accelerator file made from --config here")
+        (",o", po::value(&output_file), "write the model file here (default: standard output)");
+    po::positional_options_description positional;
+    positional.add("topology", 1);
+    po::variables_map values;
+    if (!parse_arguments("import scalesim", args, options, positional, values)) return kExitOk;
+    if (config_file.empty() != arch_file.empty()) throw UsageError("--config and --arch-out go together");
+    const import::ImportedModel model =
+        import::import_scalesim_topology(read_file(topology_file, kMaxTextBytes), topology_file);
+    const std::string text = import::model_yaml(model);
+    check_written_model(model, text, output_file.empty() ? "the imported model" : output_file);
+    std::string arch_text;
+    if (!config_file.empty()) {
+      arch_text = import::accelerator_yaml(
+          import::read_scalesim_config(read_file(config_file, kMaxTextBytes), config_file), config_file);
+      config::load_accelerator_text(arch_text, arch_file);  // refuses what the config's sizes make absurd
+    }
+    write_result("-o", output_file, text);
+    if (!arch_text.empty()) write_result("--arch-out", arch_file, arch_text);
+    print_summary(output_file, import::build_imported(model, topology_file));
+    if (!arch_text.empty()) std::cout << "wrote " << arch_file << "\n";
+    return kExitOk;
+  });
+}
+
 }  // namespace
 
 int import_command(const std::vector<std::string>& args) {
   const std::string format = args.empty() ? "" : args.front();
   const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
   if (format == "onnx") return import_onnx_command(rest);
+  if (format == "scalesim") return import_scalesim_command(rest);
   return run_guarded("import", [&] {
     if (format == "--help" || format == "-h") {
       std::cout << kImportUsage;

@@ -95,6 +95,17 @@ std::string list_text(const std::vector<std::string>& names) {
 
 }  // namespace
 
+std::string layer_name_from(const std::string& name) {
+  std::string text;
+  for (char c : name) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    text += keep ? c : '_';
+  }
+  text.erase(0, text.find_first_not_of('_'));
+  if (text.empty() || (text[0] >= '0' && text[0] <= '9') || text[0] == '-') text = "n" + text;
+  return text == "TOTAL" ? "TOTAL_" : text;
+}
+
 std::string model_yaml(const ImportedModel& model) {
   const workload::ModelSpec& spec = model.spec;
   std::string text;

@@ -18,6 +18,11 @@ struct ImportedModel {
 
 std::string model_yaml(const ImportedModel& model);
 
+// A layer name from another tool's name: the format allows no '/', '.' or '$', so every character
+// other than letters, digits, '_' and '-' becomes '_' ("/layer1/layer1.0/conv1/Conv" ->
+// "layer1_layer1_0_conv1_Conv"; leading '_' dropped); one that starts with a digit gets an "n".
+std::string layer_name_from(const std::string& name);
+
 // The model built as `reusesim` would build the file (shapes inferred, counts taken); throws
 // ImportError naming `origin` and the layer when the layer library refuses it.
 workload::Network build_imported(const ImportedModel& model, const std::string& origin);

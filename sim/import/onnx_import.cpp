@@ -66,20 +66,6 @@ std::string dims_text(const TensorDims& dims) {
   return "[" + text + "]";
 }
 
-// A layer name from an ONNX name: the format allows no '/', '.' or '$', so every character other
-// than letters, digits, '_' and '-' becomes '_' ("/layer1/layer1.0/conv1/Conv" ->
-// "layer1_layer1_0_conv1_Conv"); the model file's comments keep the original.
-std::string sanitized(const std::string& name) {
-  std::string text;
-  for (char c : name) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-    text += keep ? c : '_';
-  }
-  text.erase(0, text.find_first_not_of('_'));
-  if (text.empty() || (text[0] >= '0' && text[0] <= '9') || text[0] == '-') text = "n" + text;
-  return text == "TOTAL" ? "TOTAL_" : text;
-}
-
 class OnnxImporter {
  public:
   OnnxImporter(const std::string& origin, const OnnxOptions& options) : origin_(origin), options_(options) {}
@@ -125,7 +111,7 @@ class OnnxImporter {
   std::string model_name() const {
     std::string stem = base_name();
     if (const std::size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
-    return sanitized(stem);
+    return layer_name_from(stem);
   }
 
   void read_dims(const onnx::GraphProto& graph) {
@@ -412,7 +398,7 @@ class OnnxImporter {
   }
 
   std::string unique_name(const std::string& onnx_name) {
-    const std::string base = sanitized(onnx_name);
+    const std::string base = layer_name_from(onnx_name);
     std::string name = base;
     for (int copy = 2; layer_shapes_.count(name) > 0; ++copy) name = base + "_" + std::to_string(copy);
     return name;
