@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "config/shipped_files.h"
 #include "trace/process.h"
 
 namespace {
@@ -59,7 +60,9 @@ int sc_main(int argc, char* argv[]) {
   }
   if (name == "--version") {
     return reusesim::cli::run_guarded("version", [] {
-      std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n";
+      std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n"
+                << "shipped files (DRAM presets, technology tables, plotting scripts): "
+                << reusesim::config::shipped_files_directory() << "\n";
       return reusesim::cli::kExitOk;
     });
   }
