@@ -6,12 +6,6 @@ namespace reusesim::import {
 
 namespace {
 
-using workload::HeightWidth;
-using workload::LayerSpec;
-using workload::LayerType;
-using workload::Shape;
-using workload::ShapeKind;
-
 std::string pair_text(HeightWidth value) {
   if (value.height == value.width) return std::to_string(value.height);
   return "[" + std::to_string(value.height) + ", " + std::to_string(value.width) + "]";

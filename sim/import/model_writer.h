@@ -10,6 +10,13 @@
 
 namespace reusesim::import {
 
+// The layer library's names every importer writes layers with.
+using workload::HeightWidth;
+using workload::LayerSpec;
+using workload::LayerType;
+using workload::Shape;
+using workload::ShapeKind;
+
 struct ImportedModel {
   workload::ModelSpec spec;
   std::vector<std::string> header;          // comment lines above the model

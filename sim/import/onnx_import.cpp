@@ -15,12 +15,6 @@ namespace reusesim::import {
 
 namespace {
 
-using workload::HeightWidth;
-using workload::LayerSpec;
-using workload::LayerType;
-using workload::Shape;
-using workload::ShapeKind;
-
 // A tensor's dimensions as shape inference left them, batch included.
 struct TensorDims {
   std::vector<std::int64_t> sizes;   // the batch counts 1; -1: unknown or another symbol

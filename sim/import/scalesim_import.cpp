@@ -14,11 +14,6 @@ namespace reusesim::import {
 
 namespace {
 
-using workload::HeightWidth;
-using workload::LayerSpec;
-using workload::LayerType;
-using workload::Shape;
-
 // Dimensions past 2^40 are absurd, as in model files.
 constexpr std::int64_t kMaxValue = std::int64_t{1} << 40;
 
