@@ -414,12 +414,12 @@ class OnnxImporter {
     return layer.name;
   }
 
-  // A layer made from `node`, whose output 0 ONNX says has the batch at `batch_axis`: the shape
-  // the layer library gives must be what shape inference found.
-  void add_node_layer(const onnx::NodeProto& node, LayerSpec layer, int batch_axis) {
+  // A layer made from `node`, whose output `slot` ONNX says has the batch at `batch_axis`: the
+  // shape the layer library gives must be what shape inference found.
+  void add_node_layer(const onnx::NodeProto& node, LayerSpec layer, int batch_axis, int slot = 0) {
     const std::string name = add_layer(std::move(layer), node.name().empty() ? node.op_type() : node.name(),
                                        "node " + node_label(node));
-    set_output(node, 0, name, batch_axis);
+    set_output(node, slot, name, batch_axis);
   }
 
   void set_output(const onnx::NodeProto& node, int slot, const std::string& layer, int batch_axis) {
@@ -624,6 +624,7 @@ class OnnxImporter {
     }
     if (node.op_type() == "LSTM" && present(node, 7)) fail("peephole weights (input P) are not in the lstm layer");
     const std::string direction = string_attribute(node, "direction", "forward");
+    if (direction == "reverse") fail("direction reverse is not mapped (forward and bidirectional are)");
     const std::int64_t hidden = int_attribute(node, "hidden_size", weights.sizes.size() == 3 ? 0 : -1);
     const std::int64_t gates = node.op_type() == "LSTM" ? 4 : node.op_type() == "GRU" ? 3 : 1;
     if (weights.sizes.size() != 3 || hidden <= 0 || weights.sizes[1] != gates * hidden) {
@@ -639,12 +640,10 @@ class OnnxImporter {
     layer.recurrent.bidirectional = direction == "bidirectional";
     layer.recurrent.bias = present(node, 3);
     layer.recurrent.return_sequences = !read(1);
-    if (direction == "reverse") fail("direction reverse is not mapped (forward and bidirectional are)");
-    const std::string name = add_layer(layer, node.name().empty() ? node.op_type() : node.name(), "node " + node_label(node));
     if (read(1)) {
-      set_output(node, 1, name, time_major ? 1 : 0);
+      add_node_layer(node, layer, time_major ? 1 : 0, 1);
     } else {
-      set_output(node, 0, name, time_major ? 2 : 0);
+      add_node_layer(node, layer, time_major ? 2 : 0, 0);
     }
   }
 
