@@ -136,7 +136,7 @@ int import_command(const std::vector<std::string>& args) {
       return kExitOk;
     }
     throw UsageError((format.empty() ? "expected a format" : "unknown format \"" + format + "\"") +
-                     " (onnx or scalesim)\n" + kImportUsage);
+                     " (onnx or scalesim)");
   });
 }
 

@@ -97,6 +97,10 @@ same "unsupported message" "$err" "reusesim import onnx: error: $D/unsupported_o
 expect 2 "missing file" -- "$REUSESIM" import onnx "$work/none.onnx"
 contains "missing file message" "$err" "$work/none.onnx"
 
+expect 2 "unknown import format" -- "$REUSESIM" import caffe "$D/resnet50.onnx"
+same "unknown format message" "$err" "reusesim import: error: unknown format \"caffe\" (onnx or scalesim)
+try: reusesim import --help"
+
 # -o follows the output rules: a .partial of someone else is left alone, a missing directory fails.
 echo mine >"$work/model.yaml.partial"
 expect 2 "-o over a foreign .partial" -- "$REUSESIM" import onnx "$D/lstm_lm.onnx" --batch-dim batch -o "$work/model.yaml"
