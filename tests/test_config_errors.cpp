@@ -251,13 +251,41 @@ TEST_CASE("model: unknown key in input", "[model-errors]") {
         "model.yaml:3:43: error: input.depth: unknown key\n");
 }
 
-// All four required top-level keys are reported missing at once, in the order of the format.
-TEST_CASE("model: missing name, precision, input and layers", "[model-errors]") {
+// All three required top-level keys are reported missing at once, in the order of the format.
+TEST_CASE("model: missing name, precision and layers", "[model-errors]") {
   CHECK(load_error("source: x\n") ==
         "model.yaml:1:1: error: name: missing required key\n"
         "model.yaml:1:1: error: precision: missing required key\n"
-        "model.yaml:1:1: error: input: missing required key\n"
         "model.yaml:1:1: error: layers: missing required key\n");
+}
+
+// `input` is needed only by a layer that takes the model input; a layer with its own `input`
+// reads no other layer.
+TEST_CASE("model: layers with their own input", "[model-errors]") {
+  CHECK(load_error("name: m\nprecision: fp32\nlayers:\n  - {name: r, type: relu}\n") ==
+        "model.yaml:4:5: error: layers.r.inputs: takes the model input, but the model has none (give the model an "
+        "`input:` or the layer its own)\n");
+  CHECK(load_error("name: m\nprecision: fp32\nlayers:\n"
+                   "  - {name: a, type: relu, input: {features: 4}}\n"
+                   "  - {name: b, type: relu, input: {features: 4}, inputs: [a]}\n"
+                   "  - {name: c, type: relu, input: {feature: 4}}\n") ==
+        "model.yaml:5:57: error: layers.b.inputs: a layer with its own `input` reads no other layer; give one or the other\n"
+        "model.yaml:6:34: error: layers.c.input: expected {channels, height, width} (image), {features} (vector), "
+        "{sequence, features} (sequence) or {sequence} (token ids)\n"
+        "model.yaml:6:35: error: layers.c.input.feature: unknown key (did you mean \"features\"?)\n");
+  // Two independent layers: a 3x3 conv on its own 3x8x8 image (6x6 outputs x 27 MACs x 4 channels =
+  // 3,888 MACs) and a 16 -> 8 linear (128 MACs), neither fed by the other.
+  const LoadedModel model = load_model_text(
+      "name: m\nprecision: int8\nlayers:\n"
+      "  - {name: a, type: conv2d, input: {channels: 3, height: 8, width: 8}, out_channels: 4, kernel: 3}\n"
+      "  - {name: b, type: linear, input: {features: 16}, out_features: 8}\n",
+      "model.yaml");
+  REQUIRE(model.network.layers.size() == 2);
+  CHECK(!model.network.input);
+  CHECK(model.network.layers[0].counts.macs == 3888);
+  CHECK(model.network.layers[1].input_shapes.front() == reusesim::workload::Shape::vector(16));
+  CHECK(model.network.layers[1].counts.macs == 128);
+  CHECK(model.network.data_input_elems() == 3 * 8 * 8 + 16);
 }
 
 // A misspelt required key is both missing and unknown, and the unknown one hints at the right name.

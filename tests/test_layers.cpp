@@ -169,7 +169,7 @@ TEST_CASE("pooling: floor and ceil modes, global pooling", "[layers]") {
   CHECK(averaged.counts.vector_ops == 2048 * 49);  // one add per input element
 }
 
-TEST_CASE("concat, add, flatten, to_sequence, batchnorm, softmax, embedding", "[layers]") {
+TEST_CASE("concat, add, mul, flatten, to_sequence, batchnorm, softmax, embedding", "[layers]") {
   const Evaluated joined = evaluate(of_type(LayerType::concat), {Shape::image(64, 28, 28), Shape::image(128, 28, 28)});
   CHECK(joined.output == Shape::image(192, 28, 28));
   CHECK(infer_output_shape(of_type(LayerType::concat), {Shape::image(64, 28, 28), Shape::image(64, 14, 28)})
@@ -178,6 +178,14 @@ TEST_CASE("concat, add, flatten, to_sequence, batchnorm, softmax, embedding", "[
         "the same length)");
   const Evaluated sum = evaluate(of_type(LayerType::add), {Shape::image(256, 56, 56), Shape::image(256, 56, 56)});
   CHECK(sum.counts.vector_ops == 256 * 56 * 56);
+  // Three 4096-vectors multiplied element-wise: two products per output element, no MACs.
+  const Evaluated product =
+      evaluate(of_type(LayerType::mul), {Shape::vector(4096), Shape::vector(4096), Shape::vector(4096)});
+  CHECK(product.output == Shape::vector(4096));
+  CHECK(product.counts.vector_ops == 2 * 4096);
+  CHECK(product.counts.macs == 0);
+  CHECK(infer_output_shape(of_type(LayerType::mul), {Shape::vector(4096), Shape::vector(1000)}).error.message ==
+        "cannot mul vector 4096 and vector 1000 (element-wise mul needs equal shapes)");
   CHECK(evaluate(of_type(LayerType::flatten), {Shape::image(256, 6, 6)}).output == Shape::vector(9216));
   // Time along the width: 32 channels x 41 frequency rows = 1,312 features per step, 50 steps.
   CHECK(evaluate(of_type(LayerType::to_sequence), {Shape::image(32, 41, 50)}).output == Shape::sequence(50, 1312));

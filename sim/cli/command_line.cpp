@@ -7,6 +7,7 @@
 #include <streambuf>
 
 #include "config/diagnostics.h"
+#include "import/import_error.h"
 #include "mapping/mapper.h"
 #include "report/output_files.h"
 #include "workload/shape.h"
@@ -155,6 +156,8 @@ int guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const workload::CountOverflow& error) {
     return report_bad_input(command, error.what());
   } catch (const FileError& error) {
+    return report_bad_input(command, error.what());
+  } catch (const import::ImportError& error) {
     return report_bad_input(command, error.what());
   } catch (const UsageError& error) {
     const int exit_code = report_bad_input(command, error.what());

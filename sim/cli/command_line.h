@@ -84,6 +84,7 @@ int run_command(const std::vector<std::string>& args);
 int replay_command(const std::vector<std::string>& args);
 int trace_command(const std::vector<std::string>& args);
 int figure_command(const std::vector<std::string>& args);
+int import_command(const std::vector<std::string>& args);
 
 // What replay_programs gives: every layer's result in the order of the runs, or a problem.
 struct Replay {

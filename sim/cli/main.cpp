@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "config/shipped_files.h"
 #include "trace/process.h"
 
 namespace {
@@ -25,6 +26,7 @@ const char* const kUsage =
     "  trace      run a batch trace (accelerators x sweeps x models x batch sizes) in parallel, then draw its figure\n"
     "  figure     draw the arithmetic-intensity (roofline) figure of a trace's results directory\n"
     "  memtest    drive a DRAM/HBM memory with a request pattern or trace: bandwidth, latency, row hits\n"
+    "  import     an ONNX model or a SCALE-Sim topology and config as ReuseSim model and accelerator files\n"
     "\n"
     "reusesim <command> --help shows the options of a command; reusesim --version the version.\n"
     "exit codes: 0 success, 2 bad input or usage, 3 internal error, 4 some trace jobs failed, 130 interrupted\n";
@@ -40,7 +42,8 @@ int sc_main(int argc, char* argv[]) {
                                                 {"run", reusesim::cli::run_command},
                                                 {"replay", reusesim::cli::replay_command},
                                                 {"trace", reusesim::cli::trace_command},
-                                                {"figure", reusesim::cli::figure_command}};
+                                                {"figure", reusesim::cli::figure_command},
+                                                {"import", reusesim::cli::import_command}};
   if (argc < 2) {
     std::cerr << kUsage;
     return reusesim::cli::kExitBadInput;
@@ -57,7 +60,9 @@ int sc_main(int argc, char* argv[]) {
   }
   if (name == "--version") {
     return reusesim::cli::run_guarded("version", [] {
-      std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n";
+      std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n"
+                << "shipped files (DRAM presets, technology tables, plotting scripts): "
+                << reusesim::config::shipped_files_directory() << "\n";
       return reusesim::cli::kExitOk;
     });
   }

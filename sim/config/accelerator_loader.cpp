@@ -8,6 +8,7 @@
 
 #include "config/energy_reader.h"
 #include "config/node_reader.h"
+#include "config/shipped_files.h"
 
 namespace reusesim::config {
 
@@ -726,17 +727,11 @@ hw::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::ve
 
 }  // namespace
 
-std::string dram_preset_directory() {
-  const char* from_environment = std::getenv("REUSESIM_PRESET_DIR");
-  return from_environment != nullptr && *from_environment != '\0' ? from_environment : REUSESIM_PRESET_DIR;
-}
+std::string dram_preset_directory() { return shipped_directory("REUSESIM_PRESET_DIR", "configs/dram"); }
 
 std::vector<std::string> dram_preset_names() { return yaml_stems(dram_preset_directory()); }
 
-std::string technology_preset_directory() {
-  const char* from_environment = std::getenv("REUSESIM_TECHNOLOGY_DIR");
-  return from_environment != nullptr && *from_environment != '\0' ? from_environment : REUSESIM_TECHNOLOGY_DIR;
-}
+std::string technology_preset_directory() { return shipped_directory("REUSESIM_TECHNOLOGY_DIR", "configs/energy"); }
 
 hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides) {
   return load_accelerator({path, std::nullopt}, overrides);

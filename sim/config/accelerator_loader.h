@@ -10,11 +10,12 @@
 
 namespace reusesim::config {
 
-// Where presets named without a path are found: $REUSESIM_PRESET_DIR, else the source tree's configs/dram.
+// Where presets named without a path are found: $REUSESIM_PRESET_DIR, else the shipped configs/dram
+// (config/shipped_files.h).
 std::string dram_preset_directory();
 std::vector<std::string> dram_preset_names();
-// Where technology tables named without a path are found: $REUSESIM_TECHNOLOGY_DIR, else the source
-// tree's configs/energy.
+// Where technology tables named without a path are found: $REUSESIM_TECHNOLOGY_DIR, else the shipped
+// configs/energy.
 std::string technology_preset_directory();
 
 // Throw InputError with every problem found.

@@ -93,7 +93,7 @@ class ModelReader {
       spec.precision = *workload::precision_from_name(*precision);
     }
     if (const ConfigNode* parameters = reader.optional("parameters")) read_parameters(*parameters);
-    if (const ConfigNode* input = reader.required("input")) spec.input = read_input(*input).value_or(spec.input);
+    if (const ConfigNode* input = reader.optional("input")) spec.input = read_input(*input, "input");
     spec.max_sequence = reader.integer_or("max_sequence", 0, kSize, &model_parameters_);
     if (const ConfigNode* blocks = reader.optional("blocks")) read_blocks(*blocks);
     const ConfigNode* layers = reader.required("layers");
@@ -124,8 +124,9 @@ class ModelReader {
     reader.finish();
   }
 
-  std::optional<workload::Shape> read_input(const ConfigNode& node) {
-    MapReader reader(node, "input", diagnostics_);
+  // A model's input, or a layer's own (`path`).
+  std::optional<workload::Shape> read_input(const ConfigNode& node, const std::string& path) {
+    MapReader reader(node, path, diagnostics_);
     if (!reader.valid()) return std::nullopt;
     const bool image = reader.has("channels") || reader.has("height") || reader.has("width");
     const bool complete_image = reader.has("channels") && reader.has("height") && reader.has("width");
@@ -143,7 +144,7 @@ class ModelReader {
     } else if (!image && has_sequence) {
       if (sequence && (features || !has_features)) return workload::Shape::sequence(*sequence, features.value_or(1));
     } else {
-      diagnostics_.error(node.location, "input",
+      diagnostics_.error(node.location, path,
                          "expected {channels, height, width} (image), {features} (vector), "
                          "{sequence, features} (sequence) or {sequence} (token ids)");
     }
@@ -284,7 +285,13 @@ class ModelReader {
     origin.location = reader.location();
     for (const ConfigEntry& entry : node.entries) origin.fields[entry.key] = entry.value.location;
     layer.name = names.prefix + name;
-    if (const ConfigNode* inputs = reader.optional("inputs")) {
+    if (const ConfigNode* own = reader.optional("input")) {
+      layer.own_input = read_input(*own, reader.child_path("input"));
+      if (const ConfigNode* inputs = reader.optional("inputs")) {
+        diagnostics_.error(inputs->location, reader.child_path("inputs"),
+                           "a layer with its own `input` reads no other layer; give one or the other");
+      }
+    } else if (const ConfigNode* inputs = reader.optional("inputs")) {
       const std::string path = reader.child_path("inputs");
       for (const std::string& input : read_string_list(*inputs, path, diagnostics_)) {
         origin.inputs.push_back(WrittenInput{input, name, &names, inputs->location, path});
@@ -483,14 +490,17 @@ void check_phase(const ConfigNode& root, const workload::ModelSpec& spec, std::i
   const SourceLocation at_input = input != nullptr ? input->location : root.location;
   const std::string limit = " the model's max_sequence " + std::to_string(spec.max_sequence);
   if (decode_context == 0) {
-    if (spec.max_sequence > 0 && spec.input.kind == workload::ShapeKind::sequence && spec.input.steps > spec.max_sequence) {
-      diagnostics.error(at_input, "input.sequence", std::to_string(spec.input.steps) + " tokens are more than" + limit);
+    if (spec.max_sequence > 0 && spec.input && spec.input->kind == workload::ShapeKind::sequence &&
+        spec.input->steps > spec.max_sequence) {
+      diagnostics.error(at_input, "input.sequence", std::to_string(spec.input->steps) + " tokens are more than" + limit);
     }
     return;
   }
   const SourceLocation at_context{"--context " + std::to_string(decode_context), 0, 0};
-  if (spec.input.kind != workload::ShapeKind::sequence) {
-    diagnostics.error(at_input, "input", "decode runs one token of a sequence; the input is " + spec.input.describe());
+  if (!spec.input || spec.input->kind != workload::ShapeKind::sequence) {
+    diagnostics.error(at_input, "input",
+                      "decode runs one token of a sequence; the input is " +
+                          (spec.input ? spec.input->describe() : std::string("not one model input")));
   }
   const bool attends = std::any_of(spec.layers.begin(), spec.layers.end(), [](const workload::LayerSpec& layer) {
     return layer.type == workload::LayerType::matmul && layer.matmul.kv_cache;

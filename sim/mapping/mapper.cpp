@@ -73,11 +73,24 @@ std::int64_t element_bytes(const hw::AcceleratorSpec& accelerator) {
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
                                        std::int64_t element_bytes) {
   std::vector<DramLayout> layouts(network.layers.size());
-  std::uint64_t next = align(static_cast<std::uint64_t>(checked_mul(checked_mul(network.input.elements(), batch), element_bytes)));
+  const auto tensor_bytes = [&](std::int64_t elements) {
+    return static_cast<std::uint64_t>(workload::checked_product({elements, batch, element_bytes}));
+  };
+  // The model input sits at address 0; a layer's own input gets a region of its own.
+  std::uint64_t next = align(tensor_bytes(network.input ? network.input->elements() : 0));
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const workload::NetworkLayer& layer = network.layers[i];
     DramLayout& layout = layouts[i];
-    for (int input : layer.input_ids) layout.inputs.push_back(input < 0 ? 0 : layouts[static_cast<std::size_t>(input)].output);
+    for (int input : layer.input_ids) {
+      if (input >= 0) {
+        layout.inputs.push_back(layouts[static_cast<std::size_t>(input)].output);
+      } else if (layer.spec.own_input) {
+        layout.inputs.push_back(next);
+        next += align(tensor_bytes(layer.spec.own_input->elements()));
+      } else {
+        layout.inputs.push_back(0);
+      }
+    }
     if (is_view(layer.spec.type)) {
       layout.output = layout.inputs.front();  // a view of its (first) input: no data moves
       continue;

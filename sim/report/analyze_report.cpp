@@ -106,9 +106,9 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
     document["precision"] = precision;
     document["bytes_per_element"] = element_bytes;
     document["batch"] = options.batch;
-    document["input_shape"] = network.input.to_string();
+    document["input_shape"] = network.input ? network.input->to_string() : "per layer";
     document["peak_tops"] = options.peak_tops ? nlohmann::ordered_json(*options.peak_tops) : nlohmann::ordered_json();
-    if (network.input.kind == workload::ShapeKind::sequence) {
+    if (network.input && network.input->kind == workload::ShapeKind::sequence) {
       document["macs_per_token"] = network.total_macs() / network.tokens_per_sample();
       document["kv_cache_bytes_per_token"] = checked_mul(network.kv_cache_elements_per_token(), element_bytes);
     }
@@ -119,10 +119,11 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
     document["layers"] = rows;
     return json_document_text(document);
   }
-  std::string text = "model " + network.name + ": input " + network.input.describe() + ", " + precision + " (" +
+  const std::string input = network.input ? network.input->describe() : "per layer";
+  std::string text = "model " + network.name + ": input " + input + ", " + precision + " (" +
                      std::to_string(element_bytes) + " bytes/element), batch " + std::to_string(options.batch);
   if (options.peak_tops) text += ", ideal device " + format_number(*options.peak_tops) + " Tops/s";
-  if (network.input.kind == workload::ShapeKind::sequence) {
+  if (network.input && network.input->kind == workload::ShapeKind::sequence) {
     text += "\nper token: " + group_digits(network.total_macs() / network.tokens_per_sample()) + " MACs";
     if (const std::int64_t kv = network.kv_cache_elements_per_token(); kv > 0) {
       text += ", " + group_digits(checked_mul(kv, element_bytes)) + " bytes of keys and values in the KV cache";

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/shipped_files.h"
 #include "report/output_files.h"
 #include "report/table.h"
 #include "trace/process.h"
@@ -33,11 +34,6 @@ std::string read_text(const std::string& path) {
 // A number cell of results.json (null when not applicable) as CSV text.
 std::string number_text(const nlohmann::json& value) {
   return value.is_number() ? report::format_number(value.get<double>()) : "";
-}
-
-std::string setting(const char* variable, const std::string& fallback) {
-  const char* value = std::getenv(variable);
-  return value != nullptr && *value != '\0' ? value : fallback;
 }
 
 }  // namespace
@@ -147,8 +143,8 @@ void draw_figure(const std::string& results_dir) {
                         in_dir("figure")});
   }
 
-  const std::string python = setting("REUSESIM_PYTHON", "/usr/bin/python3");
-  const std::string scripts = setting("REUSESIM_SCRIPTS_DIR", REUSESIM_SCRIPTS_DIR);
+  const std::string python = config::environment_or("REUSESIM_PYTHON", "/usr/bin/python3");
+  const std::string scripts = config::shipped_directory("REUSESIM_SCRIPTS_DIR", "scripts");
   const std::string log = in_dir("figure.log");
   std::string problem, script;
   for (std::vector<std::string>& arguments : drawings) {

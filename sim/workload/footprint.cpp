@@ -81,7 +81,7 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
     return checked_product({elements_per_sample, options.batch, element_bytes});
   };
   Footprint footprint;
-  footprint.input_bytes = tensor_bytes(network.input.elements());
+  footprint.input_bytes = tensor_bytes(network.data_input_elems());
   for (const NetworkLayer& layer : network.layers) {
     LayerFootprint row;
     row.name = layer.spec.name;

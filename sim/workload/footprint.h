@@ -39,7 +39,7 @@ struct LayerFootprint {
 
 struct Footprint {
   std::vector<LayerFootprint> layers;
-  std::int64_t input_bytes = 0;  // the model input, stored for the first layer's backward pass
+  std::int64_t input_bytes = 0;  // the model input and layers' own inputs, stored for the backward pass
   std::int64_t weight_bytes = 0;
   std::int64_t gradient_bytes = 0;
   std::int64_t optimizer_bytes = 0;

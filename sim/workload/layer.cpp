@@ -186,14 +186,14 @@ ShapeResult infer_concat(const std::vector<Shape>& inputs) {
   return ok(out);
 }
 
-// add and mul: element-wise over two or more inputs of one shape.
-ShapeResult infer_elementwise(const LayerSpec& layer, const std::vector<Shape>& inputs) {
-  const std::string type = layer_type_name(layer.type);
-  if (inputs.size() < 2) return fail("inputs", type + " takes two or more inputs, got " + std::to_string(inputs.size()));
+// add and mul: element-wise over two or more tensors of one shape.
+ShapeResult infer_elementwise(LayerType type, const std::vector<Shape>& inputs) {
+  const std::string name = layer_type_name(type);
+  if (inputs.size() < 2) return fail("inputs", name + " takes two or more inputs, got " + std::to_string(inputs.size()));
   for (const Shape& in : inputs) {
     if (in != inputs.front()) {
-      return fail("inputs", "cannot " + type + " " + inputs.front().describe() + " and " + in.describe() +
-                                " (element-wise " + type + " needs equal shapes)");
+      return fail("inputs", "cannot " + name + " " + inputs.front().describe() + " and " + in.describe() +
+                                " (element-wise " + name + " needs equal shapes)");
     }
   }
   return ok(inputs.front());
@@ -250,7 +250,7 @@ std::vector<std::string> activation_names() { return names_of(kActivationNames);
 
 ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>& inputs) {
   if (layer.type == LayerType::concat) return infer_concat(inputs);
-  if (layer.type == LayerType::add || layer.type == LayerType::mul) return infer_elementwise(layer, inputs);
+  if (layer.type == LayerType::add || layer.type == LayerType::mul) return infer_elementwise(layer.type, inputs);
   if (layer.type == LayerType::matmul) return infer_matmul(layer, inputs);
   const ShapeResult single = expect_single_input(layer, inputs);
   if (!single.shape) return single;

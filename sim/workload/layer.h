@@ -103,6 +103,9 @@ struct LayerSpec {
   std::string name;
   LayerType type = LayerType::relu;
   std::vector<std::string> inputs;  // producing layers' names, or kModelInput
+  // A tensor of this shape the layer reads from DRAM on its own, instead of `inputs` (a model of
+  // independent layers, such as a SCALE-Sim topology).
+  std::optional<Shape> own_input;
   Activation activation = Activation::none;
   Conv2dParams conv;
   LinearParams linear;

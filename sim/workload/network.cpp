@@ -48,7 +48,9 @@ std::int64_t Network::total_params() const {
   return total;
 }
 
-std::int64_t Network::tokens_per_sample() const { return input.kind == ShapeKind::sequence ? input.steps : 1; }
+std::int64_t Network::tokens_per_sample() const {
+  return input && input->kind == ShapeKind::sequence ? input->steps : 1;
+}
 
 std::int64_t Network::kv_cache_elements_per_token() const {
   std::int64_t total = 0;
@@ -56,6 +58,14 @@ std::int64_t Network::kv_cache_elements_per_token() const {
     if (layer.spec.type == LayerType::matmul && layer.spec.matmul.kv_cache) {
       total = checked_add(total, layer.input_shapes[1].features);
     }
+  }
+  return total;
+}
+
+std::int64_t Network::data_input_elems() const {
+  std::int64_t total = input ? input->elements() : 0;
+  for (const NetworkLayer& layer : layers) {
+    if (layer.spec.own_input) total = checked_add(total, layer.spec.own_input->elements());
   }
   return total;
 }
@@ -88,8 +98,14 @@ NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) 
   // Inputs as spec indices (-1 = model input).
   std::vector<std::vector<int>> inputs_of(count);
   for (std::size_t i = 0; i < count; ++i) {
+    if (model.layers[i].own_input) inputs_of[i].push_back(-1);
     for (const std::string& input : model.layers[i].inputs) {
       if (input == kModelInput) {
+        if (!model.input) {
+          build.errors.push_back({i, "inputs", "takes the model input, but the model has none (give the model an "
+                                               "`input:` or the layer its own)"});
+          continue;
+        }
         inputs_of[i].push_back(-1);
         continue;
       }
@@ -141,7 +157,7 @@ NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) 
   network.name = model.name;
   network.precision = model.precision;
   network.input = model.input;
-  if (decode_context > 0) network.input.steps = 1;  // one new token per sample
+  if (decode_context > 0 && network.input) network.input->steps = 1;  // one new token per sample
   std::vector<int> position_of(count, -1);
   std::vector<bool> failed(count, false);
   for (std::size_t spec_index : order) {
@@ -152,7 +168,7 @@ NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) 
     for (int input : inputs_of[spec_index]) {
       if (input < 0) {
         layer.input_ids.push_back(-1);
-        layer.input_shapes.push_back(network.input);
+        layer.input_shapes.push_back(layer.spec.own_input ? *layer.spec.own_input : *network.input);
         continue;
       }
       const auto producer = static_cast<std::size_t>(input);

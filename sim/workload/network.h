@@ -14,7 +14,7 @@ struct ModelSpec {
   std::string name;
   std::string source;
   Precision precision = Precision::fp32;
-  Shape input;
+  std::optional<Shape> input;     // none when every layer names its inputs or has its own
   std::vector<LayerSpec> layers;  // file order (block instances expanded)
   std::int64_t max_sequence = 0;  // the most tokens a sequence may hold (positions); 0: no limit
 };
@@ -22,7 +22,7 @@ struct ModelSpec {
 struct NetworkLayer {
   LayerSpec spec;
   std::size_t spec_index = 0;      // position in ModelSpec::layers
-  std::vector<int> input_ids;      // positions in Network::layers; -1 is the model input
+  std::vector<int> input_ids;      // positions in Network::layers; -1 is the model input or the layer's own
   std::vector<Shape> input_shapes;
   Shape output_shape;
   LayerCounts counts;
@@ -34,8 +34,11 @@ struct NetworkLayer {
 struct Network {
   std::string name;
   Precision precision = Precision::fp32;
-  Shape input;
+  std::optional<Shape> input;
   std::vector<NetworkLayer> layers;  // topological order, ties broken by file order
+
+  // Elements per sample of the data read from DRAM: the model input and every layer's own input.
+  std::int64_t data_input_elems() const;
 
   std::int64_t total_macs() const;
   std::int64_t total_params() const;

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# `reusesim import onnx` on real PyTorch exports (tests/data/onnx, written by scripts/export-onnx-tests
+# with the weights stripped): the imported networks count what the zoo and torchvision count, ResNet-50
+# runs on Snowflake layer for layer as the zoo's, and bad files are refused with the file and node.
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+source "$(dirname "$0")/lib.sh"
+
+D=$SRC/tests/data/onnx
+
+# total_of MODEL COLUMN: the TOTAL row's value of an analyze column.
+total_of() {
+  "$REUSESIM" analyze --model "$1" --format csv |
+    awk -F, -v column="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == column) c = i } $1 == "TOTAL" { print $c }'
+}
+
+# import NAME [ARGS]: imports $D/NAME.onnx into $work/NAME.yaml.
+import() {
+  local name=$1
+  shift
+  expect 0 "import $name" -- "$REUSESIM" import onnx "$D/$name.onnx" "$@" -o "$work/$name.yaml"
+}
+
+# ResNet-50 (torchvision, v1.5): 4,089,184,256 MACs and 25,557,032 parameters, as models/resnet50.yaml
+# (models/README.md derives both) and torchvision's own count (sum of p.numel(): 25,557,032).
+import resnet50
+contains "resnet50 summary" "$out" "175 layers, 4089184256 MACs per sample, 25557032 parameters"
+same "resnet50 MACs = zoo" "$(total_of "$work/resnet50.yaml" macs)" "$(total_of "$SRC/models/resnet50.yaml" macs)"
+same "resnet50 params = zoo" "$(total_of "$work/resnet50.yaml" params)" "25557032"
+contains "resnet50 keeps node names" "$(cat "$work/resnet50.yaml")" \
+  "{name: layer1_layer1_0_conv1_Conv, type: conv2d, out_channels: 64, kernel: 1, bias: false}  # node /layer1/layer1.0/conv1/Conv (Conv)"
+contains "resnet50 shortcut input" "$(cat "$work/resnet50.yaml")" \
+  "{name: layer1_layer1_0_downsample_downsample_0_Conv, type: conv2d, inputs: [maxpool_MaxPool]"
+
+# GoogLeNet (torchvision: BN, the "5x5" branch a 3x3, ceil-mode pools, no aux heads): 1,498,376,192
+# MACs and 6,624,904 parameters, as models/googlenet.yaml.
+import googlenet
+same "googlenet MACs = zoo" "$(total_of "$work/googlenet.yaml" macs)" "$(total_of "$SRC/models/googlenet.yaml" macs)"
+same "googlenet MACs" "$(total_of "$work/googlenet.yaml" macs)" "1498376192"
+same "googlenet params = zoo" "$(total_of "$work/googlenet.yaml" params)" "6624904"
+
+# MobileNet V2 (not in the zoo): torchvision counts 3,504,872 parameters. MACs per sample: stem conv
+# 3x3 s2 3->32 at 112x112: 112*112*32*27 = 10,838,016; the 17 inverted-residual blocks (expand 1x1
+# by t, depthwise 3x3 at the block's stride: 9 MACs per output, project 1x1; settings t, c, n, s =
+# 1,16,1,1 6,24,2,2 6,32,3,2 6,64,4,2 6,96,3,1 6,160,3,2 6,320,1,1), e.g. the first (t=1, 32->16
+# at 112x112) 112*112*(32*9 + 32*16) = 10,035,200, all 17 summed 268,585,856; the last 1x1 conv
+# 320->1280 at 7x7: 49*1280*320 = 20,070,400; classifier 1280*1000 = 1,280,000. Total 300,774,272
+# (torchvision quotes 0.30 GFLOPS, counting MACs).
+import mobilenet_v2
+same "mobilenet_v2 params" "$(total_of "$work/mobilenet_v2.yaml" params)" "3504872"
+same "mobilenet_v2 MACs" "$(total_of "$work/mobilenet_v2.yaml" macs)" "300774272"
+contains "mobilenet_v2 depthwise" "$(cat "$work/mobilenet_v2.yaml")" "type: conv2d, out_channels: 32, kernel: 3, padding: 1, groups: 32, bias: false}"
+contains "mobilenet_v2 relu6 from Clip(0, 6)" "$(cat "$work/mobilenet_v2.yaml")" "type: relu6}  # node /features/features.0/features.0.2/Clip (Clip)"
+
+# The zoo's LSTM language model: 945,602,560 MACs (35 tokens x 27,017,216) and 37,283,600
+# parameters, as models/lstm_lm.yaml; the decoder's MatMul + Add is one linear layer with a bias.
+import lstm_lm --batch-dim batch
+same "lstm_lm MACs = zoo" "$(total_of "$work/lstm_lm.yaml" macs)" "$(total_of "$SRC/models/lstm_lm.yaml" macs)"
+same "lstm_lm params = zoo" "$(total_of "$work/lstm_lm.yaml" params)" "37283600"
+same "lstm_lm layers" "$(grep -o 'type: [a-z]*' "$work/lstm_lm.yaml" | tr '\n' ' ')" \
+  "type: embedding type: lstm type: lstm type: linear type: softmax "
+
+# A bidirectional GRU(16 -> 32) over 20 steps, its output gated by sigmoid(Linear(64, 64)) (Mul),
+# then Linear(64, 10) per step. Parameters: GRU 2 directions x 3 gates x (32 (16 + 32) + 2 x 32)
+# = 9,600; gate 64 x 64 + 64 = 4,160; classifier 64 x 10 + 10 = 650; 14,410. MACs: GRU 20 steps x
+# 2 x 3 x 32 x 48 = 184,320; gate 20 x 4,096 = 81,920; classifier 20 x 640 = 12,800; 279,040.
+import gated_gru --batch-dim batch
+same "gated_gru MACs" "$(total_of "$work/gated_gru.yaml" macs)" "279040"
+same "gated_gru params" "$(total_of "$work/gated_gru.yaml" params)" "14410"
+contains "gated_gru mul" "$(cat "$work/gated_gru.yaml")" "{name: Mul, type: mul, inputs: [gru_GRU, Sigmoid]}"
+
+# ResNet-50 from ONNX on Snowflake: every layer's row equals the zoo model's (names aside); the zoo
+# appends a softmax, which is its only extra row.
+expect 0 "run imported resnet50" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$work/resnet50.yaml" --format csv
+imported=$(sed '$d' <<<"$out" | cut -d, -f3-)
+expect 0 "run zoo resnet50" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$SRC/models/resnet50.yaml" --format csv
+same "resnet50 rows as the zoo's" "$imported" "$(grep -v ',prob,softmax,' <<<"$out" | sed '$d' | cut -d, -f3-)"
+
+# Standard output without -o; the same text as the file.
+expect 0 "import to standard output" -- "$REUSESIM" import onnx "$D/resnet50.onnx"
+same "standard output = file" "$out" "$(cat "$work/resnet50.yaml")"
+
+# Bad input: exit 2, naming the file and the node.
+head -c 1000 "$D/resnet50.onnx" >"$work/truncated.onnx"
+expect 2 "truncated file" -- "$REUSESIM" import onnx "$work/truncated.onnx"
+same "truncated message" "$err" "reusesim import onnx: error: $work/truncated.onnx: not an ONNX model (the file does not parse as an ONNX ModelProto; is it truncated?)"
+expect 2 "not ONNX" -- "$REUSESIM" import onnx "$SRC/models/mlp.yaml"
+contains "not ONNX message" "$err" "$SRC/models/mlp.yaml: not an ONNX model"
+expect 2 "shape inference cannot fill" -- "$REUSESIM" import onnx "$D/unknown_shape.onnx"
+same "unknown shape message" "$err" "reusesim import onnx: error: $D/unknown_shape.onnx: node reshape1 (Reshape): the output flat has no shape, and ONNX shape inference could not fill it"
+expect 2 "dynamic batch without --batch-dim" -- "$REUSESIM" import onnx "$D/lstm_lm.onnx"
+same "dynamic dim message" "$err" "reusesim import onnx: error: $D/lstm_lm.onnx: the graph input tokens [35, batch]: the dynamic dimension \"batch\" has no size; if it is the batch, say so with --batch-dim batch (any other dimension needs a fixed size)"
+expect 2 "wrong --batch-dim" -- "$REUSESIM" import onnx "$D/lstm_lm.onnx" --batch-dim seq
+contains "wrong --batch-dim message" "$err" "--batch-dim seq: the input tokens has no such dimension (its dimensions are [35, batch])"
+expect 2 "unsupported operator" -- "$REUSESIM" import onnx "$D/unsupported_op.onnx"
+same "unsupported message" "$err" "reusesim import onnx: error: $D/unsupported_op.onnx: node norm1 (LRN): the operator LRN has no layer in ReuseSim's layer library; docs/import.md lists the operators that map"
+expect 2 "missing file" -- "$REUSESIM" import onnx "$work/none.onnx"
+contains "missing file message" "$err" "$work/none.onnx"
+
+expect 2 "unknown import format" -- "$REUSESIM" import caffe "$D/resnet50.onnx"
+same "unknown format message" "$err" "reusesim import: error: unknown format \"caffe\" (onnx or scalesim)
+try: reusesim import --help"
+
+# -o follows the output rules: a .partial of someone else is left alone, a missing directory fails.
+echo mine >"$work/model.yaml.partial"
+expect 2 "-o over a foreign .partial" -- "$REUSESIM" import onnx "$D/lstm_lm.onnx" --batch-dim batch -o "$work/model.yaml"
+contains "-o foreign .partial" "$err" "it exists and ReuseSim cannot tell it wrote it"
+same "foreign .partial kept" "$(cat "$work/model.yaml.partial")" "mine"
+expect 2 "-o in a missing directory" -- "$REUSESIM" import onnx "$D/lstm_lm.onnx" --batch-dim batch -o "$work/none/model.yaml"
+contains "-o missing directory" "$err" "reusesim import onnx: error: -o: cannot write $work/none/model.yaml"
+
+finish
