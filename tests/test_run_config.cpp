@@ -142,17 +142,17 @@ TEST_CASE("a trace with too many jobs", "[run]") {
                             "  compute.vector_ops_per_cycle: " + values + "  sram.buffers.weights.banks: " + values;
   CHECK(errors_of(kHead + "    batch: 1\n" + sweep) ==
         kOrigin + ":7:3: error: sweep: the trace makes 160000 jobs (1 accelerator files x 160000 sweep "
-                  "combinations x 1 batch sizes); a trace runs at most 10000\n");
+                  "combinations x 1 batch sizes and lengths); a trace runs at most 10000\n");
   // 10 axes of 20 values: 20^10, counted up to 10^9.
   std::string ten_axes = "sweep:\n";
   for (int axis = 0; axis < 10; ++axis) ten_axes += "  a" + std::to_string(axis) + ": " + values;
   CHECK(errors_of(kHead + "    batch: 1\n" + ten_axes) ==
         kOrigin + ":7:3: error: sweep: the trace makes at least 10^9 jobs (1 accelerator files x at least 10^9 sweep "
-                  "combinations x 1 batch sizes); a trace runs at most 10000\n");
+                  "combinations x 1 batch sizes and lengths); a trace runs at most 10000\n");
   CHECK(errors_of(kHead + "    batch: [1, 2, 3, 4, 5]\nsweep:\n  compute.rows: " + values + "  compute.cols: " + values +
                   "  compute.vector_ops_per_cycle: [1, 2, 3, 4, 5, 6]\n") ==
         kOrigin + ":7:3: error: sweep: the trace makes 12000 jobs (1 accelerator files x 2400 sweep combinations x 5 "
-                  "batch sizes); a trace runs at most 10000\n");
+                  "batch sizes and lengths); a trace runs at most 10000\n");
 }
 
 // A sweep axis is a key with dots in it, which --set reaches in brackets: `sweep[dram.channels]`

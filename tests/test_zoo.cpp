@@ -165,7 +165,7 @@ TEST_CASE("Llama-2-7B decode: one layer's MACs per token at context L, and the K
   // Q K^T and A V each (L + 1) x 4,096 (32 heads x 128).
   for (const std::int64_t context : {512, 4095}) {
     const config::LoadedModel llama = config::load_model_file(
-        std::string(REUSESIM_SOURCE_DIR) + "/models/llama2_7b.yaml", {"parameters.layers=1"}, context);
+        std::string(REUSESIM_SOURCE_DIR) + "/models/llama2_7b.yaml", {"parameters.layers=1"}, config::Phase{0, context});
     std::int64_t layer_macs = 0, cached_elements = 0;
     for (const auto& layer : llama.network.layers) {
       if (layer.spec.name.rfind("layers/", 0) == 0) layer_macs += layer.counts.macs;

@@ -32,7 +32,7 @@ int analyze_command(const std::vector<std::string>& args) {
       analyze.peak_tops = peak_tops;
     }
     const report::Format format = parse_format(common.format);
-    const config::LoadedModel model = config::load_model_file(model_file, common.overrides, decode_context(phase, values));
+    const config::LoadedModel model = config::load_model_file(model_file, common.overrides, phase_of(phase, values));
     std::cout << report::render_analysis(model.network, analyze, format);
     return kExitOk;
   });

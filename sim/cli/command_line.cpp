@@ -53,8 +53,9 @@ report::Format parse_format(const std::string& name) {
 
 namespace {
 
-// The longest context --context takes: 2^24 tokens, beyond any model's positions today.
-constexpr std::int64_t kMaxContext = std::int64_t{1} << 24;
+// The longest sequence or context --sequence and --context take: 2^24 tokens, beyond any model's
+// positions today.
+constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;
 
 }  // namespace
 
@@ -63,24 +64,30 @@ void add_phase_options(boost::program_options::options_description& options, Pha
       ("phase", boost::program_options::value(&phase.phase)->default_value("prefill"),
        "prefill (the model's whole input sequence at once) or decode (one new token per sample after --context "
        "tokens, whose keys and values attention reads from the KV cache; transformers only)")
+      ("sequence", boost::program_options::value(&phase.sequence),
+       "with --phase prefill: tokens per sample (default: the model's input sequence)")
       ("context", boost::program_options::value(&phase.context),
        "with --phase decode: tokens already in each sample's KV cache (at least 1)");
 }
 
-std::int64_t decode_context(const PhaseOptions& phase, const boost::program_options::variables_map& values) {
+config::Phase phase_of(const PhaseOptions& phase, const boost::program_options::variables_map& values) {
   if (phase.phase != "prefill" && phase.phase != "decode") {
     throw UsageError("--phase: expected prefill or decode, got \"" + phase.phase + "\"");
   }
-  const bool given = values.count("context") > 0;
+  const bool context_given = values.count("context") > 0, sequence_given = values.count("sequence") > 0;
   if (phase.phase == "prefill") {
-    if (given) throw UsageError("--context applies to --phase decode (a prefill's tokens are the model's input sequence)");
-    return 0;
+    if (context_given) {
+      throw UsageError("--context applies to --phase decode (a prefill's tokens are the model's input sequence)");
+    }
+    if (sequence_given) return {positive_option("--sequence", phase.sequence, kMaxTokens), 0};
+    return {};
   }
-  if (!given || phase.context < 1 || phase.context > kMaxContext) {
+  if (sequence_given) throw UsageError("--sequence applies to --phase prefill (a decode step is one token per sample)");
+  if (!context_given || phase.context < 1 || phase.context > kMaxTokens) {
     throw UsageError("--phase decode needs --context N, the tokens already in the KV cache, from 1 to " +
-                     std::to_string(kMaxContext));
+                     std::to_string(kMaxTokens));
   }
-  return phase.context;
+  return {0, phase.context};
 }
 
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max) {

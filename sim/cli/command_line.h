@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "config/model_loader.h"
 #include "report/table.h"
 
 namespace reusesim::mapping {
@@ -61,14 +62,16 @@ bool parse_arguments(const std::string& command, const std::vector<std::string>&
 
 report::Format parse_format(const std::string& name);
 
-// --phase prefill|decode and --context L, for the commands that build a network (run, analyze).
+// --phase prefill|decode, --sequence S and --context L, for the commands that build a network
+// (run, analyze).
 struct PhaseOptions {
   std::string phase = "prefill";
+  std::int64_t sequence = 0;
   std::int64_t context = 0;
 };
 void add_phase_options(boost::program_options::options_description& options, PhaseOptions& phase);
-// The decode context the options ask for, 0 for a prefill; UsageError for a bad combination.
-std::int64_t decode_context(const PhaseOptions& phase, const boost::program_options::variables_map& values);
+// The phase the options ask for; UsageError for a bad combination.
+config::Phase phase_of(const PhaseOptions& phase, const boost::program_options::variables_map& values);
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
 
 // Runs a subcommand body and maps every error to a message on stderr and an exit code. Standard

@@ -482,26 +482,36 @@ class ModelReader {
   std::vector<LayerOrigin> origins_;
 };
 
-// What a phase needs of the model: a sequence within max_sequence and, to decode, attention with a
-// KV cache. Reported at the input, or at the --context that asks too much.
-void check_phase(const ConfigNode& root, const workload::ModelSpec& spec, std::int64_t decode_context,
-                 Diagnostics& diagnostics) {
+// What a phase needs of the model: a sequence input (for --sequence and decode) within
+// max_sequence and, to decode, attention with a KV cache. Reported at the input, or at the option
+// that asks too much. A --sequence replaces the input's length before the limit is checked.
+void apply_phase(const ConfigNode& root, const Phase& phase, workload::ModelSpec& spec, Diagnostics& diagnostics) {
   const ConfigNode* input = root.find("input");
   const SourceLocation at_input = input != nullptr ? input->location : root.location;
   const std::string limit = " the model's max_sequence " + std::to_string(spec.max_sequence);
-  if (decode_context == 0) {
-    if (spec.max_sequence > 0 && spec.input && spec.input->kind == workload::ShapeKind::sequence &&
-        spec.input->steps > spec.max_sequence) {
-      diagnostics.error(at_input, "input.sequence", std::to_string(spec.input->steps) + " tokens are more than" + limit);
+  const bool sequence_input = spec.input && spec.input->kind == workload::ShapeKind::sequence;
+  const auto require_sequence_input = [&](const std::string& what) {
+    if (!sequence_input) {
+      diagnostics.error(at_input, "input",
+                        what + "; the input is " + (spec.input ? spec.input->describe() : std::string("not one model input")));
+    }
+  };
+  if (phase.decode_context == 0) {
+    if (phase.sequence > 0) {
+      require_sequence_input("--sequence " + std::to_string(phase.sequence) + " sets the tokens of a sequence input");
+      if (!sequence_input) return;
+      spec.input->steps = phase.sequence;
+    }
+    if (spec.max_sequence > 0 && sequence_input && spec.input->steps > spec.max_sequence) {
+      const bool asked = phase.sequence > 0;
+      diagnostics.error(asked ? SourceLocation{"--sequence " + std::to_string(phase.sequence), 0, 0} : at_input,
+                        asked ? "sequence" : "input.sequence",
+                        std::to_string(spec.input->steps) + " tokens are more than" + limit);
     }
     return;
   }
-  const SourceLocation at_context{"--context " + std::to_string(decode_context), 0, 0};
-  if (!spec.input || spec.input->kind != workload::ShapeKind::sequence) {
-    diagnostics.error(at_input, "input",
-                      "decode runs one token of a sequence; the input is " +
-                          (spec.input ? spec.input->describe() : std::string("not one model input")));
-  }
+  const SourceLocation at_context{"--context " + std::to_string(phase.decode_context), 0, 0};
+  require_sequence_input("decode runs one token of a sequence");
   const bool attends = std::any_of(spec.layers.begin(), spec.layers.end(), [](const workload::LayerSpec& layer) {
     return layer.type == workload::LayerType::matmul && layer.matmul.kv_cache;
   });
@@ -510,14 +520,13 @@ void check_phase(const ConfigNode& root, const workload::ModelSpec& spec, std::i
                       "decode needs attention with a KV cache: model " + spec.name +
                           " has no matmul layer with kv_cache: true (decode is for transformers)");
   }
-  if (spec.max_sequence > 0 && decode_context >= spec.max_sequence) {
+  if (spec.max_sequence > 0 && phase.decode_context >= spec.max_sequence) {
     diagnostics.error(at_context, "context",
-                      std::to_string(decode_context) + " cached tokens and the new one are more than" + limit);
+                      std::to_string(phase.decode_context) + " cached tokens and the new one are more than" + limit);
   }
 }
 
-LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides,
-                       std::int64_t decode_context) {
+LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides, const Phase& phase) {
   Diagnostics diagnostics;
   const ConfigNode root = load_document(source, FileKind::model, overrides, diagnostics);
   ModelReader reader(diagnostics);
@@ -525,9 +534,9 @@ LoadedModel load_model(const DocumentSource& source, const std::vector<std::stri
   loaded.file = source.origin;
   loaded.spec = reader.read(root);
   diagnostics.throw_if_any();
-  check_phase(root, loaded.spec, decode_context, diagnostics);
+  apply_phase(root, phase, loaded.spec, diagnostics);
   diagnostics.throw_if_any();
-  workload::NetworkBuild build = workload::build_network(loaded.spec, decode_context);
+  workload::NetworkBuild build = workload::build_network(loaded.spec, phase.decode_context);
   for (const workload::NetworkError& error : build.errors) {
     const auto& layer_origin = reader.origins()[error.spec_index];
     const auto field = layer_origin.fields.find(error.field);
@@ -543,14 +552,13 @@ LoadedModel load_model(const DocumentSource& source, const std::vector<std::stri
 
 }  // namespace
 
-LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides,
-                            std::int64_t decode_context) {
-  return load_model({path, std::nullopt}, overrides, decode_context);
+LoadedModel load_model_file(const std::string& path, const std::vector<std::string>& overrides, const Phase& phase) {
+  return load_model({path, std::nullopt}, overrides, phase);
 }
 
 LoadedModel load_model_text(const std::string& text, const std::string& origin,
-                            const std::vector<std::string>& overrides, std::int64_t decode_context) {
-  return load_model({origin, text}, overrides, decode_context);
+                            const std::vector<std::string>& overrides, const Phase& phase) {
+  return load_model({origin, text}, overrides, phase);
 }
 
 }  // namespace reusesim::config

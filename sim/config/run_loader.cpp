@@ -15,6 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::int64_t kMaxBatch = 1'000'000;
+// Sequence lengths and decode contexts, as run's --sequence and --context take them.
+constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;
 // Every accelerator file x sweep combination x batch size is a job, a process of its own: a few
 // sweep lines can ask for millions of them, which no trace finishes.
 constexpr std::int64_t kMaxJobs = 10'000;
@@ -58,6 +60,65 @@ void check_selection(const RunModel& model, const workload::Network& network, co
   }
 }
 
+// phase, sequence and context of a model entry: the lengths as lists, each of them once, and only
+// the one the phase takes.
+void read_phase(MapReader& reader, RunModel& model) {
+  Diagnostics& diagnostics = reader.diagnostics();
+  model.phase = reader.choice_or("phase", "", {"prefill", "decode"});
+  const auto read_lengths = [&](const std::string& key) {
+    std::vector<std::int64_t> lengths;
+    const ConfigNode* node = reader.optional(key);
+    if (node == nullptr) return lengths;
+    const std::string path = reader.child_path(key);
+    lengths = read_integer_list(*node, path, IntegerRange{1, kMaxTokens}, nullptr, diagnostics);
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      if (std::find(lengths.begin(), lengths.begin() + static_cast<std::ptrdiff_t>(i), lengths[i]) !=
+          lengths.begin() + static_cast<std::ptrdiff_t>(i)) {
+        diagnostics.error(node->location, path, std::to_string(lengths[i]) + " is given twice; give each length once");
+      }
+    }
+    return lengths;
+  };
+  model.sequences = read_lengths("sequence");
+  model.contexts = read_lengths("context");
+  const bool decode = model.phase == "decode";
+  if (decode && !reader.has("context")) {
+    diagnostics.error(reader.location(), reader.path(), "phase decode needs context: the tokens already in the KV cache, "
+                                                        "a length or a list of them");
+  }
+  if (decode && reader.has("sequence")) {
+    diagnostics.error(reader.optional("sequence")->location, reader.child_path("sequence"),
+                      "sequence applies to phase prefill (a decode step is one token per sample)");
+  }
+  if (!decode && reader.has("context")) {
+    diagnostics.error(reader.optional("context")->location, reader.child_path("context"),
+                      "context applies to phase: decode (a prefill's tokens are its sequence)");
+  }
+}
+
+// Every phase the entry asks for must build: a sequence model within its max_sequence, attention
+// with a KV cache to decode. Problems are reported where the entry gives the length.
+void check_phases(const RunModel& model, const ConfigNode& item, const std::string& path, Diagnostics& diagnostics) {
+  const bool decode = model.phase == "decode";
+  const std::string key = decode ? "context" : model.sequences.empty() ? "phase" : "sequence";
+  const ConfigNode* where = item.find(key);
+  if (where == nullptr) return;  // the model's own input, already loaded
+  for (const Phase& phase : model.phases()) {
+    try {
+      load_model_file(model.model_file, {}, phase);
+    } catch (const InputError& error) {
+      const std::string with = decode ? "with context " + std::to_string(phase.decode_context)
+                               : phase.sequence > 0 ? "with sequence " + std::to_string(phase.sequence)
+                                                    : "with phase " + model.phase;
+      // The problems are the phase's (located at run's --sequence or --context, or the model's
+      // input): the message, without a location that is not in the run file.
+      for (const Diagnostic& problem : error.diagnostics()) {
+        diagnostics.error(where->location, join_key_path(path, key), with + ": " + problem.message);
+      }
+    }
+  }
+}
+
 RunModel read_run_model(const ConfigNode& item, const std::string& path, const std::string& origin,
                         Diagnostics& diagnostics) {
   RunModel model;
@@ -80,6 +141,7 @@ RunModel read_run_model(const ConfigNode& item, const std::string& path, const s
       model.layer_types.push_back(type);
     }
   }
+  read_phase(reader, model);
   reader.finish();
   if (model.model_file.empty()) return model;
   try {
@@ -87,7 +149,9 @@ RunModel read_run_model(const ConfigNode& item, const std::string& path, const s
     check_selection(model, loaded.network, item, path, diagnostics);
   } catch (const InputError& error) {
     adopt(error, diagnostics);
+    return model;
   }
+  check_phases(model, item, path, diagnostics);
   return model;
 }
 
@@ -172,7 +236,9 @@ bool check_job_count(const RunSpec& run, const ConfigNode* where, const std::str
   const auto times = [](std::int64_t a, std::int64_t b) { return std::min(a * b, kSaturated); };
   std::int64_t combinations = 1, batches = 0;
   for (const SweepAxis& axis : run.sweep) combinations = times(combinations, cap(axis.values.size()));
-  for (const RunModel& model : run.models) batches = std::min(batches + cap(model.batches.size()), kSaturated);
+  for (const RunModel& model : run.models) {
+    batches = std::min(batches + times(cap(model.batches.size()), cap(model.phases().size())), kSaturated);
+  }
   const std::int64_t files = cap(run.accelerator_files.size());
   const std::int64_t jobs = times(times(files, combinations), batches);
   if (jobs <= kMaxJobs) return true;
@@ -180,7 +246,7 @@ bool check_job_count(const RunSpec& run, const ConfigNode* where, const std::str
   diagnostics.error(where->location, where_path,
                     "the trace makes " + count(jobs) + " jobs (" + count(files) + " accelerator files x " +
                         count(combinations) + " sweep combinations x " + count(batches) +
-                        " batch sizes); a trace runs at most " + std::to_string(kMaxJobs));
+                        " batch sizes and lengths); a trace runs at most " + std::to_string(kMaxJobs));
   return false;
 }
 
@@ -231,6 +297,14 @@ RunSpec load_run(const DocumentSource& source, const std::vector<std::string>& o
 }
 
 }  // namespace
+
+std::vector<Phase> RunModel::phases() const {
+  std::vector<Phase> phases;
+  for (std::int64_t sequence : sequences) phases.push_back({sequence, 0});
+  for (std::int64_t context : contexts) phases.push_back({0, context});
+  if (phases.empty()) phases.push_back({});
+  return phases;
+}
 
 RunSpec load_run_file(const std::string& path, const std::vector<std::string>& overrides) {
   return load_run({path, std::nullopt}, overrides);

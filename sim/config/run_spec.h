@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "config/model_loader.h"
+
 namespace reusesim::config {
 
 struct RunModel {
@@ -13,6 +15,15 @@ struct RunModel {
   std::vector<std::int64_t> batches;
   std::vector<std::string> layers;       // only these layers (empty: all)
   std::vector<std::string> layer_types;  // only layers of these types (empty: all)
+  // Sequence models: "prefill" or "decode" (empty: not given, the model's own input), the prefill
+  // lengths to run (empty: the model's) or the decode contexts (one of them with decode). Every
+  // length x every batch is a job.
+  std::string phase;
+  std::vector<std::int64_t> sequences;
+  std::vector<std::int64_t> contexts;
+
+  // The model's phases to run, one per sequence or context (one default phase when none is given).
+  std::vector<Phase> phases() const;
 };
 
 // One swept accelerator field: every value is tried (the jobs are the cross product).

@@ -53,6 +53,9 @@ void own_entries(const std::string& directory, const TracePlan& plan) {
   throw_if(report::claim_problem(jobs, job_entries));
 }
 
+// A sequence or context length in the tables: empty when the job does not set it.
+std::string length_cell(std::int64_t tokens) { return tokens > 0 ? std::to_string(tokens) : ""; }
+
 bool holds_only_manifest(const std::string& directory) {
   std::error_code error;
   for (fs::directory_iterator entry(directory, error), end; !error && entry != end; entry.increment(error)) {
@@ -256,7 +259,9 @@ std::string ResultsDirectory::job_json(const TraceJob& job) const {
   nlohmann::ordered_json document{{"job", job.id},           {"trace", plan_.name},
                                   {"accelerator", panel.accelerator}, {"panel", panel.title},
                                   {"sweep", sweep},          {"model", job.model},
-                                  {"selection", job.selection()}, {"batch", job.batch},
+                                  {"selection", job.selection()}, {"phase", job.phase},
+                                  {"sequence", job.lengths.sequence}, {"context", job.lengths.decode_context},
+                                  {"batch", job.batch},
                                   {"status", "done"}};
   return report::json_document_text(document);
 }
@@ -316,7 +321,7 @@ void ResultsDirectory::load_finished() {
 }
 
 void ResultsDirectory::write_tables() const {
-  std::string job_columns = "job,accelerator,model,selection";
+  std::string job_columns = "job,accelerator,model,selection,phase,sequence,context";
   for (const std::string& key : plan_.sweep_keys) job_columns += "," + report::csv_escape(key);
   std::string jobs = job_columns + ",batch,status,error\n";
   std::string layers = job_columns + "," + run_header_ + "\n";
@@ -324,7 +329,8 @@ void ResultsDirectory::write_tables() const {
   for (const TraceJob& job : plan_.jobs) {
     const TracePanel& panel = plan_.panels[job.panel];
     std::string prefix = report::csv_escape(job.id) + "," + report::csv_escape(panel.accelerator) + "," +
-                         report::csv_escape(job.model) + "," + report::csv_escape(job.selection());
+                         report::csv_escape(job.model) + "," + report::csv_escape(job.selection()) + "," + job.phase +
+                         "," + length_cell(job.lengths.sequence) + "," + length_cell(job.lengths.decode_context);
     for (const auto& [key, value] : panel.sweep) prefix += "," + report::csv_escape(value);
     const auto rows = rows_.find(job.id);
     const auto error = errors_.find(job.id);

@@ -123,56 +123,74 @@ std::string TraceJob::selection() const {
   return parts.empty() ? "all" : join(parts, ", ");
 }
 
+std::string TraceJob::workload() const {
+  std::string text = model;
+  if (!phase.empty()) text += " " + phase;
+  if (lengths.sequence > 0) text += " S=" + std::to_string(lengths.sequence);
+  if (lengths.decode_context > 0) text += " L=" + std::to_string(lengths.decode_context);
+  return text;
+}
+
 TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
   TracePlan plan;
   plan.name = run.name;
   plan.run_file = absolute(run_file);
   for (const config::SweepAxis& axis : run.sweep) plan.sweep_keys.push_back(axis.key_path);
-  std::vector<std::string> model_names;
-  std::vector<std::size_t> layer_counts;
-  std::vector<std::int64_t> macs_per_sample;
-  std::vector<double> recurrent_steps;
+  // Every model entry's jobs for one batch each, sized by the network its phase builds.
+  std::vector<std::vector<TraceJob>> entry_jobs;
   for (const config::RunModel& model : run.models) {
-    const workload::Network network = config::load_model_file(model.model_file).network;
-    model_names.push_back(network.name);
-    const std::vector<std::size_t> selected = workload::select_layers(network, model.layers, model.layer_types);
-    layer_counts.push_back(selected.size());
-    std::int64_t macs = 0;  // the loader refuses counts past 2^63 per layer; a saturated sum is just as generous
-    for (std::size_t i : selected) {
-      macs = network.layers[i].counts.macs > INT64_MAX - macs ? INT64_MAX : macs + network.layers[i].counts.macs;
+    entry_jobs.emplace_back();
+    for (const config::Phase& lengths : model.phases()) {
+      const workload::Network network = config::load_model_file(model.model_file, {}, lengths).network;
+      const std::vector<std::size_t> selected = workload::select_layers(network, model.layers, model.layer_types);
+      std::int64_t macs = 0;  // the loader refuses counts past 2^63 per layer; a saturated sum is just as generous
+      double steps = 0;       // a product of three loader-bounded counts: in double, it cannot overflow
+      for (std::size_t i : selected) {
+        const workload::NetworkLayer& layer = network.layers[i];
+        macs = layer.counts.macs > INT64_MAX - macs ? INT64_MAX : macs + layer.counts.macs;
+        if (!workload::is_recurrent(layer.spec.type) || layer.input_shapes.empty()) continue;
+        steps += static_cast<double>(layer.input_shapes[0].steps) * static_cast<double>(layer.spec.recurrent.num_layers) *
+                 (layer.spec.recurrent.bidirectional ? 2 : 1);
+      }
+      TraceJob job;
+      job.model = network.name;
+      job.model_file = absolute(model.model_file);
+      job.layers = model.layers;
+      job.layer_types = model.layer_types;
+      job.phase = model.phase;
+      job.lengths = lengths;
+      job.layer_count = selected.size();
+      job.macs = macs;  // per sample until the batch is known
+      job.recurrent_steps = steps;
+      entry_jobs.back().push_back(std::move(job));
     }
-    macs_per_sample.push_back(macs);
-    double steps = 0;  // a product of three loader-bounded counts: in double, it cannot overflow
-    for (std::size_t i : selected) {
-      const workload::NetworkLayer& layer = network.layers[i];
-      if (!workload::is_recurrent(layer.spec.type) || layer.input_shapes.empty()) continue;
-      steps += static_cast<double>(layer.input_shapes[0].steps) * static_cast<double>(layer.spec.recurrent.num_layers) *
-               (layer.spec.recurrent.bidirectional ? 2 : 1);
-    }
-    recurrent_steps.push_back(steps);
   }
   for (const std::string& file : run.accelerator_files) {
     for (auto& point : sweep_points(run.sweep)) {
       plan.panels.push_back(make_panel(file, std::move(point)));
       const std::size_t panel = plan.panels.size() - 1;
       for (std::size_t m = 0; m < run.models.size(); ++m) {
-        const config::RunModel& model = run.models[m];
-        for (std::int64_t batch : model.batches) {
-          const std::int64_t macs =
-              macs_per_sample[m] > INT64_MAX / batch ? INT64_MAX : macs_per_sample[m] * batch;
-          TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch,
-                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch), layer_counts[m], macs,
-                       recurrent_steps[m]};
-          std::vector<std::string> words{plan.panels[panel].accelerator};
-          for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
-          words.push_back(job.model);
-          if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
-          if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
-          words.push_back("b" + std::to_string(batch));
-          char number[16];
-          std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
-          job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
-          plan.jobs.push_back(std::move(job));
+        for (const TraceJob& variant : entry_jobs[m]) {
+          for (std::int64_t batch : run.models[m].batches) {
+            TraceJob job = variant;
+            job.panel = panel;
+            job.batch = batch;
+            job.time_limit_seconds = job_time_limit_seconds(variant.layer_count, variant.macs, batch);
+            job.macs = variant.macs > INT64_MAX / batch ? INT64_MAX : variant.macs * batch;
+            std::vector<std::string> words{plan.panels[panel].accelerator};
+            for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
+            words.push_back(job.model);
+            if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
+            if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
+            if (!job.phase.empty()) words.push_back(job.phase);
+            if (job.lengths.sequence > 0) words.push_back("S" + std::to_string(job.lengths.sequence));
+            if (job.lengths.decode_context > 0) words.push_back("L" + std::to_string(job.lengths.decode_context));
+            words.push_back("b" + std::to_string(batch));
+            char number[16];
+            std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
+            job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
+            plan.jobs.push_back(std::move(job));
+          }
         }
       }
     }
@@ -188,6 +206,11 @@ std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& jo
   for (const auto& [key, value] : panel.sweep) arguments.insert(arguments.end(), {"--set", key + "=" + value});
   if (!job.layers.empty()) arguments.insert(arguments.end(), {"--layers", join(job.layers, ",")});
   if (!job.layer_types.empty()) arguments.insert(arguments.end(), {"--layer-types", join(job.layer_types, ",")});
+  if (!job.phase.empty()) arguments.insert(arguments.end(), {"--phase", job.phase});
+  if (job.lengths.sequence > 0) arguments.insert(arguments.end(), {"--sequence", std::to_string(job.lengths.sequence)});
+  if (job.lengths.decode_context > 0) {
+    arguments.insert(arguments.end(), {"--context", std::to_string(job.lengths.decode_context)});
+  }
   if (timeline) arguments.insert(arguments.end(), {"--timeline", out_dir + "/timeline.json"});
   return arguments;
 }
@@ -211,7 +234,9 @@ std::string plan_json(const TracePlan& plan) {
   for (const TraceJob& job : plan.jobs) {
     document["jobs"].push_back({{"id", job.id}, {"panel", job.panel}, {"model", job.model},
                                 {"model_file", job.model_file}, {"layers", job.layers},
-                                {"layer_types", job.layer_types}, {"batch", job.batch}});
+                                {"layer_types", job.layer_types}, {"phase", job.phase},
+                                {"sequence", job.lengths.sequence}, {"context", job.lengths.decode_context},
+                                {"batch", job.batch}});
   }
   return document.dump(2) + "\n";
 }
@@ -247,6 +272,9 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
       job.model_file = item.at("model_file").get<std::string>();
       job.layers = item.at("layers").get<std::vector<std::string>>();
       job.layer_types = item.at("layer_types").get<std::vector<std::string>>();
+      // Plans written before phases were traced have none: the model's own input.
+      job.phase = item.value("phase", std::string());
+      job.lengths = {item.value("sequence", std::int64_t{0}), item.value("context", std::int64_t{0})};
       job.batch = item.at("batch").get<std::int64_t>();
       plan.jobs.push_back(std::move(job));
     }

@@ -1,6 +1,7 @@
 #pragma once
 // A batch trace expanded into jobs: every accelerator file x every combination of sweep values
-// (a panel of the figure each) x every model entry x every batch size. A job is one `reusesim run`
+// (a panel of the figure each) x every model entry x every sequence or context length x every
+// batch size. A job is one `reusesim run`
 // of one batch, in a worker process of its own (SystemC elaborates once per process).
 
 #include <cstdint>
@@ -36,6 +37,10 @@ struct TraceJob {
   std::vector<std::string> layers;       // run only these (empty: all)
   std::vector<std::string> layer_types;  // run only layers of these types (empty: all)
   std::int64_t batch = 1;
+  // Sequence models: the phase as the run file gives it ("" when it does not), the prefill's
+  // tokens per sample (0: the model's) or the decode step's context.
+  std::string phase;
+  config::Phase lengths;
   // The default time limit for the job's size (job_time_limit_seconds); not in trace.json.
   std::int64_t time_limit_seconds = 0;
   // Its size, for estimating its cost (shard.h); not in trace.json.
@@ -46,6 +51,8 @@ struct TraceJob {
   // "all", or which part of the model runs: "layers fc6+fc7", "types gru".
   std::string selection() const;
   bool whole_model() const { return layers.empty() && layer_types.empty(); }
+  // The model and what of it runs, as the figure names it: "gpt2", "gpt2 decode L=512".
+  std::string workload() const;
 };
 
 struct TracePlan {

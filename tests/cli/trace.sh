@@ -14,12 +14,12 @@ contains "the failure is reported with its error" "$err" "FAILED 0006-small-comp
 contains "summary" "$err" "11 job(s) run, 0 already finished, 1 failed"
 contains "says where failures are" "$err" "failed jobs are listed with their errors in $work/r1/jobs.csv"
 jobs_csv=$(cat "$work/r1/jobs.csv")
-same "jobs.csv header" "$(head -1 <<<"$jobs_csv")" "job,accelerator,model,selection,compute.operand_bits,batch,status,error"
+same "jobs.csv header" "$(head -1 <<<"$jobs_csv")" "job,accelerator,model,selection,phase,sequence,context,compute.operand_bits,batch,status,error"
 # Expansion order: accelerator files, then sweep values, then model entries, then batch sizes.
 same "job order" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f1 | tr '\n' ' ')" \
   "0001-small-compute.operand_bits=8-mlp-b1 0002-small-compute.operand_bits=8-mlp-b16 0003-small-compute.operand_bits=8-pinned-b16 0004-small-compute.operand_bits=16-mlp-b1 0005-small-compute.operand_bits=16-mlp-b16 0006-small-compute.operand_bits=16-pinned-b16 0007-snowflake-compute.operand_bits=8-mlp-b1 0008-snowflake-compute.operand_bits=8-mlp-b16 0009-snowflake-compute.operand_bits=8-pinned-b16 0010-snowflake-compute.operand_bits=16-mlp-b1 0011-snowflake-compute.operand_bits=16-mlp-b16 0012-snowflake-compute.operand_bits=16-pinned-b16 "
-same "statuses" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f7 | sort | uniq -c | tr -s ' ' | tr '\n' ';')" " 11 done; 1 failed;"
-contains "the failed job's row" "$jobs_csv" '0006-small-compute.operand_bits=16-pinned-b16,small,pinned,all,16,16,failed,"reusesim run: error: layer fc1: the pinned tiling'
+same "statuses" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f10 | sort | uniq -c | tr -s ' ' | tr '\n' ';')" " 11 done; 1 failed;"
+contains "the failed job's row" "$jobs_csv" '0006-small-compute.operand_bits=16-pinned-b16,small,pinned,all,,,,16,16,failed,"reusesim run: error: layer fc1: the pinned tiling'
 checks=$((checks + 1))
 [ -s "$work/r1/jobs/0006-small-compute.operand_bits=16-pinned-b16.failed/stderr.txt" ] ||
   { echo "FAIL: the failed job's stderr is not kept"; failures=$((failures + 1)); }
@@ -27,12 +27,12 @@ checks=$((checks + 1))
 same "layer rows" "$(tail -n +2 "$work/r1/layers.csv" | wc -l)" "43"
 same "network rows" "$(tail -n +2 "$work/r1/networks.csv" | wc -l)" "11"
 run_header=$("$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --format csv | head -1)
-same "layers.csv columns: the job's, then run's" "$(head -1 "$work/r1/layers.csv")" "job,accelerator,model,selection,compute.operand_bits,$run_header"
+same "layers.csv columns: the job's, then run's" "$(head -1 "$work/r1/layers.csv")" "job,accelerator,model,selection,phase,sequence,context,compute.operand_bits,$run_header"
 # mlp at batch 16: 16 x 131,000 MACs in every variant.
 same "mlp b16 totals" "$(grep -c -- "-mlp-b16,.*,16,TOTAL,,2096000," "$work/r1/networks.csv")" "4"
 # A job's rows are exactly what `reusesim run` gives for it.
 "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$SRC/models/mlp.yaml" --batch 16 \
-  --set compute.operand_bits=8 --format csv | tail -n +2 | sed 's/^/0008-snowflake-compute.operand_bits=8-mlp-b16,snowflake,mlp,all,8,/' >"$work/expected_rows"
+  --set compute.operand_bits=8 --format csv | tail -n +2 | sed 's/^/0008-snowflake-compute.operand_bits=8-mlp-b16,snowflake,mlp,all,,,,8,/' >"$work/expected_rows"
 same "rows equal run's" "$(grep '^0008-' "$work/r1/layers.csv" "$work/r1/networks.csv" | cut -d: -f2- | sort)" "$(sort "$work/expected_rows")"
 for file in results.csv results.json config.json stats.txt job.json; do
   checks=$((checks + 1))
@@ -215,7 +215,7 @@ expect 2 "a --resume on a directory in use" -- "$REUSESIM" trace "$work/slow.yam
 contains "resume names the first trace" "$err" "is in use by another reusesim trace (process $first)"
 wait "$first"
 same "the first trace finished" "$?" "0"
-same "its own jobs only" "$(tail -n +2 "$work/r9/jobs.csv" | cut -d, -f1,6 | tr '\n' ' ')" \
+same "its own jobs only" "$(tail -n +2 "$work/r9/jobs.csv" | cut -d, -f1,9 | tr '\n' ' ')" \
   "0001-snowflake-deepspeech2-gru-b1,done 0002-snowflake-deepspeech2-gru-b2,done "
 
 # --job-timeout: a job past its limit is killed and recorded as failed with the reason; the others
@@ -234,7 +234,7 @@ YAML
 expect 4 "a job past --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r10" --jobs 1 --job-timeout 3 --no-figure
 contains "the timeout is reported" "$err" "FAILED 0001-small-long_lstm-b1: timed out after 3 s and was killed (--job-timeout sets the limit)"
 contains "the other job ran" "$err" "1 job(s) run, 0 already finished, 1 failed"
-same "jobs.csv says why" "$(tail -n +2 "$work/r10/jobs.csv" | cut -d, -f1,6,7)" "0001-small-long_lstm-b1,failed,timed out after 3 s and was killed (--job-timeout sets the limit)
+same "jobs.csv says why" "$(tail -n +2 "$work/r10/jobs.csv" | cut -d, -f1,9,10)" "0001-small-long_lstm-b1,failed,timed out after 3 s and was killed (--job-timeout sets the limit)
 0002-small-mlp-b1,done,"
 expect 2 "a negative --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r11" --job-timeout -1
 contains "the --job-timeout range" "$err" "--job-timeout: expected seconds from 0 (no limit) to 10000000, got -1"

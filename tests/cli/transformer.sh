@@ -44,6 +44,7 @@ same "replayed decode table" "$out" "$decode_table"
 expect 0 "gpt2 prefill" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=2 --set model.parameters.seq_len=101 --format csv
 same "prefill reads no cache" "$(total dram_read_kv_cache_bytes)" "0"
+prefill_table=$out
 
 # --- analyze: per-token MACs and KV-cache bytes of Llama-2-7B. ---
 # A decode step after 512 tokens: per layer 4 x 4,096^2 + 3 x 4,096 x 11,008 = 202,375,168 MACs and
@@ -77,5 +78,114 @@ expect 2 "a context without decode" -- "$REUSESIM" run --arch "$work/tpu_ideal.y
 contains "prefill context message" "$err" "--context applies to --phase decode"
 expect 2 "an unknown phase" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" --phase train
 contains "phase message" "$err" "--phase: expected prefill or decode, got \"train\""
+
+
+# --- --sequence sets a prefill's tokens per sample: the same network as the model's seq_len. ---
+expect 0 "gpt2 prefill --sequence" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --sequence 101 --format csv
+same "--sequence is seq_len" "$out" "$prefill_table"
+expect 2 "--sequence with decode" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --phase decode --context 5 --sequence 5
+contains "sequence with decode message" "$err" "--sequence applies to --phase prefill"
+expect 2 "--sequence beyond the positions" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --sequence 1025
+same "--sequence beyond message" "$err" "--sequence 1025: error: sequence: 1025 tokens are more than the model's max_sequence 1024"
+expect 2 "--sequence of an image model" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/mlp.yaml" \
+  --sequence 8
+contains "--sequence of an image model message" "$err" "error: input: --sequence 8 sets the tokens of a sequence input; the input is"
+expect 2 "--sequence 0" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" --sequence 0
+contains "--sequence 0 message" "$err" "--sequence: expected a positive integer"
+
+# --- Traces run phases: decode contexts and prefill sequences are lengths, each x every batch. ---
+# tiny_lm (int8, width 64, 2 heads of 32, no biases): per token q, k, v, out 4 x 64 x 64 = 16,384
+# MACs and 16,384 weight bytes, plus the embedding row looked up (64 B).
+# Decode after L tokens: attention 2 x (L + 1) x 64 MACs per sample, and it reads (L + 1) keys and
+# (L + 1) values of 64 B from the KV cache:
+#   L = 8:  16,384 + 1,152 = 17,536 MACs, KV 1,152 B per sample; weights 16,384 + 64 per sample
+#   L = 32: 16,384 + 4,224 = 20,608 MACs, KV 4,224 B per sample
+# Prefill of S = 40: 40 x 16,384 + 2 x 40 x 40 x 64 = 860,160 MACs, weights 16,384 + 40 x 64 = 18,944.
+cat >"$work/tiny_lm.yaml" <<'YAML'
+name: tiny_lm
+precision: int8
+parameters: {seq_len: 16}
+input: {sequence: $seq_len}
+max_sequence: 64
+layers:
+  - {name: embed, type: embedding, num_embeddings: 100, embedding_dim: 64}
+  - {name: q, type: linear, out_features: 64, bias: false}
+  - {name: k, type: linear, out_features: 64, bias: false, inputs: [embed]}
+  - {name: v, type: linear, out_features: 64, bias: false, inputs: [embed]}
+  - {name: scores, type: matmul, heads: 2, transpose_b: true, kv_cache: true, inputs: [q, k]}
+  - {name: probs, type: softmax}
+  - {name: context, type: matmul, heads: 2, kv_cache: true, inputs: [probs, v]}
+  - {name: out, type: linear, out_features: 64, bias: false}
+YAML
+# lm_trace ENTRY...: a run file of tiny_lm entries (YAML lines after "- model:") on TPU v1.
+lm_trace() {
+  {
+    echo "name: lm_phases"
+    echo "accelerators: $SRC/configs/tpu_v1.yaml"
+    echo "models:"
+    for entry in "$@"; do printf '  - model: tiny_lm.yaml\n%s\n' "$entry"; done
+  } >"$work/lm.yaml"
+}
+lm_trace "    phase: decode
+    context: [8, 32]
+    batch: [1, 2]" "    sequence: 40
+    batch: 1"
+expect 0 "trace decode and prefill" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/lm" --jobs 2
+same "jobs with their phases" "$(cut -d, -f1-8 "$work/lm/jobs.csv")" \
+  "job,accelerator,model,selection,phase,sequence,context,batch
+0001-tpu_v1-tiny_lm-decode-L8-b1,tpu_v1,tiny_lm,all,decode,,8,1
+0002-tpu_v1-tiny_lm-decode-L8-b2,tpu_v1,tiny_lm,all,decode,,8,2
+0003-tpu_v1-tiny_lm-decode-L32-b1,tpu_v1,tiny_lm,all,decode,,32,1
+0004-tpu_v1-tiny_lm-decode-L32-b2,tpu_v1,tiny_lm,all,decode,,32,2
+0005-tpu_v1-tiny_lm-S40-b1,tpu_v1,tiny_lm,all,,40,,1"
+out=$(cat "$work/lm/networks.csv")
+same "MACs, weights and KV cache per job" \
+  "$(/usr/bin/python3 -c 'import csv, sys
+for row in csv.DictReader(sys.stdin):
+    print(row["job"][:4], row["macs"], row["dram_read_weight_bytes"], row["dram_read_kv_cache_bytes"])' <<<"$out")" \
+  "0001 17536 16448 1152
+0002 35072 16512 2304
+0003 20608 16448 4224
+0004 41216 16512 8448
+0005 860160 18944 0"
+expect 0 "the same decode step by hand" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.yaml" --model "$work/tiny_lm.yaml" \
+  --phase decode --context 8 --batch 2 --format csv
+same "a trace job is the run it names" "$(cat "$work/lm/jobs/0002-tpu_v1-tiny_lm-decode-L8-b2/results.csv")" "$out"
+contains "figure names the phase" "$(cat "$work/lm/figure_points.csv")" "tpu_v1,network,tiny_lm decode L=32,,,tiny_lm decode L=32,2,"
+contains "figure names the sequence" "$(cat "$work/lm/figure_points.csv")" "tpu_v1,network,tiny_lm S=40,,,tiny_lm S=40,1,80,"
+
+# Bad phases in a run file: reported at the entry's key, nothing run.
+lm_trace "    phase: decode
+    batch: 1"
+expect 2 "trace decode without context" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
+contains "no context" "$err" "lm.yaml:4:5: error: models.0: phase decode needs context"
+lm_trace "    context: 8
+    batch: 1"
+expect 2 "trace context without decode" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
+contains "context without decode" "$err" "lm.yaml:5:14: error: models.0.context: context applies to phase: decode"
+lm_trace "    phase: decode
+    context: [8, 64, 8]
+    batch: 1"
+expect 2 "trace context beyond the positions, twice" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
+contains "context twice" "$err" "error: models.0.context: 8 is given twice; give each length once"
+contains "context beyond" "$err" "lm.yaml:6:14: error: models.0.context: with context 64: 64 cached tokens and the new one are more than the model's max_sequence 64"
+lm_trace "    phase: decode
+    sequence: 8
+    context: 8
+    batch: 1"
+expect 2 "trace sequence with decode" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
+contains "sequence with decode" "$err" "error: models.0.sequence: sequence applies to phase prefill"
+lm_trace "    phase: train
+    batch: 1"
+expect 2 "trace unknown phase" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
+contains "unknown phase" "$err" "models.0.phase"
+same "nothing written for bad phases" "$(ls "$work/bad" 2>&1)" "ls: cannot access '$work/bad': No such file or directory"
+sed -e 's/tiny_lm.yaml/mlp.yaml/' -e "s|model: mlp.yaml|model: $SRC/models/mlp.yaml|" -e 's/phase: train/phase: decode\n    context: 4/' \
+  "$work/lm.yaml" >"$work/mlp_decode.yaml"
+expect 2 "trace decode of an MLP" -- "$REUSESIM" trace "$work/mlp_decode.yaml" --out "$work/bad"
+contains "decode of an MLP" "$err" "models.0.context: with context 4: decode runs one token of a sequence; the input is"
 
 finish
