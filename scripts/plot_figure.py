@@ -81,7 +81,8 @@ PANEL_H_IN = 4.9
 TYPE_COLORS = {
     "conv2d": "#1f77b4", "conv": "#1f77b4", "depthwise": "#17becf", "dwconv": "#17becf",
     "depthwise_conv2d": "#17becf",
-    "linear": "#ff7f0e", "fc": "#ff7f0e", "matmul": "#ff7f0e", "gemm": "#ff7f0e",
+    "linear": "#ff7f0e", "fc": "#ff7f0e", "gemm": "#ff7f0e",
+    "matmul": "#6b6ecf",  # activation x activation (attention): apart from the weights' GEMMs
     "lstm": "#2ca02c", "gru": "#d62728", "rnn": "#9467bd",
     "pool": "#8c564b", "maxpool": "#8c564b", "avgpool": "#8c564b",
     "relu": "#e377c2", "activation": "#e377c2",

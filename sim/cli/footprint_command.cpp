@@ -24,6 +24,8 @@ int footprint_command(const std::vector<std::string>& args) {
         ("im2col", po::bool_switch(&footprint.im2col), "lower convolutions to matrix products (adds a workspace)")
         ("inplace-activations", po::bool_switch(&footprint.inplace_activations),
          "activation layers overwrite their input");
+    PhaseOptions phase;
+    add_phase_options(options, phase);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("footprint", args, options, {}, values)) return kExitOk;
@@ -45,7 +47,11 @@ int footprint_command(const std::vector<std::string>& args) {
       throw UsageError("--optimizer applies to --mode train only");
     }
     const report::Format format = parse_format(common.format);
-    const config::LoadedModel model = config::load_model_file(model_file, common.overrides);
+    const config::Phase lengths = phase_of(phase, values);
+    if (lengths.decode_context > 0 && footprint.mode == workload::FootprintMode::train) {
+      throw UsageError("--phase decode applies to --mode infer (training runs whole sequences)");
+    }
+    const config::LoadedModel model = config::load_model_file(model_file, common.overrides, lengths);
     footprint.dtype = model.network.precision;
     if (!dtype.empty()) {
       const auto precision = workload::precision_from_name(dtype);

@@ -6,15 +6,16 @@ namespace {
 
 constexpr const char* kConventions =
     "bytes; total = weights + gradients + optimizer state + stored activations + activation gradients + "
-    "largest im2col workspace, all held at once (the TOTAL row sums each column; im2col is the largest); "
+    "largest im2col workspace + KV cache, all held at once (the TOTAL row sums each column; im2col is the largest); "
     "peak = the most held at one time when each tensor is freed after its last use (inference) or "
     "activation gradients live one layer at a time (training); peak_activation_bytes = the most "
-    "activation bytes held at one time";
+    "activation bytes held at one time; kv_cache = the keys and values of the tokens before a decode step, "
+    "held for the whole step (in total and peak)";
 
 std::vector<Cell> row_cells(const std::string& name, const std::string& type, std::int64_t weights,
                             std::int64_t gradients, std::int64_t optimizer, std::int64_t activations,
-                            std::int64_t activation_gradients, std::int64_t im2col) {
-  return {name, type, weights, gradients, optimizer, activations, activation_gradients, im2col};
+                            std::int64_t activation_gradients, std::int64_t im2col, std::int64_t kv_cache) {
+  return {name, type, weights, gradients, optimizer, activations, activation_gradients, im2col, kv_cache};
 }
 
 }  // namespace
@@ -22,14 +23,16 @@ std::vector<Cell> row_cells(const std::string& name, const std::string& type, st
 std::string render_footprint(const workload::Network& network, const workload::FootprintOptions& options,
                              const workload::Footprint& footprint, Format format) {
   Table table({{"layer"}, {"type"}, {"weight_bytes"}, {"gradient_bytes"}, {"optimizer_bytes"},
-               {"activation_bytes"}, {"activation_gradient_bytes"}, {"im2col_bytes"}});
-  table.add_row(row_cells("(input)", "input", 0, 0, 0, footprint.input_bytes, 0, 0));
+               {"activation_bytes"}, {"activation_gradient_bytes"}, {"im2col_bytes"}, {"kv_cache_bytes"}});
+  table.add_row(row_cells("(input)", "input", 0, 0, 0, footprint.input_bytes, 0, 0, 0));
   for (const workload::LayerFootprint& layer : footprint.layers) {
     table.add_row(row_cells(layer.name, layer.type, layer.weight_bytes, layer.gradient_bytes, layer.optimizer_bytes,
-                            layer.activation_bytes, layer.activation_gradient_bytes, layer.im2col_bytes));
+                            layer.activation_bytes, layer.activation_gradient_bytes, layer.im2col_bytes,
+                            layer.kv_cache_bytes));
   }
   table.add_row(row_cells("TOTAL", "", footprint.weight_bytes, footprint.gradient_bytes, footprint.optimizer_bytes,
-                          footprint.activation_bytes, footprint.activation_gradient_bytes, footprint.im2col_bytes));
+                          footprint.activation_bytes, footprint.activation_gradient_bytes, footprint.im2col_bytes,
+                          footprint.kv_cache_bytes));
   const bool train = options.mode == workload::FootprintMode::train;
   const std::string mode = train ? "train" : "infer";
   const std::string optimizer = train ? workload::optimizer_name(options.optimizer) : "none";
@@ -53,7 +56,8 @@ std::string render_footprint(const workload::Network& network, const workload::F
                               {"optimizer_bytes", footprint.optimizer_bytes},
                               {"activation_bytes", footprint.activation_bytes},
                               {"activation_gradient_bytes", footprint.activation_gradient_bytes},
-                              {"im2col_bytes", footprint.im2col_bytes}};
+                              {"im2col_bytes", footprint.im2col_bytes},
+                              {"kv_cache_bytes", footprint.kv_cache_bytes}};
     nlohmann::ordered_json rows = table.to_json();
     rows.erase(rows.size() - 1);
     document["layers"] = rows;
@@ -66,6 +70,7 @@ std::string render_footprint(const workload::Network& network, const workload::F
   text += "\ntotal_bytes            " + group_digits(footprint.total_bytes) + "\npeak_bytes             " +
           group_digits(footprint.peak_bytes) + "\npeak_activation_bytes  " +
           group_digits(footprint.peak_activation_bytes) + "\n";
+  if (footprint.kv_cache_bytes > 0) text += "kv_cache_bytes         " + group_digits(footprint.kv_cache_bytes) + "\n";
   return text;
 }
 

@@ -94,15 +94,19 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
     }
     row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);
     if (options.im2col) row.im2col_bytes = tensor_bytes(layer.counts.im2col_elems);
+    if (layer.cached_steps > 0) row.kv_cache_bytes = tensor_bytes(checked_mul(layer.cached_steps, layer.input_shapes[1].features));
     footprint.weight_bytes = checked_add(footprint.weight_bytes, row.weight_bytes);
     footprint.gradient_bytes = checked_add(footprint.gradient_bytes, row.gradient_bytes);
     footprint.optimizer_bytes = checked_add(footprint.optimizer_bytes, row.optimizer_bytes);
     footprint.activation_gradient_bytes = checked_add(footprint.activation_gradient_bytes, row.activation_gradient_bytes);
     footprint.im2col_bytes = std::max(footprint.im2col_bytes, row.im2col_bytes);
+    footprint.kv_cache_bytes = checked_add(footprint.kv_cache_bytes, row.kv_cache_bytes);
     footprint.layers.push_back(row);
   }
-  const std::int64_t state_bytes =
-      checked_add(checked_add(footprint.weight_bytes, footprint.gradient_bytes), footprint.optimizer_bytes);
+  // Held for the whole step, like the parameters: the KV cache too.
+  const std::int64_t state_bytes = checked_add(
+      checked_add(checked_add(footprint.weight_bytes, footprint.gradient_bytes), footprint.optimizer_bytes),
+      footprint.kv_cache_bytes);
   footprint.activation_bytes = footprint.input_bytes;
   for (const LayerFootprint& layer : footprint.layers) {
     footprint.activation_bytes = checked_add(footprint.activation_bytes, layer.activation_bytes);

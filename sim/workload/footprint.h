@@ -5,6 +5,8 @@
 // activation + every activation gradient + the largest im2col workspace, all held at once.
 // peak_bytes is liveness-aware: inference keeps a tensor only until its last consumer has run;
 // training keeps every stored activation but only one layer's activation gradients at a time.
+// A decode step (a network built with a decode context) also holds the KV cache: the keys and
+// values of the tokens before it, read by its attention layers, for the whole step.
 
 #include <cstdint>
 #include <string>
@@ -35,6 +37,7 @@ struct LayerFootprint {
   std::int64_t activation_bytes = 0;           // this layer's stored output
   std::int64_t activation_gradient_bytes = 0;  // gradient of that output (train)
   std::int64_t im2col_bytes = 0;               // lowered input of a convolution (with im2col)
+  std::int64_t kv_cache_bytes = 0;             // cached keys or values this attention matmul reads (decode)
 };
 
 struct Footprint {
@@ -49,6 +52,7 @@ struct Footprint {
   std::int64_t peak_activation_bytes = 0;
   std::int64_t activation_gradient_bytes = 0;
   std::int64_t im2col_bytes = 0;  // the largest workspace: it is reused layer to layer
+  std::int64_t kv_cache_bytes = 0;
   std::int64_t total_bytes = 0;
   std::int64_t peak_bytes = 0;
 };

@@ -29,7 +29,7 @@ contains "analyze batch 1e9 MACs" "$out" "TOTAL,,,131000000000000,131410,"
 # The TOTAL row: 131,410 fp32 weights (525,640 B); the activation column sums every tensor,
 # (1000 + 4 x 100 + 10) x 4 B x 10^9 = 5.64 x 10^12 B.
 expect 0 "footprint batch 1e9" -- "$REUSESIM" footprint --model "$SRC/models/mlp.yaml" --batch 1000000000 --mode infer --format csv
-contains "footprint batch 1e9 total" "$out" "TOTAL,,525640,0,0,5640000000000,0,0"
+contains "footprint batch 1e9 total" "$out" "TOTAL,,525640,0,0,5640000000000,0,0,0"
 # Inference holds at most fc1's input and output at once, (1000 + 100) x 4 B x 10^9 = 4.4 x 10^12 B.
 expect 0 "footprint batch 1e9 peak" -- "$REUSESIM" footprint --model "$SRC/models/mlp.yaml" --batch 1000000000 --mode infer --format json
 contains "footprint batch 1e9 peak activations" "$out" '"peak_activation_bytes": 4400000000000'

@@ -32,7 +32,7 @@ contains "total_bytes" "$out" '"total_bytes": 2914960'
 contains "components" "$out" '"activation_gradient_bytes": 419840'
 
 expect 0 "footprint csv with im2col" -- "$REUSESIM" footprint --model "$M/resnet50.yaml" --batch 2 --mode infer --im2col --format csv
-contains "footprint header" "$out" "layer,type,weight_bytes,gradient_bytes,optimizer_bytes,activation_bytes,activation_gradient_bytes,im2col_bytes"
+contains "footprint header" "$out" "layer,type,weight_bytes,gradient_bytes,optimizer_bytes,activation_bytes,activation_gradient_bytes,im2col_bytes,kv_cache_bytes"
 
 expect 0 "check every model" -- "$REUSESIM" check "$M"/*.yaml
 contains "check says ok" "$out" "ok: model resnet50"

@@ -60,6 +60,26 @@ d = json.load(sys.stdin)
 print(d["macs_per_token"], d["kv_cache_bytes_per_token"],
       [l["kv_cache_read_bytes"] for l in d["layers"] if l["layer"] == "layers_1/scores"][0])' <<<"$out")" "6741557248 524288 33554432"
 
+# --- footprint of a decode step: the KV cache of the tokens before it, held for the whole step. ---
+# Llama-2-7B at batch 8 after 4,095 tokens: each of 32 layers caches 4,095 keys and 4,095 values of
+# 4,096 (32 heads x 128) per sample, fp16: 2 x 32 x 4,095 x 4,096 x 8 x 2 B = 17,175,674,880; one
+# attention matmul's share 4,095 x 4,096 x 8 x 2 = 268,369,920. Peak: the fp16 weights
+# 2 x 6,738,415,616 = 13,476,831,232, the cache, and the most activations live at once (4,325,376:
+# the scores of 32 heads x 4,096 positions x 8 samples x 2 B = 2,097,152 and what is live beside them).
+expect 0 "footprint decode" -- "$REUSESIM" footprint --model "$SRC/models/llama2_7b.yaml" --batch 8 --mode infer \
+  --phase decode --context 4095 --format json
+same "footprint KV cache and peak" "$(/usr/bin/python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["components"]["kv_cache_bytes"], d["peak_bytes"] - d["peak_activation_bytes"],
+      [l["kv_cache_bytes"] for l in d["layers"] if l["layer"] == "layers_7/context"][0])' <<<"$out")" \
+  "17175674880 30652506112 268369920"
+expect 0 "footprint prefill holds no cache" -- "$REUSESIM" footprint --model "$SRC/models/llama2_7b.yaml" --batch 8 \
+  --mode infer --sequence 64 --format json
+same "prefill cache" "$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["components"]["kv_cache_bytes"])' <<<"$out")" "0"
+expect 2 "footprint decode in training" -- "$REUSESIM" footprint --model "$SRC/models/gpt2.yaml" --batch 8 --mode train \
+  --optimizer sgd --phase decode --context 10
+contains "footprint decode in training message" "$err" "--phase decode applies to --mode infer"
+
 # --- Bad phases. ---
 expect 2 "decode an encoder" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/bert_base.yaml" \
   --phase decode --context 10
