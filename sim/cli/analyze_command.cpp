@@ -32,7 +32,10 @@ int analyze_command(const std::vector<std::string>& args) {
       analyze.peak_tops = peak_tops;
     }
     const report::Format format = parse_format(common.format);
-    const config::LoadedModel model = config::load_model_file(model_file, common.overrides, phase_of(phase, values));
+    const config::Phase lengths = phase_of(phase, values);
+    const config::LoadedModel model = config::load_model_file(model_file, common.overrides, lengths);
+    check_kv_cache_addressable(model.network, lengths.decode_context, analyze.batch,
+                               workload::bytes_per_element(model.network.precision));
     std::cout << report::render_analysis(model.network, analyze, format);
     return kExitOk;
   });

@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <climits>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <streambuf>
 
 #include "config/diagnostics.h"
@@ -88,6 +91,23 @@ config::Phase phase_of(const PhaseOptions& phase, const boost::program_options::
                      std::to_string(kMaxTokens));
   }
   return {0, phase.context};
+}
+
+void check_kv_cache_addressable(const workload::Network& network, std::int64_t decode_context, std::int64_t batch,
+                                std::int64_t element_bytes) {
+  // In long double: the point is to find a count past 64 bits.
+  long double bytes = 0;
+  for (const workload::NetworkLayer& layer : network.layers) {
+    if (layer.cached_steps == 0) continue;
+    bytes += static_cast<long double>(layer.input_shapes[1].elements()) * static_cast<long double>(batch) *
+             static_cast<long double>(element_bytes);
+  }
+  if (bytes <= static_cast<long double>(INT64_MAX)) return;
+  std::ostringstream size;
+  size << std::setprecision(3) << static_cast<double>(bytes);
+  throw UsageError("--context " + std::to_string(decode_context) + " at batch " + std::to_string(batch) +
+                   ": the KV cache would hold " + size.str() +
+                   " bytes of keys and values, more than a 64-bit address space (2^63 bytes) can place");
 }
 
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max) {

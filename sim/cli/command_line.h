@@ -72,6 +72,10 @@ struct PhaseOptions {
 void add_phase_options(boost::program_options::options_description& options, PhaseOptions& phase);
 // The phase the options ask for; UsageError for a bad combination.
 config::Phase phase_of(const PhaseOptions& phase, const boost::program_options::variables_map& values);
+// A decode step's KV cache (every kv_cache matmul's keys or values, cached and new, for `batch`
+// samples of `element_bytes` each) must have addresses: UsageError when it passes 2^63 bytes.
+void check_kv_cache_addressable(const workload::Network& network, std::int64_t decode_context, std::int64_t batch,
+                                std::int64_t element_bytes);
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
 
 // Runs a subcommand body and maps every error to a message on stderr and an exit code. Standard

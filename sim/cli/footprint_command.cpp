@@ -58,6 +58,8 @@ int footprint_command(const std::vector<std::string>& args) {
       if (!precision) throw UsageError("--dtype: expected fp32, fp16, bf16, int16 or int8, got \"" + dtype + "\"");
       footprint.dtype = *precision;
     }
+    check_kv_cache_addressable(model.network, lengths.decode_context, footprint.batch,
+                               workload::bytes_per_element(footprint.dtype));
     const workload::Footprint result = workload::compute_footprint(model.network, footprint);
     std::cout << report::render_footprint(model.network, footprint, result, format);
     return kExitOk;

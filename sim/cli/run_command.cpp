@@ -202,7 +202,10 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides);
-    const config::LoadedModel model = config::load_model_file(model_file, model_overrides, phase_of(phase, values));
+    const config::Phase lengths = phase_of(phase, values);
+    const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
+    check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
+                               mapping::element_bytes(spec));
     const std::vector<std::size_t> selected = selected_layers(model.network, layer_list, type_list);
     std::vector<hw::LayerRun> runs;
     std::vector<mapping::LayerPlan> plans;  // of each run

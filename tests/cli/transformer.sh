@@ -208,4 +208,14 @@ sed -e 's/tiny_lm.yaml/mlp.yaml/' -e "s|model: mlp.yaml|model: $SRC/models/mlp.y
 expect 2 "trace decode of an MLP" -- "$REUSESIM" trace "$work/mlp_decode.yaml" --out "$work/bad"
 contains "decode of an MLP" "$err" "models.0.context: with context 4: decode runs one token of a sequence; the input is"
 
+# A KV cache with no addresses: tiny_lm widened to 2^20 features, no max_sequence, 2^24 tokens
+# cached at batch 10^6: 2 matmuls x (2^24 + 1) x 2^20 x 10^6 x 1 B = 3.52e19 bytes > 2^63.
+sed -e 's/: 64\b/: 1048576/g' -e '/max_sequence/d' "$work/tiny_lm.yaml" >"$work/huge_lm.yaml"
+for command in "run --arch $SRC/configs/tpu_v1.yaml" "analyze" "footprint --mode infer"; do
+  # shellcheck disable=SC2086  # the command's words
+  expect 2 "$command: a KV cache past the address space" -- "$REUSESIM" $command --model "$work/huge_lm.yaml" \
+    --batch 1000000 --phase decode --context 16777216
+  contains "$command: address space message" "$err" "error: --context 16777216 at batch 1000000: the KV cache would hold 3.52e+19 bytes of keys and values, more than a 64-bit address space (2^63 bytes) can place"
+done
+
 finish
