@@ -9,8 +9,10 @@ Same input gives byte-identical output files.
 ROOFS_CSV, one row per panel, in panel order:
   panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops
     peak_gops           compute roof, 1e9 ops/s (1 MAC = 2 ops)
-    dram_gbps           DRAM bandwidth, 1e9 bytes/s (slope roof: gops = dram_gbps * ops_per_byte)
-    ridge_ops_per_byte  peak_gops / dram_gbps (empty: computed; a mismatch > 1% is a warning)
+    dram_gbps           DRAM bandwidth, 1e9 bytes/s (slope roof: gops = dram_gbps * ops_per_byte);
+                        empty: no DRAM roof (an unlimited ideal memory, `dram: {ideal: unlimited}`)
+    ridge_ops_per_byte  peak_gops / dram_gbps (empty: computed; a mismatch > 1% is a warning);
+                        must be empty when dram_gbps is: without a DRAM slope there is no ridge
     sram_gops           SRAM-bandwidth ceiling in Gops/s, empty when SRAM does not bind
 
 POINTS_CSV, one row per point:
@@ -30,7 +32,9 @@ panel or kind) prints `plot_figure.py: error: FILE:LINE: ...` and exits with sta
 Drawing: one log-log panel per ROOFS_CSV row (grid of 1-3 columns), the roofline
 min(peak, dram * x) solid with its ridge point, the SRAM ceiling dashed, layer points coloured by
 type, batch sweeps joined by a thin line in batch order, network points as large stars; one legend
-below the panels.
+below the panels. A panel without dram_gbps has only the flat compute roof (and the SRAM ceiling)
+across its width, labelled "ideal memory: no DRAM roof" where the DRAM label would be; its x range
+is its points' (1 to 100 ops/B with none), at least two decades as everywhere.
 
 Labels: network points (model name, + " b<batch>" when the model has several batches in the panel)
 and batch sweeps ("<series> b<first>" at the first point, "b<batch>" at the others, one label per
@@ -107,6 +111,9 @@ FS_ROOF = 8
 FS_NETWORK = 8
 FS_SERIES = 7
 FS_BATCH = 6.5
+
+# The label of a panel without dram_gbps, in place of the DRAM slope's.
+IDEAL_MEMORY_TEXT = "ideal memory: no DRAM roof"
 
 
 class InputError(Exception):
@@ -199,19 +206,25 @@ def load_roofs(path):
         seen[roof.panel] = line
         roof.accelerator = r["accelerator"].strip()
         for col in ("peak_gops", "dram_gbps"):
-            v = parse_number(path, line, col, r[col])
-            if not (math.isfinite(v) and v > 0):
+            v = parse_number(path, line, col, r[col], optional=col == "dram_gbps")
+            if v is not None and not (math.isfinite(v) and v > 0):
                 raise InputError(f"{path}:{line}: {col}: {r[col].strip()!r} is not a positive number")
             setattr(roof, "peak" if col == "peak_gops" else "dram", v)
-        computed = roof.peak / roof.dram
         ridge = parse_number(path, line, "ridge_ops_per_byte", r["ridge_ops_per_byte"], optional=True)
         if ridge is not None and not (math.isfinite(ridge) and ridge > 0):
             raise InputError(f"{path}:{line}: ridge_ops_per_byte: {r['ridge_ops_per_byte'].strip()!r} "
                              "is not a positive number")
-        if ridge is not None and abs(ridge - computed) > 0.01 * computed:
-            note(f"{path}:{line}: ridge_ops_per_byte {ridge:g} differs from peak_gops/dram_gbps "
-                 f"= {computed:g}; drawing the ridge at {computed:g}")
-        roof.ridge = computed
+        if roof.dram is None:
+            if ridge is not None:
+                raise InputError(f"{path}:{line}: ridge_ops_per_byte: {ridge:g} without a dram_gbps "
+                                 "(an empty dram_gbps means no DRAM roof, so no ridge)")
+            roof.ridge = None
+        else:
+            computed = roof.peak / roof.dram
+            if ridge is not None and abs(ridge - computed) > 0.01 * computed:
+                note(f"{path}:{line}: ridge_ops_per_byte {ridge:g} differs from peak_gops/dram_gbps "
+                     f"= {computed:g}; drawing the ridge at {computed:g}")
+            roof.ridge = computed
         sram = parse_number(path, line, "sram_gops", r["sram_gops"], optional=True)
         if sram is not None and not (math.isfinite(sram) and sram > 0):
             raise InputError(f"{path}:{line}: sram_gops: {r['sram_gops'].strip()!r} is not a positive number")
@@ -687,11 +700,15 @@ def decade_span(lo, hi, min_decades):
 def axis_limits(roof, pts):
     xs = [p.x for p in pts]
     ys = [p.y for p in pts]
-    xlo = min(xs + [roof.ridge / 4])
-    xhi = max(xs + [roof.ridge * 7])      # a long enough flat roof for its label
+    if roof.ridge is not None:
+        xs_roof = [roof.ridge / 4, roof.ridge * 7]   # a long enough flat roof for its label
+    else:
+        xs_roof = [] if xs else [1.0, 100.0]         # the flat roof spans any range
+    xlo = min(xs + xs_roof)
+    xhi = max(xs + xs_roof)
     xlo, xhi = decade_span(xlo / 2.2, xhi * 2.2, 2.0)
     top = max(ys + [roof.peak])
-    ylo = min(ys + [roof.peak / 30, roof.dram * xlo * 1.5])
+    ylo = min(ys + [roof.peak / 30] + ([roof.dram * xlo * 1.5] if roof.dram is not None else []))
     yhi = top * 3.5
     ylo = ylo / 2.2
     ylo, yhi = decade_span(ylo, yhi, 2.0)
@@ -769,16 +786,20 @@ def draw_panel(ax, roof, pts, sweeps):
     ax.set_title(title, fontsize=10)
 
     # roofs
-    x_start = max(xlo, ylo / roof.dram)
-    roof_xs = [x_start, roof.ridge, xhi]
-    roof_ys = [roof.dram * x_start, roof.peak, roof.peak]
+    if roof.dram is None:
+        roof_xs, roof_ys = [xlo, xhi], [roof.peak, roof.peak]
+    else:
+        x_start = max(xlo, ylo / roof.dram)
+        roof_xs = [x_start, roof.ridge, xhi]
+        roof_ys = [roof.dram * x_start, roof.peak, roof.peak]
     ax.plot(roof_xs, roof_ys, color=ROOF_COLOR, lw=1.6, zorder=3, solid_capstyle="butt")
-    ax.plot([roof.ridge, roof.ridge], [ylo, roof.peak], color="0.55", lw=0.7, ls=":", zorder=2)
-    ax.plot([roof.ridge], [roof.peak], ls="", marker="o", ms=RIDGE_MS, mfc="white", mec="black",
-            mew=1.2, zorder=6)
+    if roof.ridge is not None:
+        ax.plot([roof.ridge, roof.ridge], [ylo, roof.peak], color="0.55", lw=0.7, ls=":", zorder=2)
+        ax.plot([roof.ridge], [roof.peak], ls="", marker="o", ms=RIDGE_MS, mfc="white", mec="black",
+                mew=1.2, zorder=6)
     sram_xs = None
     if roof.sram is not None:
-        sx = max(roof.sram / roof.dram, xlo)
+        sx = xlo if roof.dram is None else max(roof.sram / roof.dram, xlo)
         sram_xs = [sx, xhi]
         ax.plot(sram_xs, [roof.sram, roof.sram], color=SRAM_COLOR, lw=1.2, ls=(0, (5, 3)), zorder=3)
 
@@ -809,7 +830,8 @@ def label_panel(ax, renderer, roof, pts, sweeps, roof_xs, roof_ys, sram_xs):
     pl = Placer(ax, renderer)
     for p in pts:
         pl.add_marker(p.x, p.y, p.r_pt)
-    pl.add_marker(roof.ridge, roof.peak, RIDGE_MS / 2)
+    if roof.ridge is not None:
+        pl.add_marker(roof.ridge, roof.peak, RIDGE_MS / 2)
     pl.add_polyline(roof_xs, roof_ys)
     if sram_xs:
         pl.add_polyline(sram_xs, [roof.sram, roof.sram])
@@ -820,18 +842,22 @@ def label_panel(ax, renderer, roof, pts, sweeps, roof_xs, roof_ys, sram_xs):
     # no free place goes into a note in a corner of the panel.
     unplaced = []
     peak_text = f"{fmt_num(roof.peak)} Gops/s peak"
-    flat_a, flat_b = pl.px(roof.ridge, roof.peak), pl.px(roof_xs[-1], roof.peak)
+    flat_a, flat_b = pl.px(roof_xs[-2], roof.peak), pl.px(roof_xs[-1], roof.peak)
     if not pl.place_line_label([peak_text], flat_a, flat_b, FS_ROOF, ROOF_COLOR,
                                [k / 10 for k in range(10, -1, -1)]):
         unplaced.append(peak_text)
-    ridge_text = f"ridge {fmt_num(roof.ridge)} ops/B"
-    if not pl.place_point_label(roof.ridge, roof.peak, RIDGE_MS / 2, ridge_text, FS_ROOF, True,
-                                angles=(150, 120, 165, 180, 90, -30, 0, 30, -90, -150), force=False):
-        unplaced.append(ridge_text)
-    dram_text = f"{fmt_num(roof.dram)} GB/s DRAM"
-    slope_a, slope_b = pl.px(roof_xs[0], roof_ys[0]), flat_a
-    if not pl.place_line_label([dram_text], slope_a, slope_b, FS_ROOF, ROOF_COLOR,
-                               [0.45, 0.3, 0.6, 0.15, 0.75, 0.0, 0.9]):
+    if roof.dram is None:
+        # no slope to label: say so on the left of the flat roof, where the slope would rise
+        dram_text, dram_a, dram_b = IDEAL_MEMORY_TEXT, flat_a, flat_b
+        dram_ts = [0.0, 0.15, 0.3, 0.45, 0.6]
+    else:
+        ridge_text = f"ridge {fmt_num(roof.ridge)} ops/B"
+        if not pl.place_point_label(roof.ridge, roof.peak, RIDGE_MS / 2, ridge_text, FS_ROOF, True,
+                                    angles=(150, 120, 165, 180, 90, -30, 0, 30, -90, -150), force=False):
+            unplaced.append(ridge_text)
+        dram_text, dram_a, dram_b = f"{fmt_num(roof.dram)} GB/s DRAM", pl.px(roof_xs[0], roof_ys[0]), flat_a
+        dram_ts = [0.45, 0.3, 0.6, 0.15, 0.75, 0.0, 0.9]
+    if not pl.place_line_label([dram_text], dram_a, dram_b, FS_ROOF, ROOF_COLOR, dram_ts):
         unplaced.append(dram_text)
 
     labelled = [p for p in pts if p.text]
@@ -883,8 +909,9 @@ def legend_handles(points, roofs):
         handles.append(Line2D([], [], color="0.3", lw=0.9, marker="o", ms=4, mfc="0.6", mec="0.15", mew=0.5,
                               label="batch sweep"))
     handles.append(Line2D([], [], color=ROOF_COLOR, lw=1.6, label="roofline"))
-    handles.append(Line2D([], [], ls="", marker="o", ms=RIDGE_MS, mfc="white", mec="black", mew=1.2,
-                          label="ridge point"))
+    if any(r.ridge is not None for r in roofs):
+        handles.append(Line2D([], [], ls="", marker="o", ms=RIDGE_MS, mfc="white", mec="black", mew=1.2,
+                              label="ridge point"))
     if any(r.sram is not None for r in roofs):
         handles.append(Line2D([], [], color=SRAM_COLOR, lw=1.2, ls=(0, (5, 3)), label="SRAM bandwidth"))
     return handles

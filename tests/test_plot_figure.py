@@ -2,12 +2,14 @@
 """Unit tests of the label placer of scripts/plot_figure.py: the work it does per label must not
 grow with the markers piled up under the candidate positions or with the labels placed elsewhere
 (a 3,000-job trace has thousands of both), and its faster search must pick what the exhaustive
-rule picks. Work is counted as calls of the geometric tests of Box, not timed."""
+rule picks. Work is counted as calls of the geometric tests of Box, not timed. Also: a panel without
+a DRAM roof (an unlimited ideal memory)."""
 
 import importlib.util
 import math
 import os
 import sys
+import tempfile
 import unittest
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "plot_figure.py")
@@ -157,6 +159,61 @@ class GridCount(unittest.TestCase):
         # (26..29, 26..29) touches only the cell (2, 2): the wide item, once.
         self.assertEqual(grid.count(26, 26, 29, 29, lambda item: True), 1)
         self.assertEqual(grid.count(31, 31, 39, 39, lambda item: True), 0)
+
+
+class IdealMemoryPanel(unittest.TestCase):
+    """A roofs row with an empty dram_gbps (an unlimited ideal memory) has no DRAM slope and no
+    ridge: only the flat compute roof, and a note that says why."""
+
+    def tearDown(self):
+        plt.close("all")
+
+    def roofs(self, rows):
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+            f.write(",".join(pf.ROOF_COLUMNS) + "\n" + rows)
+        self.addCleanup(os.unlink, f.name)
+        return pf.load_roofs(f.name)
+
+    @staticmethod
+    def point(x, y, batch):
+        p = pf.Point()
+        p.line, p.panel, p.kind, p.model, p.layer, p.type = batch, "ideal", "network", "mlp", "", "network"
+        p.series, p.batch, p.x, p.y = "mlp", batch, x, y
+        p.sweep, p.text, p.mandatory, p.label_kind = None, None, False, None
+        return p
+
+    def test_empty_dram_gbps_reads_as_no_dram_roof(self):
+        (roof,) = self.roofs("ideal,tpu_v1,91750.4,,,\n")
+        self.assertEqual((roof.peak, roof.dram, roof.ridge, roof.sram), (91750.4, None, None, None))
+        with self.assertRaisesRegex(pf.InputError, r":2: ridge_ops_per_byte: 30 without a dram_gbps"):
+            self.roofs("ideal,tpu_v1,91750.4,,30,\n")
+
+    def test_flat_roof_over_the_points_range_and_a_note(self):
+        # Points at 0.5 and 7.5 ops/B: x from 0.5 / 2.2 to 7.5 x 2.2 = 0.23..16.5, 1.86 decades,
+        # widened evenly to 2: 0.21..17.7. The roof is one flat segment across it at the peak.
+        (roof,) = self.roofs("ideal,tpu_v1,91750.4,,,256\n")
+        fig = pf.build_figure([roof], [self.point(0.5, 20, 1), self.point(7.5, 300, 16)], "")
+        ax = fig.axes[0]
+        xlo, xhi = ax.get_xlim()
+        self.assertAlmostEqual(math.log10(xhi / xlo), 2.0)
+        self.assertAlmostEqual(math.sqrt(xlo * xhi), math.sqrt(0.5 / 2.2 * 7.5 * 2.2))
+        roof_line = ax.lines[0]
+        self.assertEqual(list(roof_line.get_xdata()), [xlo, xhi])
+        self.assertEqual(list(roof_line.get_ydata()), [91750.4, 91750.4])
+        texts = [t.get_text() for t in ax.texts]
+        self.assertIn(pf.IDEAL_MEMORY_TEXT, texts)
+        self.assertIn("91,750 Gops/s peak", texts)
+        self.assertFalse([t for t in texts if t.startswith("ridge") or t.endswith("GB/s DRAM")])
+        self.assertNotIn("ridge point", [t.get_text() for t in fig.legends[0].get_texts()])
+
+    def test_limits_without_points(self):
+        # Nothing to span: 1..100 ops/B, widened by 2.2 each side.
+        (roof,) = self.roofs("ideal,tpu_v1,91750.4,,,\n")
+        (xlo, xhi), (ylo, yhi) = pf.axis_limits(roof, [])
+        self.assertAlmostEqual(xlo, 1 / 2.2)
+        self.assertAlmostEqual(xhi, 220.0)
+        self.assertLess(ylo, 91750.4)
+        self.assertGreater(yhi, 91750.4)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -146,6 +148,23 @@ TEST_CASE("the plan file reads back as written, and anything else is refused", "
                     Catch::StartsWith("x/trace.json is not a ReuseSim trace plan ("));
   CHECK_THROWS_WITH(reusesim::trace::read_plan_json("not json", "x/trace.json"),
                     Catch::StartsWith("x/trace.json is not a ReuseSim trace plan ("));
+}
+
+TEST_CASE("an unlimited ideal memory: null bandwidth in the plan file, no DRAM roof in the figure", "[trace]") {
+  TracePlan plan = example_plan();
+  plan.panels[1].dram_gbps = std::numeric_limits<double>::infinity();
+  const std::string text = reusesim::trace::plan_json(plan);
+  CHECK_THAT(text, Catch::Contains("\"dram_gbps\": null,"));
+  const TracePlan read = reusesim::trace::read_plan_json(text, "trace.json");
+  CHECK(std::isinf(read.panels[1].dram_gbps));
+  CHECK(reusesim::trace::plan_json(read) == text);
+  // No jobs finished: only the roofs. No slope, so neither bandwidth nor ridge.
+  const fs::path dir = scratch("ideal");
+  CHECK(reusesim::trace::figure_tables(read, dir.string()).roofs_csv ==
+        "panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops\n"
+        "\"small, dram.channels=1\",small,512,19.20768307,26.656,\n"
+        "\"small, dram.channels=2\",small,512,,,\n");
+  fs::remove_all(dir);
 }
 
 TEST_CASE("figure points: networks of whole-model jobs, layers with MACs, each once", "[trace]") {

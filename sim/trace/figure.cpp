@@ -1,5 +1,6 @@
 #include "trace/figure.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,9 +43,13 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
   FigureTables tables;
   tables.roofs_csv = "panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops\n";
   for (const TracePanel& panel : plan.panels) {
+    // An unlimited ideal memory has no DRAM slope, so no ridge either: both cells stay empty.
+    const std::string dram_cells = std::isfinite(panel.dram_gbps)
+                                       ? report::format_number(panel.dram_gbps) + "," +
+                                             report::format_number(panel.peak_gops / panel.dram_gbps)
+                                       : ",";
     tables.roofs_csv += report::csv_escape(panel.title) + "," + report::csv_escape(panel.accelerator) + "," +
-                        report::format_number(panel.peak_gops) + "," + report::format_number(panel.dram_gbps) + "," +
-                        report::format_number(panel.peak_gops / panel.dram_gbps) + "," +
+                        report::format_number(panel.peak_gops) + "," + dram_cells + "," +
                         (panel.sram_gops ? report::format_number(*panel.sram_gops) : "") + "\n";
   }
   // Points in the order first seen; a point seen again (same panel, kind, name, batch) keeps its

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -225,9 +226,12 @@ std::string plan_json(const TracePlan& plan) {
   for (const TracePanel& panel : plan.panels) {
     nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
     for (const auto& [key, value] : panel.sweep) sweep.push_back({key, value});
+    // JSON has no infinity: null stands for an unlimited ideal memory's bandwidth.
+    const nlohmann::ordered_json dram_gbps =
+        std::isfinite(panel.dram_gbps) ? nlohmann::ordered_json(panel.dram_gbps) : nullptr;
     document["panels"].push_back({{"title", panel.title}, {"accelerator", panel.accelerator},
                                   {"accelerator_file", panel.accelerator_file}, {"sweep", sweep},
-                                  {"peak_gops", panel.peak_gops}, {"dram_gbps", panel.dram_gbps},
+                                  {"peak_gops", panel.peak_gops}, {"dram_gbps", dram_gbps},
                                   {"sram_gops", panel.sram_gops ? nlohmann::ordered_json(*panel.sram_gops) : nullptr}});
   }
   document["jobs"] = nlohmann::ordered_json::array();
@@ -259,7 +263,8 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
         panel.sweep.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
       }
       panel.peak_gops = item.at("peak_gops").get<double>();
-      panel.dram_gbps = item.at("dram_gbps").get<double>();
+      const nlohmann::json& dram_gbps = item.at("dram_gbps");
+      panel.dram_gbps = dram_gbps.is_null() ? std::numeric_limits<double>::infinity() : dram_gbps.get<double>();
       if (!item.at("sram_gops").is_null()) panel.sram_gops = item.at("sram_gops").get<double>();
       plan.panels.push_back(std::move(panel));
     }

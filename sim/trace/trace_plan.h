@@ -23,7 +23,7 @@ struct TracePanel {
   std::string accelerator_file;
   std::vector<std::pair<std::string, std::string>> sweep;  // key path, value
   double peak_gops = 0;
-  double dram_gbps = 0;
+  double dram_gbps = 0;  // infinity for an unlimited ideal memory: no DRAM roof
   std::optional<double> sram_gops;  // the SRAM ceiling, when it is below the compute peak
   // The element size, for estimating its jobs' cost (shard.h); not in trace.json.
   std::int64_t operand_bits = 0;
