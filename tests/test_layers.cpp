@@ -338,3 +338,27 @@ TEST_CASE("layernorm, rmsnorm, mul, silu and first_step: parameters and vector o
   CHECK(infer_output_shape(of_type(LayerType::mul), {tokens, Shape::sequence(9, 64)}).error.message ==
         "cannot mul sequence 10x64 and sequence 9x64 (element-wise mul needs equal shapes)");
 }
+
+TEST_CASE("to_tokens, class_token and position_embedding: ViT's image to tokens", "[layers][transformer]") {
+  // A 16 x 16-patch convolution of a 224 x 224 image gives 768 x 14 x 14: 196 tokens of 768.
+  const Evaluated tokens = evaluate(of_type(LayerType::to_tokens), {Shape::image(768, 14, 14)});
+  CHECK(tokens.output == Shape::sequence(196, 768));
+  CHECK(tokens.counts.params == 0);
+  CHECK(tokens.counts.vector_ops == 0);
+  // The class token: one learned row of 768 in front, 197 tokens.
+  const Evaluated cls = evaluate(of_type(LayerType::class_token), {tokens.output});
+  CHECK(cls.output == Shape::sequence(197, 768));
+  CHECK(cls.counts.params == 768);
+  CHECK(cls.counts.vector_ops == 0);
+  // Learned positions: a 197 x 768 table, one add per element.
+  const Evaluated positions = evaluate(of_type(LayerType::position_embedding), {cls.output});
+  CHECK(positions.output == cls.output);
+  CHECK(positions.counts.params == 197 * 768);
+  CHECK(positions.counts.vector_ops == 197 * 768);
+  CHECK(infer_output_shape(of_type(LayerType::to_tokens), {Shape::sequence(4, 8)}).error.message ==
+        "to_tokens needs an image input, got sequence 4x8");
+  CHECK(infer_output_shape(of_type(LayerType::class_token), {Shape::vector(8)}).error.message ==
+        "class_token needs a sequence input, got vector 8");
+  CHECK(infer_output_shape(of_type(LayerType::position_embedding), {Shape::image(3, 4, 4)}).error.message ==
+        "position_embedding needs a sequence input, got image 3x4x4");
+}

@@ -122,7 +122,7 @@ TEST_CASE("every model in models/ loads, and its footprint peak never exceeds it
       CHECK(footprint.peak_bytes >= footprint.weight_bytes);
     }
   }
-  CHECK(models >= 13);  // the 13 files in models/
+  CHECK(models == 17);  // the 17 files in models/
 }
 
 TEST_CASE("transformer zoo: parameter counts of the reference implementations", "[zoo][transformer]") {
@@ -140,6 +140,11 @@ TEST_CASE("transformer zoo: parameter counts of the reference implementations", 
   // final norm 4,096; lm_head 131,072,000 (untied).
   CHECK(zoo("llama2_7b").network.total_params() == 131'072'000 + 32 * 202'383'360LL + 4'096 + 131'072'000);
   CHECK(zoo("llama2_7b").network.total_params() == 6'738'415'616);
+  // ViT-B/16 (torchvision vit_b_16): conv_proj 3 x 16 x 16 x 768 + 768 = 590,592; class token 768;
+  // positions 197 x 768 = 151,296; 12 pre-norm layers of 7,087,872 (GPT-2's parts); encoder.ln
+  // 1,536; head 768 x 1,000 + 1,000 = 769,000.
+  CHECK(zoo("vit_b_16").network.total_params() == 590'592 + 768 + 151'296 + 12 * 7'087'872 + 1'536 + 769'000);
+  CHECK(zoo("vit_b_16").network.total_params() == 86'567'656);
 }
 
 TEST_CASE("transformer zoo: MACs per token, attention growing with the sequence", "[zoo][transformer]") {
@@ -157,6 +162,10 @@ TEST_CASE("transformer zoo: MACs per token, attention growing with the sequence"
   CHECK(scores.counts.macs == 128 * 128 * 128 * 32);
   // GPT-2 at S = 128: per token 12 x (4 x 589,824 + 2 x 2,359,296 + 2 x 128 x 768) = 87,293,952.
   CHECK(zoo("gpt2").network.total_macs() == 128LL * 87'293'952);
+  // ViT-B/16 per image: conv_proj 196 x 768 x 768 = 115,605,504; 12 layers of 197 tokens x
+  // 7,077,888 plus attention 2 x 197 x 197 x 768 = 59,610,624; head 768,000.
+  CHECK(zoo("vit_b_16").network.total_macs() == 115'605'504 + 12 * (197LL * 7'077'888 + 59'610'624) + 768'000);
+  CHECK(zoo("vit_b_16").network.total_macs() == 17'563'828'224);
 }
 
 TEST_CASE("Llama-2-7B decode: one layer's MACs per token at context L, and the KV cache it reads", "[zoo][transformer]") {

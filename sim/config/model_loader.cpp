@@ -400,8 +400,8 @@ class ModelReader {
         layer.matmul.transpose_b = reader.boolean_or("transpose_b", false);
         layer.matmul.kv_cache = reader.boolean_or("kv_cache", false);
         break;
-      default:
-        break;  // activations, norms, add, mul, concat, flatten, to_sequence, first_step, softmax: no fields
+      default:  // activations, norms, add, mul, concat, views, softmax, class_token, position_embedding
+        break;  // no fields
     }
   }
 

@@ -75,7 +75,7 @@ std::string fields_text(const LayerSpec& layer) {
       add("num_embeddings", std::to_string(layer.embedding.num_embeddings));
       add("embedding_dim", std::to_string(layer.embedding.embedding_dim));
       break;
-    default: break;  // activations, batchnorm, add, mul, concat, flatten, to_sequence, softmax: no fields
+    default: break;  // activations, batchnorm, add, mul, concat, flatten, views, softmax: no fields
   }
   if (layer.activation != workload::Activation::none) add("activation", workload::activation_name(layer.activation));
   return text;

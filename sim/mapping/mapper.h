@@ -17,7 +17,7 @@
 //
 // DRAM layout: tensors are contiguous (activations NHWC, weights [group][n][k]); a tile's
 // range is taken as contiguous from its first element, an approximation for tiles that cut K
-// or N. flatten, to_sequence, first_step and concat are views (no data moves).
+// or N. flatten, to_sequence, to_tokens, first_step and concat are views (no data moves).
 
 #include <cstdint>
 #include <stdexcept>

@@ -16,19 +16,29 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
   const std::int64_t output_bytes = checked_mul(checked_mul(layer.counts.output_elems, batch), e);
   const std::int64_t weight_bytes = checked_mul(layer.counts.params, e);
   const bool gather = layer.spec.type == LayerType::embedding;
+  // A position table too large for the weight buffer streams beside the input it is added to,
+  // read again for every sample; one that fits is loaded once for the batch.
+  const bool per_sample_table =
+      layer.spec.type == LayerType::position_embedding && weight_bytes > context.capacity.weights;
+  const bool streamed = gather || per_sample_table;  // weights loaded chunk by chunk, not whole
   const std::int64_t moved_weights =
       gather ? checked_mul(std::min(layer.input_shapes.front().steps * batch, layer.spec.embedding.num_embeddings) *
                                layer.spec.embedding.embedding_dim, e)
-             : weight_bytes;
-  if (!gather && weight_bytes > context.capacity.weights) {
+      : per_sample_table ? checked_mul(weight_bytes, batch)
+                         : weight_bytes;
+  if (!streamed && weight_bytes > context.capacity.weights) {
     throw MappingError("layer " + layer.spec.name + ": its " + std::to_string(weight_bytes) +
                        " bytes of parameters do not fit the weight buffer (" + std::to_string(context.capacity.weights) + ")");
   }
+  const auto chunks_for = [](std::int64_t bytes, std::int64_t capacity) {
+    return ceil_div(2 * bytes, std::max<std::int64_t>(1, capacity));
+  };
   const std::int64_t chunks = std::max<std::int64_t>(
-      {1, ceil_div(2 * (gather ? moved_weights : input_bytes), std::max<std::int64_t>(1, gather ? context.capacity.weights : context.capacity.inputs)),
-       ceil_div(2 * output_bytes, std::max<std::int64_t>(1, context.capacity.outputs))});
+      {1, gather ? 0 : chunks_for(input_bytes, context.capacity.inputs),
+       streamed ? chunks_for(moved_weights, context.capacity.weights) : 0,
+       chunks_for(output_bytes, context.capacity.outputs)});
   ProgramBuilder builder(program, context.burst_bytes);
-  const std::int32_t parameters = !gather && weight_bytes > 0 ? builder.load(TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
+  const std::int32_t parameters = !streamed && weight_bytes > 0 ? builder.load(TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
   const std::int64_t ops = checked_mul(layer.counts.vector_ops, batch);
   Slots input_slots, output_slots;
   for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
@@ -36,9 +46,14 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
     const auto start = [&](std::int64_t total) { return static_cast<std::uint64_t>(total * chunk / chunks); };
     std::vector<std::int32_t> after = deps({parameters, output_slots.claim()});
     const std::int32_t wait = input_slots.claim();
-    if (gather) {
-      after.push_back(builder.load(TensorRole::weights, layout.weights + start(moved_weights), share(moved_weights), deps({wait})));
-    } else {
+    if (streamed) {
+      // A per-sample table: each chunk reads from its offset into the table (a chunk that crosses
+      // a sample's end reads on past the table: the same byte count, other addresses).
+      const std::uint64_t offset = per_sample_table ? start(moved_weights) % static_cast<std::uint64_t>(weight_bytes)
+                                                    : start(moved_weights);
+      after.push_back(builder.load(TensorRole::weights, layout.weights + offset, share(moved_weights), deps({wait})));
+    }
+    if (!gather) {
       for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
         if (context.plan.input_on_chip(i)) continue;  // read in place
         const std::int64_t bytes = checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e);

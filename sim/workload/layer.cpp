@@ -8,7 +8,7 @@ namespace reusesim::workload {
 
 namespace {
 
-constexpr std::array<std::pair<LayerType, const char*>, 25> kLayerTypeNames{{
+constexpr std::array<std::pair<LayerType, const char*>, 28> kLayerTypeNames{{
     {LayerType::conv2d, "conv2d"},       {LayerType::linear, "linear"},     {LayerType::rnn, "rnn"},
     {LayerType::gru, "gru"},             {LayerType::lstm, "lstm"},         {LayerType::maxpool, "maxpool"},
     {LayerType::avgpool, "avgpool"},     {LayerType::relu, "relu"},         {LayerType::relu6, "relu6"},
@@ -18,6 +18,8 @@ constexpr std::array<std::pair<LayerType, const char*>, 25> kLayerTypeNames{{
     {LayerType::concat, "concat"},       {LayerType::flatten, "flatten"},   {LayerType::to_sequence, "to_sequence"},
     {LayerType::first_step, "first_step"},
     {LayerType::softmax, "softmax"},     {LayerType::embedding, "embedding"}, {LayerType::matmul, "matmul"},
+    {LayerType::to_tokens, "to_tokens"}, {LayerType::class_token, "class_token"},
+    {LayerType::position_embedding, "position_embedding"},
 }};
 
 constexpr std::array<std::pair<Activation, const char*>, 7> kActivationNames{{
@@ -282,6 +284,15 @@ ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>&
     case LayerType::first_step:
       if (in.kind != ShapeKind::sequence) return fail("", "first_step needs a sequence input, got " + in.describe());
       return ok(Shape::vector(in.features));
+    case LayerType::to_tokens:
+      if (in.kind != ShapeKind::image) return fail("", "to_tokens needs an image input, got " + in.describe());
+      return ok(Shape::sequence(checked_mul(in.height, in.width), in.channels));
+    case LayerType::class_token:
+    case LayerType::position_embedding:
+      if (in.kind != ShapeKind::sequence) {
+        return fail("", layer_type_name(layer.type) + " needs a sequence input, got " + in.describe());
+      }
+      return ok(layer.type == LayerType::class_token ? Shape::sequence(checked_add(in.steps, 1), in.features) : in);
     case LayerType::embedding:
       if (in.kind != ShapeKind::sequence || in.features != 1) {
         return fail("", "embedding needs a token sequence (sequence of 1 feature), got " + in.describe());
@@ -381,9 +392,15 @@ LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs
     case LayerType::embedding:
       counts.params = checked_mul(layer.embedding.num_embeddings, layer.embedding.embedding_dim);
       break;
+    case LayerType::class_token: counts.params = in.features; break;  // one learned token, copied in front
+    case LayerType::position_embedding:
+      // A learned vector per position, added: as many parameters and adds as the input's elements.
+      counts.params = in.elements();
+      counts.vector_ops = counts.output_elems;
+      break;
     default:
       if (is_activation(layer.type)) counts.vector_ops = counts.output_elems;
-      break;  // flatten, to_sequence, first_step, concat only move data
+      break;  // flatten, to_sequence, to_tokens, first_step, concat only move data
   }
   return counts;
 }

@@ -14,7 +14,8 @@ namespace reusesim::workload {
 enum class LayerType {
   conv2d, linear, rnn, gru, lstm, maxpool, avgpool,
   relu, relu6, sigmoid, tanh, gelu, silu,
-  batchnorm, layernorm, rmsnorm, add, mul, concat, flatten, to_sequence, first_step, softmax, embedding, matmul
+  batchnorm, layernorm, rmsnorm, add, mul, concat, flatten, to_sequence, first_step, softmax, embedding, matmul,
+  to_tokens, class_token, position_embedding
 };
 
 std::string layer_type_name(LayerType type);
