@@ -143,6 +143,7 @@ TEST_CASE("tpu_v4i loads: bf16 array, VMEM and CMEM, two HBM2 stacks", "[acceler
   const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v4i.yaml");
   CHECK(acc.compute.peak_ops_per_second() == Approx(137.6256e12));
   CHECK(acc.compute.operand_type == "bf16");
+  CHECK(acc.compute.double_buffered_stationary);
   REQUIRE(acc.sram.buffers.size() == 2);
   CHECK(acc.sram.buffers[0].capacity_bytes == 16 * 1024 * 1024);
   CHECK(acc.sram.keeping_buffer() == 0);
@@ -454,6 +455,28 @@ TEST_CASE("lane_dimension is required on vector_mac arrays and refused on systol
   systolic.insert(systolic.find("  clock_mhz: 1000\n"), "  lane_dimension: k\n");
   CHECK(errors_of(systolic) == "acc.yaml:7:19: error: compute.lane_dimension: lane_dimension applies to vector_mac "
                                "arrays only (a systolic array maps the GEMM by its dataflow)\n");
+}
+
+TEST_CASE("dma.outstanding_requests: 64 by default, 1 to 4096", "[accelerator]") {
+  CHECK(load(kAccelerator).dma.outstanding_requests == 64);
+  CHECK(load(kAccelerator + "dma: {outstanding_requests: 300}\n").dma.outstanding_requests == 300);
+  CHECK(load_accelerator_file(kSource + "/configs/tpu_v4i.yaml").dma.outstanding_requests == 256);
+  CHECK(errors_of(kAccelerator + "dma: {outstanding_requests: 0}\n").find("dma.outstanding_requests: ") !=
+        std::string::npos);
+  CHECK(errors_of(kAccelerator + "dma: {outstanding_requests: 5000}\n").find("dma.outstanding_requests: ") !=
+        std::string::npos);
+  CHECK(errors_of(kAccelerator + "dma: {outstanding: 8}\n").find("dma.outstanding: unknown key") != std::string::npos);
+}
+
+TEST_CASE("double_buffered_stationary: off by default, for ws and is only", "[accelerator]") {
+  CHECK_FALSE(load(kAccelerator).compute.double_buffered_stationary);
+  CHECK(load(kAccelerator, {"compute.double_buffered_stationary=true"}).compute.double_buffered_stationary);
+  CHECK(load(kAccelerator, {"compute.dataflow=is", "compute.double_buffered_stationary=true"})
+            .compute.double_buffered_stationary);
+  CHECK(errors_of(kAccelerator, {"compute.dataflow=os", "compute.double_buffered_stationary=true"}) ==
+        "--set compute.double_buffered_stationary=true: error: compute.double_buffered_stationary: an "
+        "output-stationary array keeps partial sums, not operands, in place: double_buffered_stationary "
+        "applies to ws and is\n");
 }
 
 // configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.

@@ -445,6 +445,13 @@ hw::ComputeSpec read_compute(MapReader& reader) {
     compute.cols = reader.required_integer("cols", kCount).value_or(0);
     const std::string dataflow = reader.required_choice("dataflow", {"ws", "os", "is"}).value_or("ws");
     compute.dataflow = dataflow == "os" ? hw::Dataflow::os : dataflow == "is" ? hw::Dataflow::is : hw::Dataflow::ws;
+    compute.double_buffered_stationary = reader.boolean_or("double_buffered_stationary", false);
+    if (compute.double_buffered_stationary && compute.dataflow == hw::Dataflow::os) {
+      reader.diagnostics().error(reader.optional("double_buffered_stationary")->location,
+                                 reader.child_path("double_buffered_stationary"),
+                                 "an output-stationary array keeps partial sums, not operands, in place: "
+                                 "double_buffered_stationary applies to ws and is");
+    }
   } else if (kind == "vector_mac") {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
@@ -693,6 +700,14 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
     if (merged.kind != ConfigNode::Kind::null || dram->kind == ConfigNode::Kind::null) {
       MapReader dram_reader(merged, "dram", diagnostics);
       if (dram_reader.valid()) accelerator.dram = DramReader(dram_reader).read();
+    }
+  }
+  if (const ConfigNode* dma = reader.optional("dma")) {
+    MapReader dma_reader(*dma, "dma", diagnostics);
+    if (dma_reader.valid()) {
+      accelerator.dma.outstanding_requests =
+          dma_reader.integer_or("outstanding_requests", accelerator.dma.outstanding_requests, IntegerRange{1, 4096});
+      dma_reader.finish();
     }
   }
   if (const ConfigNode* technology = reader.optional("technology")) {

@@ -49,8 +49,8 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& sp
       spec_(spec),
       mapper_(spec.dram),
       memory_(make_memory(spec.dram)),
-      load_dma_("load_dma", mapper_, kDmaOutstanding, 0),
-      store_dma_("store_dma", mapper_, kDmaOutstanding, 0),
+      load_dma_("load_dma", mapper_, spec.dma.outstanding_requests, 0),
+      store_dma_("store_dma", mapper_, spec.dma.outstanding_requests, 0),
       array_("array", spec.compute),
       buffers_("sram", spec.sram.buffers.size(),
                [&](const char* buffer_name, std::size_t i) {

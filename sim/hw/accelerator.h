@@ -88,8 +88,6 @@ struct LayerRun {
 
 class Accelerator : public sc_core::sc_module {
  public:
-  // DMA engines keep up to this many requests in flight each.
-  static constexpr std::int64_t kDmaOutstanding = 64;
 
   // With a `timeline`, every module records its activity there (see hw/timeline_recorder.h).
   Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs,

@@ -27,6 +27,9 @@ struct ComputeSpec {
   std::int64_t rows = 0;   // systolic
   std::int64_t cols = 0;   // systolic
   Dataflow dataflow = Dataflow::ws;
+  // ws and is: a second register per PE takes the next fold's stationary operand (R cycles to shift
+  // in) while the current fold streams, as TPU v1's double-buffered weight tiles do.
+  bool double_buffered_stationary = false;
   std::int64_t units = 0;  // vector_mac: units x lanes MACs
   std::int64_t lanes = 0;
   LaneDimension lane_dimension = LaneDimension::k;  // vector_mac
@@ -207,12 +210,19 @@ struct DramSpec {
   }
 };
 
+// The load and the store DMA engine: each keeps up to this many DRAM requests in flight (in
+// order), which with the memory's latency bounds the bandwidth it can draw (Little's law).
+struct DmaSpec {
+  std::int64_t outstanding_requests = 64;
+};
+
 struct AcceleratorSpec {
   std::string name;
   ComputeSpec compute;
   AccumulatorSpec accumulators;
   SramSpec sram;
   DramSpec dram;
+  DmaSpec dma;
   // The energy and area tables; none: the run reports no energy (docs/energy-model.md).
   std::optional<TechnologySpec> technology;
 };

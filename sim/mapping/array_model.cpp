@@ -60,7 +60,13 @@ ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm)
   result.folds = checked_mul(ceil_div(gemm.groups, groups_per_fold(array, gemm)),
                              checked_mul(ceil_div(on.rows_dim, r), ceil_div(on.cols_dim, c)));
   const std::int64_t per_fold = checked_add(checked_add(on.streamed, on.fill_drain), -2);
-  result.cycles = checked_mul(result.folds, per_fold);
+  if (array.double_buffered_stationary && array.dataflow != hw::Dataflow::os) {
+    // The first fold as ever; each later one starts when the one before has streamed its T rows
+    // and its own stationary tile has shifted in (R cycles, behind the stream): max(T, R) apart.
+    result.cycles = checked_add(per_fold, checked_mul(result.folds - 1, std::max(on.streamed, r)));
+  } else {
+    result.cycles = checked_mul(result.folds, per_fold);
+  }
   result.utilization = utilization_of(gemm, result.cycles, checked_mul(r, c));
   return result;
 }

@@ -164,6 +164,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
     array["rows"] = compute.rows;
     array["cols"] = compute.cols;
     array["dataflow"] = compute.dataflow == hw::Dataflow::ws ? "ws" : compute.dataflow == hw::Dataflow::os ? "os" : "is";
+    array["double_buffered_stationary"] = compute.double_buffered_stationary;
   } else {
     array["type"] = "vector_mac";
     array["units"] = compute.units;
@@ -182,6 +183,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   array["peak_gops"] = compute.peak_ops_per_second() / 1e9;
   if (!compute.operand_type.empty()) array["operand_type"] = compute.operand_type;  // number_format + operand_bits
   document["area"] = area_json(spec);
+  document["dma"]["outstanding_requests"] = spec.dma.outstanding_requests;
   document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
   for (const hw::SramBufferSpec& buffer : spec.sram.buffers) {
     nlohmann::ordered_json holds = nlohmann::ordered_json::array();
