@@ -83,6 +83,34 @@ std::int64_t decode_context(const PhaseOptions& phase, const boost::program_opti
   return phase.context;
 }
 
+void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode,
+                      const std::string& default_mode) {
+  auto* value = boost::program_options::value(&mode.mode);
+  if (default_mode.empty()) {
+    value->required();
+  } else {
+    value->default_value(default_mode);
+  }
+  options.add_options()
+      ("mode", value, "infer or train (a training step: forward, backward and the optimizer's update)")
+      ("optimizer", boost::program_options::value(&mode.optimizer), "train only, and required with it: sgd, momentum or adam");
+}
+
+std::optional<workload::Optimizer> training_optimizer(const ModeOptions& mode) {
+  if (mode.mode != "infer" && mode.mode != "train") {
+    throw UsageError("--mode: expected infer or train, got \"" + mode.mode + "\"");
+  }
+  if (mode.mode == "infer") {
+    if (!mode.optimizer.empty()) throw UsageError("--optimizer applies to --mode train only");
+    return std::nullopt;
+  }
+  if (mode.optimizer.empty()) throw UsageError("--optimizer is required with --mode train (sgd, momentum or adam)");
+  for (workload::Optimizer optimizer : {workload::Optimizer::sgd, workload::Optimizer::momentum, workload::Optimizer::adam}) {
+    if (mode.optimizer == workload::optimizer_name(optimizer)) return optimizer;
+  }
+  throw UsageError("--optimizer: expected sgd, momentum or adam, got \"" + mode.optimizer + "\"");
+}
+
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max) {
   if (value < 1 || value > max) {
     throw UsageError(option + ": expected a positive integer up to " + std::to_string(max) + ", got " +

@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "report/table.h"
+#include "workload/footprint.h"
 
 namespace reusesim::mapping {
 struct LayerProgram;
@@ -69,6 +71,18 @@ struct PhaseOptions {
 void add_phase_options(boost::program_options::options_description& options, PhaseOptions& phase);
 // The decode context the options ask for, 0 for a prefill; UsageError for a bad combination.
 std::int64_t decode_context(const PhaseOptions& phase, const boost::program_options::variables_map& values);
+// --mode infer|train and --optimizer sgd|momentum|adam (train only, and required with it), for
+// the commands that size or run a training step (footprint, run).
+struct ModeOptions {
+  std::string mode;
+  std::string optimizer;
+};
+// `default_mode` empty: --mode is required.
+void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode,
+                      const std::string& default_mode);
+// The optimizer of a training step, nullopt for inference; UsageError for a bad combination.
+std::optional<workload::Optimizer> training_optimizer(const ModeOptions& mode);
+
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
 
 // Runs a subcommand body and maps every error to a message on stderr and an exit code. Standard

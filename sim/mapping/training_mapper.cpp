@@ -1,0 +1,341 @@
+#include "mapping/training_mapper.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "mapping/fusion.h"
+#include "mapping/gemm_mapper.h"
+#include "mapping/program_builder.h"
+#include "mapping/vector_mapper.h"
+#include "workload/training.h"
+
+namespace reusesim::mapping {
+
+namespace {
+
+using workload::checked_mul;
+using workload::checked_product;
+using workload::LayerType;
+
+// Both factors of a share reach 2^40 and more: the product needs 128 bits to stay exact.
+__extension__ typedef __int128 WideCount;
+
+// Where the step's own tensors live in DRAM, after the forward pass's (layout_network): the
+// gradient of every layer's output, and each layer's weight gradient and optimizer state.
+struct GradientLayout {
+  std::vector<int> owner;  // per layer: the layer whose output buffer it is (a view's input's; -1: the data)
+  std::vector<std::uint64_t> output_gradient;
+  std::vector<std::uint64_t> weight_gradient;
+  std::vector<std::array<std::uint64_t, 2>> state;
+};
+
+GradientLayout layout_gradients(const workload::Network& network, const std::vector<DramLayout>& layouts,
+                                std::int64_t batch, std::int64_t e, std::int64_t state_tensors) {
+  const std::size_t count = network.layers.size();
+  std::uint64_t next = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const workload::NetworkLayer& layer = network.layers[i];
+    next = std::max(next, layouts[i].weights + static_cast<std::uint64_t>(checked_mul(layer.counts.params, e)));
+    next = std::max(next, layouts[i].output + static_cast<std::uint64_t>(checked_product({layer.counts.output_elems, batch, e})));
+  }
+  const auto place = [&](std::int64_t bytes) {
+    next = align(next);
+    const std::uint64_t address = next;
+    next += static_cast<std::uint64_t>(bytes);
+    return address;
+  };
+  GradientLayout gradients;
+  gradients.owner.resize(count);
+  gradients.output_gradient.resize(count);
+  gradients.weight_gradient.resize(count);
+  gradients.state.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const workload::NetworkLayer& layer = network.layers[i];
+    if (is_view(layer.spec.type)) {
+      const int input = layer.input_ids.front();
+      gradients.owner[i] = input < 0 ? -1 : gradients.owner[static_cast<std::size_t>(input)];
+      continue;
+    }
+    gradients.owner[i] = static_cast<int>(i);
+    gradients.output_gradient[i] = place(checked_product({layer.counts.output_elems, batch, e}));
+    const std::int64_t parameter_bytes = checked_mul(layer.counts.params, e);
+    if (parameter_bytes == 0) continue;
+    gradients.weight_gradient[i] = place(parameter_bytes);
+    for (std::int64_t s = 0; s < state_tensors; ++s) gradients.state[i][static_cast<std::size_t>(s)] = place(parameter_bytes);
+  }
+  return gradients;
+}
+
+// The gradient of one of a layer's inputs: written, or added to what another consumer of the same
+// tensor wrote before (a residual connection's tensor has two).
+struct GradientTarget {
+  std::uint64_t address = 0;
+  std::int64_t bytes = 0;
+  bool accumulate = false;
+};
+
+LayerProgram named(const workload::NetworkLayer& layer) {
+  LayerProgram program;
+  program.layer = layer.spec.name;
+  program.type = workload::layer_type_name(layer.spec.type);
+  return program;
+}
+
+// A vector program: `parameter_bytes` from `parameters` loaded once, then `loads` streamed through
+// the vector unit into `stores`, in as many chunks as the buffers need with double buffering.
+LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& context, std::uint64_t parameters,
+                            std::int64_t parameter_bytes, const std::vector<Stream>& loads,
+                            const std::vector<Stream>& stores, std::int64_t vector_ops, const std::string& what) {
+  if (parameter_bytes > context.capacity.weights) {
+    throw MappingError("layer " + layer.spec.name + " (" + what + "): its " + std::to_string(parameter_bytes) +
+                       " bytes of parameters do not fit the weight buffer (" + std::to_string(context.capacity.weights) + ")");
+  }
+  std::int64_t input_bytes = 0, weight_bytes = 0, output_bytes = 0;
+  for (const Stream& load : loads) (load.role == TensorRole::weights ? weight_bytes : input_bytes) += load.bytes;
+  for (const Stream& store : stores) output_bytes += store.bytes;
+  const auto chunks_for = [](std::int64_t bytes, std::int64_t capacity) {
+    return ceil_div(2 * bytes, std::max<std::int64_t>(1, capacity));
+  };
+  const std::int64_t chunks = std::max<std::int64_t>({1, chunks_for(input_bytes, context.capacity.inputs),
+                                                      chunks_for(weight_bytes, context.capacity.weights),
+                                                      chunks_for(output_bytes, context.capacity.outputs)});
+  LayerProgram program = named(layer);
+  ProgramBuilder builder(program, context.burst_bytes);
+  const std::int32_t first = parameter_bytes > 0 ? builder.load(TensorRole::weights, parameters, parameter_bytes, {}) : -1;
+  stream_chunks(builder, chunks, first, loads, stores, workload::checked_add(input_bytes, weight_bytes), vector_ops);
+  program.mapping = what + ": " + std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
+  return program;
+}
+
+// Runs `next` after `program` as one program: steps of `next` that waited for nothing wait for
+// `program`'s last step (they read the gradient it wrote).
+void append(LayerProgram& program, LayerProgram next) {
+  const std::size_t offset = program.steps.size();
+  if (offset + next.steps.size() > kMaxLayerSteps) {
+    throw MappingError("layer " + program.layer + ": its backward program needs more than " +
+                       std::to_string(kMaxLayerSteps) + " data-movement steps, the limit of one layer; lower the batch size");
+  }
+  for (Step& step : next.steps) {
+    for (std::int32_t& earlier : step.after) earlier += static_cast<std::int32_t>(offset);
+    if (step.after.empty() && offset > 0) step.after.push_back(static_cast<std::int32_t>(offset - 1));
+    program.steps.push_back(std::move(step));
+  }
+  program.macs = workload::checked_add(program.macs, next.macs);
+  program.vector_ops = workload::checked_add(program.vector_ops, next.vector_ops);
+  program.dram_read_bytes = workload::checked_add(program.dram_read_bytes, next.dram_read_bytes);
+  program.dram_write_bytes = workload::checked_add(program.dram_write_bytes, next.dram_write_bytes);
+  program.estimated_cycles = workload::checked_add(program.estimated_cycles, next.estimated_cycles);
+  program.mapping += (program.mapping.empty() ? "" : "; then ") + next.mapping;
+}
+
+// The input gradient of a conv2d or linear layer: dY (m x k, rows of the output gradient) times its
+// weights read transposed (k x n), the im2col columns folded into dX as they are written; a second
+// contribution to dX is read and added in the output path.
+LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                           const DramLayout& layout, std::uint64_t output_gradient, const GradientTarget& target) {
+  const GemmProblem forward = conv_or_linear_gemm(layer, batch, context, layout);
+  const std::int64_t e = context.e;
+  GemmProblem p;
+  p.e = e;
+  p.groups = forward.groups;
+  p.m = forward.m;
+  p.n = forward.k;
+  p.k = forward.n;
+  p.input_bytes = [e](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
+  p.weights = layout.weights;
+  p.inputs = output_gradient;
+  p.output = target.address;
+  p.written_bytes = target.bytes;
+  if (target.accumulate) {
+    p.addends.push_back(Addend{target.address, target.bytes / e / batch, false});
+    p.output_vector_ops = target.bytes / e;
+  }
+  LayerProgram program = named(layer);
+  map_gemm(p, context, context.capacity, layer.spec.name, std::nullopt, program);
+  program.mapping = "dgrad " + program.mapping;
+  return program;
+}
+
+// The weight gradient of a conv2d or linear layer: the input read transposed (m x k, the im2col
+// columns built on chip from the input's own bytes) times dY (k x n), both activations; a bias's
+// gradient (dY summed over M) is added in the output path.
+LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                           const DramLayout& layout, std::uint64_t output_gradient, std::uint64_t weight_gradient) {
+  const GemmProblem forward = conv_or_linear_gemm(layer, batch, context, layout);
+  const std::int64_t e = context.e;
+  GemmProblem p;
+  p.e = e;
+  p.groups = forward.groups;
+  p.m = forward.k;
+  p.n = forward.n;
+  p.k = forward.m;
+  // A tile of tm of the columns' K and tk of their M rows reads that share of the group's input.
+  const std::int64_t group_input_bytes =
+      checked_product({layer.input_shapes.front().elements(), batch, e}) / forward.groups;
+  const std::int64_t rows = forward.k, columns = forward.m;
+  p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) {
+    const WideCount share = static_cast<WideCount>(group_input_bytes) * tm * tk;
+    const WideCount whole = static_cast<WideCount>(rows) * columns;
+    return std::max<std::int64_t>(e, static_cast<std::int64_t>((share + whole - 1) / whole));
+  };
+  p.inputs = layout.inputs.front();
+  p.weights = output_gradient;
+  p.b_role = TensorRole::inputs;
+  p.output = weight_gradient;
+  p.written_bytes = checked_mul(layer.counts.params, e);
+  p.output_vector_ops = forward.bias > 0 ? checked_product({forward.groups, forward.m, forward.n}) : 0;
+  LayerProgram program = named(layer);
+  map_gemm(p, context, activation_operands_capacity(context.capacity), layer.spec.name, std::nullopt, program);
+  program.mapping = "wgrad " + program.mapping;
+  return program;
+}
+
+// Which stored tensor a vector layer's backward reads besides dY: its input (gelu, silu, maxpool,
+// the norms), its output (relu, relu6, sigmoid, tanh, softmax), or neither (avgpool, add).
+enum class Saved { none, input, output };
+
+Saved saved_tensor(LayerType type) {
+  switch (type) {
+    case LayerType::gelu:
+    case LayerType::silu:
+    case LayerType::maxpool:
+    case LayerType::batchnorm:
+    case LayerType::layernorm:
+    case LayerType::rmsnorm: return Saved::input;
+    case LayerType::avgpool:
+    case LayerType::add: return Saved::none;
+    default: return Saved::output;
+  }
+}
+
+// The backward of a layer without MACs: dY and the tensor it saved in, each input's gradient (and
+// its parameters' gradient) out, as many vector ops as its forward, plus one per accumulated element.
+std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer, std::int64_t batch,
+                                            const Context& context, const DramLayout& layout,
+                                            std::uint64_t output_gradient, std::uint64_t weight_gradient,
+                                            const std::vector<GradientTarget>& targets) {
+  const std::int64_t e = context.e;
+  const std::int64_t parameter_bytes = checked_mul(layer.counts.params, e);
+  if (targets.empty() && parameter_bytes == 0) return std::nullopt;
+  const std::int64_t output_bytes = checked_product({layer.counts.output_elems, batch, e});
+  std::vector<Stream> loads{{TensorRole::inputs, output_gradient, output_bytes}};
+  switch (saved_tensor(layer.spec.type)) {
+    case Saved::input:
+      for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
+        loads.push_back({TensorRole::inputs, layout.inputs[i], checked_product({layer.input_shapes[i].elements(), batch, e})});
+      }
+      break;
+    case Saved::output: loads.push_back({TensorRole::inputs, layout.output, output_bytes}); break;
+    case Saved::none: break;
+  }
+  std::int64_t ops = checked_mul(layer.counts.vector_ops, batch);
+  std::vector<Stream> stores;
+  for (const GradientTarget& target : targets) {
+    if (target.accumulate) {
+      loads.push_back({TensorRole::inputs, target.address, target.bytes});
+      ops = workload::checked_add(ops, target.bytes / e);
+    }
+    stores.push_back({TensorRole::outputs, target.address, target.bytes});
+  }
+  if (parameter_bytes > 0) stores.push_back({TensorRole::outputs, weight_gradient, parameter_bytes});
+  return vector_program(layer, context, layout.weights, parameter_bytes, loads, stores, ops, "backward");
+}
+
+// The optimizer's update of a layer's parameters: w, g and the optimizer state in, w and the state out.
+LayerProgram update_program(const workload::NetworkLayer& layer, const Context& context, const DramLayout& layout,
+                            const GradientLayout& gradients, std::size_t i, workload::Optimizer optimizer) {
+  const std::int64_t bytes = checked_mul(layer.counts.params, context.e);
+  std::vector<Stream> loads{{TensorRole::weights, layout.weights, bytes}, {TensorRole::inputs, gradients.weight_gradient[i], bytes}};
+  std::vector<Stream> stores{{TensorRole::outputs, layout.weights, bytes}};
+  for (std::int64_t s = 0; s < workload::optimizer_state_per_parameter(optimizer); ++s) {
+    loads.push_back({TensorRole::inputs, gradients.state[i][static_cast<std::size_t>(s)], bytes});
+    stores.push_back({TensorRole::outputs, gradients.state[i][static_cast<std::size_t>(s)], bytes});
+  }
+  return vector_program(layer, context, 0, 0, loads, stores,
+                        checked_mul(layer.counts.params, workload::update_ops_per_parameter(optimizer)),
+                        workload::optimizer_name(optimizer) + " update");
+}
+
+}  // namespace
+
+std::string phase_name(TrainingPhase phase) {
+  switch (phase) {
+    case TrainingPhase::dgrad: return "dgrad";
+    case TrainingPhase::wgrad: return "wgrad";
+    case TrainingPhase::update: return "update";
+    default: return "forward";
+  }
+}
+
+std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
+                                               const hw::AcceleratorSpec& accelerator,
+                                               workload::Optimizer optimizer) {
+  const std::int64_t e = element_bytes(accelerator);
+  const std::vector<DramLayout> layouts = layout_network(network, batch, e);
+  const GradientLayout gradients =
+      layout_gradients(network, layouts, batch, e, workload::optimizer_state_per_parameter(optimizer));
+  // Every layer runs on its own (no fusion: a batch-norm cannot fold into the weights while they
+  // train), its operands from DRAM and its output stored there for the backward pass.
+  const LayerPlan alone;
+  const Context context{accelerator, alone, role_capacity(accelerator.sram), e,
+                        accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
+                        static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
+  const std::size_t count = network.layers.size();
+  std::vector<TrainingProgram> step;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (is_view(network.layers[i].spec.type)) continue;
+    step.push_back({TrainingPhase::forward, i, map_layer(network.layers[i], batch, accelerator, layouts[i], alone)});
+  }
+  std::vector<bool> gradient_written(count, false);
+  for (std::size_t i = count; i-- > 0;) {
+    const workload::NetworkLayer& layer = network.layers[i];
+    if (is_view(layer.spec.type)) continue;
+    std::vector<GradientTarget> targets;
+    for (std::size_t j = 0; j < layer.input_ids.size(); ++j) {
+      const int producer = layer.input_ids[j];
+      const int owner = producer < 0 ? -1 : gradients.owner[static_cast<std::size_t>(producer)];
+      if (owner < 0) continue;  // nothing needs the data's gradient
+      const auto o = static_cast<std::size_t>(owner);
+      targets.push_back({gradients.output_gradient[o], checked_product({layer.input_shapes[j].elements(), batch, e}),
+                         gradient_written[o]});
+      gradient_written[o] = true;
+    }
+    const std::uint64_t output_gradient = gradients.output_gradient[i];
+    if (layer.spec.type != LayerType::conv2d && layer.spec.type != LayerType::linear) {
+      std::optional<LayerProgram> backward =
+          vector_backward(layer, batch, context, layouts[i], output_gradient, gradients.weight_gradient[i], targets);
+      if (backward) step.push_back({TrainingPhase::dgrad, i, std::move(*backward)});
+      continue;
+    }
+    std::optional<LayerProgram> dgrad;
+    if (layer.spec.activation != workload::Activation::none) {
+      // The layer's own activation: dY times its derivative at the stored output, in place.
+      const std::int64_t output_bytes = checked_product({layer.counts.output_elems, batch, e});
+      dgrad = vector_program(layer, context, 0, 0,
+                             {{TensorRole::inputs, output_gradient, output_bytes}, {TensorRole::inputs, layouts[i].output, output_bytes}},
+                             {{TensorRole::outputs, output_gradient, output_bytes}}, output_bytes / e,
+                             workload::activation_name(layer.spec.activation) + " backward");
+    }
+    if (!targets.empty()) {
+      LayerProgram gemm = dgrad_program(layer, batch, context, layouts[i], output_gradient, targets.front());
+      if (dgrad) {
+        append(*dgrad, std::move(gemm));
+      } else {
+        dgrad = std::move(gemm);
+      }
+    }
+    if (dgrad) step.push_back({TrainingPhase::dgrad, i, std::move(*dgrad)});
+    step.push_back({TrainingPhase::wgrad, i,
+                    wgrad_program(layer, batch, context, layouts[i], output_gradient, gradients.weight_gradient[i])});
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (network.layers[i].counts.params == 0) continue;
+    step.push_back({TrainingPhase::update, i, update_program(network.layers[i], context, layouts[i], gradients, i, optimizer)});
+  }
+  return step;
+}
+
+}  // namespace reusesim::mapping
