@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End-to-end checks of `reusesim run --mode train`: the phase rows, the step's TOTAL and peak
+# memory against footprint, and bad input (docs/training.md).
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+source "$(dirname "$0")/lib.sh"
+
+A=$SRC/configs
+M=$SRC/models
+
+expect 0 "mlp training step csv" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --format csv
+csv=$out
+contains "phase after layer" "$(head -1 <<<"$csv")" "batch,layer,phase,type,macs,cycles,"
+same "peak memory last" "$(head -1 <<<"$csv" | awk -F, '{ print $NF }')" "peak_memory_bytes"
+# 5 forward rows, 5 dgrad (fc1's is its ReLU's backward only), 5 wgrad, 5 updates, TOTAL; and the header.
+same "rows" "$(wc -l <<<"$csv")" "22"
+same "phases in order" "$(tail -n +2 <<<"$csv" | cut -d, -f3 | uniq | tr '\n' ' ')" "forward dgrad wgrad dgrad wgrad dgrad wgrad dgrad wgrad dgrad wgrad update step "
+# 3 x 33,536,000 forward MACs less fc1's dgrad (100,000 x 256 = 25,600,000): 75,008,000.
+contains "step MACs" "$csv" "256,TOTAL,step,,75008000,"
+# The step's peak memory is footprint's at snowflake's 2-byte elements: weights, gradients and Adam's
+# two moments 4 x 262,820 = 1,051,280, every stored activation (1,410 x 256 x 2 = 721,920) and the
+# largest backward step, fc2's output and input gradients (200 x 256 x 2 = 102,400): 1,875,600.
+peak=$(tail -1 <<<"$csv" | awk -F, '{ print $NF }')
+same "peak memory" "$peak" "1875600"
+expect 0 "footprint of the same step" -- "$REUSESIM" footprint --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --dtype fp16 --format json
+contains "footprint agrees" "$out" "\"peak_bytes\": $peak"
+
+expect 0 "training table" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.yaml" --batch 2 --mode train --optimizer sgd
+contains "table names the step" "$out" "accelerator tpu_v1, model mlp, training step with sgd, 1-byte elements"
+expect 0 "training json" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --batch 4 --mode train --optimizer momentum --format json
+contains "json optimizer" "$out" '"optimizer": "momentum"'
+contains "json phase" "$out" '"phase": "wgrad"'
+expect 0 "training --out" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode train --optimizer sgd --out "$work/step"
+contains "legend explains the phase" "$(cat "$work/step/stats.txt")" "phase (after layer): a training step's forward"
+
+# Inference is the default and its table has no phase column.
+expect 0 "inference default" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --format csv --mode infer
+contains "no phase column" "$(head -1 <<<"$out")" "batch,layer,type,macs,"
+
+# Bad input: exit 2, what was expected, nothing written.
+expect 2 "optimizer with inference" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --optimizer adam --out "$work/none"
+contains "optimizer message" "$err" "reusesim run: error: --optimizer applies to --mode train only"
+expect 2 "train without optimizer" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode train --out "$work/none"
+contains "optimizer required" "$err" "--optimizer is required with --mode train (sgd, momentum or adam)"
+expect 2 "unknown optimizer" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode train --optimizer lamb
+contains "unknown optimizer message" "$err" "--optimizer: expected sgd, momentum or adam, got \"lamb\""
+expect 2 "unknown mode" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode finetune
+contains "unknown mode message" "$err" "--mode: expected infer or train, got \"finetune\""
+expect 2 "no backward" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/lstm_lm.yaml" --mode train --optimizer sgd --out "$work/none"
+contains "no backward names the layer" "$err" "--mode train: model lstm_lm: layer embedding (type embedding) has no backward pass in a training step"
+expect 2 "part of a model" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode train --optimizer sgd --layers fc1
+contains "part of a model message" "$err" "--layers and --layer-types apply to --mode infer"
+checks=$((checks + 1))
+[ ! -e "$work/none" ] || { echo "FAIL: a refused run wrote $work/none"; failures=$((failures + 1)); }
+
+finish

@@ -1,0 +1,133 @@
+// A training step's programs: the MACs of its GEMMs, their shapes and the optimizer's traffic,
+// derived by hand for the MLP 1000-100-100-100-100-10 (models/mlp.yaml). Plain C++ (no simulation).
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "config/accelerator_loader.h"
+#include "config/model_loader.h"
+#include "mapping/training_mapper.h"
+#include "workload/training.h"
+
+using namespace reusesim;
+
+namespace {
+
+workload::Network zoo(const std::string& name) {
+  return config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/" + name + ".yaml").network;
+}
+
+// Snowflake: 16-bit operands, so every tensor of the step has 2-byte elements.
+hw::AcceleratorSpec snowflake() {
+  return config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/snowflake.yaml");
+}
+
+std::map<mapping::TrainingPhase, std::int64_t> macs_by_phase(const std::vector<mapping::TrainingProgram>& step) {
+  std::map<mapping::TrainingPhase, std::int64_t> macs;
+  for (const mapping::TrainingProgram& program : step) macs[program.phase] += program.program.macs;
+  return macs;
+}
+
+// Bytes the update programs load and store (before burst widening).
+struct Moved {
+  std::int64_t loaded = 0, stored = 0, weights_loaded = 0;
+};
+
+Moved update_bytes(workload::Optimizer optimizer) {
+  Moved moved;
+  for (const mapping::TrainingProgram& program : mapping::map_training_step(zoo("mlp"), 256, snowflake(), optimizer)) {
+    if (program.phase != mapping::TrainingPhase::update) continue;
+    for (const mapping::Step& step : program.program.steps) {
+      const auto bytes = static_cast<std::int64_t>(step.bytes);
+      if (step.kind == mapping::StepKind::load) moved.loaded += bytes;
+      if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) moved.weights_loaded += bytes;
+      if (step.kind == mapping::StepKind::store) moved.stored += bytes;
+    }
+  }
+  return moved;
+}
+
+// The MLP's parameters at 2 bytes: 131,410 x 2 = 262,820 bytes per parameter-sized tensor.
+constexpr std::int64_t kParameterBytes = 131'410 * 2;
+
+}  // namespace
+
+TEST_CASE("MLP training step at batch 256: three times the forward MACs less fc1's dgrad", "[training]") {
+  // Forward: 131,000 MACs per sample (1000x100 + 3 x 100x100 + 100x10) x 256 = 33,536,000.
+  // wgrad: every layer's K x M . M x N, as many MACs as its forward: 33,536,000.
+  // dgrad: fc2..fc5 only (fc1 is fed by the data, whose gradient nobody needs):
+  //   (3 x 100x100 + 100x10) x 256 = 31,000 x 256 = 7,936,000 = 33,536,000 - fc1's 100,000 x 256.
+  // Step: 3 x 33,536,000 - 25,600,000 = 75,008,000.
+  const workload::Network network = zoo("mlp");
+  const std::vector<mapping::TrainingProgram> step =
+      mapping::map_training_step(network, 256, snowflake(), workload::Optimizer::sgd);
+  const auto macs = macs_by_phase(step);
+  CHECK(macs.at(mapping::TrainingPhase::forward) == 33'536'000);
+  CHECK(macs.at(mapping::TrainingPhase::wgrad) == 33'536'000);
+  CHECK(macs.at(mapping::TrainingPhase::dgrad) == 33'536'000 - 25'600'000);
+  CHECK(macs.at(mapping::TrainingPhase::update) == 0);
+  CHECK(workload::training_step_macs(network, 256) == 75'008'000);
+}
+
+TEST_CASE("dgrad and wgrad are GEMMs of their own shapes", "[training]") {
+  // A linear layer at batch B, F in, O out: forward B x F . F x O, dgrad B x O . O x F (gemm
+  // M x N x K = B x F x O), wgrad F x B . B x O (gemm F x O x B). fc5: B 256, F 100, O 10.
+  std::map<std::pair<std::string, mapping::TrainingPhase>, std::string> mappings;
+  for (const mapping::TrainingProgram& program :
+       mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::Optimizer::sgd)) {
+    mappings[{program.program.layer, program.phase}] = program.program.mapping;
+  }
+  CHECK(mappings.at({"fc5", mapping::TrainingPhase::forward}).rfind("gemm 256x10x100,", 0) == 0);
+  CHECK(mappings.at({"fc5", mapping::TrainingPhase::dgrad}).rfind("dgrad gemm 256x100x10,", 0) == 0);
+  CHECK(mappings.at({"fc5", mapping::TrainingPhase::wgrad}).rfind("wgrad gemm 100x10x256,", 0) == 0);
+  // fc4's fused ReLU is undone first (dY times its derivative at fc4's stored output), then its dgrad.
+  CHECK(mappings.at({"fc4", mapping::TrainingPhase::dgrad}).find("relu backward") == 0);
+  CHECK(mappings.at({"fc4", mapping::TrainingPhase::dgrad}).find("then dgrad gemm 256x100x100,") != std::string::npos);
+  // fc1's dgrad row is its ReLU's backward only: no GEMM for the data's gradient.
+  CHECK(mappings.at({"fc1", mapping::TrainingPhase::dgrad}).find("gemm") == std::string::npos);
+  CHECK(mappings.at({"fc1", mapping::TrainingPhase::wgrad}).rfind("wgrad gemm 1000x100x256,", 0) == 0);
+}
+
+TEST_CASE("Adam's update reads w, m, v and g and writes w, m and v", "[training]") {
+  // Per parameter tensor at 2 bytes (262,820 B): reads of w, m, v and g = 4 x 262,820 = 1,051,280;
+  // writes of w, m and v = 3 x 262,820 = 788,460; of the reads, w goes to the weight buffer.
+  const Moved adam = update_bytes(workload::Optimizer::adam);
+  CHECK(adam.loaded == 4 * kParameterBytes);
+  CHECK(adam.stored == 3 * kParameterBytes);
+  CHECK(adam.weights_loaded == kParameterBytes);
+  // SGD reads w and g and writes w; momentum adds one state tensor read and written.
+  const Moved sgd = update_bytes(workload::Optimizer::sgd);
+  CHECK(sgd.loaded == 2 * kParameterBytes);
+  CHECK(sgd.stored == kParameterBytes);
+  const Moved momentum = update_bytes(workload::Optimizer::momentum);
+  CHECK(momentum.loaded == 3 * kParameterBytes);
+  CHECK(momentum.stored == 2 * kParameterBytes);
+}
+
+TEST_CASE("a layer without a backward pass is named", "[training]") {
+  CHECK(workload::backward_problem(zoo("mlp")).empty());
+  CHECK(workload::backward_problem(zoo("resnet50")).empty());
+  // The LSTM language model starts with an embedding gather.
+  const std::string problem = workload::backward_problem(zoo("lstm_lm"));
+  CHECK(problem.find("layer embedding (type embedding) has no backward pass") == 0);
+}
+
+TEST_CASE("a residual tensor's gradient is written once and accumulated once", "[training]") {
+  // ResNet-50 at batch 1: each block's input feeds conv1 and the shortcut (the add, or the
+  // downsample conv); the later consumer writes the gradient and conv1's dgrad adds to it.
+  // The step's MACs: 3 x 4,089,184,256 less conv1's dgrad (118,013,952 MACs: 64 x 112 x 112
+  // outputs x 147 taps) = 12,149,538,816.
+  const std::vector<mapping::TrainingProgram> step =
+      mapping::map_training_step(zoo("resnet50"), 1, snowflake(), workload::Optimizer::sgd);
+  std::int64_t macs = 0;
+  for (const mapping::TrainingProgram& program : step) macs += program.program.macs;
+  CHECK(macs == 12'149'538'816);
+  std::int64_t accumulated_ops = -1;
+  for (const mapping::TrainingProgram& program : step) {
+    if (program.program.layer == "layer1_1/conv1" && program.phase == mapping::TrainingPhase::dgrad) {
+      accumulated_ops = program.program.vector_ops;
+    }
+  }
+  // 56 x 56 x 256 gradient elements read and added in the output path.
+  CHECK(accumulated_ops == 56 * 56 * 256);
+}
