@@ -131,19 +131,25 @@ void append(LayerProgram& program, LayerProgram next) {
   program.mapping += (program.mapping.empty() ? "" : "; then ") + next.mapping;
 }
 
+// A backward GEMM over `forward`'s groups, of its own m x n x k.
+GemmProblem backward_gemm(const GemmProblem& forward, std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmProblem p;
+  p.e = forward.e;
+  p.groups = forward.groups;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+
 // The input gradient of a conv2d or linear layer: dY (m x k, rows of the output gradient) times its
 // weights read transposed (k x n), the im2col columns folded into dX as they are written; a second
 // contribution to dX is read and added in the output path.
 LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                           const DramLayout& layout, std::uint64_t output_gradient, const GradientTarget& target) {
-  const GemmProblem forward = conv_or_linear_gemm(layer, batch, context, layout);
+                           const DramLayout& layout, const GemmProblem& forward, std::uint64_t output_gradient,
+                           const GradientTarget& target) {
   const std::int64_t e = context.e;
-  GemmProblem p;
-  p.e = e;
-  p.groups = forward.groups;
-  p.m = forward.m;
-  p.n = forward.k;
-  p.k = forward.n;
+  GemmProblem p = backward_gemm(forward, forward.m, forward.k, forward.n);
   p.input_bytes = [e](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   p.weights = layout.weights;
   p.inputs = output_gradient;
@@ -163,15 +169,10 @@ LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t bat
 // columns built on chip from the input's own bytes) times dY (k x n), both activations; a bias's
 // gradient (dY summed over M) is added in the output path.
 LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                           const DramLayout& layout, std::uint64_t output_gradient, std::uint64_t weight_gradient) {
-  const GemmProblem forward = conv_or_linear_gemm(layer, batch, context, layout);
+                           const DramLayout& layout, const GemmProblem& forward, std::uint64_t output_gradient,
+                           std::uint64_t weight_gradient) {
   const std::int64_t e = context.e;
-  GemmProblem p;
-  p.e = e;
-  p.groups = forward.groups;
-  p.m = forward.k;
-  p.n = forward.n;
-  p.k = forward.m;
+  GemmProblem p = backward_gemm(forward, forward.k, forward.n, forward.m);
   // A tile of tm of the columns' K and tk of their M rows reads that share of the group's input.
   const std::int64_t group_input_bytes =
       checked_product({layer.input_shapes.front().elements(), batch, e}) / forward.groups;
@@ -310,6 +311,7 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
       if (backward) step.push_back({TrainingPhase::dgrad, i, std::move(*backward)});
       continue;
     }
+    const GemmProblem forward = conv_or_linear_gemm(layer, batch, context, layouts[i]);
     std::optional<LayerProgram> dgrad;
     if (layer.spec.activation != workload::Activation::none) {
       // The layer's own activation: dY times its derivative at the stored output, in place.
@@ -320,7 +322,7 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
                              workload::activation_name(layer.spec.activation) + " backward");
     }
     if (!targets.empty()) {
-      LayerProgram gemm = dgrad_program(layer, batch, context, layouts[i], output_gradient, targets.front());
+      LayerProgram gemm = dgrad_program(layer, batch, context, layouts[i], forward, output_gradient, targets.front());
       if (dgrad) {
         append(*dgrad, std::move(gemm));
       } else {
@@ -329,7 +331,8 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
     }
     if (dgrad) step.push_back({TrainingPhase::dgrad, i, std::move(*dgrad)});
     step.push_back({TrainingPhase::wgrad, i,
-                    wgrad_program(layer, batch, context, layouts[i], output_gradient, gradients.weight_gradient[i])});
+                    wgrad_program(layer, batch, context, layouts[i], forward, output_gradient,
+                                                  gradients.weight_gradient[i])});
   }
   for (std::size_t i = 0; i < count; ++i) {
     if (network.layers[i].counts.params == 0) continue;
