@@ -13,6 +13,9 @@ struct RunModel {
   std::vector<std::int64_t> batches;
   std::vector<std::string> layers;       // only these layers (empty: all)
   std::vector<std::string> layer_types;  // only layers of these types (empty: all)
+  // `mode: train`: a training step with each of these optimizers (sgd, momentum, adam), a job
+  // each per batch size; empty for inference (docs/training.md).
+  std::vector<std::string> optimizers;
 };
 
 // One swept accelerator field: every value is tried (the jobs are the cross product).

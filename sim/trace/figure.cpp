@@ -36,6 +36,18 @@ std::string number_text(const nlohmann::json& value) {
   return value.is_number() ? report::format_number(value.get<double>()) : "";
 }
 
+// The model as the figure names it: a training step's with its optimizer, so that it is a point
+// of its own beside the model's inference.
+std::string model_label(const TraceJob& job) {
+  return job.training() ? job.model + " train " + job.optimizer : job.model;
+}
+
+// A row's layer as the figure names it: a training step's layer has a row per phase.
+std::string layer_label(const nlohmann::json& row) {
+  const std::string phase = row.value("phase", "");
+  return row.at("layer").get<std::string>() + (phase.empty() ? "" : " " + phase);
+}
+
 }  // namespace
 
 FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir) {
@@ -58,14 +70,14 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
   std::map<std::tuple<std::size_t, std::string, std::int64_t>, std::size_t> seen;  // panel, kind:name, batch
   const auto add = [&](const TraceJob& job, const std::string& kind, const std::string& layer,
                        const std::string& type, const std::string& series, const nlohmann::json& row) {
-    const std::string name = kind + ":" + job.model + "/" + layer;
+    const std::string name = kind + ":" + model_label(job) + "/" + layer;
     const auto [found, added] = seen.insert({{job.panel, name, job.batch}, points.size()});
     if (!added) {
       if (points[found->second].series.empty()) points[found->second].series = series;
       return;
     }
     points.push_back(Point{report::csv_escape(plan.panels[job.panel].title) + "," + kind + "," +
-                               report::csv_escape(job.model) + "," + report::csv_escape(layer) + "," +
+                               report::csv_escape(model_label(job)) + "," + report::csv_escape(layer) + "," +
                                report::csv_escape(type),
                            std::to_string(job.batch) + "," + number_text(row.at("arithmetic_intensity")) + "," +
                                number_text(row.at("gops")) + "," + number_text(row.at("efficiency")),
@@ -84,14 +96,14 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
     if (total) {
       std::string sweep;
       for (const auto& [key, value] : plan.panels[job.panel].sweep) sweep += (sweep.empty() ? "" : " ") + key + "=" + value;
-      tables.energy_networks_csv += head + report::csv_escape(sweep) + "," + report::csv_escape(job.model) + "," +
+      tables.energy_networks_csv += head + report::csv_escape(sweep) + "," + report::csv_escape(model_label(job)) + "," +
                                     std::to_string(job.batch) + "," + number_text(row.at("time_s")) + "," +
                                     per_sample(row, "energy_total_uj", job.batch) + "," +
                                     std::to_string(2 * row.at("macs").get<std::int64_t>()) + "\n";
       return;
     }
-    std::string cells = head + (job.whole_model() ? "network," : "layer,") + report::csv_escape(job.model) + "," +
-                        std::to_string(job.batch) + "," + report::csv_escape(row.at("layer").get<std::string>());
+    std::string cells = head + (job.whole_model() ? "network," : "layer,") + report::csv_escape(model_label(job)) + "," +
+                        std::to_string(job.batch) + "," + report::csv_escape(layer_label(row));
     for (const char* column : {"energy_dram_uj", "energy_sram_uj", "energy_array_uj", "energy_vector_uj",
                                "energy_dma_uj", "energy_static_uj"}) {
       cells += "," + per_sample(row, column, job.batch);
@@ -108,10 +120,10 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
         const std::string type = row.at("type").get<std::string>();
         if (!type.empty() || job.whole_model()) add_energy(job, row, type.empty());
         if (type.empty()) {
-          if (job.whole_model()) add(job, "network", "", "", job.model, row);
+          if (job.whole_model()) add(job, "network", "", "", model_label(job), row);
         } else if (row.at("macs").get<std::int64_t>() > 0) {
-          const std::string layer = row.at("layer").get<std::string>();
-          add(job, "layer", layer, type, job.whole_model() ? "" : job.model + "/" + layer, row);
+          const std::string layer = layer_label(row);
+          add(job, "layer", layer, type, job.whole_model() ? "" : model_label(job) + "/" + layer, row);
         }
       }
     } catch (const nlohmann::json::exception& error) {

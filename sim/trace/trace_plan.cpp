@@ -15,6 +15,7 @@
 #include "config/model_loader.h"
 #include "config/run_loader.h"
 #include "mapping/array_model.h"
+#include "workload/training.h"
 
 namespace reusesim::trace {
 
@@ -120,7 +121,12 @@ std::string TraceJob::selection() const {
   std::vector<std::string> parts;
   if (!layers.empty()) parts.push_back("layers " + join(layers, "+"));
   if (!layer_types.empty()) parts.push_back("types " + join(layer_types, "+"));
+  if (training()) parts.push_back("train " + optimizer);
   return parts.empty() ? "all" : join(parts, ", ");
+}
+
+bool TracePlan::any_training() const {
+  return std::any_of(jobs.begin(), jobs.end(), [](const TraceJob& job) { return job.training(); });
 }
 
 TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
@@ -136,11 +142,14 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
     const workload::Network network = config::load_model_file(model.model_file).network;
     model_names.push_back(network.name);
     const std::vector<std::size_t> selected = workload::select_layers(network, model.layers, model.layer_types);
-    layer_counts.push_back(selected.size());
+    const bool training = !model.optimizers.empty();
+    // A training step runs up to four programs a layer (forward, dgrad, wgrad, update).
+    layer_counts.push_back(selected.size() * (training ? 4 : 1));
     std::int64_t macs = 0;  // the loader refuses counts past 2^63 per layer; a saturated sum is just as generous
     for (std::size_t i : selected) {
       macs = network.layers[i].counts.macs > INT64_MAX - macs ? INT64_MAX : macs + network.layers[i].counts.macs;
     }
+    if (training) macs = workload::training_step_macs(network, 1);
     macs_per_sample.push_back(macs);
     double steps = 0;  // a product of three loader-bounded counts: in double, it cannot overflow
     for (std::size_t i : selected) {
@@ -157,22 +166,27 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       const std::size_t panel = plan.panels.size() - 1;
       for (std::size_t m = 0; m < run.models.size(); ++m) {
         const config::RunModel& model = run.models[m];
-        for (std::int64_t batch : model.batches) {
-          const std::int64_t macs =
-              macs_per_sample[m] > INT64_MAX / batch ? INT64_MAX : macs_per_sample[m] * batch;
-          TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch,
-                       job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch), layer_counts[m], macs,
-                       recurrent_steps[m]};
-          std::vector<std::string> words{plan.panels[panel].accelerator};
-          for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
-          words.push_back(job.model);
-          if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
-          if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
-          words.push_back("b" + std::to_string(batch));
-          char number[16];
-          std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
-          job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
-          plan.jobs.push_back(std::move(job));
+        const std::vector<std::string> optimizers =
+            model.optimizers.empty() ? std::vector<std::string>{""} : model.optimizers;
+        for (const std::string& optimizer : optimizers) {
+          for (std::int64_t batch : model.batches) {
+            const std::int64_t macs =
+                macs_per_sample[m] > INT64_MAX / batch ? INT64_MAX : macs_per_sample[m] * batch;
+            TraceJob job{"", panel, model_names[m], absolute(model.model_file), model.layers, model.layer_types, batch,
+                         optimizer, job_time_limit_seconds(layer_counts[m], macs_per_sample[m], batch), layer_counts[m],
+                         macs, recurrent_steps[m]};
+            std::vector<std::string> words{plan.panels[panel].accelerator};
+            for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
+            words.push_back(job.model);
+            if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
+            if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
+            if (job.training()) words.push_back("train-" + optimizer);
+            words.push_back("b" + std::to_string(batch));
+            char number[16];
+            std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
+            job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
+            plan.jobs.push_back(std::move(job));
+          }
         }
       }
     }
@@ -188,6 +202,7 @@ std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& jo
   for (const auto& [key, value] : panel.sweep) arguments.insert(arguments.end(), {"--set", key + "=" + value});
   if (!job.layers.empty()) arguments.insert(arguments.end(), {"--layers", join(job.layers, ",")});
   if (!job.layer_types.empty()) arguments.insert(arguments.end(), {"--layer-types", join(job.layer_types, ",")});
+  if (job.training()) arguments.insert(arguments.end(), {"--mode", "train", "--optimizer", job.optimizer});
   if (timeline) arguments.insert(arguments.end(), {"--timeline", out_dir + "/timeline.json"});
   return arguments;
 }
@@ -209,9 +224,11 @@ std::string plan_json(const TracePlan& plan) {
   }
   document["jobs"] = nlohmann::ordered_json::array();
   for (const TraceJob& job : plan.jobs) {
-    document["jobs"].push_back({{"id", job.id}, {"panel", job.panel}, {"model", job.model},
+    nlohmann::ordered_json item{{"id", job.id}, {"panel", job.panel}, {"model", job.model},
                                 {"model_file", job.model_file}, {"layers", job.layers},
-                                {"layer_types", job.layer_types}, {"batch", job.batch}});
+                                {"layer_types", job.layer_types}, {"batch", job.batch}};
+    if (job.training()) item["optimizer"] = job.optimizer;  // inference plans stay as they were
+    document["jobs"].push_back(item);
   }
   return document.dump(2) + "\n";
 }
@@ -248,6 +265,7 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
       job.layers = item.at("layers").get<std::vector<std::string>>();
       job.layer_types = item.at("layer_types").get<std::vector<std::string>>();
       job.batch = item.at("batch").get<std::int64_t>();
+      job.optimizer = item.value("optimizer", "");
       plan.jobs.push_back(std::move(job));
     }
     return plan;

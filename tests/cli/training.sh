@@ -53,4 +53,33 @@ contains "part of a model message" "$err" "--layers and --layer-types apply to -
 checks=$((checks + 1))
 [ ! -e "$work/none" ] || { echo "FAIL: a refused run wrote $work/none"; failures=$((failures + 1)); }
 
+# Traces: a model entry's mode and optimizer (a list: a job per optimizer and batch), inference beside.
+cat >"$work/train_trace.yaml" <<YAML
+name: train_trace
+accelerators: [$A/small.yaml]
+models:
+  - {model: $M/mlp.yaml, batch: [2]}
+  - {model: $M/mlp.yaml, batch: [2], mode: train, optimizer: [sgd, adam]}
+YAML
+expect 0 "trace with training steps" -- "$REUSESIM" trace "$work/train_trace.yaml" --out "$work/trace" --no-figure
+same "networks: inference, then a step per optimizer" "$(cut -d, -f1,4,6,7 "$work/trace/networks.csv")" "job,selection,layer,phase
+0001-small-mlp-b2,all,TOTAL,
+0002-small-mlp-train-sgd-b2,train sgd,TOTAL,step
+0003-small-mlp-train-adam-b2,train adam,TOTAL,step"
+contains "inference rows get an empty phase" "$(cat "$work/trace/layers.csv")" "0001-small-mlp-b2,small,mlp,all,2,fc1,,linear,200000,"
+contains "the plan records the optimizer" "$(cat "$work/trace/trace.json")" '"optimizer": "adam"'
+cat >"$work/bad_trace.yaml" <<YAML
+name: bad_trace
+accelerators: [$A/small.yaml]
+models:
+  - {model: $M/mlp.yaml, batch: [1], optimizer: adam}
+  - {model: $M/mlp.yaml, batch: [1], mode: train}
+  - {model: $M/lstm_lm.yaml, batch: [1], mode: train, optimizer: [sgd, lamb]}
+YAML
+expect 2 "bad training trace" -- "$REUSESIM" check "$work/bad_trace.yaml"
+contains "optimizer with inference in a trace" "$err" ":4:$((${#M} + 47)): error: models.0.optimizer: applies to mode: train only"
+contains "train without optimizer in a trace" "$err" "bad_trace.yaml:5:5: error: models.1: mode: train needs optimizer: sgd, momentum or adam"
+contains "unknown optimizer in a trace" "$err" "models.2.optimizer: expected one of sgd, momentum, adam, got \"lamb\""
+contains "no backward in a trace" "$err" "models.2: mode: train: model lstm_lm: layer embedding (type embedding) has no backward pass"
+
 finish
