@@ -35,7 +35,7 @@ struct Moved {
 
 Moved update_bytes(workload::Optimizer optimizer) {
   Moved moved;
-  for (const mapping::TrainingProgram& program : mapping::map_training_step(zoo("mlp"), 256, snowflake(), optimizer)) {
+  for (const mapping::TrainingProgram& program : mapping::map_training_step(zoo("mlp"), 256, snowflake(), optimizer, 1)) {
     if (program.phase != mapping::TrainingPhase::update) continue;
     for (const mapping::Step& step : program.program.steps) {
       const auto bytes = static_cast<std::int64_t>(step.bytes);
@@ -60,13 +60,13 @@ TEST_CASE("MLP training step at batch 256: three times the forward MACs less fc1
   // Step: 3 x 33,536,000 - 25,600,000 = 75,008,000.
   const workload::Network network = zoo("mlp");
   const std::vector<mapping::TrainingProgram> step =
-      mapping::map_training_step(network, 256, snowflake(), workload::Optimizer::sgd);
+      mapping::map_training_step(network, 256, snowflake(), workload::Optimizer::sgd, 1);
   const auto macs = macs_by_phase(step);
   CHECK(macs.at(mapping::TrainingPhase::forward) == 33'536'000);
   CHECK(macs.at(mapping::TrainingPhase::wgrad) == 33'536'000);
   CHECK(macs.at(mapping::TrainingPhase::dgrad) == 33'536'000 - 25'600'000);
   CHECK(macs.at(mapping::TrainingPhase::update) == 0);
-  CHECK(workload::training_step_macs(network, 256) == 75'008'000);
+  CHECK(workload::training_step_macs(network, 256, 1) == 75'008'000);
 }
 
 TEST_CASE("dgrad and wgrad are GEMMs of their own shapes", "[training]") {
@@ -74,7 +74,7 @@ TEST_CASE("dgrad and wgrad are GEMMs of their own shapes", "[training]") {
   // M x N x K = B x F x O), wgrad F x B . B x O (gemm F x O x B). fc5: B 256, F 100, O 10.
   std::map<std::pair<std::string, mapping::TrainingPhase>, std::string> mappings;
   for (const mapping::TrainingProgram& program :
-       mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::Optimizer::sgd)) {
+       mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::Optimizer::sgd, 1)) {
     mappings[{program.program.layer, program.phase}] = program.program.mapping;
   }
   CHECK(mappings.at({"fc5", mapping::TrainingPhase::forward}).rfind("gemm 256x10x100,", 0) == 0);
@@ -118,7 +118,7 @@ TEST_CASE("a residual tensor's gradient is written once and accumulated once", "
   // The step's MACs: 3 x 4,089,184,256 less conv1's dgrad (118,013,952 MACs: 64 x 112 x 112
   // outputs x 147 taps) = 12,149,538,816.
   const std::vector<mapping::TrainingProgram> step =
-      mapping::map_training_step(zoo("resnet50"), 1, snowflake(), workload::Optimizer::sgd);
+      mapping::map_training_step(zoo("resnet50"), 1, snowflake(), workload::Optimizer::sgd, 1);
   std::int64_t macs = 0;
   for (const mapping::TrainingProgram& program : step) macs += program.program.macs;
   CHECK(macs == 12'149'538'816);
@@ -130,4 +130,55 @@ TEST_CASE("a residual tensor's gradient is written once and accumulated once", "
   }
   // 56 x 56 x 256 gradient elements read and added in the output path.
   CHECK(accumulated_ops == 56 * 56 * 256);
+}
+
+namespace {
+
+// A chain of four linear layers, 64 -> 256 -> 32 -> 256 -> 10, for checkpointing by hand.
+workload::Network narrow_waist() {
+  return config::load_model_text("name: waist\nprecision: fp16\ninput: {features: 64}\nlayers:\n"
+                                 "  - {name: fc1, type: linear, out_features: 256}\n"
+                                 "  - {name: fc2, type: linear, out_features: 32}\n"
+                                 "  - {name: fc3, type: linear, out_features: 256}\n"
+                                 "  - {name: fc4, type: linear, out_features: 10}\n",
+                                 "waist.yaml")
+      .network;
+}
+
+}  // namespace
+
+TEST_CASE("checkpointing keeps the segment boundaries and one segment's activations", "[training]") {
+  // Two segments, {fc1, fc2} and {fc3, fc4}: the input (64) and fc2's output (32, read by fc3 in the
+  // next segment) are kept; segment 0 recomputes fc1's 256, segment 1 (the last) keeps fc3's 256
+  // and fc4's 10. Per sample 64 + 32 + max(256, 266) = 362 elements, against 618 without; at
+  // batch 4 and 2 bytes: 2,896 and 4,944 bytes.
+  const workload::Network network = narrow_waist();
+  workload::FootprintOptions options;
+  options.batch = 4;
+  options.mode = workload::FootprintMode::train;
+  options.dtype = workload::Precision::fp16;
+  CHECK(workload::compute_footprint(network, options).peak_activation_bytes == 4'944);
+  options.checkpoint_segments = 2;
+  const workload::Footprint checkpointed = workload::compute_footprint(network, options);
+  CHECK(checkpointed.peak_activation_bytes == 2'896);
+  CHECK(checkpointed.activation_bytes == 4'944);  // the column still sums every stored output
+  // Forward MACs per sample 64 x 256 + 256 x 32 + 32 x 256 + 256 x 10 = 35,328, x 4 = 141,312.
+  // The step runs fc1 and fc2 forward again before fc2's backward, (64 x 256 + 256 x 32) x 4 =
+  // 98,304 MACs, beside 3 x 141,312 less fc1's dgrad 64 x 256 x 4 = 65,536:
+  // 423,936 - 65,536 + 98,304 = 456,704.
+  CHECK(workload::training_step_macs(network, 4, 2) == 456'704);
+  std::vector<std::string> order;
+  std::int64_t macs = 0;
+  for (const mapping::TrainingProgram& program :
+       mapping::map_training_step(network, 4, snowflake(), workload::Optimizer::sgd, 2)) {
+    order.push_back(program.program.layer + " " + mapping::phase_name(program.phase));
+    macs += program.program.macs;
+  }
+  CHECK(macs == 456'704);
+  CHECK(order == std::vector<std::string>{"fc1 forward", "fc2 forward", "fc3 forward", "fc4 forward", "fc4 dgrad",
+                                          "fc4 wgrad", "fc3 dgrad", "fc3 wgrad", "fc1 recompute", "fc2 recompute",
+                                          "fc2 dgrad", "fc2 wgrad", "fc1 wgrad", "fc1 update", "fc2 update",
+                                          "fc3 update", "fc4 update"});
+  CHECK(workload::checkpoint_problem(network, 3) ==
+        "3 segments do not divide model waist's 4 layers into equal runs; expected one of 1, 2, 4");
 }

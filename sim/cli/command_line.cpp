@@ -11,6 +11,7 @@
 #include "mapping/mapper.h"
 #include "report/output_files.h"
 #include "workload/shape.h"
+#include "workload/training.h"
 
 namespace reusesim::cli {
 
@@ -93,7 +94,10 @@ void add_mode_options(boost::program_options::options_description& options, Mode
   }
   options.add_options()
       ("mode", value, "infer or train (a training step: forward, backward and the optimizer's update)")
-      ("optimizer", boost::program_options::value(&mode.optimizer), "train only, and required with it: sgd, momentum or adam");
+      ("optimizer", boost::program_options::value(&mode.optimizer), "train only, and required with it: sgd, momentum or adam")
+      ("checkpoint-segments", boost::program_options::value(&mode.checkpoint_segments)->default_value(1),
+       "train only: split the layers into N equal segments; all but the last run their forward pass again in the "
+       "backward pass, keeping only the tensors that cross segments (default 1: every activation is kept)");
 }
 
 std::optional<workload::Optimizer> training_optimizer(const ModeOptions& mode) {
@@ -102,6 +106,7 @@ std::optional<workload::Optimizer> training_optimizer(const ModeOptions& mode) {
   }
   if (mode.mode == "infer") {
     if (!mode.optimizer.empty()) throw UsageError("--optimizer applies to --mode train only");
+    if (mode.checkpoint_segments != 1) throw UsageError("--checkpoint-segments applies to --mode train only");
     return std::nullopt;
   }
   if (mode.optimizer.empty()) throw UsageError("--optimizer is required with --mode train (sgd, momentum or adam)");
@@ -109,6 +114,12 @@ std::optional<workload::Optimizer> training_optimizer(const ModeOptions& mode) {
     if (mode.optimizer == workload::optimizer_name(optimizer)) return optimizer;
   }
   throw UsageError("--optimizer: expected sgd, momentum or adam, got \"" + mode.optimizer + "\"");
+}
+
+void check_checkpoint_segments(const ModeOptions& mode, const workload::Network& network) {
+  if (const std::string problem = workload::checkpoint_problem(network, mode.checkpoint_segments); !problem.empty()) {
+    throw UsageError("--checkpoint-segments: " + problem);
+  }
 }
 
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max) {

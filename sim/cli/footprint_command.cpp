@@ -33,6 +33,8 @@ int footprint_command(const std::vector<std::string>& args) {
     if (optimizer) footprint.optimizer = *optimizer;
     const report::Format format = parse_format(common.format);
     const config::LoadedModel model = config::load_model_file(model_file, common.overrides);
+    check_checkpoint_segments(mode, model.network);
+    footprint.checkpoint_segments = mode.checkpoint_segments;
     footprint.dtype = model.network.precision;
     if (!dtype.empty()) {
       const auto precision = workload::precision_from_name(dtype);

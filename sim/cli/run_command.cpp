@@ -125,45 +125,47 @@ std::string replay_problem(const hw::LayerResult& result, const mapping::LayerPr
 // A training step's report before the replay: the element size must be one footprint sizes
 // tensors at, so that the step's peak memory is footprint's.
 report::RunReport training_report(const hw::AcceleratorSpec& spec, const workload::Network& network,
-                                  workload::Optimizer optimizer, const std::string& arch_file) {
+                                  workload::Optimizer optimizer, const ModeOptions& mode, const std::string& arch_file) {
   if (const std::string problem = workload::backward_problem(network); !problem.empty()) {
     throw UsageError("--mode train: model " + network.name + ": " + problem);
   }
+  check_checkpoint_segments(mode, network);
   const std::int64_t e = mapping::element_bytes(spec);
   if (e != 1 && e != 2 && e != 4) {
     throw UsageError("--mode train: accelerator " + arch_file + " has " + std::to_string(spec.compute.operand_bits) +
                      "-bit operands, " + std::to_string(e) + "-byte elements; a training step sizes its tensors as "
                      "footprint does, at 1, 2 or 4 bytes (operand_bits up to 8, 16 or 32)");
   }
-  report::RunReport report{spec.name, network.name, spec, {}, workload::optimizer_name(optimizer), {}, {}};
-  return report;
+  return report::RunReport{spec.name, network.name, spec, {}, workload::optimizer_name(optimizer),
+                           mode.checkpoint_segments, {}, {}};
 }
 
 // The step's peak memory: footprint --mode train's, with every tensor at the run's element size.
 std::int64_t training_peak_bytes(const workload::Network& network, std::int64_t batch, workload::Optimizer optimizer,
-                                 const hw::AcceleratorSpec& spec) {
+                                 std::int64_t checkpoint_segments, const hw::AcceleratorSpec& spec) {
   workload::FootprintOptions options;
   options.batch = batch;
   options.mode = workload::FootprintMode::train;
   options.optimizer = optimizer;
+  options.checkpoint_segments = checkpoint_segments;
   const std::int64_t e = mapping::element_bytes(spec);
   options.dtype = e == 1 ? workload::Precision::int8 : e == 2 ? workload::Precision::fp16 : workload::Precision::fp32;
   return workload::compute_footprint(network, options).peak_bytes;
 }
 
-// The step's programs must agree with the analysis: each forward program as inference's checks
-// it (every layer on its own), and the step's MACs three GEMMs' worth per layer, less the input
-// gradients nobody needs.
+// The step's programs must agree with the analysis: each forward program (and its recompute) as
+// inference's checks it (every layer on its own), and the step's MACs three GEMMs' worth per
+// layer, less the input gradients nobody needs, plus the recomputed forwards.
 void check_training_step(const workload::Network& network, const std::vector<mapping::TrainingProgram>& step,
-                         std::int64_t batch, std::int64_t element_bytes) {
+                         std::int64_t batch, std::int64_t checkpoint_segments, std::int64_t element_bytes) {
   std::int64_t macs = 0;
   for (const mapping::TrainingProgram& program : step) {
-    if (program.phase == mapping::TrainingPhase::forward) {
+    if (program.phase == mapping::TrainingPhase::forward || program.phase == mapping::TrainingPhase::recompute) {
       check_analysis(network.layers[program.layer], program.program, {}, batch, element_bytes);
     }
     macs = workload::checked_add(macs, program.program.macs);
   }
-  const std::int64_t analytic = workload::training_step_macs(network, batch);
+  const std::int64_t analytic = workload::training_step_macs(network, batch, checkpoint_segments);
   if (macs != analytic) {
     throw std::logic_error("model " + network.name + " (batch " + std::to_string(batch) + "): the training step's " +
                            "programs have " + std::to_string(macs) + " MACs, the analysis " + std::to_string(analytic));
@@ -264,8 +266,8 @@ int run_command(const std::vector<std::string>& args) {
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, decode_context(phase, values));
     const std::vector<std::size_t> selected =
         optimizer ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
-    report::RunReport report{spec.name, model.network.name, spec, {}, {}, {}, {}};
-    if (optimizer) report = training_report(spec, model.network, *optimizer, arch_file);
+    report::RunReport report{spec.name, model.network.name, spec, {}, {}, 1, {}, {}};
+    if (optimizer) report = training_report(spec, model.network, *optimizer, mode, arch_file);
     std::vector<hw::LayerRun> runs;
     std::vector<mapping::LayerPlan> plans;  // of each run
     std::size_t total_steps = 0;
@@ -286,17 +288,18 @@ int run_command(const std::vector<std::string>& args) {
       if (optimizer) {
         std::vector<mapping::TrainingProgram> step;
         try {
-          step = mapping::map_training_step(model.network, batch, spec, *optimizer);
+          step = mapping::map_training_step(model.network, batch, spec, *optimizer, mode.checkpoint_segments);
         } catch (const mapping::MappingError& error) {
           throw mapping::MappingError(std::string(error.what()) + where);
         }
-        check_training_step(model.network, step, batch, mapping::element_bytes(spec));
+        check_training_step(model.network, step, batch, mode.checkpoint_segments, mapping::element_bytes(spec));
         report.phases.clear();
         for (mapping::TrainingProgram& program : step) {
           report.phases.push_back(mapping::phase_name(program.phase));
           add_run(batch, std::move(program.program), report.phases.size() == 1, where);
         }
-        report.peak_memory_bytes.push_back(training_peak_bytes(model.network, batch, *optimizer, spec));
+        report.peak_memory_bytes.push_back(
+            training_peak_bytes(model.network, batch, *optimizer, mode.checkpoint_segments, spec));
         continue;
       }
       // The whole network is planned (residency, fusion): selected layers run as they do in it.

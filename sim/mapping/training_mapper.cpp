@@ -264,6 +264,7 @@ LayerProgram update_program(const workload::NetworkLayer& layer, const Context& 
 
 std::string phase_name(TrainingPhase phase) {
   switch (phase) {
+    case TrainingPhase::recompute: return "recompute";
     case TrainingPhase::dgrad: return "dgrad";
     case TrainingPhase::wgrad: return "wgrad";
     case TrainingPhase::update: return "update";
@@ -273,7 +274,7 @@ std::string phase_name(TrainingPhase phase) {
 
 std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
                                                const hw::AcceleratorSpec& accelerator,
-                                               workload::Optimizer optimizer) {
+                                               workload::Optimizer optimizer, std::int64_t checkpoint_segments) {
   const std::int64_t e = element_bytes(accelerator);
   const std::vector<DramLayout> layouts = layout_network(network, batch, e);
   const GradientLayout gradients =
@@ -285,14 +286,28 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
                         accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
                         static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
   const std::size_t count = network.layers.size();
+  const auto segment = [&](std::size_t i) { return workload::checkpoint_segment(network, i, checkpoint_segments); };
+  const std::size_t last_segment = static_cast<std::size_t>(checkpoint_segments - 1);
   std::vector<TrainingProgram> step;
+  std::vector<std::size_t> recomputed;  // positions in `step` of the forward programs a segment runs again
   for (std::size_t i = 0; i < count; ++i) {
     if (is_view(network.layers[i].spec.type)) continue;
+    if (segment(i) < last_segment) recomputed.push_back(step.size());
     step.push_back({TrainingPhase::forward, i, map_layer(network.layers[i], batch, accelerator, layouts[i], alone)});
   }
   std::vector<bool> gradient_written(count, false);
   for (std::size_t i = count; i-- > 0;) {
     const workload::NetworkLayer& layer = network.layers[i];
+    if (segment(i) < last_segment && (i + 1 == count || segment(i + 1) != segment(i))) {
+      // The backward pass reaches a checkpointed segment: its forward runs again from the tensor
+      // kept at its start, and its activations are there for its backward.
+      for (std::size_t position : recomputed) {
+        if (segment(step[position].layer) != segment(i)) continue;
+        TrainingProgram again = step[position];
+        again.phase = TrainingPhase::recompute;
+        step.push_back(std::move(again));
+      }
+    }
     if (is_view(layer.spec.type)) continue;
     std::vector<GradientTarget> targets;
     for (std::size_t j = 0; j < layer.input_ids.size(); ++j) {

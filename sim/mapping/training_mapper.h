@@ -21,7 +21,8 @@
 
 namespace reusesim::mapping {
 
-enum class TrainingPhase { forward, dgrad, wgrad, update };
+// recompute: a checkpointed segment's forward pass run again in the backward pass.
+enum class TrainingPhase { forward, recompute, dgrad, wgrad, update };
 std::string phase_name(TrainingPhase phase);
 
 struct TrainingProgram {
@@ -32,12 +33,14 @@ struct TrainingProgram {
 
 // The step's programs in the order they run: forward in layer order, then per layer in reverse
 // its dgrad (a vector layer's backward, and a conv2d or linear layer's own activation's, count
-// as dgrad) and wgrad, then the updates in layer order. Layers without work in a phase (views,
-// the dgrad of a layer fed only by the data, the update of a layer without parameters) have no
-// program in it. The network must have a backward pass (workload::backward_problem); MappingError
-// when a program fits no buffer.
+// as dgrad) and wgrad, then the updates in layer order. With checkpoint_segments > 1
+// (workload/training.h), each segment but the last recomputes its forward programs before the
+// backward of its last layer. Layers without work in a phase (views, the dgrad of a layer fed only
+// by the data, the update of a layer without parameters) have no program in it. The network must
+// have a backward pass (workload::backward_problem) and checkpoint_segments divide its layers
+// (workload::checkpoint_problem); MappingError when a program fits no buffer.
 std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
                                                const hw::AcceleratorSpec& accelerator,
-                                               workload::Optimizer optimizer);
+                                               workload::Optimizer optimizer, std::int64_t checkpoint_segments);
 
 }  // namespace reusesim::mapping

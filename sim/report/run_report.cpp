@@ -254,8 +254,9 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
 
 std::string run_stats_legend(bool training) {
   const std::string step =
-      training ? "phase (after layer): a training step's forward, dgrad (input gradients: a GEMM, or a vector layer's "
-                 "backward), wgrad (weight gradients) or update (the optimizer's); step on TOTAL (docs/training.md)\n"
+      training ? "phase (after layer): a training step's forward, recompute (a checkpointed segment's forward again), "
+                 "dgrad (input gradients: a GEMM, or a vector layer's backward), wgrad (weight gradients) or update "
+                 "(the optimizer's); step on TOTAL (docs/training.md)\n"
                  "peak_memory_bytes (the last column, on TOTAL): bytes the training step holds at its peak, as "
                  "footprint --mode train counts them at element_bytes\n"
                : "";
@@ -304,6 +305,7 @@ std::string render_run(const RunReport& report, Format format) {
     document["accelerator"] = report.accelerator;
     document["model"] = report.model;
     if (report.training()) document["optimizer"] = report.optimizer;
+    if (report.checkpoint_segments > 1) document["checkpoint_segments"] = report.checkpoint_segments;
     document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = mapping::element_bytes(report.spec);
@@ -314,7 +316,9 @@ std::string render_run(const RunReport& report, Format format) {
     return json_document_text(document);
   }
   const std::string area = area_summary(report.spec);
-  const std::string step = report.training() ? ", training step with " + report.optimizer : "";
+  const std::string segments =
+      report.checkpoint_segments > 1 ? ", " + std::to_string(report.checkpoint_segments) + " checkpoint segments" : "";
+  const std::string step = report.training() ? ", training step with " + report.optimizer + segments : "";
   return "accelerator " + report.accelerator + ", model " + report.model + step + ", " +
          std::to_string(mapping::element_bytes(report.spec)) + "-byte elements" + (area.empty() ? "" : ", " + area) +
          "\n" + kConventions + "\n\n" + table.to_text();

@@ -15,10 +15,11 @@ struct RunReport {
   std::string model;
   hw::AcceleratorSpec spec;
   std::vector<std::vector<hw::LayerResult>> batches;  // per batch size, the layers in order
-  // A training step (docs/training.md): the optimizer, each row's phase (forward, dgrad, wgrad,
-  // update; the same for every batch) and per batch the memory the step needs at its peak. All
+  // A training step (docs/training.md): the optimizer, the checkpoint segments, each row's phase
+  // (forward, recompute, dgrad, wgrad, update; the same for every batch) and per batch the memory the step needs at its peak. All
   // empty for inference.
   std::string optimizer;
+  std::int64_t checkpoint_segments = 1;
   std::vector<std::string> phases;
   std::vector<std::int64_t> peak_memory_bytes;
 

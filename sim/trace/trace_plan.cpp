@@ -149,7 +149,7 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
     for (std::size_t i : selected) {
       macs = network.layers[i].counts.macs > INT64_MAX - macs ? INT64_MAX : macs + network.layers[i].counts.macs;
     }
-    if (training) macs = workload::training_step_macs(network, 1);
+    if (training) macs = workload::training_step_macs(network, 1, 1);
     macs_per_sample.push_back(macs);
     double steps = 0;  // a product of three loader-bounded counts: in double, it cannot overflow
     for (std::size_t i : selected) {

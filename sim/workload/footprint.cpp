@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workload/training.h"
+
 namespace reusesim::workload {
 
 namespace {
@@ -54,6 +56,19 @@ InferencePeak peak_live_inference(const Network& network, const Footprint& footp
     peak.with_workspace_bytes = std::max(peak.with_workspace_bytes, checked_add(live, footprint.layers[step].im2col_bytes));
   }
   return peak;
+}
+
+// Training with checkpointing: the input and the kept outputs (training.h) through the step, and
+// the largest set of one segment's other outputs (recomputed, or the last segment's, kept).
+std::int64_t checkpointed_activation_bytes(const Network& network, const Footprint& footprint, std::int64_t segments) {
+  const std::vector<bool> kept = kept_outputs(network, segments);
+  std::int64_t kept_bytes = footprint.input_bytes;
+  std::vector<std::int64_t> segment_bytes(static_cast<std::size_t>(segments), 0);
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    std::int64_t& bytes = kept[i] ? kept_bytes : segment_bytes[checkpoint_segment(network, i, segments)];
+    bytes = checked_add(bytes, footprint.layers[i].activation_bytes);
+  }
+  return checked_add(kept_bytes, *std::max_element(segment_bytes.begin(), segment_bytes.end()));
 }
 
 }  // namespace
@@ -122,8 +137,9 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
       }
       largest_backward_step = std::max(largest_backward_step, checked_add(step, footprint.layers[i].im2col_bytes));
     }
-    footprint.peak_activation_bytes = footprint.activation_bytes;
-    footprint.peak_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes), largest_backward_step);
+    footprint.peak_activation_bytes =
+        checkpointed_activation_bytes(network, footprint, options.checkpoint_segments);
+    footprint.peak_bytes = checked_add(checked_add(state_bytes, footprint.peak_activation_bytes), largest_backward_step);
   } else {
     const InferencePeak peak = peak_live_inference(network, footprint, options);
     footprint.peak_activation_bytes = peak.activation_bytes;

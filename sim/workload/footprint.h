@@ -5,6 +5,8 @@
 // activation + every activation gradient + the largest im2col workspace, all held at once.
 // peak_bytes is liveness-aware: inference keeps a tensor only until its last consumer has run;
 // training keeps every stored activation but only one layer's activation gradients at a time.
+// With activation checkpointing, training keeps the tensors at segment boundaries and one
+// segment's activations at a time (the largest).
 
 #include <cstdint>
 #include <string>
@@ -24,6 +26,8 @@ struct FootprintOptions {
   Precision dtype = Precision::fp32;     // every tensor, optimizer state included
   bool im2col = false;                   // convolutions lowered to matrix products need a workspace
   bool inplace_activations = false;      // activation layers overwrite their input
+  // train: activation checkpointing (training.h); 1 keeps every activation.
+  std::int64_t checkpoint_segments = 1;
 };
 
 struct LayerFootprint {
@@ -57,6 +61,7 @@ std::string optimizer_name(Optimizer optimizer);
 // Optimizer state values per parameter: SGD 0, momentum 1 (velocity), Adam 2 (two moments).
 std::int64_t optimizer_state_per_parameter(Optimizer optimizer);
 
+// options.checkpoint_segments must divide the network's layers (workload::checkpoint_problem).
 Footprint compute_footprint(const Network& network, const FootprintOptions& options);
 
 }  // namespace reusesim::workload

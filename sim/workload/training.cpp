@@ -41,10 +41,40 @@ std::int64_t update_ops_per_parameter(Optimizer optimizer) {
   }
 }
 
-std::int64_t training_step_macs(const Network& network, std::int64_t batch) {
+std::string checkpoint_problem(const Network& network, std::int64_t segments) {
+  const auto layers = static_cast<std::int64_t>(network.layers.size());
+  if (segments >= 1 && segments <= layers && layers % segments == 0) return "";
+  std::string divisors;
+  for (std::int64_t d = 1; d <= layers; ++d) {
+    if (layers % d == 0) divisors += (divisors.empty() ? "" : ", ") + std::to_string(d);
+  }
+  return std::to_string(segments) + " segments do not divide model " + network.name + "'s " + std::to_string(layers) +
+         " layers into equal runs; expected one of " + divisors;
+}
+
+std::size_t checkpoint_segment(const Network& network, std::size_t layer, std::int64_t segments) {
+  return layer / (network.layers.size() / static_cast<std::size_t>(segments));
+}
+
+std::vector<bool> kept_outputs(const Network& network, std::int64_t segments) {
+  std::vector<bool> kept(network.layers.size(), segments == 1);
+  for (std::size_t j = 0; j < network.layers.size(); ++j) {
+    for (int input : network.layers[j].input_ids) {
+      if (input < 0) continue;
+      const auto producer = static_cast<std::size_t>(input);
+      if (checkpoint_segment(network, j, segments) > checkpoint_segment(network, producer, segments)) kept[producer] = true;
+    }
+  }
+  return kept;
+}
+
+std::int64_t training_step_macs(const Network& network, std::int64_t batch, std::int64_t checkpoint_segments) {
+  const auto last = static_cast<std::size_t>(checkpoint_segments - 1);
   std::int64_t macs = 0;
-  for (const NetworkLayer& layer : network.layers) {
-    const std::int64_t gemms = needs_input_gradient(layer) ? 3 : 2;
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    const NetworkLayer& layer = network.layers[i];
+    std::int64_t gemms = needs_input_gradient(layer) ? 3 : 2;
+    if (checkpoint_segment(network, i, checkpoint_segments) < last) ++gemms;  // recomputed
     macs = checked_add(macs, checked_product({layer.counts.macs, batch, gemms}));
   }
   return macs;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "workload/footprint.h"
 #include "workload/network.h"
@@ -27,8 +28,19 @@ bool needs_input_gradient(const NetworkLayer& layer);
 // w -= lr m / (sqrt(v) + eps) (5): 12, the bias corrections folded into lr.
 std::int64_t update_ops_per_parameter(Optimizer optimizer);
 
+// Activation checkpointing: the layers, in network order, split into `segments` runs of equal
+// length. Every segment but the last runs its forward pass again in the backward pass, from the
+// tensors kept at its boundaries; the last segment's backward comes first, so its activations stay.
+// "" when `segments` divides the network's layers, else what was expected.
+std::string checkpoint_problem(const Network& network, std::int64_t segments);
+std::size_t checkpoint_segment(const Network& network, std::size_t layer, std::int64_t segments);
+// Per layer: its output is kept from the forward pass to the backward pass, because a layer of a
+// later segment reads it (every output, with one segment).
+std::vector<bool> kept_outputs(const Network& network, std::int64_t segments);
+
 // MACs of one training step at `batch`: each conv2d and linear layer's forward, weight-gradient
-// and (unless needs_input_gradient is false) input-gradient GEMMs, each as many MACs as the forward.
-std::int64_t training_step_macs(const Network& network, std::int64_t batch);
+// and (unless needs_input_gradient is false) input-gradient GEMMs, each as many MACs as the forward,
+// and the forward again of the layers a checkpointed segment recomputes.
+std::int64_t training_step_macs(const Network& network, std::int64_t batch, std::int64_t checkpoint_segments);
 
 }  // namespace reusesim::workload

@@ -33,6 +33,30 @@ contains "json phase" "$out" '"phase": "wgrad"'
 expect 0 "training --out" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode train --optimizer sgd --out "$work/step"
 contains "legend explains the phase" "$(cat "$work/step/stats.txt")" "phase (after layer): a training step's forward"
 
+# Checkpointing: two segments of a 64-256-32-256-10 chain keep the input and fc2's output and one
+# segment's activations (tests/test_training.cpp); the step's peak is still footprint's.
+cat >"$work/waist.yaml" <<'YAML'
+name: waist
+precision: fp16
+input: {features: 64}
+layers:
+  - {name: fc1, type: linear, out_features: 256}
+  - {name: fc2, type: linear, out_features: 32}
+  - {name: fc3, type: linear, out_features: 256}
+  - {name: fc4, type: linear, out_features: 10}
+YAML
+expect 0 "checkpointed step" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$work/waist.yaml" --batch 4 --mode train --optimizer sgd --checkpoint-segments 2 --format csv
+contains "recompute rows" "$out" "4,fc1,recompute,linear,65536,"
+contains "checkpointed step MACs" "$out" "4,TOTAL,step,,456704,"
+peak=$(tail -1 <<<"$out" | awk -F, '{ print $NF }')
+expect 0 "checkpointed footprint" -- "$REUSESIM" footprint --model "$work/waist.yaml" --batch 4 --mode train --optimizer sgd --checkpoint-segments 2 --format json
+contains "checkpointed footprint agrees" "$out" "\"peak_bytes\": $peak"
+contains "checkpointed activations" "$out" '"peak_activation_bytes": 2896'
+expect 2 "segments that do not divide" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$work/waist.yaml" --mode train --optimizer sgd --checkpoint-segments 3 --out "$work/none"
+contains "segments message" "$err" "--checkpoint-segments: 3 segments do not divide model waist's 4 layers into equal runs; expected one of 1, 2, 4"
+expect 2 "segments with inference" -- "$REUSESIM" footprint --model "$work/waist.yaml" --batch 1 --mode infer --checkpoint-segments 2
+contains "segments with inference message" "$err" "--checkpoint-segments applies to --mode train only"
+
 # Inference is the default and its table has no phase column.
 expect 0 "inference default" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --format csv --mode infer
 contains "no phase column" "$(head -1 <<<"$out")" "batch,layer,type,macs,"
