@@ -33,9 +33,10 @@ struct Moved {
   std::int64_t loaded = 0, stored = 0, weights_loaded = 0;
 };
 
-Moved update_bytes(workload::Optimizer optimizer) {
+Moved update_bytes(workload::Optimizer optimizer, bool mixed_precision = false) {
   Moved moved;
-  for (const mapping::TrainingProgram& program : mapping::map_training_step(zoo("mlp"), 256, snowflake(), optimizer, 1)) {
+  for (const mapping::TrainingProgram& program :
+       mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::TrainingOptions{optimizer, 1, mixed_precision})) {
     if (program.phase != mapping::TrainingPhase::update) continue;
     for (const mapping::Step& step : program.program.steps) {
       const auto bytes = static_cast<std::int64_t>(step.bytes);
@@ -60,7 +61,7 @@ TEST_CASE("MLP training step at batch 256: three times the forward MACs less fc1
   // Step: 3 x 33,536,000 - 25,600,000 = 75,008,000.
   const workload::Network network = zoo("mlp");
   const std::vector<mapping::TrainingProgram> step =
-      mapping::map_training_step(network, 256, snowflake(), workload::Optimizer::sgd, 1);
+      mapping::map_training_step(network, 256, snowflake(), workload::TrainingOptions{workload::Optimizer::sgd, 1, false});
   const auto macs = macs_by_phase(step);
   CHECK(macs.at(mapping::TrainingPhase::forward) == 33'536'000);
   CHECK(macs.at(mapping::TrainingPhase::wgrad) == 33'536'000);
@@ -74,7 +75,7 @@ TEST_CASE("dgrad and wgrad are GEMMs of their own shapes", "[training]") {
   // M x N x K = B x F x O), wgrad F x B . B x O (gemm F x O x B). fc5: B 256, F 100, O 10.
   std::map<std::pair<std::string, mapping::TrainingPhase>, std::string> mappings;
   for (const mapping::TrainingProgram& program :
-       mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::Optimizer::sgd, 1)) {
+       mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::TrainingOptions{workload::Optimizer::sgd, 1, false})) {
     mappings[{program.program.layer, program.phase}] = program.program.mapping;
   }
   CHECK(mappings.at({"fc5", mapping::TrainingPhase::forward}).rfind("gemm 256x10x100,", 0) == 0);
@@ -104,6 +105,26 @@ TEST_CASE("Adam's update reads w, m, v and g and writes w, m and v", "[training]
   CHECK(momentum.stored == 2 * kParameterBytes);
 }
 
+TEST_CASE("mixed precision: Adam updates fp32 master weights and state, then the 2-byte copy", "[training]") {
+  // Per parameter: reads of the fp32 master weight, m and v (4 B each) and the 2-byte gradient,
+  // 14 B; writes of the master weight, m and v and the 2-byte weight the layers compute with, 14 B.
+  // 131,410 x 14 = 1,839,740 each way; of the reads, the master weights (525,640) go to the weight
+  // buffer. Footprint counts the master copy and the state as optimizer bytes: 3 x 4 = 12 B a
+  // parameter beside 2-byte weights and gradients, 131,410 x 16 = 2,102,560 B of parameter state.
+  const Moved adam = update_bytes(workload::Optimizer::adam, true);
+  CHECK(adam.loaded == 131'410 * 14);
+  CHECK(adam.stored == 131'410 * 14);
+  CHECK(adam.weights_loaded == 131'410 * 4);
+  workload::FootprintOptions options;
+  options.mode = workload::FootprintMode::train;
+  options.optimizer = workload::Optimizer::adam;
+  options.dtype = workload::Precision::fp16;
+  options.mixed_precision = true;
+  const workload::Footprint footprint = workload::compute_footprint(zoo("mlp"), options);
+  CHECK(footprint.optimizer_bytes == 131'410 * 12);
+  CHECK(footprint.weight_bytes + footprint.gradient_bytes + footprint.optimizer_bytes == 2'102'560);
+}
+
 TEST_CASE("a layer without a backward pass is named", "[training]") {
   CHECK(workload::backward_problem(zoo("mlp")).empty());
   CHECK(workload::backward_problem(zoo("resnet50")).empty());
@@ -118,7 +139,7 @@ TEST_CASE("a residual tensor's gradient is written once and accumulated once", "
   // The step's MACs: 3 x 4,089,184,256 less conv1's dgrad (118,013,952 MACs: 64 x 112 x 112
   // outputs x 147 taps) = 12,149,538,816.
   const std::vector<mapping::TrainingProgram> step =
-      mapping::map_training_step(zoo("resnet50"), 1, snowflake(), workload::Optimizer::sgd, 1);
+      mapping::map_training_step(zoo("resnet50"), 1, snowflake(), workload::TrainingOptions{workload::Optimizer::sgd, 1, false});
   std::int64_t macs = 0;
   for (const mapping::TrainingProgram& program : step) macs += program.program.macs;
   CHECK(macs == 12'149'538'816);
@@ -170,7 +191,7 @@ TEST_CASE("checkpointing keeps the segment boundaries and one segment's activati
   std::vector<std::string> order;
   std::int64_t macs = 0;
   for (const mapping::TrainingProgram& program :
-       mapping::map_training_step(network, 4, snowflake(), workload::Optimizer::sgd, 2)) {
+       mapping::map_training_step(network, 4, snowflake(), workload::TrainingOptions{workload::Optimizer::sgd, 2, false})) {
     order.push_back(program.program.layer + " " + mapping::phase_name(program.phase));
     macs += program.program.macs;
   }

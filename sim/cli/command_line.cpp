@@ -97,28 +97,38 @@ void add_mode_options(boost::program_options::options_description& options, Mode
       ("optimizer", boost::program_options::value(&mode.optimizer), "train only, and required with it: sgd, momentum or adam")
       ("checkpoint-segments", boost::program_options::value(&mode.checkpoint_segments)->default_value(1),
        "train only: split the layers into N equal segments; all but the last run their forward pass again in the "
-       "backward pass, keeping only the tensors that cross segments (default 1: every activation is kept)");
+       "backward pass, keeping only the tensors that cross segments (default 1: every activation is kept)")
+      ("mixed-precision", boost::program_options::bool_switch(&mode.mixed_precision),
+       "train only: compute at a 2-byte dtype with fp32 master weights and fp32 optimizer state");
 }
 
-std::optional<workload::Optimizer> training_optimizer(const ModeOptions& mode) {
+std::optional<workload::TrainingOptions> training_options(const ModeOptions& mode) {
   if (mode.mode != "infer" && mode.mode != "train") {
     throw UsageError("--mode: expected infer or train, got \"" + mode.mode + "\"");
   }
   if (mode.mode == "infer") {
     if (!mode.optimizer.empty()) throw UsageError("--optimizer applies to --mode train only");
     if (mode.checkpoint_segments != 1) throw UsageError("--checkpoint-segments applies to --mode train only");
+    if (mode.mixed_precision) throw UsageError("--mixed-precision applies to --mode train only");
     return std::nullopt;
   }
   if (mode.optimizer.empty()) throw UsageError("--optimizer is required with --mode train (sgd, momentum or adam)");
   for (workload::Optimizer optimizer : {workload::Optimizer::sgd, workload::Optimizer::momentum, workload::Optimizer::adam}) {
-    if (mode.optimizer == workload::optimizer_name(optimizer)) return optimizer;
+    if (mode.optimizer == workload::optimizer_name(optimizer)) {
+      return workload::TrainingOptions{optimizer, mode.checkpoint_segments, mode.mixed_precision};
+    }
   }
   throw UsageError("--optimizer: expected sgd, momentum or adam, got \"" + mode.optimizer + "\"");
 }
 
-void check_checkpoint_segments(const ModeOptions& mode, const workload::Network& network) {
-  if (const std::string problem = workload::checkpoint_problem(network, mode.checkpoint_segments); !problem.empty()) {
+void check_training(const workload::TrainingOptions& training, const workload::Network& network,
+                    std::int64_t element_bytes) {
+  if (const std::string problem = workload::checkpoint_problem(network, training.checkpoint_segments); !problem.empty()) {
     throw UsageError("--checkpoint-segments: " + problem);
+  }
+  if (training.mixed_precision && element_bytes != 2) {
+    throw UsageError("--mixed-precision computes at 2-byte elements (fp16 or bf16) beside fp32 master weights; the "
+                     "elements here have " + std::to_string(element_bytes) + " bytes");
   }
 }
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "report/table.h"
-#include "workload/footprint.h"
+#include "workload/training.h"
 
 namespace reusesim::mapping {
 struct LayerProgram;
@@ -71,21 +71,24 @@ struct PhaseOptions {
 void add_phase_options(boost::program_options::options_description& options, PhaseOptions& phase);
 // The decode context the options ask for, 0 for a prefill; UsageError for a bad combination.
 std::int64_t decode_context(const PhaseOptions& phase, const boost::program_options::variables_map& values);
-// --mode infer|train, --optimizer sgd|momentum|adam (train only, and required with it) and
-// --checkpoint-segments N (train only), for the commands that size or run a training step
-// (footprint, run).
+// --mode infer|train, --optimizer sgd|momentum|adam (train only, and required with it),
+// --checkpoint-segments N and --mixed-precision (train only), for the commands that size or run a
+// training step (footprint, run).
 struct ModeOptions {
   std::string mode;
   std::string optimizer;
   std::int64_t checkpoint_segments = 1;
+  bool mixed_precision = false;
 };
 // `default_mode` empty: --mode is required.
 void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode,
                       const std::string& default_mode);
-// The optimizer of a training step, nullopt for inference; UsageError for a bad combination.
-std::optional<workload::Optimizer> training_optimizer(const ModeOptions& mode);
-// UsageError unless --checkpoint-segments divides the network's layers.
-void check_checkpoint_segments(const ModeOptions& mode, const workload::Network& network);
+// What a training step runs with, nullopt for inference; UsageError for a bad combination.
+std::optional<workload::TrainingOptions> training_options(const ModeOptions& mode);
+// UsageError unless --checkpoint-segments divides the network's layers and, with --mixed-precision,
+// `element_bytes` (the compute dtype's) is 2.
+void check_training(const workload::TrainingOptions& training, const workload::Network& network,
+                    std::int64_t element_bytes);
 
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
 

@@ -28,19 +28,22 @@ int footprint_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("footprint", args, options, {}, values)) return kExitOk;
     footprint.batch = positive_option("--batch", batch, 1'000'000'000);
-    const std::optional<workload::Optimizer> optimizer = training_optimizer(mode);
-    footprint.mode = optimizer ? workload::FootprintMode::train : workload::FootprintMode::infer;
-    if (optimizer) footprint.optimizer = *optimizer;
+    const std::optional<workload::TrainingOptions> training = training_options(mode);
+    footprint.mode = training ? workload::FootprintMode::train : workload::FootprintMode::infer;
+    if (training) {
+      footprint.optimizer = training->optimizer;
+      footprint.checkpoint_segments = training->checkpoint_segments;
+      footprint.mixed_precision = training->mixed_precision;
+    }
     const report::Format format = parse_format(common.format);
     const config::LoadedModel model = config::load_model_file(model_file, common.overrides);
-    check_checkpoint_segments(mode, model.network);
-    footprint.checkpoint_segments = mode.checkpoint_segments;
     footprint.dtype = model.network.precision;
     if (!dtype.empty()) {
       const auto precision = workload::precision_from_name(dtype);
       if (!precision) throw UsageError("--dtype: expected fp32, fp16, bf16, int16 or int8, got \"" + dtype + "\"");
       footprint.dtype = *precision;
     }
+    if (training) check_training(*training, model.network, workload::bytes_per_element(footprint.dtype));
     const workload::Footprint result = workload::compute_footprint(model.network, footprint);
     std::cout << report::render_footprint(model.network, footprint, result, format);
     return kExitOk;

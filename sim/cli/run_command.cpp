@@ -125,29 +125,29 @@ std::string replay_problem(const hw::LayerResult& result, const mapping::LayerPr
 // A training step's report before the replay: the element size must be one footprint sizes
 // tensors at, so that the step's peak memory is footprint's.
 report::RunReport training_report(const hw::AcceleratorSpec& spec, const workload::Network& network,
-                                  workload::Optimizer optimizer, const ModeOptions& mode, const std::string& arch_file) {
+                                  const workload::TrainingOptions& training, const std::string& arch_file) {
   if (const std::string problem = workload::backward_problem(network); !problem.empty()) {
     throw UsageError("--mode train: model " + network.name + ": " + problem);
   }
-  check_checkpoint_segments(mode, network);
   const std::int64_t e = mapping::element_bytes(spec);
   if (e != 1 && e != 2 && e != 4) {
     throw UsageError("--mode train: accelerator " + arch_file + " has " + std::to_string(spec.compute.operand_bits) +
                      "-bit operands, " + std::to_string(e) + "-byte elements; a training step sizes its tensors as "
                      "footprint does, at 1, 2 or 4 bytes (operand_bits up to 8, 16 or 32)");
   }
-  return report::RunReport{spec.name, network.name, spec, {}, workload::optimizer_name(optimizer),
-                           mode.checkpoint_segments, {}, {}};
+  check_training(training, network, e);
+  return report::RunReport{spec.name, network.name, spec, {}, training, {}, {}};
 }
 
 // The step's peak memory: footprint --mode train's, with every tensor at the run's element size.
-std::int64_t training_peak_bytes(const workload::Network& network, std::int64_t batch, workload::Optimizer optimizer,
-                                 std::int64_t checkpoint_segments, const hw::AcceleratorSpec& spec) {
+std::int64_t training_peak_bytes(const workload::Network& network, std::int64_t batch,
+                                 const workload::TrainingOptions& training, const hw::AcceleratorSpec& spec) {
   workload::FootprintOptions options;
   options.batch = batch;
   options.mode = workload::FootprintMode::train;
-  options.optimizer = optimizer;
-  options.checkpoint_segments = checkpoint_segments;
+  options.optimizer = training.optimizer;
+  options.checkpoint_segments = training.checkpoint_segments;
+  options.mixed_precision = training.mixed_precision;
   const std::int64_t e = mapping::element_bytes(spec);
   options.dtype = e == 1 ? workload::Precision::int8 : e == 2 ? workload::Precision::fp16 : workload::Precision::fp32;
   return workload::compute_footprint(network, options).peak_bytes;
@@ -245,11 +245,11 @@ int run_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
     const std::vector<std::int64_t> batches = parse_batches(batch_list);
-    const std::optional<workload::Optimizer> optimizer = training_optimizer(mode);
-    if (optimizer && (!layer_list.empty() || !type_list.empty())) {
+    const std::optional<workload::TrainingOptions> training = training_options(mode);
+    if (training && (!layer_list.empty() || !type_list.empty())) {
       throw UsageError("--layers and --layer-types apply to --mode infer: a training step runs the whole network");
     }
-    if (optimizer && phase.phase != "prefill") {
+    if (training && phase.phase != "prefill") {
       throw UsageError("--mode train runs the model's whole input: expected --phase prefill, got --phase " + phase.phase);
     }
     const report::Format format = parse_format(common.format);
@@ -265,9 +265,9 @@ int run_command(const std::vector<std::string>& args) {
     const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, decode_context(phase, values));
     const std::vector<std::size_t> selected =
-        optimizer ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
-    report::RunReport report{spec.name, model.network.name, spec, {}, {}, 1, {}, {}};
-    if (optimizer) report = training_report(spec, model.network, *optimizer, mode, arch_file);
+        training ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
+    report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
+    if (training) report = training_report(spec, model.network, *training, arch_file);
     std::vector<hw::LayerRun> runs;
     std::vector<mapping::LayerPlan> plans;  // of each run
     std::size_t total_steps = 0;
@@ -285,21 +285,20 @@ int run_command(const std::vector<std::string>& args) {
     };
     for (std::int64_t batch : batches) {
       const std::string where = " (accelerator " + arch_file + ", batch " + std::to_string(batch) + ")";
-      if (optimizer) {
+      if (training) {
         std::vector<mapping::TrainingProgram> step;
         try {
-          step = mapping::map_training_step(model.network, batch, spec, *optimizer, mode.checkpoint_segments);
+          step = mapping::map_training_step(model.network, batch, spec, *training);
         } catch (const mapping::MappingError& error) {
           throw mapping::MappingError(std::string(error.what()) + where);
         }
-        check_training_step(model.network, step, batch, mode.checkpoint_segments, mapping::element_bytes(spec));
+        check_training_step(model.network, step, batch, training->checkpoint_segments, mapping::element_bytes(spec));
         report.phases.clear();
         for (mapping::TrainingProgram& program : step) {
           report.phases.push_back(mapping::phase_name(program.phase));
           add_run(batch, std::move(program.program), report.phases.size() == 1, where);
         }
-        report.peak_memory_bytes.push_back(
-            training_peak_bytes(model.network, batch, *optimizer, mode.checkpoint_segments, spec));
+        report.peak_memory_bytes.push_back(training_peak_bytes(model.network, batch, *training, spec));
         continue;
       }
       // The whole network is planned (residency, fusion): selected layers run as they do in it.
@@ -339,7 +338,7 @@ int run_command(const std::vector<std::string>& args) {
         throw FileError(std::string("--timeline: ") + error.what());
       }
     }
-    const std::size_t layers = optimizer ? report.phases.size() : selected.size();
+    const std::size_t layers = training ? report.phases.size() : selected.size();
     for (std::size_t i = 0; i < plans.size(); ++i) {
       check_analysis(model.network.layers[selected[i % layers]], runs[i].program, plans[i], runs[i].batch,
                      mapping::element_bytes(spec));
@@ -364,7 +363,7 @@ int run_command(const std::vector<std::string>& args) {
                                                        {"results.json", report::render_run(report, report::Format::json)},
                                                        {"dram_channels.csv", report::render_dram_channels(report)},
                                                        {"config.json", report::resolved_accelerator_json(spec)},
-                                                       {"stats.txt", report::run_stats_legend(report.training())}});
+                                                       {"stats.txt", report::run_stats_legend(report.training.has_value())}});
       if (!problem.empty()) problem = "--out: " + problem;
     }
     if (problem.empty() && timeline) {

@@ -24,16 +24,19 @@ using workload::LayerType;
 __extension__ typedef __int128 WideCount;
 
 // Where the step's own tensors live in DRAM, after the forward pass's (layout_network): the
-// gradient of every layer's output, and each layer's weight gradient and optimizer state.
+// gradient of every layer's output, and each layer's weight gradient, optimizer state and (with
+// mixed precision) master weights.
 struct GradientLayout {
   std::vector<int> owner;  // per layer: the layer whose output buffer it is (a view's input's; -1: the data)
   std::vector<std::uint64_t> output_gradient;
   std::vector<std::uint64_t> weight_gradient;
   std::vector<std::array<std::uint64_t, 2>> state;
+  std::vector<std::uint64_t> master;
+  std::int64_t state_element_bytes = 0;  // of the state and the master weights
 };
 
 GradientLayout layout_gradients(const workload::Network& network, const std::vector<DramLayout>& layouts,
-                                std::int64_t batch, std::int64_t e, std::int64_t state_tensors) {
+                                std::int64_t batch, std::int64_t e, const workload::TrainingOptions& options) {
   const std::size_t count = network.layers.size();
   std::uint64_t next = 0;
   for (std::size_t i = 0; i < count; ++i) {
@@ -52,6 +55,9 @@ GradientLayout layout_gradients(const workload::Network& network, const std::vec
   gradients.output_gradient.resize(count);
   gradients.weight_gradient.resize(count);
   gradients.state.resize(count);
+  gradients.master.resize(count);
+  gradients.state_element_bytes = options.mixed_precision ? workload::kMasterElementBytes : e;
+  const std::int64_t state_tensors = workload::optimizer_state_per_parameter(options.optimizer);
   for (std::size_t i = 0; i < count; ++i) {
     const workload::NetworkLayer& layer = network.layers[i];
     if (is_view(layer.spec.type)) {
@@ -64,7 +70,9 @@ GradientLayout layout_gradients(const workload::Network& network, const std::vec
     const std::int64_t parameter_bytes = checked_mul(layer.counts.params, e);
     if (parameter_bytes == 0) continue;
     gradients.weight_gradient[i] = place(parameter_bytes);
-    for (std::int64_t s = 0; s < state_tensors; ++s) gradients.state[i][static_cast<std::size_t>(s)] = place(parameter_bytes);
+    const std::int64_t state_bytes = checked_mul(layer.counts.params, gradients.state_element_bytes);
+    for (std::int64_t s = 0; s < state_tensors; ++s) gradients.state[i][static_cast<std::size_t>(s)] = place(state_bytes);
+    if (options.mixed_precision) gradients.master[i] = place(state_bytes);
   }
   return gradients;
 }
@@ -245,19 +253,29 @@ std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer,
   return vector_program(layer, context, layout.weights, parameter_bytes, loads, stores, ops, "backward");
 }
 
-// The optimizer's update of a layer's parameters: w, g and the optimizer state in, w and the state out.
+// The optimizer's update of a layer's parameters: w, g and the optimizer state in, w and the state
+// out. With mixed precision w is the fp32 master copy, and the weights the layers compute with are
+// written again at their own size (one more vector op per parameter, the rounding).
 LayerProgram update_program(const workload::NetworkLayer& layer, const Context& context, const DramLayout& layout,
-                            const GradientLayout& gradients, std::size_t i, workload::Optimizer optimizer) {
+                            const GradientLayout& gradients, std::size_t i, const workload::TrainingOptions& options) {
   const std::int64_t bytes = checked_mul(layer.counts.params, context.e);
-  std::vector<Stream> loads{{TensorRole::weights, layout.weights, bytes}, {TensorRole::inputs, gradients.weight_gradient[i], bytes}};
-  std::vector<Stream> stores{{TensorRole::outputs, layout.weights, bytes}};
-  for (std::int64_t s = 0; s < workload::optimizer_state_per_parameter(optimizer); ++s) {
-    loads.push_back({TensorRole::inputs, gradients.state[i][static_cast<std::size_t>(s)], bytes});
-    stores.push_back({TensorRole::outputs, gradients.state[i][static_cast<std::size_t>(s)], bytes});
+  const std::int64_t state_bytes = checked_mul(layer.counts.params, gradients.state_element_bytes);
+  const std::uint64_t weights = options.mixed_precision ? gradients.master[i] : layout.weights;
+  std::vector<Stream> loads{{TensorRole::weights, weights, state_bytes},
+                            {TensorRole::inputs, gradients.weight_gradient[i], bytes}};
+  std::vector<Stream> stores{{TensorRole::outputs, weights, state_bytes}};
+  for (std::int64_t s = 0; s < workload::optimizer_state_per_parameter(options.optimizer); ++s) {
+    loads.push_back({TensorRole::inputs, gradients.state[i][static_cast<std::size_t>(s)], state_bytes});
+    stores.push_back({TensorRole::outputs, gradients.state[i][static_cast<std::size_t>(s)], state_bytes});
   }
-  return vector_program(layer, context, 0, 0, loads, stores,
-                        checked_mul(layer.counts.params, workload::update_ops_per_parameter(optimizer)),
-                        workload::optimizer_name(optimizer) + " update");
+  std::int64_t ops_per_parameter = workload::update_ops_per_parameter(options.optimizer);
+  if (options.mixed_precision) {
+    stores.push_back({TensorRole::outputs, layout.weights, bytes});
+    ++ops_per_parameter;
+  }
+  return vector_program(layer, context, 0, 0, loads, stores, checked_mul(layer.counts.params, ops_per_parameter),
+                        workload::optimizer_name(options.optimizer) + (options.mixed_precision ? " mixed-precision" : "") +
+                            " update");
 }
 
 }  // namespace
@@ -274,11 +292,11 @@ std::string phase_name(TrainingPhase phase) {
 
 std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
                                                const hw::AcceleratorSpec& accelerator,
-                                               workload::Optimizer optimizer, std::int64_t checkpoint_segments) {
+                                               const workload::TrainingOptions& options) {
   const std::int64_t e = element_bytes(accelerator);
   const std::vector<DramLayout> layouts = layout_network(network, batch, e);
-  const GradientLayout gradients =
-      layout_gradients(network, layouts, batch, e, workload::optimizer_state_per_parameter(optimizer));
+  const GradientLayout gradients = layout_gradients(network, layouts, batch, e, options);
+  const std::int64_t checkpoint_segments = options.checkpoint_segments;
   // Every layer runs on its own (no fusion: a batch-norm cannot fold into the weights while they
   // train), its operands from DRAM and its output stored there for the backward pass.
   const LayerPlan alone;
@@ -351,7 +369,7 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
   }
   for (std::size_t i = 0; i < count; ++i) {
     if (network.layers[i].counts.params == 0) continue;
-    step.push_back({TrainingPhase::update, i, update_program(network.layers[i], context, layouts[i], gradients, i, optimizer)});
+    step.push_back({TrainingPhase::update, i, update_program(network.layers[i], context, layouts[i], gradients, i, options)});
   }
   return step;
 }

@@ -16,8 +16,8 @@
 
 #include "hw/accelerator_spec.h"
 #include "mapping/program.h"
-#include "workload/footprint.h"
 #include "workload/network.h"
+#include "workload/training.h"
 
 namespace reusesim::mapping {
 
@@ -35,12 +35,13 @@ struct TrainingProgram {
 // its dgrad (a vector layer's backward, and a conv2d or linear layer's own activation's, count
 // as dgrad) and wgrad, then the updates in layer order. With checkpoint_segments > 1
 // (workload/training.h), each segment but the last recomputes its forward programs before the
-// backward of its last layer. Layers without work in a phase (views, the dgrad of a layer fed only
+// backward of its last layer. With mixed precision the update reads and writes the fp32 master
+// weights and state and writes the weights again at the run's element size. Layers without work in a phase (views, the dgrad of a layer fed only
 // by the data, the update of a layer without parameters) have no program in it. The network must
 // have a backward pass (workload::backward_problem) and checkpoint_segments divide its layers
 // (workload::checkpoint_problem); MappingError when a program fits no buffer.
 std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
                                                const hw::AcceleratorSpec& accelerator,
-                                               workload::Optimizer optimizer, std::int64_t checkpoint_segments);
+                                               const workload::TrainingOptions& options);
 
 }  // namespace reusesim::mapping

@@ -115,12 +115,12 @@ std::string phase_of(const RunReport& report, std::size_t position) {
 
 // The leading columns, a training step's phase after the layer.
 std::vector<Column> with_phase(const RunReport& report, std::vector<Column> columns) {
-  if (report.training()) columns.insert(columns.begin() + 2, Column{"phase"});
+  if (report.training) columns.insert(columns.begin() + 2, Column{"phase"});
   return columns;
 }
 
 std::vector<Cell> with_phase(const RunReport& report, std::vector<Cell> row, std::size_t position) {
-  if (report.training()) row.insert(row.begin() + 2, phase_of(report, position));
+  if (report.training) row.insert(row.begin() + 2, phase_of(report, position));
   return row;
 }
 
@@ -166,11 +166,11 @@ Table run_table(const RunReport& report) {
   for (Column& column : dram_stat_columns(kDramStats, "dram_")) columns.push_back(std::move(column));
   for (Column& column : layer_energy_columns()) columns.push_back(std::move(column));
   columns.push_back({"dram_read_kv_cache_bytes"});
-  if (report.training()) columns.push_back({"peak_memory_bytes"});
+  if (report.training) columns.push_back({"peak_memory_bytes"});
   Table table(columns);
   for_each_row(report, [&](const hw::LayerResult& r, std::size_t batch, std::size_t position) {
     std::vector<Cell> row = with_phase(report, cells(r, report.spec), position);
-    if (report.training()) {
+    if (report.training) {
       row.emplace_back();
       if (position == report.batches[batch].size()) row.back() = report.peak_memory_bytes[batch];
     }
@@ -304,8 +304,11 @@ std::string render_run(const RunReport& report, Format format) {
     nlohmann::ordered_json document;
     document["accelerator"] = report.accelerator;
     document["model"] = report.model;
-    if (report.training()) document["optimizer"] = report.optimizer;
-    if (report.checkpoint_segments > 1) document["checkpoint_segments"] = report.checkpoint_segments;
+    if (report.training) {
+      document["optimizer"] = workload::optimizer_name(report.training->optimizer);
+      if (report.training->checkpoint_segments > 1) document["checkpoint_segments"] = report.training->checkpoint_segments;
+      if (report.training->mixed_precision) document["mixed_precision"] = true;
+    }
     document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = mapping::element_bytes(report.spec);
@@ -316,9 +319,13 @@ std::string render_run(const RunReport& report, Format format) {
     return json_document_text(document);
   }
   const std::string area = area_summary(report.spec);
-  const std::string segments =
-      report.checkpoint_segments > 1 ? ", " + std::to_string(report.checkpoint_segments) + " checkpoint segments" : "";
-  const std::string step = report.training() ? ", training step with " + report.optimizer + segments : "";
+  std::string step;
+  if (report.training) {
+    const workload::TrainingOptions& training = *report.training;
+    step = ", training step with " + workload::optimizer_name(training.optimizer);
+    if (training.checkpoint_segments > 1) step += ", " + std::to_string(training.checkpoint_segments) + " checkpoint segments";
+    if (training.mixed_precision) step += ", mixed precision (fp32 master weights and state)";
+  }
   return "accelerator " + report.accelerator + ", model " + report.model + step + ", " +
          std::to_string(mapping::element_bytes(report.spec)) + "-byte elements" + (area.empty() ? "" : ", " + area) +
          "\n" + kConventions + "\n\n" + table.to_text();

@@ -2,11 +2,13 @@
 // `reusesim run`: per layer and per network, for each batch size, what the replay measured.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hw/accelerator.h"
 #include "report/table.h"
+#include "workload/training.h"
 
 namespace reusesim::report {
 
@@ -15,15 +17,12 @@ struct RunReport {
   std::string model;
   hw::AcceleratorSpec spec;
   std::vector<std::vector<hw::LayerResult>> batches;  // per batch size, the layers in order
-  // A training step (docs/training.md): the optimizer, the checkpoint segments, each row's phase
-  // (forward, recompute, dgrad, wgrad, update; the same for every batch) and per batch the memory the step needs at its peak. All
-  // empty for inference.
-  std::string optimizer;
-  std::int64_t checkpoint_segments = 1;
+  // A training step (docs/training.md): what it runs with, each row's phase (forward, recompute,
+  // dgrad, wgrad, update; the same for every batch) and per batch the memory the step needs at its
+  // peak. All empty for inference.
+  std::optional<workload::TrainingOptions> training;
   std::vector<std::string> phases;
   std::vector<std::int64_t> peak_memory_bytes;
-
-  bool training() const { return !optimizer.empty(); }
 };
 
 // Layer rows, and after each batch's layers a row with layer = TOTAL. A training step's table has

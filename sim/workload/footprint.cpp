@@ -89,6 +89,11 @@ std::int64_t optimizer_state_per_parameter(Optimizer optimizer) {
   }
 }
 
+std::int64_t optimizer_bytes_per_parameter(Optimizer optimizer, bool mixed_precision, std::int64_t element_bytes) {
+  const std::int64_t state = optimizer_state_per_parameter(optimizer);
+  return mixed_precision ? (state + 1) * kMasterElementBytes : state * element_bytes;
+}
+
 Footprint compute_footprint(const Network& network, const FootprintOptions& options) {
   const std::int64_t element_bytes = bytes_per_element(options.dtype);
   const bool train = options.mode == FootprintMode::train;
@@ -104,7 +109,8 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
     row.weight_bytes = checked_mul(layer.counts.params, element_bytes);
     if (train) {
       row.gradient_bytes = row.weight_bytes;
-      row.optimizer_bytes = checked_mul(row.weight_bytes, optimizer_state_per_parameter(options.optimizer));
+      row.optimizer_bytes = checked_mul(
+          layer.counts.params, optimizer_bytes_per_parameter(options.optimizer, options.mixed_precision, element_bytes));
       row.activation_gradient_bytes = tensor_bytes(layer.counts.output_elems);
     }
     row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);

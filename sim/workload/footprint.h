@@ -28,7 +28,13 @@ struct FootprintOptions {
   bool inplace_activations = false;      // activation layers overwrite their input
   // train: activation checkpointing (training.h); 1 keeps every activation.
   std::int64_t checkpoint_segments = 1;
+  // train: mixed precision, a 2-byte dtype for compute with fp32 master weights and fp32 optimizer
+  // state, both counted as optimizer_bytes.
+  bool mixed_precision = false;
 };
+
+// Bytes per value of the master weights and optimizer state with mixed precision.
+constexpr std::int64_t kMasterElementBytes = 4;
 
 struct LayerFootprint {
   std::string name;
@@ -60,6 +66,9 @@ struct Footprint {
 std::string optimizer_name(Optimizer optimizer);
 // Optimizer state values per parameter: SGD 0, momentum 1 (velocity), Adam 2 (two moments).
 std::int64_t optimizer_state_per_parameter(Optimizer optimizer);
+// Bytes the optimizer holds per parameter: its state at the dtype's size, or with mixed precision
+// an fp32 master copy of the weight and fp32 state.
+std::int64_t optimizer_bytes_per_parameter(Optimizer optimizer, bool mixed_precision, std::int64_t element_bytes);
 
 // options.checkpoint_segments must divide the network's layers (workload::checkpoint_problem).
 Footprint compute_footprint(const Network& network, const FootprintOptions& options);

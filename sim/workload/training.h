@@ -11,6 +11,13 @@
 
 namespace reusesim::workload {
 
+// What a training step runs with (run --mode train; footprint.h sizes its memory alike).
+struct TrainingOptions {
+  Optimizer optimizer = Optimizer::sgd;
+  std::int64_t checkpoint_segments = 1;
+  bool mixed_precision = false;  // fp32 master weights and optimizer state (kMasterElementBytes)
+};
+
 // conv2d, linear, element-wise activations, pooling, batchnorm, layernorm, rmsnorm, add, softmax,
 // and the views flatten and to_sequence. Recurrent layers (no backward through time), matmul,
 // mul, embedding, concat and first_step have none.

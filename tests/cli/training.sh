@@ -57,6 +57,17 @@ contains "segments message" "$err" "--checkpoint-segments: 3 segments do not div
 expect 2 "segments with inference" -- "$REUSESIM" footprint --model "$work/waist.yaml" --batch 1 --mode infer --checkpoint-segments 2
 contains "segments with inference message" "$err" "--checkpoint-segments applies to --mode train only"
 
+# Mixed precision: 2-byte weights and gradients, fp32 master weights and Adam state (12 B a
+# parameter): 131,410 x 16 = 2,102,560 + activations 721,920 + fc2's backward step 102,400.
+expect 0 "mixed-precision step" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --mixed-precision --format csv
+same "mixed-precision peak" "$(tail -1 <<<"$out" | awk -F, '{ print $NF }')" "2926880"
+expect 0 "mixed-precision footprint" -- "$REUSESIM" footprint --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --mixed-precision --dtype fp16 --format json
+contains "mixed-precision footprint agrees" "$out" '"peak_bytes": 2926880'
+expect 2 "mixed precision on 1-byte elements" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.yaml" --mode train --optimizer adam --mixed-precision
+contains "mixed precision message" "$err" "--mixed-precision computes at 2-byte elements (fp16 or bf16) beside fp32 master weights; the elements here have 1 bytes"
+expect 2 "mixed precision with inference" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/mlp.yaml" --mixed-precision
+contains "mixed precision with inference message" "$err" "--mixed-precision applies to --mode train only"
+
 # Inference is the default and its table has no phase column.
 expect 0 "inference default" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --format csv --mode infer
 contains "no phase column" "$(head -1 <<<"$out")" "batch,layer,type,macs,"
