@@ -249,6 +249,10 @@ int run_command(const std::vector<std::string>& args) {
     if (training && (!layer_list.empty() || !type_list.empty())) {
       throw UsageError("--layers and --layer-types apply to --mode infer: a training step runs the whole network");
     }
+    if (training && !dump_file.empty()) {
+      throw UsageError("--dump-program applies to --mode infer: the program format has no training phases, and a "
+                       "replay would take a step's second program of a layer for a new batch");
+    }
     if (training && phase.phase != "prefill") {
       throw UsageError("--mode train runs the model's whole input: expected --phase prefill, got --phase " + phase.phase);
     }

@@ -85,6 +85,8 @@ expect 2 "no backward" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/lst
 contains "no backward names the layer" "$err" "--mode train: model lstm_lm: layer embedding (type embedding) has no backward pass in a training step"
 expect 2 "part of a model" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode train --optimizer sgd --layers fc1
 contains "part of a model message" "$err" "--layers and --layer-types apply to --mode infer"
+expect 2 "no program dump of a step" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --mode train --optimizer sgd --dump-program "$work/none"
+contains "program dump message" "$err" "--dump-program applies to --mode infer: the program format has no training phases"
 checks=$((checks + 1))
 [ ! -e "$work/none" ] || { echo "FAIL: a refused run wrote $work/none"; failures=$((failures + 1)); }
 
