@@ -203,3 +203,28 @@ TEST_CASE("checkpointing keeps the segment boundaries and one segment's activati
   CHECK(workload::checkpoint_problem(network, 3) ==
         "3 segments do not divide model waist's 4 layers into equal runs; expected one of 1, 2, 4");
 }
+
+TEST_CASE("stored activations stay on chip where the accelerator keeps activations", "[training]") {
+  // TPU v1 keeps activations in its 24 MiB unified buffer; the MLP's outputs at batch 256 and 1-byte
+  // elements are 410 x 256 = 104,960 bytes, well within half of it: every forward program keeps its
+  // output on chip (no stores) and fc2's wgrad reads fc1's output (100 x 256 = 25,600 B) there.
+  // Snowflake keeps nothing across layers: every output is stored.
+  const hw::AcceleratorSpec tpu =
+      config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/tpu_v1.yaml");
+  for (const auto& [spec, kept_bytes] : {std::pair<hw::AcceleratorSpec, std::int64_t>{tpu, 104'960},
+                                         std::pair<hw::AcceleratorSpec, std::int64_t>{snowflake(), 0}}) {
+    std::int64_t kept = 0, stores = 0, wgrad_onchip = -1;
+    for (const mapping::TrainingProgram& program :
+         mapping::map_training_step(zoo("mlp"), 256, spec, workload::TrainingOptions{workload::Optimizer::sgd, 1, false})) {
+      if (program.phase == mapping::TrainingPhase::wgrad && program.program.layer == "fc2") {
+        wgrad_onchip = program.program.onchip_input_bytes;
+      }
+      if (program.phase != mapping::TrainingPhase::forward) continue;
+      kept += program.program.onchip_output_bytes;
+      for (const mapping::Step& step : program.program.steps) stores += step.kind == mapping::StepKind::store ? 1 : 0;
+    }
+    CHECK(kept == kept_bytes);
+    CHECK((stores == 0) == (kept_bytes > 0));
+    CHECK(wgrad_onchip == (kept_bytes > 0 ? 25'600 : 0));
+  }
+}

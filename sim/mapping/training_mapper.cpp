@@ -85,6 +85,43 @@ struct GradientTarget {
   bool accumulate = false;
 };
 
+// The stored activations that stay on chip through the step, in the buffer that keeps activations.
+struct Residency {
+  std::vector<bool> on_chip;  // per layer owning an output buffer
+  std::int64_t bytes = 0;     // resident while every program of the step runs
+
+  // Whether input j of `layer` (a layer's output, or a view of one) is on chip.
+  bool input(const workload::NetworkLayer& layer, std::size_t j, const GradientLayout& gradients) const {
+    const int producer = layer.input_ids[j];
+    const int owner = producer < 0 ? -1 : gradients.owner[static_cast<std::size_t>(producer)];
+    return owner >= 0 && on_chip[static_cast<std::size_t>(owner)];
+  }
+};
+
+// The outputs that fit in `room` bytes, the last layers' first (their backward comes first).
+Residency choose_residency(const workload::Network& network, std::int64_t batch, std::int64_t e, std::int64_t room) {
+  Residency residency;
+  residency.on_chip.assign(network.layers.size(), false);
+  for (std::size_t i = network.layers.size(); i-- > 0;) {
+    if (is_view(network.layers[i].spec.type)) continue;
+    const std::int64_t bytes = checked_product({network.layers[i].counts.output_elems, batch, e});
+    if (residency.bytes + bytes > room) continue;
+    residency.on_chip[i] = true;
+    residency.bytes += bytes;
+  }
+  return residency;
+}
+
+// A tensor a backward program reads: loaded, or counted as read on chip.
+void read_saved(std::vector<Stream>& loads, std::int64_t& onchip_bytes, std::uint64_t address, std::int64_t bytes,
+                bool on_chip) {
+  if (on_chip) {
+    onchip_bytes += bytes;
+  } else {
+    loads.push_back({TensorRole::inputs, address, bytes});
+  }
+}
+
 LayerProgram named(const workload::NetworkLayer& layer) {
   LayerProgram program;
   program.layer = layer.spec.name;
@@ -93,10 +130,12 @@ LayerProgram named(const workload::NetworkLayer& layer) {
 }
 
 // A vector program: `parameter_bytes` from `parameters` loaded once, then `loads` streamed through
-// the vector unit into `stores`, in as many chunks as the buffers need with double buffering.
+// the vector unit into `stores`, in as many chunks as the buffers need with double buffering;
+// `onchip_bytes` more are read where the step keeps them on chip.
 LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& context, std::uint64_t parameters,
                             std::int64_t parameter_bytes, const std::vector<Stream>& loads,
-                            const std::vector<Stream>& stores, std::int64_t vector_ops, const std::string& what) {
+                            const std::vector<Stream>& stores, std::int64_t onchip_bytes, std::int64_t vector_ops,
+                            const std::string& what) {
   if (parameter_bytes > context.capacity.weights) {
     throw MappingError("layer " + layer.spec.name + " (" + what + "): its " + std::to_string(parameter_bytes) +
                        " bytes of parameters do not fit the weight buffer (" + std::to_string(context.capacity.weights) + ")");
@@ -113,7 +152,9 @@ LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& 
   LayerProgram program = named(layer);
   ProgramBuilder builder(program, context.burst_bytes);
   const std::int32_t first = parameter_bytes > 0 ? builder.load(TensorRole::weights, parameters, parameter_bytes, {}) : -1;
-  stream_chunks(builder, chunks, first, loads, stores, workload::checked_add(input_bytes, weight_bytes), vector_ops);
+  stream_chunks(builder, chunks, first, loads, stores,
+                workload::checked_add(workload::checked_add(input_bytes, weight_bytes), onchip_bytes), vector_ops);
+  program.onchip_input_bytes = onchip_bytes;
   program.mapping = what + ": " + std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
   return program;
 }
@@ -178,7 +219,7 @@ LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t bat
 // gradient (dY summed over M) is added in the output path.
 LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                            const DramLayout& layout, const GemmProblem& forward, std::uint64_t output_gradient,
-                           std::uint64_t weight_gradient) {
+                           std::uint64_t weight_gradient, bool input_on_chip) {
   const std::int64_t e = context.e;
   GemmProblem p = backward_gemm(forward, forward.k, forward.n, forward.m);
   // A tile of tm of the columns' K and tk of their M rows reads that share of the group's input.
@@ -191,6 +232,7 @@ LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t bat
     return std::max<std::int64_t>(e, static_cast<std::int64_t>((share + whole - 1) / whole));
   };
   p.inputs = layout.inputs.front();
+  p.inputs_on_chip = input_on_chip;
   p.weights = output_gradient;
   p.b_role = TensorRole::inputs;
   p.output = weight_gradient;
@@ -198,6 +240,7 @@ LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t bat
   p.output_vector_ops = forward.bias > 0 ? checked_product({forward.groups, forward.m, forward.n}) : 0;
   LayerProgram program = named(layer);
   map_gemm(p, context, activation_operands_capacity(context.capacity), layer.spec.name, std::nullopt, program);
+  if (input_on_chip) program.onchip_input_bytes = group_input_bytes * forward.groups;
   program.mapping = "wgrad " + program.mapping;
   return program;
 }
@@ -222,22 +265,24 @@ Saved saved_tensor(LayerType type) {
 
 // The backward of a layer without MACs: dY and the tensor it saved in, each input's gradient (and
 // its parameters' gradient) out, as many vector ops as its forward, plus one per accumulated element.
-std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer, std::int64_t batch,
+std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer, std::size_t i, std::int64_t batch,
                                             const Context& context, const DramLayout& layout,
-                                            std::uint64_t output_gradient, std::uint64_t weight_gradient,
+                                            const GradientLayout& gradients, const Residency& residency,
                                             const std::vector<GradientTarget>& targets) {
   const std::int64_t e = context.e;
   const std::int64_t parameter_bytes = checked_mul(layer.counts.params, e);
   if (targets.empty() && parameter_bytes == 0) return std::nullopt;
   const std::int64_t output_bytes = checked_product({layer.counts.output_elems, batch, e});
-  std::vector<Stream> loads{{TensorRole::inputs, output_gradient, output_bytes}};
+  std::vector<Stream> loads{{TensorRole::inputs, gradients.output_gradient[i], output_bytes}};
+  std::int64_t onchip_bytes = 0;
   switch (saved_tensor(layer.spec.type)) {
     case Saved::input:
-      for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
-        loads.push_back({TensorRole::inputs, layout.inputs[i], checked_product({layer.input_shapes[i].elements(), batch, e})});
+      for (std::size_t j = 0; j < layer.input_shapes.size(); ++j) {
+        read_saved(loads, onchip_bytes, layout.inputs[j], checked_product({layer.input_shapes[j].elements(), batch, e}),
+                   residency.input(layer, j, gradients));
       }
       break;
-    case Saved::output: loads.push_back({TensorRole::inputs, layout.output, output_bytes}); break;
+    case Saved::output: read_saved(loads, onchip_bytes, layout.output, output_bytes, residency.on_chip[i]); break;
     case Saved::none: break;
   }
   std::int64_t ops = checked_mul(layer.counts.vector_ops, batch);
@@ -249,8 +294,8 @@ std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer,
     }
     stores.push_back({TensorRole::outputs, target.address, target.bytes});
   }
-  if (parameter_bytes > 0) stores.push_back({TensorRole::outputs, weight_gradient, parameter_bytes});
-  return vector_program(layer, context, layout.weights, parameter_bytes, loads, stores, ops, "backward");
+  if (parameter_bytes > 0) stores.push_back({TensorRole::outputs, gradients.weight_gradient[i], parameter_bytes});
+  return vector_program(layer, context, layout.weights, parameter_bytes, loads, stores, onchip_bytes, ops, "backward");
 }
 
 // The optimizer's update of a layer's parameters: w, g and the optimizer state in, w and the state
@@ -273,7 +318,7 @@ LayerProgram update_program(const workload::NetworkLayer& layer, const Context& 
     stores.push_back({TensorRole::outputs, layout.weights, bytes});
     ++ops_per_parameter;
   }
-  return vector_program(layer, context, 0, 0, loads, stores, checked_mul(layer.counts.params, ops_per_parameter),
+  return vector_program(layer, context, 0, 0, loads, stores, 0, checked_mul(layer.counts.params, ops_per_parameter),
                         workload::optimizer_name(options.optimizer) + (options.mixed_precision ? " mixed-precision" : "") +
                             " update");
 }
@@ -290,17 +335,20 @@ std::string phase_name(TrainingPhase phase) {
   }
 }
 
-std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
-                                               const hw::AcceleratorSpec& accelerator,
-                                               const workload::TrainingOptions& options) {
+namespace {
+
+// The step with `residency`'s activations on chip (map_training_step).
+std::vector<TrainingProgram> map_step(const workload::Network& network, std::int64_t batch,
+                                      const hw::AcceleratorSpec& accelerator, const workload::TrainingOptions& options,
+                                      const std::vector<DramLayout>& layouts, const GradientLayout& gradients,
+                                      const Residency& residency) {
   const std::int64_t e = element_bytes(accelerator);
-  const std::vector<DramLayout> layouts = layout_network(network, batch, e);
-  const GradientLayout gradients = layout_gradients(network, layouts, batch, e, options);
   const std::int64_t checkpoint_segments = options.checkpoint_segments;
   // Every layer runs on its own (no fusion: a batch-norm cannot fold into the weights while they
-  // train), its operands from DRAM and its output stored there for the backward pass.
-  const LayerPlan alone;
-  const Context context{accelerator, alone, role_capacity(accelerator.sram), e,
+  // train), its output stored for the backward pass: on chip, or in DRAM.
+  LayerPlan alone;
+  alone.resident_bytes = residency.bytes;
+  const Context context{accelerator, alone, role_capacity(accelerator.sram, residency.bytes), e,
                         accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
                         static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
   const std::size_t count = network.layers.size();
@@ -311,7 +359,12 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
   for (std::size_t i = 0; i < count; ++i) {
     if (is_view(network.layers[i].spec.type)) continue;
     if (segment(i) < last_segment) recomputed.push_back(step.size());
-    step.push_back({TrainingPhase::forward, i, map_layer(network.layers[i], batch, accelerator, layouts[i], alone)});
+    LayerPlan plan = alone;
+    plan.output_on_chip = residency.on_chip[i];
+    for (std::size_t j = 0; j < network.layers[i].input_ids.size(); ++j) {
+      plan.inputs_on_chip.push_back(residency.input(network.layers[i], j, gradients));
+    }
+    step.push_back({TrainingPhase::forward, i, map_layer(network.layers[i], batch, accelerator, layouts[i], plan)});
   }
   std::vector<bool> gradient_written(count, false);
   for (std::size_t i = count; i-- > 0;) {
@@ -340,7 +393,7 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
     const std::uint64_t output_gradient = gradients.output_gradient[i];
     if (layer.spec.type != LayerType::conv2d && layer.spec.type != LayerType::linear) {
       std::optional<LayerProgram> backward =
-          vector_backward(layer, batch, context, layouts[i], output_gradient, gradients.weight_gradient[i], targets);
+          vector_backward(layer, i, batch, context, layouts[i], gradients, residency, targets);
       if (backward) step.push_back({TrainingPhase::dgrad, i, std::move(*backward)});
       continue;
     }
@@ -349,10 +402,11 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
     if (layer.spec.activation != workload::Activation::none) {
       // The layer's own activation: dY times its derivative at the stored output, in place.
       const std::int64_t output_bytes = checked_product({layer.counts.output_elems, batch, e});
-      dgrad = vector_program(layer, context, 0, 0,
-                             {{TensorRole::inputs, output_gradient, output_bytes}, {TensorRole::inputs, layouts[i].output, output_bytes}},
-                             {{TensorRole::outputs, output_gradient, output_bytes}}, output_bytes / e,
-                             workload::activation_name(layer.spec.activation) + " backward");
+      std::vector<Stream> loads{{TensorRole::inputs, output_gradient, output_bytes}};
+      std::int64_t onchip_bytes = 0;
+      read_saved(loads, onchip_bytes, layouts[i].output, output_bytes, residency.on_chip[i]);
+      dgrad = vector_program(layer, context, 0, 0, loads, {{TensorRole::outputs, output_gradient, output_bytes}},
+                             onchip_bytes, output_bytes / e, workload::activation_name(layer.spec.activation) + " backward");
     }
     if (!targets.empty()) {
       LayerProgram gemm = dgrad_program(layer, batch, context, layouts[i], forward, output_gradient, targets.front());
@@ -365,13 +419,36 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
     if (dgrad) step.push_back({TrainingPhase::dgrad, i, std::move(*dgrad)});
     step.push_back({TrainingPhase::wgrad, i,
                     wgrad_program(layer, batch, context, layouts[i], forward, output_gradient,
-                                                  gradients.weight_gradient[i])});
+                                  gradients.weight_gradient[i], residency.input(layer, 0, gradients))});
   }
   for (std::size_t i = 0; i < count; ++i) {
     if (network.layers[i].counts.params == 0) continue;
     step.push_back({TrainingPhase::update, i, update_program(network.layers[i], context, layouts[i], gradients, i, options)});
   }
   return step;
+}
+
+}  // namespace
+
+std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
+                                               const hw::AcceleratorSpec& accelerator,
+                                               const workload::TrainingOptions& options) {
+  const std::int64_t e = element_bytes(accelerator);
+  const std::vector<DramLayout> layouts = layout_network(network, batch, e);
+  const GradientLayout gradients = layout_gradients(network, layouts, batch, e, options);
+  // Stored activations stay on chip in up to half the buffer that keeps activations (the other
+  // half is the tiles'); when a program then fits no buffer, the room halves and the step is mapped again.
+  const int keeping = accelerator.sram.keeping_buffer();
+  std::int64_t room = keeping < 0 ? 0 : accelerator.sram.buffers[static_cast<std::size_t>(keeping)].capacity_bytes / 2;
+  while (true) {
+    const Residency residency = choose_residency(network, batch, e, room);
+    try {
+      return map_step(network, batch, accelerator, options, layouts, gradients, residency);
+    } catch (const MappingError&) {
+      if (residency.bytes == 0) throw;
+      room = residency.bytes / 2;
+    }
+  }
 }
 
 }  // namespace reusesim::mapping
