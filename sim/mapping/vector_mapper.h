@@ -10,7 +10,8 @@
 
 namespace reusesim::mapping {
 
-// A tensor streamed through the vector unit: `bytes` from `address` in DRAM.
+// A tensor streamed through the vector unit: `bytes` from `address` in DRAM (loaded into the
+// buffer of its role, or stored out of the output buffer).
 struct Stream {
   TensorRole role = TensorRole::inputs;
   std::uint64_t address = 0;
