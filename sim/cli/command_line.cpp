@@ -14,6 +14,7 @@
 #include "mapping/mapper.h"
 #include "report/output_files.h"
 #include "workload/shape.h"
+#include "workload/training.h"
 
 namespace reusesim::cli {
 
@@ -108,6 +109,54 @@ void check_kv_cache_addressable(const workload::Network& network, std::int64_t d
   throw UsageError("--context " + std::to_string(decode_context) + " at batch " + std::to_string(batch) +
                    ": the KV cache would hold " + size.str() +
                    " bytes of keys and values, more than a 64-bit address space (2^63 bytes) can place");
+}
+
+void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode,
+                      const std::string& default_mode) {
+  auto* value = boost::program_options::value(&mode.mode);
+  if (default_mode.empty()) {
+    value->required();
+  } else {
+    value->default_value(default_mode);
+  }
+  options.add_options()
+      ("mode", value, "infer or train (a training step: forward, backward and the optimizer's update)")
+      ("optimizer", boost::program_options::value(&mode.optimizer), "train only, and required with it: sgd, momentum or adam")
+      ("checkpoint-segments", boost::program_options::value(&mode.checkpoint_segments)->default_value(1),
+       "train only: split the layers into N equal segments; all but the last run their forward pass again in the "
+       "backward pass, keeping only the tensors that cross segments (default 1: every activation is kept)")
+      ("mixed-precision", boost::program_options::bool_switch(&mode.mixed_precision),
+       "train only: compute at a 2-byte dtype with fp32 master weights and fp32 optimizer state");
+}
+
+std::optional<workload::TrainingOptions> training_options(const ModeOptions& mode) {
+  if (mode.mode != "infer" && mode.mode != "train") {
+    throw UsageError("--mode: expected infer or train, got \"" + mode.mode + "\"");
+  }
+  if (mode.mode == "infer") {
+    if (!mode.optimizer.empty()) throw UsageError("--optimizer applies to --mode train only");
+    if (mode.checkpoint_segments != 1) throw UsageError("--checkpoint-segments applies to --mode train only");
+    if (mode.mixed_precision) throw UsageError("--mixed-precision applies to --mode train only");
+    return std::nullopt;
+  }
+  if (mode.optimizer.empty()) throw UsageError("--optimizer is required with --mode train (sgd, momentum or adam)");
+  for (workload::Optimizer optimizer : {workload::Optimizer::sgd, workload::Optimizer::momentum, workload::Optimizer::adam}) {
+    if (mode.optimizer == workload::optimizer_name(optimizer)) {
+      return workload::TrainingOptions{optimizer, mode.checkpoint_segments, mode.mixed_precision};
+    }
+  }
+  throw UsageError("--optimizer: expected sgd, momentum or adam, got \"" + mode.optimizer + "\"");
+}
+
+void check_training(const workload::TrainingOptions& training, const workload::Network& network,
+                    std::int64_t element_bytes) {
+  if (const std::string problem = workload::checkpoint_problem(network, training.checkpoint_segments); !problem.empty()) {
+    throw UsageError("--checkpoint-segments: " + problem);
+  }
+  if (training.mixed_precision && element_bytes != 2) {
+    throw UsageError("--mixed-precision computes at 2-byte elements (fp16 or bf16) beside fp32 master weights; the "
+                     "elements here have " + std::to_string(element_bytes) + " bytes");
+  }
 }
 
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max) {

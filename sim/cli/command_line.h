@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "config/model_loader.h"
 #include "report/table.h"
+#include "workload/training.h"
 
 namespace reusesim::mapping {
 struct LayerProgram;
@@ -76,6 +78,25 @@ config::Phase phase_of(const PhaseOptions& phase, const boost::program_options::
 // samples of `element_bytes` each) must have addresses: UsageError when it passes 2^63 bytes.
 void check_kv_cache_addressable(const workload::Network& network, std::int64_t decode_context, std::int64_t batch,
                                 std::int64_t element_bytes);
+// --mode infer|train, --optimizer sgd|momentum|adam (train only, and required with it),
+// --checkpoint-segments N and --mixed-precision (train only), for the commands that size or run a
+// training step (footprint, run).
+struct ModeOptions {
+  std::string mode;
+  std::string optimizer;
+  std::int64_t checkpoint_segments = 1;
+  bool mixed_precision = false;
+};
+// `default_mode` empty: --mode is required.
+void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode,
+                      const std::string& default_mode);
+// What a training step runs with, nullopt for inference; UsageError for a bad combination.
+std::optional<workload::TrainingOptions> training_options(const ModeOptions& mode);
+// UsageError unless --checkpoint-segments divides the network's layers and, with --mixed-precision,
+// `element_bytes` (the compute dtype's) is 2.
+void check_training(const workload::TrainingOptions& training, const workload::Network& network,
+                    std::int64_t element_bytes);
+
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
 
 // Runs a subcommand body and maps every error to a message on stderr and an exit code. Standard

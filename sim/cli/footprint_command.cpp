@@ -11,44 +11,35 @@ namespace po = boost::program_options;
 int footprint_command(const std::vector<std::string>& args) {
   return run_guarded("footprint", [&] {
     CommonOptions common;
-    std::string model_file, mode, optimizer, dtype;
+    std::string model_file, dtype;
+    ModeOptions mode;
     std::int64_t batch = 0;
     workload::FootprintOptions footprint;
     po::options_description options("reusesim footprint options");
     options.add_options()
         ("model", po::value(&model_file)->required(), "model file (YAML)")
         ("batch", po::value(&batch)->required(), "batch size")
-        ("mode", po::value(&mode)->required(), "infer or train")
-        ("optimizer", po::value(&optimizer), "train only: sgd, momentum or adam")
         ("dtype", po::value(&dtype), "fp32, fp16, bf16, int16 or int8 (default: the model's precision)")
         ("im2col", po::bool_switch(&footprint.im2col), "lower convolutions to matrix products (adds a workspace)")
         ("inplace-activations", po::bool_switch(&footprint.inplace_activations),
          "activation layers overwrite their input");
+    add_mode_options(options, mode, "");
     PhaseOptions phase;
     add_phase_options(options, phase);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("footprint", args, options, {}, values)) return kExitOk;
     footprint.batch = positive_option("--batch", batch, 1'000'000'000);
-    if (mode != "infer" && mode != "train") throw UsageError("--mode: expected infer or train, got \"" + mode + "\"");
-    footprint.mode = mode == "train" ? workload::FootprintMode::train : workload::FootprintMode::infer;
-    if (footprint.mode == workload::FootprintMode::train) {
-      if (optimizer.empty()) throw UsageError("--optimizer is required with --mode train (sgd, momentum or adam)");
-      if (optimizer == "sgd") {
-        footprint.optimizer = workload::Optimizer::sgd;
-      } else if (optimizer == "momentum") {
-        footprint.optimizer = workload::Optimizer::momentum;
-      } else if (optimizer == "adam") {
-        footprint.optimizer = workload::Optimizer::adam;
-      } else {
-        throw UsageError("--optimizer: expected sgd, momentum or adam, got \"" + optimizer + "\"");
-      }
-    } else if (!optimizer.empty()) {
-      throw UsageError("--optimizer applies to --mode train only");
+    const std::optional<workload::TrainingOptions> training = training_options(mode);
+    footprint.mode = training ? workload::FootprintMode::train : workload::FootprintMode::infer;
+    if (training) {
+      footprint.optimizer = training->optimizer;
+      footprint.checkpoint_segments = training->checkpoint_segments;
+      footprint.mixed_precision = training->mixed_precision;
     }
     const report::Format format = parse_format(common.format);
     const config::Phase lengths = phase_of(phase, values);
-    if (lengths.decode_context > 0 && footprint.mode == workload::FootprintMode::train) {
+    if (lengths.decode_context > 0 && training) {
       throw UsageError("--phase decode applies to --mode infer (training runs whole sequences)");
     }
     const config::LoadedModel model = config::load_model_file(model_file, common.overrides, lengths);
@@ -58,6 +49,7 @@ int footprint_command(const std::vector<std::string>& args) {
       if (!precision) throw UsageError("--dtype: expected fp32, fp16, bf16, int16 or int8, got \"" + dtype + "\"");
       footprint.dtype = *precision;
     }
+    if (training) check_training(*training, model.network, workload::bytes_per_element(footprint.dtype));
     check_kv_cache_addressable(model.network, lengths.decode_context, footprint.batch,
                                workload::bytes_per_element(footprint.dtype));
     const workload::Footprint result = workload::compute_footprint(model.network, footprint);

@@ -76,7 +76,7 @@ int replay_command(const std::vector<std::string>& args) {
     const Replay replay = replay_programs(spec, std::move(runs));
     if (replay.out_of_memory) return report_bad_input("replay", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
-    report::RunReport report{spec.name, program_file, spec, {}};
+    report::RunReport report{spec.name, program_file, spec, {}, std::nullopt, {}, {}};
     for (std::size_t i = 0; i < replay.results.size(); ++i) {
       if (starts[i]) report.batches.emplace_back();
       report.batches.back().push_back(replay.results[i]);

@@ -12,8 +12,10 @@
 #include "hw/accelerator.h"
 #include "mapping/mapper.h"
 #include "mapping/program_text.h"
+#include "mapping/training_mapper.h"
 #include "report/run_report.h"
 #include "report/timeline_report.h"
+#include "workload/training.h"
 
 namespace reusesim::cli {
 
@@ -120,6 +122,56 @@ std::string replay_problem(const hw::LayerResult& result, const mapping::LayerPr
   return "";
 }
 
+// A training step's report before the replay: the element size must be one footprint sizes
+// tensors at, so that the step's peak memory is footprint's.
+report::RunReport training_report(const hw::AcceleratorSpec& spec, const workload::Network& network,
+                                  const workload::TrainingOptions& training, const std::string& arch_file) {
+  if (const std::string problem = workload::backward_problem(network); !problem.empty()) {
+    throw UsageError("--mode train: model " + network.name + ": " + problem);
+  }
+  const std::int64_t e = mapping::element_bytes(spec);
+  if (e != 1 && e != 2 && e != 4) {
+    throw UsageError("--mode train: accelerator " + arch_file + " has " + std::to_string(spec.compute.operand_bits) +
+                     "-bit operands, " + std::to_string(e) + "-byte elements; a training step sizes its tensors as "
+                     "footprint does, at 1, 2 or 4 bytes (operand_bits up to 8, 16 or 32)");
+  }
+  check_training(training, network, e);
+  return report::RunReport{spec.name, network.name, spec, {}, training, {}, {}};
+}
+
+// The step's peak memory: footprint --mode train's, with every tensor at the run's element size.
+std::int64_t training_peak_bytes(const workload::Network& network, std::int64_t batch,
+                                 const workload::TrainingOptions& training, const hw::AcceleratorSpec& spec) {
+  workload::FootprintOptions options;
+  options.batch = batch;
+  options.mode = workload::FootprintMode::train;
+  options.optimizer = training.optimizer;
+  options.checkpoint_segments = training.checkpoint_segments;
+  options.mixed_precision = training.mixed_precision;
+  const std::int64_t e = mapping::element_bytes(spec);
+  options.dtype = e == 1 ? workload::Precision::int8 : e == 2 ? workload::Precision::fp16 : workload::Precision::fp32;
+  return workload::compute_footprint(network, options).peak_bytes;
+}
+
+// The step's programs must agree with the analysis: each forward program (and its recompute) as
+// inference's checks it (every layer on its own), and the step's MACs three GEMMs' worth per
+// layer, less the input gradients nobody needs, plus the recomputed forwards.
+void check_training_step(const workload::Network& network, const std::vector<mapping::TrainingProgram>& step,
+                         std::int64_t batch, std::int64_t checkpoint_segments, std::int64_t element_bytes) {
+  std::int64_t macs = 0;
+  for (const mapping::TrainingProgram& program : step) {
+    if (program.phase == mapping::TrainingPhase::forward || program.phase == mapping::TrainingPhase::recompute) {
+      check_analysis(network.layers[program.layer], program.program, {}, batch, element_bytes);
+    }
+    macs = workload::checked_add(macs, program.program.macs);
+  }
+  const std::int64_t analytic = workload::training_step_macs(network, batch, checkpoint_segments);
+  if (macs != analytic) {
+    throw std::logic_error("model " + network.name + " (batch " + std::to_string(batch) + "): the training step's " +
+                           "programs have " + std::to_string(macs) + " MACs, the analysis " + std::to_string(analytic));
+  }
+}
+
 }  // namespace
 
 Replay replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
@@ -169,6 +221,7 @@ int run_command(const std::vector<std::string>& args) {
     CommonOptions common;
     std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file;
     PhaseOptions phase;
+    ModeOptions mode;
     po::options_description options("reusesim run options");
     options.add_options()
         ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
@@ -187,10 +240,22 @@ int run_command(const std::vector<std::string>& args) {
          "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
          "DRAM channels (docs/timeline.md); written like --dump-program");
     add_phase_options(options, phase);
+    add_mode_options(options, mode, "infer");
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
     const std::vector<std::int64_t> batches = parse_batches(batch_list);
+    const std::optional<workload::TrainingOptions> training = training_options(mode);
+    if (training && (!layer_list.empty() || !type_list.empty())) {
+      throw UsageError("--layers and --layer-types apply to --mode infer: a training step runs the whole network");
+    }
+    if (training && !dump_file.empty()) {
+      throw UsageError("--dump-program applies to --mode infer: the program format has no training phases, and a "
+                       "replay would take a step's second program of a layer for a new batch");
+    }
+    if (training && phase.phase != "prefill") {
+      throw UsageError("--mode train runs the model's whole input: expected --phase prefill, got --phase " + phase.phase);
+    }
     const report::Format format = parse_format(common.format);
     // --set model.<path> changes the model; any other path the accelerator.
     std::vector<std::string> arch_overrides, model_overrides;
@@ -206,12 +271,43 @@ int run_command(const std::vector<std::string>& args) {
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
                                mapping::element_bytes(spec));
-    const std::vector<std::size_t> selected = selected_layers(model.network, layer_list, type_list);
+    const std::vector<std::size_t> selected =
+        training ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
+    report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
+    if (training) report = training_report(spec, model.network, *training, arch_file);
     std::vector<hw::LayerRun> runs;
     std::vector<mapping::LayerPlan> plans;  // of each run
     std::size_t total_steps = 0;
+    // Appends a layer's program to the run, refusing a run past kMaxRunSteps.
+    const auto add_run = [&](std::int64_t batch, mapping::LayerProgram program, bool starts_batch,
+                             const std::string& where) {
+      runs.push_back(hw::LayerRun{batch, std::move(program), starts_batch});
+      total_steps += runs.back().program.steps.size();
+      if (total_steps > mapping::kMaxRunSteps) {
+        throw mapping::MappingError("the run needs more than " + std::to_string(mapping::kMaxRunSteps) +
+                                    " data-movement steps (the limit of one run; reached at layer " +
+                                    runs.back().program.layer + "); run fewer batch sizes or layers at once "
+                                    "(reusesim trace runs each batch size as a job of its own)" + where);
+      }
+    };
     for (std::int64_t batch : batches) {
       const std::string where = " (accelerator " + arch_file + ", batch " + std::to_string(batch) + ")";
+      if (training) {
+        std::vector<mapping::TrainingProgram> step;
+        try {
+          step = mapping::map_training_step(model.network, batch, spec, *training);
+        } catch (const mapping::MappingError& error) {
+          throw mapping::MappingError(std::string(error.what()) + where);
+        }
+        check_training_step(model.network, step, batch, training->checkpoint_segments, mapping::element_bytes(spec));
+        report.phases.clear();
+        for (mapping::TrainingProgram& program : step) {
+          report.phases.push_back(mapping::phase_name(program.phase));
+          add_run(batch, std::move(program.program), report.phases.size() == 1, where);
+        }
+        report.peak_memory_bytes.push_back(training_peak_bytes(model.network, batch, *training, spec));
+        continue;
+      }
       // The whole network is planned (residency, fusion): selected layers run as they do in it.
       mapping::NetworkMapping mapped;
       try {
@@ -223,15 +319,8 @@ int run_command(const std::vector<std::string>& args) {
         throw std::logic_error("model " + model.network.name + " (batch " + std::to_string(batch) + "): " + problem);
       }
       for (std::size_t i : selected) {
-        runs.push_back(hw::LayerRun{batch, std::move(mapped.programs[i]), i == selected.front()});
         plans.push_back(mapped.plans[i]);
-        total_steps += runs.back().program.steps.size();
-        if (total_steps > mapping::kMaxRunSteps) {
-          throw mapping::MappingError("the run needs more than " + std::to_string(mapping::kMaxRunSteps) +
-                                      " data-movement steps (the limit of one run; reached at layer " +
-                                      runs.back().program.layer + "); run fewer batch sizes or layers at once "
-                                      "(reusesim trace runs each batch size as a job of its own)" + where);
-        }
+        add_run(batch, std::move(mapped.programs[i]), i == selected.front(), where);
       }
     }
     if (!dump_file.empty()) {
@@ -256,8 +345,8 @@ int run_command(const std::vector<std::string>& args) {
         throw FileError(std::string("--timeline: ") + error.what());
       }
     }
-    const std::size_t layers = selected.size();
-    for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::size_t layers = training ? report.phases.size() : selected.size();
+    for (std::size_t i = 0; i < plans.size(); ++i) {
       check_analysis(model.network.layers[selected[i % layers]], runs[i].program, plans[i], runs[i].batch,
                      mapping::element_bytes(spec));
     }
@@ -267,7 +356,6 @@ int run_command(const std::vector<std::string>& args) {
     if (replay.out_of_memory) return report_bad_input("run", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
     const std::vector<hw::LayerResult>& results = replay.results;
-    report::RunReport report{spec.name, model.network.name, spec, {}};
     for (std::size_t b = 0; b < batches.size(); ++b) {
       report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),
                                   results.begin() + static_cast<std::ptrdiff_t>((b + 1) * layers));
@@ -282,7 +370,7 @@ int run_command(const std::vector<std::string>& args) {
                                                        {"results.json", report::render_run(report, report::Format::json)},
                                                        {"dram_channels.csv", report::render_dram_channels(report)},
                                                        {"config.json", report::resolved_accelerator_json(spec)},
-                                                       {"stats.txt", report::run_stats_legend()}});
+                                                       {"stats.txt", report::run_stats_legend(report.training.has_value())}});
       if (!problem.empty()) problem = "--out: " + problem;
     }
     if (problem.empty() && timeline) {

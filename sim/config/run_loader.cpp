@@ -7,6 +7,7 @@
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 #include "config/node_reader.h"
+#include "workload/training.h"
 
 namespace reusesim::config {
 
@@ -142,11 +143,36 @@ RunModel read_run_model(const ConfigNode& item, const std::string& path, const s
     }
   }
   read_phase(reader, model);
+  const std::string mode = reader.choice_or("mode", "infer", {"infer", "train"});
+  if (const ConfigNode* optimizers = reader.optional("optimizer")) {
+    const std::string optimizer_path = reader.child_path("optimizer");
+    if (mode != "train") diagnostics.error(optimizers->location, optimizer_path, "applies to mode: train only");
+    for (const ConfigNode& value : optimizers->is_sequence() ? optimizers->items : std::vector<ConfigNode>{*optimizers}) {
+      const std::optional<std::string> optimizer = read_choice(value, optimizer_path, {"sgd", "momentum", "adam"}, diagnostics);
+      if (!optimizer) continue;
+      if (std::find(model.optimizers.begin(), model.optimizers.end(), *optimizer) != model.optimizers.end()) {
+        diagnostics.error(value.location, optimizer_path, "the optimizer " + *optimizer + " is given twice; give each once");
+        continue;
+      }
+      model.optimizers.push_back(*optimizer);
+    }
+  } else if (mode == "train") {
+    diagnostics.error(item.location, path, "mode: train needs optimizer: sgd, momentum or adam (or a list of them)");
+  }
+  if (mode == "train" && (!model.layers.empty() || !model.layer_types.empty())) {
+    diagnostics.error(item.location, path, "layers and layer_types apply to mode: infer: a training step runs the whole network");
+  }
+  if (mode == "train" && model.phase == "decode") {
+    diagnostics.error(item.location, path, "phase: decode applies to mode: infer (a training step runs whole sequences)");
+  }
   reader.finish();
   if (model.model_file.empty()) return model;
   try {
     const LoadedModel loaded = load_model_file(model.model_file);
     check_selection(model, loaded.network, item, path, diagnostics);
+    if (const std::string problem = workload::backward_problem(loaded.network); mode == "train" && !problem.empty()) {
+      diagnostics.error(item.location, path, "mode: train: model " + loaded.network.name + ": " + problem);
+    }
   } catch (const InputError& error) {
     adopt(error, diagnostics);
     return model;
@@ -237,7 +263,8 @@ bool check_job_count(const RunSpec& run, const ConfigNode* where, const std::str
   std::int64_t combinations = 1, batches = 0;
   for (const SweepAxis& axis : run.sweep) combinations = times(combinations, cap(axis.values.size()));
   for (const RunModel& model : run.models) {
-    batches = std::min(batches + times(cap(model.batches.size()), cap(model.phases().size())), kSaturated);
+    const std::int64_t runs = times(cap(model.phases().size()), cap(std::max<std::size_t>(1, model.optimizers.size())));
+    batches = std::min(batches + times(cap(model.batches.size()), runs), kSaturated);
   }
   const std::int64_t files = cap(run.accelerator_files.size());
   const std::int64_t jobs = times(times(files, combinations), batches);

@@ -24,6 +24,9 @@ struct RunModel {
 
   // The model's phases to run, one per sequence or context (one default phase when none is given).
   std::vector<Phase> phases() const;
+  // `mode: train`: a training step with each of these optimizers (sgd, momentum, adam), a job
+  // each per batch size; empty for inference (docs/training.md).
+  std::vector<std::string> optimizers;
 };
 
 // One swept accelerator field: every value is tried (the jobs are the cross product).

@@ -381,8 +381,24 @@ std::string describe(const GemmProblem& p, const GemmTiling& t) {
 
 }  // namespace
 
-void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                        const DramLayout& layout, LayerProgram& program) {
+Capacity activation_operands_capacity(Capacity capacity) {
+  capacity.weights = capacity.inputs / 2;
+  capacity.inputs -= capacity.weights;
+  return capacity;
+}
+
+void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
+              const std::optional<workload::PinnedTiling>& pinned, LayerProgram& program) {
+  const GemmTiling tiling =
+      choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer, pinned);
+  ProgramBuilder builder(program, context.burst_bytes);
+  emit_gemm(builder, p, tiling);
+  program.mapping = describe(p, tiling);
+  program.estimated_cycles = tiling.cycles;
+}
+
+GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                                const DramLayout& layout) {
   GemmProblem p;
   p.e = context.e;
   p.weights = layout.weights;
@@ -437,13 +453,14 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
   p.output_vector_ops = checked_add(layer.spec.activation == workload::Activation::none ? 0 : outputs,
                                     checked_mul(plan.absorbed_vector_ops, batch));
   p.written_bytes = checked_product({plan.written_elements(layer), batch, e});
-  const GemmTiling tiling =
-      choose_gemm_tiling(p, context.accelerator, context.capacity, context.dram_bytes_per_cycle, layer.spec.name,
-                         layer.spec.tiling);
-  ProgramBuilder builder(program, context.burst_bytes);
-  emit_gemm(builder, p, tiling);
-  program.mapping = describe(p, tiling) + (layer.spec.tiling ? " (pinned)" : "");
-  program.estimated_cycles = tiling.cycles;
+  return p;
+}
+
+void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                        const DramLayout& layout, LayerProgram& program) {
+  map_gemm(conv_or_linear_gemm(layer, batch, context, layout), context, context.capacity, layer.spec.name,
+           layer.spec.tiling, program);
+  if (layer.spec.tiling) program.mapping += " (pinned)";
 }
 
 void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
@@ -474,16 +491,7 @@ void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const C
   p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   p.output_vector_ops = checked_mul(plan.absorbed_vector_ops, batch);
   p.written_bytes = checked_product({plan.written_elements(layer), batch, e});
-  // Both operands are activations in the input buffer: each gets half of its room.
-  Capacity capacity = context.capacity;
-  capacity.weights = capacity.inputs / 2;
-  capacity.inputs -= capacity.weights;
-  const GemmTiling tiling =
-      choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer.spec.name, std::nullopt);
-  ProgramBuilder builder(program, context.burst_bytes);
-  emit_gemm(builder, p, tiling);
-  program.mapping = describe(p, tiling);
-  program.estimated_cycles = tiling.cycles;
+  map_gemm(p, context, activation_operands_capacity(context.capacity), layer.spec.name, std::nullopt, program);
 }
 
 }  // namespace reusesim::mapping

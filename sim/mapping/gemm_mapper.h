@@ -51,6 +51,17 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned);
 
+// Both operands of a GEMM that are activations (a matmul's, a weight gradient's) share the input
+// buffer: each gets half of its room.
+Capacity activation_operands_capacity(Capacity capacity);
+
+// Tiles `p` (choose_gemm_tiling) and emits its program into `program`, with the mapping it chose.
+void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
+              const std::optional<workload::PinnedTiling>& pinned, LayerProgram& program);
+
+// A conv2d or linear layer's GEMM as it runs in the network (see mapper.h for the GEMM view).
+GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                                const DramLayout& layout);
 // Maps a conv2d or linear layer (see mapper.h for the GEMM view and the tiling search).
 void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                         const DramLayout& layout, LayerProgram& program);

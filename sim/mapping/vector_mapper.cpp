@@ -8,6 +8,30 @@ namespace reusesim::mapping {
 using workload::checked_mul;
 using workload::LayerType;
 
+void stream_chunks(ProgramBuilder& builder, std::int64_t chunks, std::int32_t first, const std::vector<Stream>& loads,
+                   const std::vector<Stream>& stores, std::int64_t sram_read_bytes, std::int64_t vector_ops) {
+  Slots input_slots, output_slots;
+  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const auto share = [&](std::int64_t total) { return total * (chunk + 1) / chunks - total * chunk / chunks; };
+    const auto start = [&](std::int64_t total) { return static_cast<std::uint64_t>(total * chunk / chunks); };
+    std::vector<std::int32_t> after = deps({first, output_slots.claim()});
+    const std::int32_t wait = input_slots.claim();
+    for (const Stream& load : loads) {
+      after.push_back(builder.load(load.role, load.address + start(load.bytes), share(load.bytes), deps({wait})));
+    }
+    Step vector;
+    vector.kind = StepKind::vector;
+    vector.vector_ops = share(vector_ops);
+    vector.bytes = static_cast<std::uint64_t>(share(sram_read_bytes));
+    vector.after = after;
+    const std::int32_t done = builder.add(std::move(vector));
+    input_slots.used_by(done);
+    std::int32_t last = done;
+    for (const Stream& store : stores) last = builder.store(store.address + start(store.bytes), share(store.bytes), deps({done}));
+    output_slots.used_by(last);
+  }
+}
+
 void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                 const DramLayout& layout, LayerProgram& program) {
   const std::int64_t e = context.e;
@@ -17,7 +41,8 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
   const std::int64_t weight_bytes = checked_mul(layer.counts.params, e);
   const bool gather = layer.spec.type == LayerType::embedding;
   // A position table too large for the weight buffer streams beside the input it is added to,
-  // read again for every sample; one that fits is loaded once for the batch.
+  // read again for every sample (one sequential stream of batch x table bytes); one that fits is
+  // loaded once for the batch.
   const bool per_sample_table =
       layer.spec.type == LayerType::position_embedding && weight_bytes > context.capacity.weights;
   const bool streamed = gather || per_sample_table;  // weights loaded chunk by chunk, not whole
@@ -39,37 +64,18 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
        chunks_for(output_bytes, context.capacity.outputs)});
   ProgramBuilder builder(program, context.burst_bytes);
   const std::int32_t parameters = !streamed && weight_bytes > 0 ? builder.load(TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
-  const std::int64_t ops = checked_mul(layer.counts.vector_ops, batch);
-  Slots input_slots, output_slots;
-  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-    const auto share = [&](std::int64_t total) { return total * (chunk + 1) / chunks - total * chunk / chunks; };
-    const auto start = [&](std::int64_t total) { return static_cast<std::uint64_t>(total * chunk / chunks); };
-    std::vector<std::int32_t> after = deps({parameters, output_slots.claim()});
-    const std::int32_t wait = input_slots.claim();
-    if (streamed) {
-      // A per-sample table: each chunk reads from its offset into the table (a chunk that crosses
-      // a sample's end reads on past the table: the same byte count, other addresses).
-      const std::uint64_t offset = per_sample_table ? start(moved_weights) % static_cast<std::uint64_t>(weight_bytes)
-                                                    : start(moved_weights);
-      after.push_back(builder.load(TensorRole::weights, layout.weights + offset, share(moved_weights), deps({wait})));
+  std::vector<Stream> loads;
+  if (streamed) loads.push_back({TensorRole::weights, layout.weights, moved_weights});
+  if (!gather) {
+    for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
+      if (context.plan.input_on_chip(i)) continue;  // read in place
+      loads.push_back({TensorRole::inputs, layout.inputs[i], checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e)});
     }
-    if (!gather) {
-      for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
-        if (context.plan.input_on_chip(i)) continue;  // read in place
-        const std::int64_t bytes = checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e);
-        after.push_back(builder.load(TensorRole::inputs, layout.inputs[i] + start(bytes), share(bytes), deps({wait})));
-      }
-    }
-    Step vector;
-    vector.kind = StepKind::vector;
-    vector.vector_ops = share(ops);
-    vector.bytes = static_cast<std::uint64_t>(share(gather ? moved_weights : input_bytes));
-    vector.after = after;
-    const std::int32_t done = builder.add(std::move(vector));
-    input_slots.used_by(done);
-    output_slots.used_by(context.plan.output_on_chip ? done
-                                                      : builder.store(layout.output + start(output_bytes), share(output_bytes), deps({done})));
   }
+  std::vector<Stream> stores;
+  if (!context.plan.output_on_chip) stores.push_back({TensorRole::outputs, layout.output, output_bytes});
+  stream_chunks(builder, chunks, parameters, loads, stores, gather ? moved_weights : input_bytes,
+                checked_mul(layer.counts.vector_ops, batch));
   program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
 }
 

@@ -47,6 +47,8 @@ std::string render_footprint(const workload::Network& network, const workload::F
     document["batch"] = options.batch;
     document["im2col"] = options.im2col;
     document["inplace_activations"] = options.inplace_activations;
+    if (options.checkpoint_segments > 1) document["checkpoint_segments"] = options.checkpoint_segments;
+    if (options.mixed_precision) document["mixed_precision"] = true;
     document["conventions"] = kConventions;
     document["total_bytes"] = footprint.total_bytes;
     document["peak_bytes"] = footprint.peak_bytes;
@@ -65,7 +67,11 @@ std::string render_footprint(const workload::Network& network, const workload::F
   }
   std::string text = "model " + network.name + ": " + mode + ", optimizer " + optimizer + ", " + dtype + ", batch " +
                      std::to_string(options.batch) + (options.im2col ? ", im2col" : "") +
-                     (options.inplace_activations ? ", in-place activations" : "") + "\n" + kConventions + "\n\n";
+                     (options.inplace_activations ? ", in-place activations" : "") +
+                     (options.checkpoint_segments > 1 ? ", " + std::to_string(options.checkpoint_segments) +
+                                                            " checkpoint segments" : "") +
+                     (options.mixed_precision ? ", mixed precision (fp32 master weights and state)" : "") +
+                     "\n" + kConventions + "\n\n";
   text += table.to_text();
   text += "\ntotal_bytes            " + group_digits(footprint.total_bytes) + "\npeak_bytes             " +
           group_digits(footprint.peak_bytes) + "\npeak_activation_bytes  " +

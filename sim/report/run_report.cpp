@@ -57,13 +57,16 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
   return total;
 }
 
-// Every layer of every batch, each batch followed by its TOTAL row.
+// Every layer of every batch, each batch followed by its TOTAL row: visit(row, batch index, position
+// of the row in its batch, layers.size() for TOTAL).
 template <typename Visit>
 void for_each_row(const RunReport& report, Visit visit) {
-  for (const std::vector<hw::LayerResult>& layers : report.batches) {
+  for (std::size_t b = 0; b < report.batches.size(); ++b) {
+    const std::vector<hw::LayerResult>& layers = report.batches[b];
     hw::LayerResult total;
-    for (const hw::LayerResult& layer : layers) {
-      visit(layer);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const hw::LayerResult& layer = layers[i];
+      visit(layer, b, i);
       total = add(total, layer);
       total.batch = layer.batch;
       // The batch's DRAM statistics come with its last layer: counters equal to the layers' sum,
@@ -74,7 +77,7 @@ void for_each_row(const RunReport& report, Visit visit) {
       }
     }
     total.layer = "TOTAL";
-    visit(total);
+    visit(total, b, layers.size());
   }
 }
 
@@ -105,14 +108,30 @@ std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spe
   return row;
 }
 
+// A training step's phase of the row at `position` in its batch ("step" for TOTAL).
+std::string phase_of(const RunReport& report, std::size_t position) {
+  return position < report.phases.size() ? report.phases[position] : "step";
+}
+
+// The leading columns, a training step's phase after the layer.
+std::vector<Column> with_phase(const RunReport& report, std::vector<Column> columns) {
+  if (report.training) columns.insert(columns.begin() + 2, Column{"phase"});
+  return columns;
+}
+
+std::vector<Cell> with_phase(const RunReport& report, std::vector<Cell> row, std::size_t position) {
+  if (report.training) row.insert(row.begin() + 2, phase_of(report, position));
+  return row;
+}
+
 // Each layer's (and each TOTAL's) share of every channel: batch, layer, channel, then the counters.
 Table channel_table(const RunReport& report) {
-  std::vector<Column> columns{{"batch"}, {"layer"}, {"channel"}};
+  std::vector<Column> columns = with_phase(report, {{"batch"}, {"layer"}, {"channel"}});
   for (Column& column : dram_stat_columns(dram_stat_names(), "dram_")) columns.push_back(std::move(column));
   Table table(columns);
-  const auto add_rows = [&](const hw::LayerResult& r) {
+  const auto add_rows = [&](const hw::LayerResult& r, std::size_t, std::size_t position) {
     for (std::size_t i = 0; i < r.dram_channels.size(); ++i) {
-      std::vector<Cell> row{r.batch, r.layer, static_cast<std::int64_t>(i)};
+      std::vector<Cell> row = with_phase(report, {r.batch, r.layer, static_cast<std::int64_t>(i)}, position);
       for (Cell& cell : dram_cells(dram_stat_names(), r.dram_channels[i], report.spec)) row.push_back(std::move(cell));
       table.add_row(std::move(row));
     }
@@ -143,12 +162,20 @@ nlohmann::ordered_json controller_json(const hw::DramControllerSpec& controller)
 }  // namespace
 
 Table run_table(const RunReport& report) {
-  std::vector<Column> columns = kLeadingColumns;
+  std::vector<Column> columns = with_phase(report, kLeadingColumns);
   for (Column& column : dram_stat_columns(kDramStats, "dram_")) columns.push_back(std::move(column));
   for (Column& column : layer_energy_columns()) columns.push_back(std::move(column));
   columns.push_back({"dram_read_kv_cache_bytes"});
+  if (report.training) columns.push_back({"peak_memory_bytes"});
   Table table(columns);
-  for_each_row(report, [&](const hw::LayerResult& r) { table.add_row(cells(r, report.spec)); });
+  for_each_row(report, [&](const hw::LayerResult& r, std::size_t batch, std::size_t position) {
+    std::vector<Cell> row = with_phase(report, cells(r, report.spec), position);
+    if (report.training) {
+      row.emplace_back();
+      if (position == report.batches[batch].size()) row.back() = report.peak_memory_bytes[batch];
+    }
+    table.add_row(std::move(row));
+  });
   return table;
 }
 
@@ -227,8 +254,15 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   return json_document_text(document);
 }
 
-std::string run_stats_legend() {
-  return std::string(kConventions) + "\n"
+std::string run_stats_legend(bool training) {
+  const std::string step =
+      training ? "phase (after layer): a training step's forward, recompute (a checkpointed segment's forward again), "
+                 "dgrad (input gradients: a GEMM, or a vector layer's backward), wgrad (weight gradients) or update "
+                 "(the optimizer's); step on TOTAL (docs/training.md)\n"
+                 "peak_memory_bytes (the last column, on TOTAL): bytes the training step holds at its peak, as "
+                 "footprint --mode train counts them at element_bytes\n"
+               : "";
+  return std::string(kConventions) + "\n" + step +
          "batch: samples per run\n"
          "macs: multiply-accumulates replayed (1 MAC = 2 ops)\n"
          "cycles: compute-clock cycles from the layer's start to its last store\n"
@@ -272,6 +306,11 @@ std::string render_run(const RunReport& report, Format format) {
     nlohmann::ordered_json document;
     document["accelerator"] = report.accelerator;
     document["model"] = report.model;
+    if (report.training) {
+      document["optimizer"] = workload::optimizer_name(report.training->optimizer);
+      if (report.training->checkpoint_segments > 1) document["checkpoint_segments"] = report.training->checkpoint_segments;
+      if (report.training->mixed_precision) document["mixed_precision"] = true;
+    }
     document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = mapping::element_bytes(report.spec);
@@ -282,7 +321,14 @@ std::string render_run(const RunReport& report, Format format) {
     return json_document_text(document);
   }
   const std::string area = area_summary(report.spec);
-  return "accelerator " + report.accelerator + ", model " + report.model + ", " +
+  std::string step;
+  if (report.training) {
+    const workload::TrainingOptions& training = *report.training;
+    step = ", training step with " + workload::optimizer_name(training.optimizer);
+    if (training.checkpoint_segments > 1) step += ", " + std::to_string(training.checkpoint_segments) + " checkpoint segments";
+    if (training.mixed_precision) step += ", mixed precision (fp32 master weights and state)";
+  }
+  return "accelerator " + report.accelerator + ", model " + report.model + step + ", " +
          std::to_string(mapping::element_bytes(report.spec)) + "-byte elements" + (area.empty() ? "" : ", " + area) +
          "\n" + kConventions + "\n\n" + table.to_text();
 }

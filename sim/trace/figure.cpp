@@ -37,6 +37,12 @@ std::string number_text(const nlohmann::json& value) {
   return value.is_number() ? report::format_number(value.get<double>()) : "";
 }
 
+// A row's layer as the figure names it: a training step's layer has a row per phase.
+std::string layer_label(const nlohmann::json& row) {
+  const std::string phase = row.value("phase", "");
+  return row.at("layer").get<std::string>() + (phase.empty() ? "" : " " + phase);
+}
+
 }  // namespace
 
 FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir) {
@@ -96,7 +102,7 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
       return;
     }
     std::string cells = head + (job.whole_model() ? "network," : "layer,") + report::csv_escape(job.workload()) + "," +
-                        std::to_string(job.batch) + "," + report::csv_escape(row.at("layer").get<std::string>());
+                        std::to_string(job.batch) + "," + report::csv_escape(layer_label(row));
     for (const char* column : {"energy_dram_uj", "energy_sram_uj", "energy_array_uj", "energy_vector_uj",
                                "energy_dma_uj", "energy_static_uj"}) {
       cells += "," + per_sample(row, column, job.batch);
@@ -115,7 +121,7 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
         if (type.empty()) {
           if (job.whole_model()) add(job, "network", "", "", job.workload(), row);
         } else if (row.at("macs").get<std::int64_t>() > 0) {
-          const std::string layer = row.at("layer").get<std::string>();
+          const std::string layer = layer_label(row);
           add(job, "layer", layer, type, job.whole_model() ? "" : job.workload() + "/" + layer, row);
         }
       }

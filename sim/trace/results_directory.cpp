@@ -64,6 +64,20 @@ bool holds_only_manifest(const std::string& directory) {
   return true;
 }
 
+// An inference row (or header) of `reusesim run` with a training step's columns: `phase` after
+// batch and layer (a CSV field in quotes may hold commas and doubled quotes), `peak` last.
+std::string with_training_columns(const std::string& line, const std::string& phase, const std::string& peak) {
+  std::size_t at = 0;
+  for (int field = 0; field < 2 && at < line.size(); ++field) {
+    bool quoted = false;
+    for (; at < line.size() && (quoted || line[at] != ','); ++at) {
+      if (line[at] == '"') quoted = !quoted;
+    }
+    ++at;  // past the comma
+  }
+  return line.substr(0, at) + phase + "," + line.substr(at) + "," + peak;
+}
+
 }  // namespace
 
 ResultsDirectory::ResultsDirectory(std::string directory, const TracePlan& plan)
@@ -266,8 +280,16 @@ std::string ResultsDirectory::job_json(const TraceJob& job) const {
   return report::json_document_text(document);
 }
 
-ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) const {
-  const std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
+std::string ResultsDirectory::read_header(const TraceJob& job, const std::string& dir) const {
+  const std::string header = lines_of(read_text(fs::path(dir) / "results.csv")).at(0);
+  return plan_.any_training() && !job.training() ? with_training_columns(header, "phase", "peak_memory_bytes") : header;
+}
+
+ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const std::string& dir) const {
+  std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
+  if (plan_.any_training() && !job.training()) {
+    for (std::size_t i = 1; i < csv.size(); ++i) csv[i] = with_training_columns(csv[i], "", "");
+  }
   const nlohmann::json rows = nlohmann::json::parse(read_text(fs::path(dir) / "results.json")).at("rows");
   if (csv.size() != rows.size() + 1) {
     throw std::runtime_error(dir + ": results.csv and results.json disagree on the number of rows");
@@ -283,8 +305,8 @@ ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) co
 void ResultsDirectory::finish(const TraceJob& job) {
   const std::string partial = job_dir(job) + kPartial;
   for (const char* log : {"stdout.txt", "stderr.txt"}) report::remove_owned(partial, log);
-  JobRows rows = read_rows(partial);
-  if (run_header_.empty()) run_header_ = lines_of(read_text(fs::path(partial) / "results.csv")).at(0);
+  JobRows rows = read_rows(job, partial);
+  if (run_header_.empty()) run_header_ = read_header(job, partial);
   report::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
   report::remove_owned(path("jobs"), job.id);
   std::error_code error;
@@ -315,8 +337,8 @@ void ResultsDirectory::load_finished() {
       errors_[job.id] = lines.empty() ? "" : lines.front();
     }
     if (!finished(job)) continue;
-    rows_[job.id] = read_rows(job_dir(job));
-    if (run_header_.empty()) run_header_ = lines_of(read_text(fs::path(job_dir(job)) / "results.csv")).at(0);
+    rows_[job.id] = read_rows(job, job_dir(job));
+    if (run_header_.empty()) run_header_ = read_header(job, job_dir(job));
   }
 }
 

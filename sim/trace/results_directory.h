@@ -92,7 +92,10 @@ class ResultsDirectory {
   // Claims shards/ and the names a split into `count` shards writes there.
   void own_shard_entries(std::size_t count) const;
   std::string job_dir(const TraceJob& job) const;
-  JobRows read_rows(const std::string& dir) const;
+  // The rows of `job`'s results in `dir`, and its header: with the columns of a training step
+  // when the plan has any (an inference row's phase and peak_memory_bytes empty).
+  JobRows read_rows(const TraceJob& job, const std::string& dir) const;
+  std::string read_header(const TraceJob& job, const std::string& dir) const;
   std::string job_json(const TraceJob& job) const;
 
   std::string directory_;

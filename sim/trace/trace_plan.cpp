@@ -16,6 +16,7 @@
 #include "config/model_loader.h"
 #include "config/run_loader.h"
 #include "mapping/array_model.h"
+#include "workload/training.h"
 
 namespace reusesim::trace {
 
@@ -121,6 +122,7 @@ std::string TraceJob::selection() const {
   std::vector<std::string> parts;
   if (!layers.empty()) parts.push_back("layers " + join(layers, "+"));
   if (!layer_types.empty()) parts.push_back("types " + join(layer_types, "+"));
+  if (training()) parts.push_back("train " + optimizer);
   return parts.empty() ? "all" : join(parts, ", ");
 }
 
@@ -129,7 +131,12 @@ std::string TraceJob::workload() const {
   if (!phase.empty()) text += " " + phase;
   if (lengths.sequence > 0) text += " S=" + std::to_string(lengths.sequence);
   if (lengths.decode_context > 0) text += " L=" + std::to_string(lengths.decode_context);
+  if (training()) text += " train " + optimizer;
   return text;
+}
+
+bool TracePlan::any_training() const {
+  return std::any_of(jobs.begin(), jobs.end(), [](const TraceJob& job) { return job.training(); });
 }
 
 TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
@@ -153,6 +160,9 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
         steps += static_cast<double>(layer.input_shapes[0].steps) * static_cast<double>(layer.spec.recurrent.num_layers) *
                  (layer.spec.recurrent.bidirectional ? 2 : 1);
       }
+      const bool training = !model.optimizers.empty();
+      // A training step runs up to four programs a layer (forward, dgrad, wgrad, update).
+      if (training) macs = workload::training_step_macs(network, 1, 1);
       TraceJob job;
       job.model = network.name;
       job.model_file = absolute(model.model_file);
@@ -160,7 +170,7 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       job.layer_types = model.layer_types;
       job.phase = model.phase;
       job.lengths = lengths;
-      job.layer_count = selected.size();
+      job.layer_count = selected.size() * (training ? 4 : 1);
       job.macs = macs;  // per sample until the batch is known
       job.recurrent_steps = steps;
       entry_jobs.back().push_back(std::move(job));
@@ -171,26 +181,32 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       plan.panels.push_back(make_panel(file, std::move(point)));
       const std::size_t panel = plan.panels.size() - 1;
       for (std::size_t m = 0; m < run.models.size(); ++m) {
+        const std::vector<std::string> optimizers =
+            run.models[m].optimizers.empty() ? std::vector<std::string>{""} : run.models[m].optimizers;
         for (const TraceJob& variant : entry_jobs[m]) {
-          for (std::int64_t batch : run.models[m].batches) {
-            TraceJob job = variant;
-            job.panel = panel;
-            job.batch = batch;
-            job.time_limit_seconds = job_time_limit_seconds(variant.layer_count, variant.macs, batch);
-            job.macs = variant.macs > INT64_MAX / batch ? INT64_MAX : variant.macs * batch;
-            std::vector<std::string> words{plan.panels[panel].accelerator};
-            for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
-            words.push_back(job.model);
-            if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
-            if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
-            if (!job.phase.empty()) words.push_back(job.phase);
-            if (job.lengths.sequence > 0) words.push_back("S" + std::to_string(job.lengths.sequence));
-            if (job.lengths.decode_context > 0) words.push_back("L" + std::to_string(job.lengths.decode_context));
-            words.push_back("b" + std::to_string(batch));
-            char number[16];
-            std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
-            job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
-            plan.jobs.push_back(std::move(job));
+          for (const std::string& optimizer : optimizers) {
+            for (std::int64_t batch : run.models[m].batches) {
+              TraceJob job = variant;
+              job.panel = panel;
+              job.batch = batch;
+              job.optimizer = optimizer;
+              job.time_limit_seconds = job_time_limit_seconds(variant.layer_count, variant.macs, batch);
+              job.macs = variant.macs > INT64_MAX / batch ? INT64_MAX : variant.macs * batch;
+              std::vector<std::string> words{plan.panels[panel].accelerator};
+              for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
+              words.push_back(job.model);
+              if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
+              if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
+              if (!job.phase.empty()) words.push_back(job.phase);
+              if (job.lengths.sequence > 0) words.push_back("S" + std::to_string(job.lengths.sequence));
+              if (job.lengths.decode_context > 0) words.push_back("L" + std::to_string(job.lengths.decode_context));
+              if (job.training()) words.push_back("train-" + optimizer);
+              words.push_back("b" + std::to_string(batch));
+              char number[16];
+              std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
+              job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
+              plan.jobs.push_back(std::move(job));
+            }
           }
         }
       }
@@ -212,6 +228,7 @@ std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& jo
   if (job.lengths.decode_context > 0) {
     arguments.insert(arguments.end(), {"--context", std::to_string(job.lengths.decode_context)});
   }
+  if (job.training()) arguments.insert(arguments.end(), {"--mode", "train", "--optimizer", job.optimizer});
   if (timeline) arguments.insert(arguments.end(), {"--timeline", out_dir + "/timeline.json"});
   return arguments;
 }
@@ -236,11 +253,13 @@ std::string plan_json(const TracePlan& plan) {
   }
   document["jobs"] = nlohmann::ordered_json::array();
   for (const TraceJob& job : plan.jobs) {
-    document["jobs"].push_back({{"id", job.id}, {"panel", job.panel}, {"model", job.model},
+    nlohmann::ordered_json item{{"id", job.id}, {"panel", job.panel}, {"model", job.model},
                                 {"model_file", job.model_file}, {"layers", job.layers},
                                 {"layer_types", job.layer_types}, {"phase", job.phase},
                                 {"sequence", job.lengths.sequence}, {"context", job.lengths.decode_context},
-                                {"batch", job.batch}});
+                                {"batch", job.batch}};
+    if (job.training()) item["optimizer"] = job.optimizer;  // inference plans stay as they were
+    document["jobs"].push_back(item);
   }
   return document.dump(2) + "\n";
 }
@@ -280,7 +299,9 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
       // Plans written before phases were traced have none: the model's own input.
       job.phase = item.value("phase", std::string());
       job.lengths = {item.value("sequence", std::int64_t{0}), item.value("context", std::int64_t{0})};
+      job.optimizer = item.value("optimizer", "");
       job.batch = item.at("batch").get<std::int64_t>();
+      job.optimizer = item.value("optimizer", "");
       plan.jobs.push_back(std::move(job));
     }
     return plan;

@@ -41,6 +41,7 @@ struct TraceJob {
   // tokens per sample (0: the model's) or the decode step's context.
   std::string phase;
   config::Phase lengths;
+  std::string optimizer;  // a training step with this optimizer; "" for inference
   // The default time limit for the job's size (job_time_limit_seconds); not in trace.json.
   std::int64_t time_limit_seconds = 0;
   // Its size, for estimating its cost (shard.h); not in trace.json.
@@ -48,8 +49,10 @@ struct TraceJob {
   std::int64_t macs = 0;             // MACs of those layers x batch (saturated)
   double recurrent_steps = 0;        // time steps its recurrent layers replay one after another
 
-  // "all", or which part of the model runs: "layers fc6+fc7", "types gru".
+  // "all", or which part of the model runs: "layers fc6+fc7", "types gru"; a training step's
+  // "train adam".
   std::string selection() const;
+  bool training() const { return !optimizer.empty(); }
   bool whole_model() const { return layers.empty() && layer_types.empty(); }
   // The model and what of it runs, as the figure names it: "gpt2", "gpt2 decode L=512".
   std::string workload() const;
@@ -64,6 +67,8 @@ struct TracePlan {
   std::vector<std::string> sweep_keys;  // the swept key paths, in run-file order
   std::vector<TracePanel> panels;
   std::vector<TraceJob> jobs;
+
+  bool any_training() const;
 };
 
 // A job's default time limit, generous for its size: 60 s, plus 2 s per layer it runs, plus 100 s

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workload/training.h"
+
 namespace reusesim::workload {
 
 namespace {
@@ -56,6 +58,19 @@ InferencePeak peak_live_inference(const Network& network, const Footprint& footp
   return peak;
 }
 
+// Training with checkpointing: the input and the kept outputs (training.h) through the step, and
+// the largest set of one segment's other outputs (recomputed, or the last segment's, kept).
+std::int64_t checkpointed_activation_bytes(const Network& network, const Footprint& footprint, std::int64_t segments) {
+  const std::vector<bool> kept = kept_outputs(network, segments);
+  std::int64_t kept_bytes = footprint.input_bytes;
+  std::vector<std::int64_t> segment_bytes(static_cast<std::size_t>(segments), 0);
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    std::int64_t& bytes = kept[i] ? kept_bytes : segment_bytes[checkpoint_segment(network, i, segments)];
+    bytes = checked_add(bytes, footprint.layers[i].activation_bytes);
+  }
+  return checked_add(kept_bytes, *std::max_element(segment_bytes.begin(), segment_bytes.end()));
+}
+
 }  // namespace
 
 std::string optimizer_name(Optimizer optimizer) {
@@ -74,6 +89,11 @@ std::int64_t optimizer_state_per_parameter(Optimizer optimizer) {
   }
 }
 
+std::int64_t optimizer_bytes_per_parameter(Optimizer optimizer, bool mixed_precision, std::int64_t element_bytes) {
+  const std::int64_t state = optimizer_state_per_parameter(optimizer);
+  return mixed_precision ? (state + 1) * kMasterElementBytes : state * element_bytes;
+}
+
 Footprint compute_footprint(const Network& network, const FootprintOptions& options) {
   const std::int64_t element_bytes = bytes_per_element(options.dtype);
   const bool train = options.mode == FootprintMode::train;
@@ -89,7 +109,8 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
     row.weight_bytes = checked_mul(layer.counts.params, element_bytes);
     if (train) {
       row.gradient_bytes = row.weight_bytes;
-      row.optimizer_bytes = checked_mul(row.weight_bytes, optimizer_state_per_parameter(options.optimizer));
+      row.optimizer_bytes = checked_mul(
+          layer.counts.params, optimizer_bytes_per_parameter(options.optimizer, options.mixed_precision, element_bytes));
       row.activation_gradient_bytes = tensor_bytes(layer.counts.output_elems);
     }
     row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);
@@ -126,8 +147,9 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
       }
       largest_backward_step = std::max(largest_backward_step, checked_add(step, footprint.layers[i].im2col_bytes));
     }
-    footprint.peak_activation_bytes = footprint.activation_bytes;
-    footprint.peak_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes), largest_backward_step);
+    footprint.peak_activation_bytes =
+        checkpointed_activation_bytes(network, footprint, options.checkpoint_segments);
+    footprint.peak_bytes = checked_add(checked_add(state_bytes, footprint.peak_activation_bytes), largest_backward_step);
   } else {
     const InferencePeak peak = peak_live_inference(network, footprint, options);
     footprint.peak_activation_bytes = peak.activation_bytes;

@@ -7,6 +7,8 @@
 // training keeps every stored activation but only one layer's activation gradients at a time.
 // A decode step (a network built with a decode context) also holds the KV cache: the keys and
 // values of the tokens before it, read by its attention layers, for the whole step.
+// With activation checkpointing, training keeps the tensors at segment boundaries and one
+// segment's activations at a time (the largest).
 
 #include <cstdint>
 #include <string>
@@ -26,7 +28,15 @@ struct FootprintOptions {
   Precision dtype = Precision::fp32;     // every tensor, optimizer state included
   bool im2col = false;                   // convolutions lowered to matrix products need a workspace
   bool inplace_activations = false;      // activation layers overwrite their input
+  // train: activation checkpointing (training.h); 1 keeps every activation.
+  std::int64_t checkpoint_segments = 1;
+  // train: mixed precision, a 2-byte dtype for compute with fp32 master weights and fp32 optimizer
+  // state, both counted as optimizer_bytes.
+  bool mixed_precision = false;
 };
+
+// Bytes per value of the master weights and optimizer state with mixed precision.
+constexpr std::int64_t kMasterElementBytes = 4;
 
 struct LayerFootprint {
   std::string name;
@@ -60,7 +70,11 @@ struct Footprint {
 std::string optimizer_name(Optimizer optimizer);
 // Optimizer state values per parameter: SGD 0, momentum 1 (velocity), Adam 2 (two moments).
 std::int64_t optimizer_state_per_parameter(Optimizer optimizer);
+// Bytes the optimizer holds per parameter: its state at the dtype's size, or with mixed precision
+// an fp32 master copy of the weight and fp32 state.
+std::int64_t optimizer_bytes_per_parameter(Optimizer optimizer, bool mixed_precision, std::int64_t element_bytes);
 
+// options.checkpoint_segments must divide the network's layers (workload::checkpoint_problem).
 Footprint compute_footprint(const Network& network, const FootprintOptions& options);
 
 }  // namespace reusesim::workload
