@@ -343,7 +343,7 @@ void ResultsDirectory::load_finished() {
 }
 
 void ResultsDirectory::write_tables() const {
-  std::string job_columns = "job,accelerator,model,selection,phase,sequence,context";
+  std::string job_columns = "job,accelerator,model,selection,sequence_phase,sequence,context";
   for (const std::string& key : plan_.sweep_keys) job_columns += "," + report::csv_escape(key);
   std::string jobs = job_columns + ",batch,status,error\n";
   std::string layers = job_columns + "," + run_header_ + "\n";

@@ -14,7 +14,7 @@ contains "the failure is reported with its error" "$err" "FAILED 0006-small-comp
 contains "summary" "$err" "11 job(s) run, 0 already finished, 1 failed"
 contains "says where failures are" "$err" "failed jobs are listed with their errors in $work/r1/jobs.csv"
 jobs_csv=$(cat "$work/r1/jobs.csv")
-same "jobs.csv header" "$(head -1 <<<"$jobs_csv")" "job,accelerator,model,selection,phase,sequence,context,compute.operand_bits,batch,status,error"
+same "jobs.csv header" "$(head -1 <<<"$jobs_csv")" "job,accelerator,model,selection,sequence_phase,sequence,context,compute.operand_bits,batch,status,error"
 # Expansion order: accelerator files, then sweep values, then model entries, then batch sizes.
 same "job order" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f1 | tr '\n' ' ')" \
   "0001-small-compute.operand_bits=8-mlp-b1 0002-small-compute.operand_bits=8-mlp-b16 0003-small-compute.operand_bits=8-pinned-b16 0004-small-compute.operand_bits=16-mlp-b1 0005-small-compute.operand_bits=16-mlp-b16 0006-small-compute.operand_bits=16-pinned-b16 0007-snowflake-compute.operand_bits=8-mlp-b1 0008-snowflake-compute.operand_bits=8-mlp-b16 0009-snowflake-compute.operand_bits=8-pinned-b16 0010-snowflake-compute.operand_bits=16-mlp-b1 0011-snowflake-compute.operand_bits=16-mlp-b16 0012-snowflake-compute.operand_bits=16-pinned-b16 "
@@ -27,7 +27,7 @@ checks=$((checks + 1))
 same "layer rows" "$(tail -n +2 "$work/r1/layers.csv" | wc -l)" "43"
 same "network rows" "$(tail -n +2 "$work/r1/networks.csv" | wc -l)" "11"
 run_header=$("$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --format csv | head -1)
-same "layers.csv columns: the job's, then run's" "$(head -1 "$work/r1/layers.csv")" "job,accelerator,model,selection,phase,sequence,context,compute.operand_bits,$run_header"
+same "layers.csv columns: the job's, then run's" "$(head -1 "$work/r1/layers.csv")" "job,accelerator,model,selection,sequence_phase,sequence,context,compute.operand_bits,$run_header"
 # mlp at batch 16: 16 x 131,000 MACs in every variant.
 same "mlp b16 totals" "$(grep -c -- "-mlp-b16,.*,16,TOTAL,,2096000," "$work/r1/networks.csv")" "4"
 # A job's rows are exactly what `reusesim run` gives for it.

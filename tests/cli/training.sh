@@ -99,11 +99,11 @@ models:
   - {model: $M/mlp.yaml, batch: [2], mode: train, optimizer: [sgd, adam]}
 YAML
 expect 0 "trace with training steps" -- "$REUSESIM" trace "$work/train_trace.yaml" --out "$work/trace" --no-figure
-same "networks: inference, then a step per optimizer" "$(cut -d, -f1,4,6,7 "$work/trace/networks.csv")" "job,selection,layer,phase
+same "networks: inference, then a step per optimizer" "$(cut -d, -f1,4,9,10 "$work/trace/networks.csv")" "job,selection,layer,phase
 0001-small-mlp-b2,all,TOTAL,
 0002-small-mlp-train-sgd-b2,train sgd,TOTAL,step
 0003-small-mlp-train-adam-b2,train adam,TOTAL,step"
-contains "inference rows get an empty phase" "$(cat "$work/trace/layers.csv")" "0001-small-mlp-b2,small,mlp,all,2,fc1,,linear,200000,"
+contains "inference rows get an empty phase" "$(cat "$work/trace/layers.csv")" "0001-small-mlp-b2,small,mlp,all,,,,2,fc1,,linear,200000,"
 contains "the plan records the optimizer" "$(cat "$work/trace/trace.json")" '"optimizer": "adam"'
 cat >"$work/bad_trace.yaml" <<YAML
 name: bad_trace

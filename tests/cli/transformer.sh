@@ -155,7 +155,7 @@ lm_trace "    phase: decode
     batch: 1"
 expect 0 "trace decode and prefill" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/lm" --jobs 2
 same "jobs with their phases" "$(cut -d, -f1-8 "$work/lm/jobs.csv")" \
-  "job,accelerator,model,selection,phase,sequence,context,batch
+  "job,accelerator,model,selection,sequence_phase,sequence,context,batch
 0001-tpu_v1-tiny_lm-decode-L8-b1,tpu_v1,tiny_lm,all,decode,,8,1
 0002-tpu_v1-tiny_lm-decode-L8-b2,tpu_v1,tiny_lm,all,decode,,8,2
 0003-tpu_v1-tiny_lm-decode-L32-b1,tpu_v1,tiny_lm,all,decode,,32,1
@@ -198,6 +198,13 @@ lm_trace "    phase: decode
     batch: 1"
 expect 2 "trace sequence with decode" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
 contains "sequence with decode" "$err" "error: models.0.sequence: sequence applies to phase prefill"
+lm_trace "    phase: decode
+    context: 8
+    mode: train
+    optimizer: sgd
+    batch: 1"
+expect 2 "trace decode in training" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
+contains "decode in training" "$err" "lm.yaml:4:5: error: models.0: phase: decode applies to mode: infer"
 lm_trace "    phase: train
     batch: 1"
 expect 2 "trace unknown phase" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/bad"
