@@ -35,7 +35,7 @@ struct DataValue {
 // Operators whose input 0 (Gather: 1) is always an activation: a graph input read there is the
 // model's data, not a stripped parameter.
 const std::set<std::string> kDataFirstOps{
-    "Conv", "Gemm", "MatMul", "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
+    "Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
     "GlobalMaxPool", "Relu", "Clip", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "LSTM", "GRU", "RNN",
     "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"};
 const std::set<std::string> kViewOps{"Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose"};
@@ -273,6 +273,7 @@ class OnnxImporter {
     if (op == "MaxPool" || op == "AveragePool") return import_pool(node);
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return import_global_pool(node);
     if (op == "BatchNormalization") return import_unary(node, LayerType::batchnorm, 1);
+    if (op == "LayerNormalization") return import_layer_norm(node);
     if (op == "Relu") return import_unary(node, LayerType::relu, 1);
     if (op == "Sigmoid") return import_unary(node, LayerType::sigmoid, 1);
     if (op == "Tanh") return import_unary(node, LayerType::tanh, 1);
@@ -287,9 +288,7 @@ class OnnxImporter {
       return;
     }
     if (kViewOps.count(op) > 0) return import_view(node);
-    fail("the operator " + op + " has no layer in ReuseSim's layer library" +
-                   (op == "LayerNormalization" ? " (it has no layer normalization yet)" : "") +
-                   "; docs/import.md lists the operators that map");
+    fail("the operator " + op + " has no layer in ReuseSim's layer library; docs/import.md lists the operators that map");
   }
 
   // ---- helpers for the nodes ----
@@ -503,6 +502,17 @@ class OnnxImporter {
     layer.type = type;
     layer.inputs = {in.layer};
     add_node_layer(node, layer, in.batch_axis);
+  }
+
+  // LayerNormalization over the last axis (the features) is `layernorm`; over more axes it has no layer.
+  void import_layer_norm(const onnx::NodeProto& node) {
+    const std::int64_t rank = static_cast<std::int64_t>(known_dims(node.input(0), "the input").sizes.size());
+    const std::int64_t axis = int_attribute(node, "axis", -1);
+    if (axis != -1 && axis != rank - 1) {
+      fail("LayerNormalization over axes " + std::to_string(axis) + ".. of a rank-" + std::to_string(rank) +
+           " tensor: the layer library's layernorm normalizes the last axis (the features) only");
+    }
+    import_unary(node, LayerType::layernorm, 1);
   }
 
   // Clip(0, 6) is ReLU6 and Clip(0) ReLU (opset 11 on: the bounds are inputs, given as constants).
