@@ -2,7 +2,9 @@
 // derived by hand for the MLP 1000-100-100-100-100-10 (models/mlp.yaml). Plain C++ (no simulation).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
+#include <utility>
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
@@ -227,4 +229,91 @@ TEST_CASE("stored activations stay on chip where the accelerator keeps activatio
     CHECK((stores == 0) == (kept_bytes > 0));
     CHECK(wgrad_onchip == (kept_bytes > 0 ? 25'600 : 0));
   }
+}
+
+namespace {
+
+// The step's peak from its programs (mapping::training_live_bytes) and from the network alone
+// (footprint --mode train), at snowflake's 2-byte elements.
+std::pair<std::int64_t, std::int64_t> step_and_footprint_peaks(const workload::Network& network, std::int64_t batch,
+                                                               const workload::TrainingOptions& training) {
+  const std::vector<std::int64_t> live = mapping::training_live_bytes(
+      network, batch, 2, training, mapping::map_training_step(network, batch, snowflake(), training));
+  workload::FootprintOptions options;
+  options.batch = batch;
+  options.mode = workload::FootprintMode::train;
+  options.optimizer = training.optimizer;
+  options.dtype = workload::Precision::fp16;
+  options.checkpoint_segments = training.checkpoint_segments;
+  options.mixed_precision = training.mixed_precision;
+  return {*std::max_element(live.begin(), live.end()), workload::compute_footprint(network, options).peak_bytes};
+}
+
+}  // namespace
+
+TEST_CASE("the step's live bytes, program by program, for the MLP with Adam", "[training]") {
+  // Batch 256 at 2 bytes: a 100-wide activation or gradient is 51,200 B, fc5's 10-wide 5,120 B, the
+  // input 512,000 B; every stored activation 1,410 x 512 = 721,920 B. Held throughout: w, g, m and
+  // v, 4 x 262,820 = 1,051,280 B. Programs: fc1..fc5 forward (0-4), fc5 dgrad (5) and wgrad (6),
+  // fc4 dgrad (7) and wgrad (8), ..., fc1 wgrad (14), five updates (15-19).
+  const std::vector<std::int64_t> live = mapping::training_live_bytes(
+      zoo("mlp"), 256, 2, workload::TrainingOptions{workload::Optimizer::adam, 1, false},
+      mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::TrainingOptions{workload::Optimizer::adam, 1, false}));
+  REQUIRE(live.size() == 20);
+  // fc1's forward: the state, the input and fc1's output, 1,051,280 + 512,000 + 51,200.
+  CHECK(live[0] == 1'614'480);
+  // The backward pass starts: every activation, the loss's dY5 and the dY4 fc5's dgrad writes,
+  // 1,051,280 + 721,920 + 5,120 + 51,200; fc5's wgrad still reads dY5.
+  CHECK(live[5] == 1'829'520);
+  CHECK(live[6] == 1'829'520);
+  // fc4's dgrad: dY5 is gone, dY4 and dY3 are live: 1,051,280 + 721,920 + 2 x 51,200, the peak.
+  CHECK(live[7] == 1'875'600);
+  CHECK(*std::max_element(live.begin(), live.end()) == 1'875'600);
+  // The updates: the parameters, their gradients, the moments and the input (held for the step).
+  CHECK(live[19] == 1'051'280 + 512'000);
+}
+
+TEST_CASE("the step's peak from its programs agrees with footprint's", "[training]") {
+  using workload::Optimizer;
+  for (const workload::TrainingOptions& training :
+       {workload::TrainingOptions{Optimizer::sgd, 1, false}, workload::TrainingOptions{Optimizer::momentum, 1, false},
+        workload::TrainingOptions{Optimizer::adam, 1, false}, workload::TrainingOptions{Optimizer::adam, 1, true},
+        workload::TrainingOptions{Optimizer::sgd, 5, false}}) {
+    const auto [step, footprint] = step_and_footprint_peaks(zoo("mlp"), 256, training);
+    CHECK(step == footprint);
+  }
+  // Five one-layer segments keep fc1..fc4's outputs, and fc5's (the last segment's) only until
+  // fc5's backward is done: at fc4's dgrad, 525,640 of w and g + (1,400 + 200) x 512.
+  CHECK(step_and_footprint_peaks(zoo("mlp"), 256, workload::TrainingOptions{Optimizer::sgd, 5, false}).first ==
+        1'344'840);
+  const auto [waist_step, waist_footprint] =
+      step_and_footprint_peaks(narrow_waist(), 4, workload::TrainingOptions{Optimizer::sgd, 2, false});
+  CHECK(waist_step == waist_footprint);
+  // ResNet-50: residual adds hold a block input's gradient across the branch until conv1's dgrad
+  // adds to it, batch-norms read their inputs, and flatten shares avgpool's buffer.
+  const auto [resnet_step, resnet_footprint] =
+      step_and_footprint_peaks(zoo("resnet50"), 2, workload::TrainingOptions{Optimizer::adam, 1, false});
+  CHECK(resnet_step == resnet_footprint);
+  CHECK(resnet_step == 364'935'296);
+}
+
+TEST_CASE("a residual branch holds the gradient its add wrote until the branch's first layer adds to it", "[training]") {
+  // fc1 8 -> 64 feeds fc2 (64 -> 256, fc3 256 -> 64) and the add. The add's backward writes dY1
+  // and dY3 (64 each); fc3's backward then holds dY3, the dY2 it writes (256) and dY1, waiting for
+  // fc2's dgrad to add to it: 384 elements, more than any one layer's own (the add's 3 x 64, fc2's
+  // 256 + 64). At batch 1 and 2 bytes, with SGD: w and g of 576 + 16,640 + 16,448 = 33,664
+  // parameters, 4 x 33,664 = 134,656; every activation (8 + 64 + 256 + 64 + 64) x 2 = 912; the
+  // gradients 384 x 2 = 768: 136,336.
+  const workload::Network network =
+      config::load_model_text("name: branch\nprecision: fp16\ninput: {features: 8}\nlayers:\n"
+                              "  - {name: fc1, type: linear, out_features: 64}\n"
+                              "  - {name: fc2, type: linear, out_features: 256}\n"
+                              "  - {name: fc3, type: linear, out_features: 64}\n"
+                              "  - {name: add, type: add, inputs: [fc3, fc1]}\n",
+                              "branch.yaml")
+          .network;
+  const auto [step, footprint] =
+      step_and_footprint_peaks(network, 1, workload::TrainingOptions{workload::Optimizer::sgd, 1, false});
+  CHECK(step == 136'336);
+  CHECK(footprint == 136'336);
 }

@@ -123,7 +123,7 @@ std::string replay_problem(const hw::LayerResult& result, const mapping::LayerPr
 }
 
 // A training step's report before the replay: the element size must be one footprint sizes
-// tensors at, so that the step's peak memory is footprint's.
+// tensors at, so that the step's peak memory can be checked against footprint's.
 report::RunReport training_report(const hw::AcceleratorSpec& spec, const workload::Network& network,
                                   const workload::TrainingOptions& training, const std::string& arch_file) {
   if (const std::string problem = workload::backward_problem(network); !problem.empty()) {
@@ -137,20 +137,6 @@ report::RunReport training_report(const hw::AcceleratorSpec& spec, const workloa
   }
   check_training(training, network, e);
   return report::RunReport{spec.name, network.name, spec, {}, training, {}, {}};
-}
-
-// The step's peak memory: footprint --mode train's, with every tensor at the run's element size.
-std::int64_t training_peak_bytes(const workload::Network& network, std::int64_t batch,
-                                 const workload::TrainingOptions& training, const hw::AcceleratorSpec& spec) {
-  workload::FootprintOptions options;
-  options.batch = batch;
-  options.mode = workload::FootprintMode::train;
-  options.optimizer = training.optimizer;
-  options.checkpoint_segments = training.checkpoint_segments;
-  options.mixed_precision = training.mixed_precision;
-  const std::int64_t e = mapping::element_bytes(spec);
-  options.dtype = e == 1 ? workload::Precision::int8 : e == 2 ? workload::Precision::fp16 : workload::Precision::fp32;
-  return workload::compute_footprint(network, options).peak_bytes;
 }
 
 // The step's programs must agree with the analysis: each forward program (and its recompute) as
@@ -300,12 +286,14 @@ int run_command(const std::vector<std::string>& args) {
           throw mapping::MappingError(std::string(error.what()) + where);
         }
         check_training_step(model.network, step, batch, training->checkpoint_segments, mapping::element_bytes(spec));
+        const std::vector<std::int64_t> live =
+            mapping::training_live_bytes(model.network, batch, mapping::element_bytes(spec), *training, step);
+        report.peak_memory_bytes.push_back(*std::max_element(live.begin(), live.end()));
         report.phases.clear();
         for (mapping::TrainingProgram& program : step) {
           report.phases.push_back(mapping::phase_name(program.phase));
           add_run(batch, std::move(program.program), report.phases.size() == 1, where);
         }
-        report.peak_memory_bytes.push_back(training_peak_bytes(model.network, batch, *training, spec));
         continue;
       }
       // The whole network is planned (residency, fusion): selected layers run as they do in it.

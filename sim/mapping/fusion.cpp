@@ -23,11 +23,6 @@ std::optional<hw::OutputStage> stage_of(LayerType type) {
 
 }  // namespace
 
-bool is_view(LayerType type) {
-  return type == LayerType::flatten || type == LayerType::to_sequence || type == LayerType::to_tokens ||
-         type == LayerType::first_step || type == LayerType::concat;
-}
-
 std::vector<std::vector<std::size_t>> consumers_of(const workload::Network& network) {
   std::vector<std::vector<std::size_t>> consumers(network.layers.size());
   for (std::size_t i = 0; i < network.layers.size(); ++i) {

@@ -26,7 +26,7 @@ struct FusionPlan {
   bool fused(std::size_t layer) const { return head[layer] != layer; }
 };
 
-bool is_view(workload::LayerType type);
+using workload::is_view;
 
 // The layers that read the output of each layer (directly; views are consumers too).
 std::vector<std::vector<std::size_t>> consumers_of(const workload::Network& network);

@@ -50,7 +50,7 @@ GradientLayout layout_gradients(const workload::Network& network, const std::vec
     return address;
   };
   GradientLayout gradients;
-  gradients.owner.resize(count);
+  gradients.owner = workload::buffer_owners(network);
   gradients.output_gradient.resize(count);
   gradients.weight_gradient.resize(count);
   gradients.state.resize(count);
@@ -59,12 +59,7 @@ GradientLayout layout_gradients(const workload::Network& network, const std::vec
   const std::int64_t state_tensors = workload::optimizer_state_per_parameter(options.optimizer);
   for (std::size_t i = 0; i < count; ++i) {
     const workload::NetworkLayer& layer = network.layers[i];
-    if (is_view(layer.spec.type)) {
-      const int input = layer.input_ids.front();
-      gradients.owner[i] = input < 0 ? -1 : gradients.owner[static_cast<std::size_t>(input)];
-      continue;
-    }
-    gradients.owner[i] = static_cast<int>(i);
+    if (is_view(layer.spec.type)) continue;
     gradients.output_gradient[i] = place(checked_product({layer.counts.output_elems, batch, e}));
     const std::int64_t parameter_bytes = checked_mul(layer.counts.params, e);
     if (parameter_bytes == 0) continue;
@@ -428,6 +423,76 @@ std::vector<TrainingProgram> map_step(const workload::Network& network, std::int
 }
 
 }  // namespace
+
+std::vector<std::int64_t> training_live_bytes(const workload::Network& network, std::int64_t batch,
+                                              std::int64_t element_bytes, const workload::TrainingOptions& options,
+                                              const std::vector<TrainingProgram>& step) {
+  const std::size_t count = network.layers.size();
+  const std::size_t n = step.size();
+  const std::vector<int> owners = workload::buffer_owners(network);
+  const std::vector<std::size_t> readers = workload::last_readers(network, owners);
+  const std::vector<bool> kept = workload::kept_outputs(network, options.checkpoint_segments);
+  const auto segment = [&](std::size_t i) { return workload::checkpoint_segment(network, i, options.checkpoint_segments); };
+  const std::size_t last_segment = static_cast<std::size_t>(options.checkpoint_segments - 1);
+  // Where each layer's programs run: forward, recompute, its dgrad, its last backward program; and
+  // where each segment's backward, and the whole backward pass, begin and end.
+  std::vector<std::size_t> forward(count, n), recompute(count, n), dgrad(count, n), backward_end(count, n);
+  std::vector<std::size_t> segment_end(static_cast<std::size_t>(options.checkpoint_segments), 0);
+  std::size_t backward_begin = n, step_backward_end = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = step[k].layer;
+    switch (step[k].phase) {
+      case TrainingPhase::forward: forward[i] = k; continue;
+      case TrainingPhase::recompute: recompute[i] = k; continue;
+      case TrainingPhase::update: continue;
+      case TrainingPhase::dgrad: dgrad[i] = k; break;
+      case TrainingPhase::wgrad: break;
+    }
+    backward_begin = std::min(backward_begin, k);
+    backward_end[i] = k;
+    segment_end[segment(i)] = k;
+    step_backward_end = k;
+  }
+  // Bytes live from program `first` to program `last`, both included.
+  std::vector<std::int64_t> delta(n + 1, 0);
+  const auto live = [&](std::size_t first, std::size_t last, std::int64_t bytes) {
+    delta[first] += bytes;
+    delta[std::max(first, last) + 1] -= bytes;
+  };
+  // Held throughout: the parameters, their gradients, the optimizer state (with mixed precision
+  // the fp32 master weights too) and the model's input, kept for the step like the parameters.
+  std::int64_t parameters = 0;
+  for (const workload::NetworkLayer& layer : network.layers) parameters = workload::checked_add(parameters, layer.counts.params);
+  live(0, n - 1,
+       workload::checked_add(
+           checked_mul(parameters, 2 * element_bytes +
+                                       workload::optimizer_bytes_per_parameter(options.optimizer, options.mixed_precision,
+                                                                               element_bytes)),
+           checked_product({network.data_input_elems(), batch, element_bytes})));
+  for (std::size_t o = 0; o < count; ++o) {
+    if (owners[o] != static_cast<int>(o)) continue;
+    const std::int64_t bytes = checked_product({network.layers[o].counts.output_elems, batch, element_bytes});
+    // The output: a kept one until the backward pass ends; a last segment's until that segment's
+    // backward ends; a recomputed segment's until its last reader's forward, then again from its
+    // recompute until its segment's backward ends.
+    if (kept[o]) {
+      live(forward[o], step_backward_end, bytes);
+    } else if (segment(o) == last_segment) {
+      live(forward[o], segment_end[segment(o)], bytes);
+    } else {
+      live(forward[o], readers[o] < count ? forward[readers[o]] : forward[o], bytes);
+      live(recompute[o], segment_end[segment(o)], bytes);
+    }
+    // Its gradient: from its last reader's dgrad (the loss, before the backward pass, for an
+    // output nobody reads) until its own last backward program.
+    const std::size_t written = readers[o] < count ? dgrad[readers[o]] : backward_begin;
+    live(written, backward_end[o] < n ? backward_end[o] : written, bytes);
+  }
+  std::vector<std::int64_t> bytes(n, 0);
+  std::int64_t running = 0;
+  for (std::size_t k = 0; k < n; ++k) bytes[k] = running += delta[k];
+  return bytes;
+}
 
 std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
                                                const hw::AcceleratorSpec& accelerator,

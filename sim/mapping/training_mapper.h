@@ -44,4 +44,14 @@ std::vector<TrainingProgram> map_training_step(const workload::Network& network,
                                                const hw::AcceleratorSpec& accelerator,
                                                const workload::TrainingOptions& options);
 
+// The bytes the step holds while each of its programs runs, from `step` (map_training_step's, at
+// `batch` and `element_bytes`): the parameters, their gradients and the optimizer state
+// throughout; each stored activation from the program writing it until the backward pass (or,
+// not kept across a checkpoint boundary, its segment's) is done; each activation gradient from
+// the dgrad writing it until its layer's last backward program. Its largest is the step's peak
+// memory, which footprint --mode train derives from the network alone.
+std::vector<std::int64_t> training_live_bytes(const workload::Network& network, std::int64_t batch,
+                                              std::int64_t element_bytes, const workload::TrainingOptions& options,
+                                              const std::vector<TrainingProgram>& step);
+
 }  // namespace reusesim::mapping

@@ -259,8 +259,8 @@ std::string run_stats_legend(bool training) {
       training ? "phase (after layer): a training step's forward, recompute (a checkpointed segment's forward again), "
                  "dgrad (input gradients: a GEMM, or a vector layer's backward), wgrad (weight gradients) or update "
                  "(the optimizer's); step on TOTAL (docs/training.md)\n"
-                 "peak_memory_bytes (the last column, on TOTAL): bytes the training step holds at its peak, as "
-                 "footprint --mode train counts them at element_bytes\n"
+                 "peak_memory_bytes (the last column, on TOTAL): bytes the training step holds at its peak, walked "
+                 "from its programs; footprint --mode train derives the same from the network at element_bytes\n"
                : "";
   return std::string(kConventions) + "\n" + step +
          "batch: samples per run\n"

@@ -8,9 +8,11 @@ namespace reusesim::workload {
 
 namespace {
 
-// An activation layer working in place shares its input's buffer.
+// An activation layer working in place shares its input's buffer; in training, as the step lays
+// out its tensors, so does a view (and its gradient its input's gradient's).
 bool shares_input_buffer(const NetworkLayer& layer, const FootprintOptions& options) {
-  return options.inplace_activations && is_activation(layer.spec.type);
+  return (options.inplace_activations && is_activation(layer.spec.type)) ||
+         (options.mode == FootprintMode::train && is_view(layer.spec.type));
 }
 
 struct InferencePeak {
@@ -58,17 +60,51 @@ InferencePeak peak_live_inference(const Network& network, const Footprint& footp
   return peak;
 }
 
-// Training with checkpointing: the input and the kept outputs (training.h) through the step, and
-// the largest set of one segment's other outputs (recomputed, or the last segment's, kept).
-std::int64_t checkpointed_activation_bytes(const Network& network, const Footprint& footprint, std::int64_t segments) {
+// Training's backward pass runs the layers in reverse. The gradient of a tensor lives from the
+// backward of its last reader (which writes it first; the loss, for an output nobody reads) until
+// its producer's backward: a layer's backward holds its output's gradient, its inputs' and any a
+// later reader wrote for an earlier consumer to add to (a residual branch's). Per layer, those bytes.
+std::vector<std::int64_t> live_gradient_bytes(const Network& network, const Footprint& footprint) {
+  const std::vector<int> owners = buffer_owners(network);
+  const std::vector<std::size_t> readers = last_readers(network, owners);
+  const std::size_t count = network.layers.size();
+  std::vector<std::int64_t> live(count, 0);
+  for (std::size_t p = 0; p < count; ++p) {
+    if (owners[p] != static_cast<int>(p)) continue;
+    for (std::size_t i = p; i <= std::min(readers[p], count - 1); ++i) {
+      live[i] = checked_add(live[i], footprint.layers[p].activation_gradient_bytes);
+    }
+  }
+  return live;
+}
+
+struct TrainingPeak {
+  std::int64_t activation_bytes = 0;  // the kept tensors and the largest segment's others
+  std::int64_t live_bytes = 0;        // the most activations, gradients and workspace held at once
+};
+
+// The input and the kept outputs (training.h) live through the step; a segment's other outputs
+// (recomputed, or the last segment's, kept) until its backward is done, so the step's peak is the
+// largest over segments of those outputs and the most gradients one of its layers' backward holds.
+TrainingPeak training_peak(const Network& network, const Footprint& footprint, std::int64_t segments) {
   const std::vector<bool> kept = kept_outputs(network, segments);
+  const std::vector<std::int64_t> gradients = live_gradient_bytes(network, footprint);
   std::int64_t kept_bytes = footprint.input_bytes;
   std::vector<std::int64_t> segment_bytes(static_cast<std::size_t>(segments), 0);
+  std::vector<std::int64_t> backward_bytes(static_cast<std::size_t>(segments), 0);
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
-    std::int64_t& bytes = kept[i] ? kept_bytes : segment_bytes[checkpoint_segment(network, i, segments)];
+    const std::size_t segment = checkpoint_segment(network, i, segments);
+    std::int64_t& bytes = kept[i] ? kept_bytes : segment_bytes[segment];
     bytes = checked_add(bytes, footprint.layers[i].activation_bytes);
+    backward_bytes[segment] =
+        std::max(backward_bytes[segment], checked_add(gradients[i], footprint.layers[i].im2col_bytes));
   }
-  return checked_add(kept_bytes, *std::max_element(segment_bytes.begin(), segment_bytes.end()));
+  TrainingPeak peak;
+  for (std::size_t s = 0; s < segment_bytes.size(); ++s) {
+    peak.activation_bytes = std::max(peak.activation_bytes, checked_add(kept_bytes, segment_bytes[s]));
+    peak.live_bytes = std::max(peak.live_bytes, checked_add(checked_add(kept_bytes, segment_bytes[s]), backward_bytes[s]));
+  }
+  return peak;
 }
 
 }  // namespace
@@ -111,7 +147,7 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
       row.gradient_bytes = row.weight_bytes;
       row.optimizer_bytes = checked_mul(
           layer.counts.params, optimizer_bytes_per_parameter(options.optimizer, options.mixed_precision, element_bytes));
-      row.activation_gradient_bytes = tensor_bytes(layer.counts.output_elems);
+      row.activation_gradient_bytes = is_view(layer.spec.type) ? 0 : tensor_bytes(layer.counts.output_elems);
     }
     row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);
     if (options.im2col) row.im2col_bytes = tensor_bytes(layer.counts.im2col_elems);
@@ -135,21 +171,9 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
   footprint.total_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes),
                                       checked_add(footprint.activation_gradient_bytes, footprint.im2col_bytes));
   if (train) {
-    std::int64_t largest_backward_step = 0;
-    for (std::size_t i = 0; i < network.layers.size(); ++i) {
-      // Backward through one layer holds the gradient of its output and of each input it has a
-      // producer for (nothing needs the gradient of the data itself).
-      std::int64_t step = footprint.layers[i].activation_gradient_bytes;
-      for (int input : network.layers[i].input_ids) {
-        if (input >= 0) {
-          step = checked_add(step, footprint.layers[static_cast<std::size_t>(input)].activation_gradient_bytes);
-        }
-      }
-      largest_backward_step = std::max(largest_backward_step, checked_add(step, footprint.layers[i].im2col_bytes));
-    }
-    footprint.peak_activation_bytes =
-        checkpointed_activation_bytes(network, footprint, options.checkpoint_segments);
-    footprint.peak_bytes = checked_add(checked_add(state_bytes, footprint.peak_activation_bytes), largest_backward_step);
+    const TrainingPeak peak = training_peak(network, footprint, options.checkpoint_segments);
+    footprint.peak_activation_bytes = peak.activation_bytes;
+    footprint.peak_bytes = checked_add(state_bytes, peak.live_bytes);
   } else {
     const InferencePeak peak = peak_live_inference(network, footprint, options);
     footprint.peak_activation_bytes = peak.activation_bytes;

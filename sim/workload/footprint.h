@@ -4,11 +4,12 @@
 // total_bytes follows the textbook sum: parameters + gradients + optimizer state + every stored
 // activation + every activation gradient + the largest im2col workspace, all held at once.
 // peak_bytes is liveness-aware: inference keeps a tensor only until its last consumer has run;
-// training keeps every stored activation but only one layer's activation gradients at a time.
+// training keeps every stored activation through the backward pass and each activation gradient
+// from the backward of its last reader to its producer's (a view shares its input's buffers).
 // A decode step (a network built with a decode context) also holds the KV cache: the keys and
 // values of the tokens before it, read by its attention layers, for the whole step.
 // With activation checkpointing, training keeps the tensors at segment boundaries and one
-// segment's activations at a time (the largest).
+// segment's activations at a time, until that segment's backward is done.
 
 #include <cstdint>
 #include <string>

@@ -246,6 +246,11 @@ bool is_activation(LayerType type) {
 
 bool is_recurrent(LayerType type) { return type == LayerType::rnn || type == LayerType::gru || type == LayerType::lstm; }
 
+bool is_view(LayerType type) {
+  return type == LayerType::flatten || type == LayerType::to_sequence || type == LayerType::to_tokens ||
+         type == LayerType::first_step || type == LayerType::concat;
+}
+
 std::string activation_name(Activation activation) { return name_of(kActivationNames, activation, "none"); }
 std::optional<Activation> activation_from_name(const std::string& name) { return value_of(kActivationNames, name); }
 std::vector<std::string> activation_names() { return names_of(kActivationNames); }

@@ -23,6 +23,8 @@ std::optional<LayerType> layer_type_from_name(const std::string& name);
 std::vector<std::string> layer_type_names();
 bool is_activation(LayerType type);
 bool is_recurrent(LayerType type);
+// A view of its (first) input's buffer: no program of its own, no tensor of its own.
+bool is_view(LayerType type);
 
 // Activation fused into a conv2d or linear layer: vector work, no extra tensor.
 enum class Activation { none, relu, relu6, sigmoid, tanh, gelu, silu };

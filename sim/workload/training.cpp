@@ -56,16 +56,43 @@ std::size_t checkpoint_segment(const Network& network, std::size_t layer, std::i
   return layer / (network.layers.size() / static_cast<std::size_t>(segments));
 }
 
+std::vector<int> buffer_owners(const Network& network) {
+  std::vector<int> owners(network.layers.size());
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    owners[i] = static_cast<int>(i);
+    if (!is_view(network.layers[i].spec.type)) continue;
+    const int input = network.layers[i].input_ids.front();
+    owners[i] = input < 0 ? -1 : owners[static_cast<std::size_t>(input)];
+  }
+  return owners;
+}
+
 std::vector<bool> kept_outputs(const Network& network, std::int64_t segments) {
   std::vector<bool> kept(network.layers.size(), segments == 1);
+  const std::vector<int> owners = buffer_owners(network);
   for (std::size_t j = 0; j < network.layers.size(); ++j) {
+    if (is_view(network.layers[j].spec.type)) continue;  // its readers read the owner's buffer
     for (int input : network.layers[j].input_ids) {
-      if (input < 0) continue;
-      const auto producer = static_cast<std::size_t>(input);
+      const int owner = input < 0 ? -1 : owners[static_cast<std::size_t>(input)];
+      if (owner < 0) continue;
+      const auto producer = static_cast<std::size_t>(owner);
       if (checkpoint_segment(network, j, segments) > checkpoint_segment(network, producer, segments)) kept[producer] = true;
     }
   }
   return kept;
+}
+
+std::vector<std::size_t> last_readers(const Network& network, const std::vector<int>& owners) {
+  const std::size_t count = network.layers.size();
+  std::vector<std::size_t> readers(count, count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (is_view(network.layers[i].spec.type)) continue;  // its readers read the owner's buffer
+    for (int input : network.layers[i].input_ids) {
+      const int owner = input < 0 ? -1 : owners[static_cast<std::size_t>(input)];
+      if (owner >= 0) readers[static_cast<std::size_t>(owner)] = i;  // layers run in order: the latest wins
+    }
+  }
+  return readers;
 }
 
 std::int64_t training_step_macs(const Network& network, std::int64_t batch, std::int64_t checkpoint_segments) {

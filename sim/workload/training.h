@@ -42,8 +42,15 @@ std::int64_t update_ops_per_parameter(Optimizer optimizer);
 std::string checkpoint_problem(const Network& network, std::int64_t segments);
 std::size_t checkpoint_segment(const Network& network, std::size_t layer, std::int64_t segments);
 // Per layer: its output is kept from the forward pass to the backward pass, because a layer of a
-// later segment reads it (every output, with one segment).
+// later segment reads it, directly or through views (every output, with one segment).
 std::vector<bool> kept_outputs(const Network& network, std::int64_t segments);
+
+// Per layer: the layer whose output buffer it is, its own or, for a view, its input's (-1: the data).
+std::vector<int> buffer_owners(const Network& network);
+// Per layer: the last layer (views aside) that reads its buffer, whose backward writes the buffer's
+// gradient first and whose forward reads it last; the layer count when none reads it (the loss
+// writes its gradient). Meaningful for layers that own their buffer.
+std::vector<std::size_t> last_readers(const Network& network, const std::vector<int>& owners);
 
 // MACs of one training step at `batch`: each conv2d and linear layer's forward, weight-gradient
 // and (unless needs_input_gradient is false) input-gradient GEMMs, each as many MACs as the forward,

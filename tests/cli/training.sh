@@ -63,6 +63,12 @@ expect 0 "mixed-precision step" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --
 same "mixed-precision peak" "$(tail -1 <<<"$out" | awk -F, '{ print $NF }')" "2926880"
 expect 0 "mixed-precision footprint" -- "$REUSESIM" footprint --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --mixed-precision --dtype fp16 --format json
 contains "mixed-precision footprint agrees" "$out" '"peak_bytes": 2926880'
+# ResNet-50: residual gradients held across their branch, batch-norms, flatten sharing a buffer;
+# run walks its programs, footprint the network, and they agree.
+expect 0 "resnet-50 step" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/resnet50.yaml" --batch 2 --mode train --optimizer adam --format csv
+peak=$(tail -1 <<<"$out" | awk -F, '{ print $NF }')
+expect 0 "resnet-50 footprint" -- "$REUSESIM" footprint --model "$M/resnet50.yaml" --batch 2 --mode train --optimizer adam --dtype fp16 --format json
+contains "resnet-50 footprint agrees" "$out" "\"peak_bytes\": $peak"
 expect 2 "mixed precision on 1-byte elements" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.yaml" --mode train --optimizer adam --mixed-precision
 contains "mixed precision message" "$err" "--mixed-precision computes at 2-byte elements (fp16 or bf16) beside fp32 master weights; the elements here have 1 bytes"
 expect 2 "mixed precision with inference" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/mlp.yaml" --mixed-precision
