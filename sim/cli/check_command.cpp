@@ -56,17 +56,22 @@ int check_command(const std::vector<std::string>& args) {
                       << " layers\n";
             break;
           }
-          case config::FileKind::accelerator:
-            std::cout << file << ": ok: accelerator " << config::load_accelerator_file(file, overrides).name << "\n";
+          // Each file is loaded before anything is printed of it: "ok" only once it has loaded.
+          case config::FileKind::accelerator: {
+            const std::string name = config::load_accelerator_file(file, overrides).name;
+            std::cout << file << ": ok: accelerator " << name << "\n";
             break;
+          }
           case config::FileKind::dram: {
             const hw::DramSpec dram = config::load_dram(file, overrides);
             std::cout << file << ": ok: dram " << dram.standard << ", " << dram.channels << " channel(s)\n";
             break;
           }
-          case config::FileKind::run:
-            std::cout << file << ": ok: run " << config::load_run_file(file, overrides).name << "\n";
+          case config::FileKind::run: {
+            const std::string name = config::load_run_file(file, overrides).name;
+            std::cout << file << ": ok: run " << name << "\n";
             break;
+          }
           case config::FileKind::technology: {
             const hw::TechnologySpec technology = config::load_technology_file(file, overrides);
             std::cout << file << ": ok: technology " << technology.name << ", " << technology.node_nm << " nm\n";

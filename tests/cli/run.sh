@@ -125,4 +125,14 @@ awk -F, '$2 == "gru2" { gops[$1] = $28; intensity[$1] = $27 }
 "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/alexnet.yaml" --format csv >"$work/b.csv"
 checks=$((checks + 1))
 cmp -s "$work/a.csv" "$work/b.csv" || { echo "FAIL: run output differs between runs"; failures=$((failures + 1)); }
+
+# check says "ok" of a file only once it has loaded: a bad run or accelerator file prints its error
+# and nothing on standard output.
+printf 'name: bad\naccelerators: %s\nmodels:\n  - {model: %s, batch: [0]}\n' "$A/small.yaml" "$M/mlp.yaml" >"$work/bad_run.yaml"
+expect 2 "check a bad run file" -- "$REUSESIM" check "$work/bad_run.yaml"
+same "no ok for a bad run file" "$out" ""
+contains "the bad batch named" "$err" "bad_run.yaml:4:"
+sed 's/clock_mhz: .*/clock_mhz: 0/' "$A/small.yaml" >"$work/bad_arch.yaml"
+expect 2 "check a bad accelerator" -- "$REUSESIM" check "$work/bad_arch.yaml"
+same "no ok for a bad accelerator" "$out" ""
 finish
