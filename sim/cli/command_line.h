@@ -65,7 +65,7 @@ bool parse_arguments(const std::string& command, const std::vector<std::string>&
 report::Format parse_format(const std::string& name);
 
 // --phase prefill|decode, --sequence S and --context L, for the commands that build a network
-// (run, analyze).
+// (run, analyze, footprint).
 struct PhaseOptions {
   std::string phase = "prefill";
   std::int64_t sequence = 0;

@@ -83,10 +83,7 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
     row.output_elems = checked_mul(layer.counts.output_elems, options.batch);
     row.vector_ops = checked_mul(layer.counts.vector_ops, options.batch);
     row.traffic = workload::compulsory_traffic(layer, options.batch, element_bytes);
-    if (layer.cached_steps > 0) {
-      row.kv_cache_read_bytes =
-          workload::checked_product({layer.cached_steps, layer.input_shapes[1].features, options.batch, element_bytes});
-    }
+    row.kv_cache_read_bytes = workload::checked_product({layer.cached_elements(), options.batch, element_bytes});
     total.add(row);
     table.add_row(cells(layer.spec.name, workload::layer_type_name(layer.spec.type), layer.output_shape.to_string(),
                         row, options));

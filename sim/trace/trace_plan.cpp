@@ -144,8 +144,12 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
   plan.name = run.name;
   plan.run_file = absolute(run_file);
   for (const config::SweepAxis& axis : run.sweep) plan.sweep_keys.push_back(axis.key_path);
-  // Every model entry's jobs for one batch each, sized by the network its phase builds.
-  std::vector<std::vector<TraceJob>> entry_jobs;
+  // Every model entry's jobs but for the batch, sized by the network its phase builds.
+  struct Variant {
+    TraceJob job;
+    std::int64_t macs_per_sample = 0;
+  };
+  std::vector<std::vector<Variant>> entry_jobs;
   for (const config::RunModel& model : run.models) {
     entry_jobs.emplace_back();
     for (const config::Phase& lengths : model.phases()) {
@@ -161,7 +165,6 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
                  (layer.spec.recurrent.bidirectional ? 2 : 1);
       }
       const bool training = !model.optimizers.empty();
-      // A training step runs up to four programs a layer (forward, dgrad, wgrad, update).
       if (training) macs = workload::training_step_macs(network, 1, 1);
       TraceJob job;
       job.model = network.name;
@@ -170,10 +173,10 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       job.layer_types = model.layer_types;
       job.phase = model.phase;
       job.lengths = lengths;
+      // A training step runs up to four programs a layer (forward, dgrad, wgrad, update).
       job.layer_count = selected.size() * (training ? 4 : 1);
-      job.macs = macs;  // per sample until the batch is known
       job.recurrent_steps = steps;
-      entry_jobs.back().push_back(std::move(job));
+      entry_jobs.back().push_back({std::move(job), macs});
     }
   }
   for (const std::string& file : run.accelerator_files) {
@@ -183,15 +186,15 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       for (std::size_t m = 0; m < run.models.size(); ++m) {
         const std::vector<std::string> optimizers =
             run.models[m].optimizers.empty() ? std::vector<std::string>{""} : run.models[m].optimizers;
-        for (const TraceJob& variant : entry_jobs[m]) {
+        for (const Variant& variant : entry_jobs[m]) {
           for (const std::string& optimizer : optimizers) {
             for (std::int64_t batch : run.models[m].batches) {
-              TraceJob job = variant;
+              TraceJob job = variant.job;
               job.panel = panel;
               job.batch = batch;
               job.optimizer = optimizer;
-              job.time_limit_seconds = job_time_limit_seconds(variant.layer_count, variant.macs, batch);
-              job.macs = variant.macs > INT64_MAX / batch ? INT64_MAX : variant.macs * batch;
+              job.time_limit_seconds = job_time_limit_seconds(job.layer_count, variant.macs_per_sample, batch);
+              job.macs = variant.macs_per_sample > INT64_MAX / batch ? INT64_MAX : variant.macs_per_sample * batch;
               std::vector<std::string> words{plan.panels[panel].accelerator};
               for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
               words.push_back(job.model);

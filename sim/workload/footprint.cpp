@@ -151,7 +151,7 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
     }
     row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);
     if (options.im2col) row.im2col_bytes = tensor_bytes(layer.counts.im2col_elems);
-    if (layer.cached_steps > 0) row.kv_cache_bytes = tensor_bytes(checked_mul(layer.cached_steps, layer.input_shapes[1].features));
+    row.kv_cache_bytes = tensor_bytes(layer.cached_elements());
     footprint.weight_bytes = checked_add(footprint.weight_bytes, row.weight_bytes);
     footprint.gradient_bytes = checked_add(footprint.gradient_bytes, row.gradient_bytes);
     footprint.optimizer_bytes = checked_add(footprint.optimizer_bytes, row.optimizer_bytes);

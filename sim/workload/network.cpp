@@ -86,6 +86,10 @@ TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, s
   return traffic;
 }
 
+std::int64_t NetworkLayer::cached_elements() const {
+  return cached_steps == 0 ? 0 : checked_mul(cached_steps, input_shapes[1].features);
+}
+
 NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) {
   NetworkBuild build;
   const std::size_t count = model.layers.size();

@@ -29,6 +29,9 @@ struct NetworkLayer {
   // A decode step's kv_cache matmul: rows of its second input read from the cache (the tokens
   // before this one), already in input_shapes[1]; 0 otherwise.
   std::int64_t cached_steps = 0;
+
+  // Elements per sample this layer reads from the KV cache (its cached rows of keys or values).
+  std::int64_t cached_elements() const;
 };
 
 struct Network {

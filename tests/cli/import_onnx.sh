@@ -80,6 +80,15 @@ same "resnet50 rows as the zoo's" "$imported" "$(grep -v ',prob,softmax,' <<<"$o
 expect 0 "import to standard output" -- "$REUSESIM" import onnx "$D/resnet50.onnx"
 same "standard output = file" "$out" "$(cat "$work/resnet50.yaml")"
 
+# LayerNormalization over a sequence's 64 features (scale and bias: 2 x 64 = 128 parameters), then a
+# MatMul to 32 (2,048 weights, 64 x 32 = 2,048 MACs a token): 10 tokens, 20,480 MACs, 2,176 parameters.
+import layer_norm
+contains "layer_norm summary" "$out" "2 layers, 20480 MACs per sample, 2176 parameters"
+contains "layer_norm layer" "$(cat "$work/layer_norm.yaml")" "{name: ln, type: layernorm}  # node ln (LayerNormalization)"
+same "layer_norm params" "$(total_of "$work/layer_norm.yaml" params)" "2176"
+expect 2 "LayerNormalization over two axes" -- "$REUSESIM" import onnx "$D/layer_norm_two_axes.onnx"
+same "two axes message" "$err" "reusesim import onnx: error: $D/layer_norm_two_axes.onnx: node ln (LayerNormalization): LayerNormalization over axes 1.. of a rank-3 tensor: the layer library's layernorm normalizes the last axis (the features) only"
+
 # Bad input: exit 2, naming the file and the node.
 head -c 1000 "$D/resnet50.onnx" >"$work/truncated.onnx"
 expect 2 "truncated file" -- "$REUSESIM" import onnx "$work/truncated.onnx"
@@ -92,15 +101,6 @@ expect 2 "dynamic batch without --batch-dim" -- "$REUSESIM" import onnx "$D/lstm
 same "dynamic dim message" "$err" "reusesim import onnx: error: $D/lstm_lm.onnx: the graph input tokens [35, batch]: the dynamic dimension \"batch\" has no size; if it is the batch, say so with --batch-dim batch (any other dimension needs a fixed size)"
 expect 2 "wrong --batch-dim" -- "$REUSESIM" import onnx "$D/lstm_lm.onnx" --batch-dim seq
 contains "wrong --batch-dim message" "$err" "--batch-dim seq: the input tokens has no such dimension (its dimensions are [35, batch])"
-# LayerNormalization over a sequence's 64 features (scale and bias: 2 x 64 = 128 parameters), then a
-# MatMul to 32 (2,048 weights, 64 x 32 = 2,048 MACs a token): 10 tokens, 20,480 MACs, 2,176 parameters.
-import layer_norm
-contains "layer_norm summary" "$out" "2 layers, 20480 MACs per sample, 2176 parameters"
-contains "layer_norm layer" "$(cat "$work/layer_norm.yaml")" "{name: ln, type: layernorm}  # node ln (LayerNormalization)"
-same "layer_norm params" "$(total_of "$work/layer_norm.yaml" params)" "2176"
-expect 2 "LayerNormalization over two axes" -- "$REUSESIM" import onnx "$D/layer_norm_two_axes.onnx"
-same "two axes message" "$err" "reusesim import onnx: error: $D/layer_norm_two_axes.onnx: node ln (LayerNormalization): LayerNormalization over axes 1.. of a rank-3 tensor: the layer library's layernorm normalizes the last axis (the features) only"
-
 expect 2 "unsupported operator" -- "$REUSESIM" import onnx "$D/unsupported_op.onnx"
 same "unsupported message" "$err" "reusesim import onnx: error: $D/unsupported_op.onnx: node norm1 (LRN): the operator LRN has no layer in ReuseSim's layer library; docs/import.md lists the operators that map"
 expect 2 "missing file" -- "$REUSESIM" import onnx "$work/none.onnx"
