@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "config/diagnostics.h"
+#include "util/diagnostics.h"
 
 // The what() of the InputError that `load` throws (every message, one per line); fails the test
 // when loading succeeds. Other exceptions propagate and fail the test too.
@@ -12,7 +12,7 @@ template <typename Load>
 std::string input_error_text(Load load) {
   try {
     load();
-  } catch (const reusesim::config::InputError& error) {
+  } catch (const reusesim::util::InputError& error) {
     return error.what();
   }
   FAIL("expected an InputError");

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the SystemC replay tests: maps a model at some batch sizes and replays every layer in
-// one simulation (so once per process).
+// one simulation (so once per process) through the driver, as `reusesim run` does.
 #include <catch2/catch.hpp>
 
 #include <systemc>
@@ -10,12 +10,12 @@
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
-#include "hw/accelerator.h"
-#include "mapping/mapper.h"
+#include "simulate/plan.h"
+#include "simulate/replay.h"
 
 struct Replayed {
-  std::vector<reusesim::hw::LayerResult> results;
-  std::vector<reusesim::mapping::LayerProgram> programs;
+  std::vector<reusesim::results::LayerResult> results;
+  std::vector<reusesim::program::LayerProgram> programs;
 };
 
 // Convolution, pooling, a view and a linear layer: every kind of step, stalls of several causes.
@@ -30,29 +30,24 @@ layers:
   - {name: fc, type: linear, out_features: 10}
 )";
 
-// Maps every layer of `model_text` at each batch size on configs/`arch`.yaml and replays them,
-// recording to `timeline` if given.
+// Maps every layer of `model_text` at each batch size on configs/`arch`.yaml and replays them
+// through the driver (every invariant checked), recording to `timeline` if given.
 inline Replayed replay(const std::string& arch, const std::vector<std::string>& overrides,
                        const std::string& model_text, const std::vector<std::int64_t>& batches,
                        reusesim::hw::TimelineRecorder* timeline = nullptr) {
   namespace config = reusesim::config;
-  namespace hw = reusesim::hw;
-  namespace mapping = reusesim::mapping;
-  const hw::AcceleratorSpec spec =
-      config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/" + arch + ".yaml", overrides);
+  namespace simulate = reusesim::simulate;
+  const std::string arch_file = std::string(REUSESIM_SOURCE_DIR) + "/configs/" + arch + ".yaml";
+  const reusesim::spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, overrides);
   const config::LoadedModel model = config::load_model_text(model_text, "model.yaml");
+  std::vector<std::size_t> layers(model.network.layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) layers[i] = i;
+  simulate::RunPlan plan = simulate::plan_inference(spec, model.network, batches, layers, arch_file);
   Replayed replayed;
-  std::vector<hw::LayerRun> runs;
-  for (std::int64_t batch : batches) {
-    const mapping::NetworkMapping mapped = mapping::map_network(model.network, batch, spec);
-    for (std::size_t i = 0; i < model.network.layers.size(); ++i) {
-      runs.push_back(hw::LayerRun{batch, mapped.programs[i], i == 0});
-      replayed.programs.push_back(runs.back().program);
-    }
-  }
-  hw::Accelerator accelerator("accelerator", spec, runs, timeline);
-  sc_core::sc_start();
-  REQUIRE(accelerator.finished());
-  replayed.results = accelerator.results();
+  for (const reusesim::program::LayerRun& run : plan.runs) replayed.programs.push_back(run.program);
+  const simulate::Replay replay = simulate::replay(spec, std::move(plan.runs), timeline);
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  replayed.results = replay.results;
   return replayed;
 }

@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "config/accelerator_loader.h"
-#include "config/diagnostics.h"
+#include "util/diagnostics.h"
 
 // Accelerator files and DRAM presets: the shipped configs, exact error messages for every kind of
 // bad input, --set overrides, preset overrides, and peak compute / bandwidth (derivations inline).
 
-using reusesim::config::InputError;
+using reusesim::util::InputError;
 using reusesim::config::load_accelerator_file;
 using reusesim::config::load_accelerator_text;
 using reusesim::config::load_dram;
-namespace hw = reusesim::hw;
+namespace spec = reusesim::spec;
 
 namespace {
 
@@ -68,7 +68,7 @@ std::string inline_dram(const std::string& skip = "") {
   return text;
 }
 
-hw::AcceleratorSpec load(const std::string& text, const std::vector<std::string>& overrides = {}) {
+spec::AcceleratorSpec load(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return load_accelerator_text(text, "acc.yaml", overrides);
 }
 
@@ -96,13 +96,13 @@ const std::string kMappingRule =
 
 // The test base text is itself valid, and the preset fills every DRAM field.
 TEST_CASE("base accelerator text loads with the ddr4-2400 preset", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load(kAccelerator);
+  const spec::AcceleratorSpec acc = load(kAccelerator);
   CHECK(acc.name == "acc");
-  CHECK(acc.compute.kind == hw::ArrayKind::systolic);
+  CHECK(acc.compute.kind == spec::ArrayKind::systolic);
   CHECK(acc.compute.macs_per_cycle() == 256);  // 16 x 16
   REQUIRE(acc.sram.buffers.size() == 3);
   CHECK(acc.sram.buffers[0].capacity_bytes == 32 * 1024);
-  CHECK(acc.sram.buffers[2].holds == std::vector<hw::TensorKind>{hw::TensorKind::outputs});
+  CHECK(acc.sram.buffers[2].holds == std::vector<spec::TensorKind>{spec::TensorKind::outputs});
   CHECK(acc.dram.name == "ddr4-2400");
   CHECK(acc.dram.standard == "ddr4");
   CHECK(acc.dram.timing.trcd == 17);
@@ -110,11 +110,11 @@ TEST_CASE("base accelerator text loads with the ddr4-2400 preset", "[accelerator
 
 // configs/small.yaml: 16 x 16 ws at 1 GHz -> 256 MACs x 2 x 1e9 = 512e9 ops/s; one DDR4-2400 channel.
 TEST_CASE("configs/small.yaml loads", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/small.yaml");
+  const spec::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/small.yaml");
   CHECK(acc.name == "small");
   CHECK(acc.compute.rows == 16);
   CHECK(acc.compute.cols == 16);
-  CHECK(acc.compute.dataflow == hw::Dataflow::ws);
+  CHECK(acc.compute.dataflow == spec::Dataflow::ws);
   CHECK(acc.compute.peak_ops_per_second() == Approx(512e9));
   CHECK(acc.sram.buffers.size() == 3);
   CHECK(acc.dram.name == "ddr4-2400");
@@ -124,23 +124,23 @@ TEST_CASE("configs/small.yaml loads", "[accelerator]") {
 // configs/snowflake.yaml: 16 vMACs x 16 MACs = 256 MACs; 256 x 2 ops x 250e6 = 128e9 ops/s
 // (Snowflake's 128 G-ops/s); DRAM is the 32-bit DDR3-1066: 4 B x 2 / 1.875 ns = 4.267e9 B/s.
 TEST_CASE("snowflake compute peak is 128 G-ops/s", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/snowflake.yaml");
-  CHECK(acc.compute.kind == hw::ArrayKind::vector_mac);
+  const spec::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/snowflake.yaml");
+  CHECK(acc.compute.kind == spec::ArrayKind::vector_mac);
   CHECK(acc.compute.units * acc.compute.lanes == 256);
   CHECK(acc.compute.peak_ops_per_second() == Approx(128e9));
   CHECK(acc.dram.name == "ddr3-1066");
   CHECK(acc.dram.peak_bytes_per_second() == Approx(4.2667e9).epsilon(1e-4));
   // maps hold inputs and outputs, weights the weights: every kind exactly once.
   REQUIRE(acc.sram.buffers.size() == 2);
-  CHECK(acc.sram.buffers[0].holds == std::vector<hw::TensorKind>{hw::TensorKind::inputs, hw::TensorKind::outputs});
-  CHECK(acc.sram.buffers[1].holds == std::vector<hw::TensorKind>{hw::TensorKind::weights});
+  CHECK(acc.sram.buffers[0].holds == std::vector<spec::TensorKind>{spec::TensorKind::inputs, spec::TensorKind::outputs});
+  CHECK(acc.sram.buffers[1].holds == std::vector<spec::TensorKind>{spec::TensorKind::weights});
 }
 
 // configs/tpu_v4i.yaml: four 128 x 128 bf16 MXUs as one 128 x 512 array at 1,050 MHz:
 // 65,536 x 2 x 1.05e9 = 137.6256e12 ops/s; 16 MiB VMEM keeping activations, 128 MiB CMEM for
 // weights; two HBM2 stacks of 8 channels: 16 x 128 bits / 8 x 2 / 1.0 ns = 512e9 B/s; ridge 268.8 ops/B.
 TEST_CASE("tpu_v4i loads: bf16 array, VMEM and CMEM, two HBM2 stacks", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v4i.yaml");
+  const spec::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v4i.yaml");
   CHECK(acc.compute.peak_ops_per_second() == Approx(137.6256e12));
   CHECK(acc.compute.operand_type == "bf16");
   CHECK(acc.compute.double_buffered_stationary);
@@ -159,15 +159,15 @@ TEST_CASE("tpu_v4i loads: bf16 array, VMEM and CMEM, two HBM2 stacks", "[acceler
 // activation, batch-norm, add and pooling; DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:
 // 2 x 8 B x 2 / 0.9375 ns = 34.133e9 B/s, with DDR3-2133N timings (tRCD 14, tRC 36 + 14 = 50).
 TEST_CASE("tpu_v1 loads with its DDR3-2133 overrides", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
+  const spec::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
   CHECK(acc.compute.peak_ops_per_second() == Approx(91.7504e12));
   REQUIRE(acc.sram.buffers.size() == 2);
   CHECK(acc.sram.buffers[0].capacity_bytes == 24 * 1024 * 1024);
-  CHECK(acc.sram.buffers[0].holds == std::vector<hw::TensorKind>{hw::TensorKind::inputs, hw::TensorKind::outputs});
+  CHECK(acc.sram.buffers[0].holds == std::vector<spec::TensorKind>{spec::TensorKind::inputs, spec::TensorKind::outputs});
   CHECK(acc.sram.keeping_buffer() == 0);
   CHECK(acc.sram.buffers[1].capacity_bytes == 256 * 1024);
   CHECK(acc.compute.output_path ==
-        std::vector<hw::OutputStage>{hw::OutputStage::activation, hw::OutputStage::batchnorm, hw::OutputStage::pooling});
+        std::vector<spec::OutputStage>{spec::OutputStage::activation, spec::OutputStage::batchnorm, spec::OutputStage::pooling});
   CHECK(acc.dram.standard == "ddr3");
   CHECK(acc.dram.channels == 2);
   CHECK(acc.dram.timing.trcd == 14);
@@ -193,7 +193,7 @@ TEST_CASE("DRAM presets load and have their peak bandwidth", "[accelerator]") {
       {"hbm3", 819.2e9}, {"ddr5-4800", 38.4e9}, {"lpddr5-6400", 51.2e9}, {"gddr6", 64e9}, {"hbm2e", 409.6e9}};
   for (const auto& [name, peak] : presets) {
     INFO(name);
-    const hw::DramSpec dram = load_dram(name);
+    const spec::DramSpec dram = load_dram(name);
     CHECK(dram.name == name);
     CHECK(dram.address_mapping.size() == (dram.pseudo_channels == 2 ? 7U : 6U));  // pc in pseudo-channel mode
     CHECK(dram.peak_bytes_per_second() == Approx(peak).epsilon(0.001));
@@ -203,19 +203,19 @@ TEST_CASE("DRAM presets load and have their peak bandwidth", "[accelerator]") {
 // ddr4-2400: 1 channel x 64 bits = 8 B per transfer, 2 transfers per 0.833 ns clock:
 // 16 B / 0.833e-9 s = 19.208e9 B/s, within 0.1% of the nominal 19.2 GB/s. A burst is 8 B x BL 8 = 64 B.
 TEST_CASE("ddr4-2400 peak bandwidth is 19.2 GB/s", "[accelerator]") {
-  const hw::DramSpec dram = load_dram("ddr4-2400");
+  const spec::DramSpec dram = load_dram("ddr4-2400");
   CHECK(dram.peak_bytes_per_second() == Approx(19.2e9).epsilon(0.001));
   CHECK(dram.burst_bytes() == 64);
   // Most significant first: ro,ra,ba,co,bg,ch.
-  CHECK(dram.address_mapping == std::vector<hw::AddressField>{hw::AddressField::row, hw::AddressField::rank,
-                                                              hw::AddressField::bank, hw::AddressField::column,
-                                                              hw::AddressField::bank_group, hw::AddressField::channel});
+  CHECK(dram.address_mapping == std::vector<spec::AddressField>{spec::AddressField::row, spec::AddressField::rank,
+                                                              spec::AddressField::bank, spec::AddressField::column,
+                                                              spec::AddressField::bank_group, spec::AddressField::channel});
 }
 
 // hbm2: 8 channels x 128 bits = 16 B per transfer each, 2 transfers per 1.0 ns clock:
 // 8 x 32e9 = 256e9 B/s per stack, with the issue's timings as written (tCCD_S 1, BL 4).
 TEST_CASE("hbm2 peak bandwidth is 256 GB/s", "[accelerator]") {
-  const hw::DramSpec dram = load_dram("hbm2");
+  const spec::DramSpec dram = load_dram("hbm2");
   CHECK(dram.timing.tccd_s == 1);
   CHECK(dram.channels == 8);
   CHECK(dram.peak_bytes_per_second() == Approx(256e9));
@@ -227,7 +227,7 @@ TEST_CASE("hbm2 peak bandwidth is 256 GB/s", "[accelerator]") {
 // `dram: {preset: ddr4-2400, channels: 2}` takes channels from the section and everything else
 // from the preset: tRCD stays 17, and the peak doubles to 2 x 19.208e9 = 38.415e9 B/s.
 TEST_CASE("a preset field overridden in the dram section", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load(kAccelerator + "  channels: 2\n");
+  const spec::AcceleratorSpec acc = load(kAccelerator + "  channels: 2\n");
   CHECK(acc.dram.channels == 2);
   CHECK(acc.dram.timing.trcd == 17);
   CHECK(acc.dram.ranks == 2);
@@ -236,14 +236,14 @@ TEST_CASE("a preset field overridden in the dram section", "[accelerator]") {
 
 // load_dram takes overrides at the top level of the DRAM fields.
 TEST_CASE("load_dram applies overrides to a preset", "[accelerator]") {
-  const hw::DramSpec dram = load_dram("ddr4-2400", {"channels=2"});
+  const spec::DramSpec dram = load_dram("ddr4-2400", {"channels=2"});
   CHECK(dram.channels == 2);
   CHECK(dram.timing.trcd == 17);
 }
 
 // A dram section without a preset must give every field itself; with all of them it loads.
 TEST_CASE("a dram section written out in full needs no preset", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load(inline_dram());
+  const spec::AcceleratorSpec acc = load(inline_dram());
   CHECK(acc.dram.name.empty());
   CHECK(acc.dram.standard == "ddr4");
   CHECK(acc.dram.timing.trefi == 9360);
@@ -252,26 +252,26 @@ TEST_CASE("a dram section written out in full needs no preset", "[accelerator]")
 // The controller block: the preset's values, optional keys at their documented defaults, and an
 // override of one key that keeps the rest of the preset's block (maps merge key by key).
 TEST_CASE("dram controller: preset values, defaults, and a partial override", "[accelerator]") {
-  const hw::DramControllerSpec preset = load(kAccelerator).dram.controller;
+  const spec::DramControllerSpec preset = load(kAccelerator).dram.controller;
   CHECK(preset.read_queue_depth == 32);
   CHECK(preset.write_queue_depth == 32);
-  CHECK(preset.write_drain == hw::WriteDrainPolicy::watermarks);
+  CHECK(preset.write_drain == spec::WriteDrainPolicy::watermarks);
   CHECK(preset.write_drain_high == 24);
   CHECK(preset.write_drain_low == 8);
-  CHECK(preset.refresh == hw::RefreshMode::all_bank);
+  CHECK(preset.refresh == spec::RefreshMode::all_bank);
   // kDramLines leave out command_queue_depth, posted_writes and frontend_latency_cycles: 0, false, 0.
-  const hw::DramControllerSpec inline_block = load(inline_dram()).dram.controller;
+  const spec::DramControllerSpec inline_block = load(inline_dram()).dram.controller;
   CHECK(inline_block.command_queue_depth == 0);
   CHECK_FALSE(inline_block.posted_writes);
   CHECK(inline_block.frontend_latency_cycles == 0);
-  const hw::DramControllerSpec changed =
+  const spec::DramControllerSpec changed =
       load(kAccelerator + "  controller:\n    posted_writes: true\n    refresh: off\n").dram.controller;
   CHECK(changed.posted_writes);
-  CHECK(changed.refresh == hw::RefreshMode::off);
+  CHECK(changed.refresh == spec::RefreshMode::off);
   CHECK(changed.read_queue_depth == 32);
   // One key holds the drain policy, so setting drain_all leaves no watermarks behind.
-  const hw::DramControllerSpec drain_all = load(kAccelerator, {"dram.controller.write_drain=drain_all"}).dram.controller;
-  CHECK(drain_all.write_drain == hw::WriteDrainPolicy::drain_all);
+  const spec::DramControllerSpec drain_all = load(kAccelerator, {"dram.controller.write_drain=drain_all"}).dram.controller;
+  CHECK(drain_all.write_drain == spec::WriteDrainPolicy::drain_all);
 }
 
 // Keys that moved into the controller block are refused with where they went; a drain policy must be one of two.
@@ -291,14 +291,14 @@ TEST_CASE("dram controller: moved keys and keys of the other drain policy are re
 
 // `--set dram.channels=2` on the accelerator: channels 2, the preset's other fields kept.
 TEST_CASE("a --set override changes the spec", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load(kAccelerator, {"dram.channels=2"});
+  const spec::AcceleratorSpec acc = load(kAccelerator, {"dram.channels=2"});
   CHECK(acc.dram.channels == 2);
   CHECK(acc.dram.timing.trcd == 17);
 }
 
 // --set addresses a list element by its name: 64 KiB = 65,536 bytes.
 TEST_CASE("a --set path reaches a buffer by name", "[accelerator]") {
-  const hw::AcceleratorSpec acc = load(kAccelerator, {"sram.buffers.weights.capacity_kib=64"});
+  const spec::AcceleratorSpec acc = load(kAccelerator, {"sram.buffers.weights.capacity_kib=64"});
   CHECK(acc.sram.buffers[0].capacity_bytes == 65536);
 }
 
@@ -441,10 +441,10 @@ TEST_CASE("lane_dimension is required on vector_mac arrays and refused on systol
   std::string vector = kAccelerator;
   vector.replace(vector.find(systolic_lines), systolic_lines.size(),
                  "  type: vector_mac\n  units: 16\n  lanes: 16\n" + lane_line);
-  CHECK(load(vector).compute.lane_dimension == hw::LaneDimension::kernel_row);
+  CHECK(load(vector).compute.lane_dimension == spec::LaneDimension::kernel_row);
   CHECK(load(vector, {"compute.lane_dimension=output_channels"}).compute.lane_dimension ==
-        hw::LaneDimension::output_channels);
-  CHECK(load(vector, {"compute.lane_dimension=k"}).compute.lane_dimension == hw::LaneDimension::k);
+        spec::LaneDimension::output_channels);
+  CHECK(load(vector, {"compute.lane_dimension=k"}).compute.lane_dimension == spec::LaneDimension::k);
   std::string missing = vector;
   missing.erase(missing.find(lane_line), lane_line.size());
   CHECK(errors_of(missing) == "acc.yaml:3:3: error: compute.lane_dimension: missing required key\n");
@@ -481,11 +481,11 @@ TEST_CASE("double_buffered_stationary: off by default, for ws and is only", "[ac
 
 // configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.
 TEST_CASE("the shipped accelerators' accumulators and lane direction", "[accelerator]") {
-  const hw::AcceleratorSpec tpu = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
+  const spec::AcceleratorSpec tpu = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
   CHECK(tpu.accumulators.capacity_bytes == 4096 * 256 * 4);
   CHECK(tpu.accumulators.bits == 32);
-  const hw::AcceleratorSpec snowflake = load_accelerator_file(kSource + "/configs/snowflake.yaml");
-  CHECK(snowflake.compute.lane_dimension == hw::LaneDimension::kernel_row);
+  const spec::AcceleratorSpec snowflake = load_accelerator_file(kSource + "/configs/snowflake.yaml");
+  CHECK(snowflake.compute.lane_dimension == spec::LaneDimension::kernel_row);
   CHECK(snowflake.accumulators.bits == 32);
 }
 
@@ -520,7 +520,7 @@ TEST_CASE("a preset name too long for a file", "[accelerator]") {
 // A DRAM file's text loads like the file: its fields, on top of a preset found from its directory.
 TEST_CASE("load_dram_text reads a DRAM file", "[accelerator]") {
   const std::string origin = reusesim::config::dram_preset_directory() + "/mine.yaml";
-  const hw::DramSpec dram = reusesim::config::load_dram_text("preset: ddr4-2400.yaml\nchannels: 4\n", origin);
+  const spec::DramSpec dram = reusesim::config::load_dram_text("preset: ddr4-2400.yaml\nchannels: 4\n", origin);
   CHECK(dram.channels == 4);
   CHECK(dram.timing.trcd == 17);
   CHECK_THAT(input_error_text([&] { reusesim::config::load_dram_text("chanels: 4\n", "d.yaml"); }),
@@ -600,7 +600,7 @@ TEST_CASE("pseudo_channels and address_hash: bad values and mismatches are refus
   CHECK(dram_errors_of("hbm2", {"address_hash=mod"}) ==
         "--set address_hash=mod: error: address_hash: expected one of none, xor, got \"mod\"\n");
   // In pseudo-channel mode HBM2's 128-bit channel is two 64-bit pseudo-channels with 1 KiB rows.
-  const hw::DramSpec split = load_dram("hbm2", {"pseudo_channels=2", "address_mapping=ro,ra,ba,co,bg,ch,pc"});
+  const spec::DramSpec split = load_dram("hbm2", {"pseudo_channels=2", "address_mapping=ro,ra,ba,co,bg,ch,pc"});
   CHECK(split.scheduled_channels() == 16);
   CHECK(split.channel_bus_bits() == 64);
   CHECK(split.channel_row_bytes() == 1024);
@@ -621,7 +621,7 @@ TEST_CASE("address mapping naming a field twice, missing one, or unknown", "[acc
         "acc.yaml:19:20: error: dram.address_mapping: " + kMappingRule + ", got \"ro,ra,ba,co,bg,ch,pc\"\n");
   // Spaces after the commas are allowed.
   CHECK(load(kAccelerator + "  address_mapping: ch, ra, bg, ba, ro, co\n").dram.address_mapping.front() ==
-        hw::AddressField::channel);
+        spec::AddressField::channel);
 }
 
 // --- errors: SRAM buffers -----------------------------------------------------------------------

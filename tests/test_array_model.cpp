@@ -10,21 +10,22 @@
 #include <string>
 
 #include "config/accelerator_loader.h"
-#include "hw/accelerator_spec.h"
-#include "mapping/array_model.h"
+#include "spec/accelerator_spec.h"
+#include "timing/array_timing.h"
+#include "util/checked_math.h"
 #include "workload/shape.h"
 
-using reusesim::mapping::ArrayCycles;
-using reusesim::mapping::gemm_cycles;
-using reusesim::mapping::GemmShape;
-using reusesim::mapping::vector_cycles;
-namespace hw = reusesim::hw;
+using reusesim::timing::ArrayCycles;
+using reusesim::timing::gemm_cycles;
+using reusesim::timing::GemmShape;
+using reusesim::timing::vector_cycles;
+namespace spec = reusesim::spec;
 
 namespace {
 
-hw::ComputeSpec systolic(std::int64_t rows, std::int64_t cols, hw::Dataflow dataflow) {
-  hw::ComputeSpec spec;
-  spec.kind = hw::ArrayKind::systolic;
+spec::ComputeSpec systolic(std::int64_t rows, std::int64_t cols, spec::Dataflow dataflow) {
+  spec::ComputeSpec spec;
+  spec.kind = spec::ArrayKind::systolic;
   spec.rows = rows;
   spec.cols = cols;
   spec.dataflow = dataflow;
@@ -33,9 +34,9 @@ hw::ComputeSpec systolic(std::int64_t rows, std::int64_t cols, hw::Dataflow data
   return spec;
 }
 
-hw::ComputeSpec vector_mac(std::int64_t units, std::int64_t lanes) {
-  hw::ComputeSpec spec;
-  spec.kind = hw::ArrayKind::vector_mac;
+spec::ComputeSpec vector_mac(std::int64_t units, std::int64_t lanes) {
+  spec::ComputeSpec spec;
+  spec.kind = spec::ArrayKind::vector_mac;
   spec.units = units;
   spec.lanes = lanes;
   spec.clock_mhz = 250;
@@ -59,21 +60,21 @@ TEST_CASE("16x16 systolic array, GEMM M=100 N=32 K=48, all three dataflows", "[a
   // M*N*K = 100*32*48 = 153600 MACs; the array does 256 MACs per cycle.
   SECTION("ws: (K, N) on (R, C), M streamed") {
     // folds = ceil(48/16) * ceil(32/16) = 3 * 2 = 6; per fold 2*16 + 16 + 100 - 2 = 146; 6 * 146 = 876.
-    const ArrayCycles result = gemm_cycles(systolic(16, 16, hw::Dataflow::ws), gemm(100, 32, 48));
+    const ArrayCycles result = gemm_cycles(systolic(16, 16, spec::Dataflow::ws), gemm(100, 32, 48));
     CHECK(result.folds == 6);
     CHECK(result.cycles == 876);
     CHECK(result.utilization == Approx(153600.0 / (876.0 * 256.0)));  // 0.6849
   }
   SECTION("os: (M, N) on (R, C), K streamed") {
     // folds = ceil(100/16) * ceil(32/16) = 7 * 2 = 14; per fold 48 + 16 + 16 - 2 = 78; 14 * 78 = 1092.
-    const ArrayCycles result = gemm_cycles(systolic(16, 16, hw::Dataflow::os), gemm(100, 32, 48));
+    const ArrayCycles result = gemm_cycles(systolic(16, 16, spec::Dataflow::os), gemm(100, 32, 48));
     CHECK(result.folds == 14);
     CHECK(result.cycles == 1092);
     CHECK(result.utilization == Approx(153600.0 / (1092.0 * 256.0)));  // 0.5495
   }
   SECTION("is: (K, M) on (R, C), N streamed") {
     // folds = ceil(48/16) * ceil(100/16) = 3 * 7 = 21; per fold 2*16 + 16 + 32 - 2 = 78; 21 * 78 = 1638.
-    const ArrayCycles result = gemm_cycles(systolic(16, 16, hw::Dataflow::is), gemm(100, 32, 48));
+    const ArrayCycles result = gemm_cycles(systolic(16, 16, spec::Dataflow::is), gemm(100, 32, 48));
     CHECK(result.folds == 21);
     CHECK(result.cycles == 1638);
     CHECK(result.utilization == Approx(153600.0 / (1638.0 * 256.0)));  // 0.3663
@@ -84,20 +85,20 @@ TEST_CASE("a GEMM smaller than the array: one fold, fill and drain dominate", "[
   // M=N=K=4 on 16x16: 64 MACs, one fold whatever the dataflow.
   const GemmShape tiny = gemm(4, 4, 4);
   // os: 4 + 16 + 16 - 2 = 34 cycles; utilisation 64 / (34 * 256) = 0.00735.
-  const ArrayCycles os = gemm_cycles(systolic(16, 16, hw::Dataflow::os), tiny);
+  const ArrayCycles os = gemm_cycles(systolic(16, 16, spec::Dataflow::os), tiny);
   CHECK(os.folds == 1);
   CHECK(os.cycles == 34);
   CHECK(os.utilization == Approx(64.0 / (34.0 * 256.0)));
   // ws: 2*16 + 16 + 4 - 2 = 50 cycles; is: the same (N = M = 4 streamed).
-  const ArrayCycles ws = gemm_cycles(systolic(16, 16, hw::Dataflow::ws), tiny);
+  const ArrayCycles ws = gemm_cycles(systolic(16, 16, spec::Dataflow::ws), tiny);
   CHECK(ws.folds == 1);
   CHECK(ws.cycles == 50);
   CHECK(ws.utilization == Approx(64.0 / (50.0 * 256.0)));
-  CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::is), tiny).cycles == 50);
+  CHECK(gemm_cycles(systolic(16, 16, spec::Dataflow::is), tiny).cycles == 50);
 }
 
 TEST_CASE("dimensions that do not divide the array cost whole folds", "[array]") {
-  const hw::ComputeSpec ws8 = systolic(8, 8, hw::Dataflow::ws);
+  const spec::ComputeSpec ws8 = systolic(8, 8, spec::Dataflow::ws);
   // K=8, N=16 divide 8x8: folds = 1 * 2 = 2; per fold 2*8 + 8 + 10 - 2 = 32; 64 cycles.
   const ArrayCycles even = gemm_cycles(ws8, gemm(10, 16, 8));
   CHECK(even.folds == 2);
@@ -115,20 +116,20 @@ TEST_CASE("dimensions that do not divide the array cost whole folds", "[array]")
 TEST_CASE("non-square arrays: R and C are not interchangeable", "[array]") {
   // 32 rows x 8 cols, GEMM M=40 N=20 K=10.
   // os: folds = ceil(40/32) * ceil(20/8) = 2 * 3 = 6; per fold 10 + 32 + 8 - 2 = 48; 288.
-  const ArrayCycles os = gemm_cycles(systolic(32, 8, hw::Dataflow::os), gemm(40, 20, 10));
+  const ArrayCycles os = gemm_cycles(systolic(32, 8, spec::Dataflow::os), gemm(40, 20, 10));
   CHECK(os.folds == 6);
   CHECK(os.cycles == 288);
   // ws: folds = ceil(10/32) * ceil(20/8) = 1 * 3 = 3; per fold 2*32 + 8 + 40 - 2 = 110; 330.
-  const ArrayCycles ws = gemm_cycles(systolic(32, 8, hw::Dataflow::ws), gemm(40, 20, 10));
+  const ArrayCycles ws = gemm_cycles(systolic(32, 8, spec::Dataflow::ws), gemm(40, 20, 10));
   CHECK(ws.folds == 3);
   CHECK(ws.cycles == 330);
   // The transposed array, 8 x 32, ws: folds = ceil(10/8) * ceil(20/32) = 2 * 1 = 2;
   // per fold 2*8 + 32 + 40 - 2 = 86; 172.
-  const ArrayCycles ws_t = gemm_cycles(systolic(8, 32, hw::Dataflow::ws), gemm(40, 20, 10));
+  const ArrayCycles ws_t = gemm_cycles(systolic(8, 32, spec::Dataflow::ws), gemm(40, 20, 10));
   CHECK(ws_t.folds == 2);
   CHECK(ws_t.cycles == 172);
   // is on 32 x 8: folds = ceil(10/32) * ceil(40/8) = 1 * 5 = 5; per fold 2*32 + 8 + 20 - 2 = 90; 450.
-  const ArrayCycles is = gemm_cycles(systolic(32, 8, hw::Dataflow::is), gemm(40, 20, 10));
+  const ArrayCycles is = gemm_cycles(systolic(32, 8, spec::Dataflow::is), gemm(40, 20, 10));
   CHECK(is.folds == 5);
   CHECK(is.cycles == 450);
 }
@@ -138,7 +139,7 @@ TEST_CASE("256x256 weight-stationary TPU-like array on a 4096x4096 GEMV", "[arra
   // folds = ceil(4096/256) * ceil(4096/256) = 16 * 16 = 256; per fold 2*256 + 256 + 1 - 2 = 767;
   // 256 * 767 = 196352 cycles. Utilisation 4096*4096 / (196352 * 65536) = 16777216 / 12868124672:
   // every weight is loaded for a single use.
-  const ArrayCycles result = gemm_cycles(systolic(256, 256, hw::Dataflow::ws), gemm(1, 4096, 4096));
+  const ArrayCycles result = gemm_cycles(systolic(256, 256, spec::Dataflow::ws), gemm(1, 4096, 4096));
   CHECK(result.folds == 256);
   CHECK(result.cycles == 196352);
   CHECK(result.utilization == Approx(16777216.0 / 12868124672.0));  // 0.0013
@@ -146,7 +147,7 @@ TEST_CASE("256x256 weight-stationary TPU-like array on a 4096x4096 GEMV", "[arra
 }
 
 TEST_CASE("double-buffered stationary tiles: later folds start max(T, R) apart", "[array]") {
-  hw::ComputeSpec array = systolic(256, 256, hw::Dataflow::ws);
+  spec::ComputeSpec array = systolic(256, 256, spec::Dataflow::ws);
   array.double_buffered_stationary = true;
   // The 4096 x 4096 GEMV: the first fold 2*256 + 256 + 1 - 2 = 767; each of the other 255 waits
   // for its tile to shift in, max(T, R) = max(1, 256) = 256: 767 + 255 * 256 = 66047 cycles, a
@@ -154,18 +155,18 @@ TEST_CASE("double-buffered stationary tiles: later folds start max(T, R) apart",
   CHECK(gemm_cycles(array, gemm(1, 4096, 4096)).cycles == 66047);
   // 16 x 16, M=100 N=32 K=48 (the 6 folds of 146 cycles above): 146 + 5 * max(100, 16) = 646;
   // the load hides behind the stream, and the fill and drain are paid once.
-  hw::ComputeSpec small = systolic(16, 16, hw::Dataflow::ws);
+  spec::ComputeSpec small = systolic(16, 16, spec::Dataflow::ws);
   small.double_buffered_stationary = true;
   CHECK(gemm_cycles(small, gemm(100, 32, 48)).cycles == 646);
   // is keeps the inputs in place: 21 folds of 78, N = 32 streamed: 78 + 20 * max(32, 16) = 718.
-  small.dataflow = hw::Dataflow::is;
+  small.dataflow = spec::Dataflow::is;
   CHECK(gemm_cycles(small, gemm(100, 32, 48)).cycles == 718);
   // One fold has nothing to overlap: as without the second register.
-  CHECK(gemm_cycles(small, gemm(8, 8, 8)).cycles == gemm_cycles(systolic(16, 16, hw::Dataflow::is), gemm(8, 8, 8)).cycles);
+  CHECK(gemm_cycles(small, gemm(8, 8, 8)).cycles == gemm_cycles(systolic(16, 16, spec::Dataflow::is), gemm(8, 8, 8)).cycles);
 }
 
 TEST_CASE("vector_mac 16 units x 16 lanes", "[array]") {
-  const hw::ComputeSpec snowflake = vector_mac(16, 16);
+  const spec::ComputeSpec snowflake = vector_mac(16, 16);
   SECTION("K=3 (a first conv layer with 1x1 kernels on RGB): 13 of 16 lanes idle") {
     // passes = M * ceil(N/16) = 100 * ceil(64/16) = 400; per pass ceil(3/16) = 1 cycle; 400 cycles.
     // Utilisation 100*64*3 / (400 * 256) = 19200 / 102400 = 3/16.
@@ -202,8 +203,8 @@ TEST_CASE("vector_mac 16 units x 16 lanes", "[array]") {
 
 // lane_dimension: what a vMAC's 16 lanes consume side by side (16 units x 16 lanes, 256 MACs).
 TEST_CASE("vector_mac lanes along a kernel row leave the row's tail lanes idle", "[array]") {
-  hw::ComputeSpec snowflake = vector_mac(16, 16);
-  snowflake.lane_dimension = hw::LaneDimension::kernel_row;
+  spec::ComputeSpec snowflake = vector_mac(16, 16);
+  snowflake.lane_dimension = spec::LaneDimension::kernel_row;
   SECTION("AlexNet conv1, 11x11x3: rows of 33 values") {
     // A row of 11 x 3 = 33 values takes ceil(33/16) = 3 cycles (33 of 48 lane slots busy); K = 121 x 3
     // = 363 is 11 rows: 33 cycles a pass. passes = M * ceil(64/16) = 10 * 4 = 40; 40 x 33 = 1320
@@ -236,8 +237,8 @@ TEST_CASE("vector_mac lanes along a kernel row leave the row's tail lanes idle",
 }
 
 TEST_CASE("vector_mac lanes along output channels", "[array]") {
-  hw::ComputeSpec snowflake = vector_mac(16, 16);
-  snowflake.lane_dimension = hw::LaneDimension::output_channels;
+  spec::ComputeSpec snowflake = vector_mac(16, 16);
+  snowflake.lane_dimension = spec::LaneDimension::output_channels;
   // Lanes take 16 of N, units 16 of M, one K value a cycle: passes = ceil(20/16) * ceil(40/16) =
   // 2 * 3 = 6, K = 27 cycles each: 162 cycles. Utilisation 20*40*27 / (162 * 256) = 21600 / 41472.
   const ArrayCycles result = gemm_cycles(snowflake, gemm(20, 40, 27));
@@ -248,7 +249,7 @@ TEST_CASE("vector_mac lanes along output channels", "[array]") {
 
 TEST_CASE("utilisation reaches 1 only without fill and drain", "[array]") {
   // os 4x4, M=N=4, K=1000: one fold, 1000 + 4 + 4 - 2 = 1006 cycles; 16000 / (1006 * 16) = 0.994.
-  const ArrayCycles os = gemm_cycles(systolic(4, 4, hw::Dataflow::os), gemm(4, 4, 1000));
+  const ArrayCycles os = gemm_cycles(systolic(4, 4, spec::Dataflow::os), gemm(4, 4, 1000));
   CHECK(os.cycles == 1006);
   CHECK(os.utilization == Approx(1000.0 / 1006.0));
   CHECK(os.utilization < 1.0);
@@ -257,7 +258,7 @@ TEST_CASE("utilisation reaches 1 only without fill and drain", "[array]") {
 }
 
 TEST_CASE("vector unit: ceil(ops / vector_ops_per_cycle)", "[array]") {
-  const hw::ComputeSpec spec = systolic(16, 16, hw::Dataflow::ws);  // vector_ops_per_cycle = 16
+  const spec::ComputeSpec spec = systolic(16, 16, spec::Dataflow::ws);  // vector_ops_per_cycle = 16
   CHECK(vector_cycles(spec, 0) == 0);
   CHECK(vector_cycles(spec, 1) == 1);
   CHECK(vector_cycles(spec, 16) == 1);
@@ -265,7 +266,7 @@ TEST_CASE("vector unit: ceil(ops / vector_ops_per_cycle)", "[array]") {
   CHECK(vector_cycles(spec, 1000) == 63);  // 62.5 rounds up
   // 55*55*96 ReLU outputs = 290400 ops / 16 = 18150 exactly.
   CHECK(vector_cycles(spec, 290400) == 18150);
-  hw::ComputeSpec one = spec;
+  spec::ComputeSpec one = spec;
   one.vector_ops_per_cycle = 1;
   CHECK(vector_cycles(one, 12345) == 12345);
   // No a + b - 1 overflow near the top of the range.
@@ -273,30 +274,30 @@ TEST_CASE("vector unit: ceil(ops / vector_ops_per_cycle)", "[array]") {
 }
 
 TEST_CASE("errors: zero dimensions, empty arrays, overflow", "[array]") {
-  const hw::ComputeSpec ws = systolic(16, 16, hw::Dataflow::ws);
+  const spec::ComputeSpec ws = systolic(16, 16, spec::Dataflow::ws);
   CHECK_THROWS_WITH(gemm_cycles(ws, gemm(0, 32, 48)), "GEMM dimension M must be positive, got 0");
   CHECK_THROWS_WITH(gemm_cycles(ws, gemm(100, 0, 48)), "GEMM dimension N must be positive, got 0");
   CHECK_THROWS_WITH(gemm_cycles(ws, gemm(100, 32, 0)), "GEMM dimension K must be positive, got 0");
   CHECK_THROWS_AS(gemm_cycles(ws, gemm(-1, 32, 48)), std::invalid_argument);
   CHECK_THROWS_AS(gemm_cycles(vector_mac(16, 16), gemm(100, 32, 0)), std::invalid_argument);
 
-  CHECK_THROWS_WITH(gemm_cycles(systolic(0, 16, hw::Dataflow::os), gemm(1, 1, 1)),
+  CHECK_THROWS_WITH(gemm_cycles(systolic(0, 16, spec::Dataflow::os), gemm(1, 1, 1)),
                     "systolic array rows must be positive, got 0");
-  CHECK_THROWS_WITH(gemm_cycles(systolic(16, 0, hw::Dataflow::os), gemm(1, 1, 1)),
+  CHECK_THROWS_WITH(gemm_cycles(systolic(16, 0, spec::Dataflow::os), gemm(1, 1, 1)),
                     "systolic array cols must be positive, got 0");
   CHECK_THROWS_WITH(gemm_cycles(vector_mac(0, 16), gemm(1, 1, 1)), "vector_mac units must be positive, got 0");
   CHECK_THROWS_WITH(gemm_cycles(vector_mac(16, 0), gemm(1, 1, 1)), "vector_mac lanes must be positive, got 0");
 
-  hw::ComputeSpec no_vector = ws;
+  spec::ComputeSpec no_vector = ws;
   no_vector.vector_ops_per_cycle = 0;
   CHECK_THROWS_WITH(vector_cycles(no_vector, 10), "vector_ops_per_cycle must be positive, got 0");
   CHECK_THROWS_WITH(vector_cycles(ws, -1), "vector op count must not be negative, got -1");
 
   // folds = 4 * 4 = 16 on a 1x1 ws array; per fold 2 + 1 + 2^62 - 2 = 2^62 + 1; 16 * that overflows.
-  CHECK_THROWS_AS(gemm_cycles(systolic(1, 1, hw::Dataflow::ws), gemm(std::int64_t{1} << 62, 4, 4)),
-                  reusesim::workload::CountOverflow);
+  CHECK_THROWS_AS(gemm_cycles(systolic(1, 1, spec::Dataflow::ws), gemm(std::int64_t{1} << 62, 4, 4)),
+                  reusesim::util::CountOverflow);
   // vector_mac: M * ceil(N / units) = 2^62 * 4 overflows.
-  CHECK_THROWS_AS(gemm_cycles(vector_mac(1, 1), gemm(std::int64_t{1} << 62, 4, 1)), reusesim::workload::CountOverflow);
+  CHECK_THROWS_AS(gemm_cycles(vector_mac(1, 1), gemm(std::int64_t{1} << 62, 4, 1)), reusesim::util::CountOverflow);
 }
 
 TEST_CASE("closed form equals a brute-force fold-by-fold sum", "[array]") {
@@ -309,16 +310,16 @@ TEST_CASE("closed form equals a brute-force fold-by-fold sum", "[array]") {
   for (int trial = 0; trial < 200; ++trial) {
     const std::int64_t r = array_dim(rng), c = array_dim(rng);
     const GemmShape shape = gemm(gemm_dim(rng), gemm_dim(rng), gemm_dim(rng));
-    for (hw::Dataflow dataflow : {hw::Dataflow::os, hw::Dataflow::ws, hw::Dataflow::is}) {
+    for (spec::Dataflow dataflow : {spec::Dataflow::os, spec::Dataflow::ws, spec::Dataflow::is}) {
       std::int64_t rows_dim = 0, cols_dim = 0, streamed = 0;
-      if (dataflow == hw::Dataflow::os) rows_dim = shape.m, cols_dim = shape.n, streamed = shape.k;
-      if (dataflow == hw::Dataflow::ws) rows_dim = shape.k, cols_dim = shape.n, streamed = shape.m;
-      if (dataflow == hw::Dataflow::is) rows_dim = shape.k, cols_dim = shape.m, streamed = shape.n;
+      if (dataflow == spec::Dataflow::os) rows_dim = shape.m, cols_dim = shape.n, streamed = shape.k;
+      if (dataflow == spec::Dataflow::ws) rows_dim = shape.k, cols_dim = shape.n, streamed = shape.m;
+      if (dataflow == spec::Dataflow::is) rows_dim = shape.k, cols_dim = shape.m, streamed = shape.n;
       std::int64_t cycles = 0, folds = 0, macs = 0;
       for (std::int64_t row0 = 0; row0 < rows_dim; row0 += r) {
         for (std::int64_t col0 = 0; col0 < cols_dim; col0 += c) {
           ++folds;
-          cycles += dataflow == hw::Dataflow::os ? streamed + r + c - 2 : 2 * r + c + streamed - 2;
+          cycles += dataflow == spec::Dataflow::os ? streamed + r + c - 2 : 2 * r + c + streamed - 2;
           macs += std::min(r, rows_dim - row0) * std::min(c, cols_dim - col0) * streamed;
         }
       }
@@ -359,8 +360,8 @@ TEST_CASE("groups whose blocks fit the array run side by side, block-diagonally"
     // Each channel's block is 9 rows x 1 column: b = min(floor(32 / 9), floor(16 / 1)) = 3
     // channels a fold (rows 0-26 busy), folds = ceil(8 / 3) = 3, each 2*32 + 16 + 36 - 2 = 114
     // cycles: 342 (one channel after the other: 8 folds, 912).
-    const ArrayCycles result = gemm_cycles(systolic(32, 16, hw::Dataflow::ws), depthwise);
-    CHECK(reusesim::mapping::groups_per_fold(systolic(32, 16, hw::Dataflow::ws), depthwise) == 3);
+    const ArrayCycles result = gemm_cycles(systolic(32, 16, spec::Dataflow::ws), depthwise);
+    CHECK(reusesim::timing::groups_per_fold(systolic(32, 16, spec::Dataflow::ws), depthwise) == 3);
     CHECK(result.folds == 3);
     CHECK(result.cycles == 342);
     // 8 * 36 * 9 = 2,592 MACs in 342 cycles of 512 PEs.
@@ -368,19 +369,19 @@ TEST_CASE("groups whose blocks fit the array run side by side, block-diagonally"
   }
   SECTION("ws 16 x 16: one 9-row block at a time") {
     // b = min(1, 16) = 1: 8 folds of 2*16 + 16 + 36 - 2 = 82 = 656.
-    CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::ws), depthwise).cycles == 656);
+    CHECK(gemm_cycles(systolic(16, 16, spec::Dataflow::ws), depthwise).cycles == 656);
   }
   SECTION("os 16 x 16: blocks of M x N = 36 x 1 do not fit 16 rows") {
     // rows-dim M = 36 > 16: one group at a time, ceil(36 / 16) = 3 folds each of 9 + 16 + 16 - 2
     // = 39 cycles: 8 * 3 * 39 = 936.
-    CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::os), depthwise).cycles == 936);
+    CHECK(gemm_cycles(systolic(16, 16, spec::Dataflow::os), depthwise).cycles == 936);
   }
   SECTION("a grouped (not depthwise) conv: 4 groups of K = 8, N = 4 on ws 16 x 16") {
     // b = min(floor(16 / 8), floor(16 / 4)) = 2 groups a fold; folds = 2, each 2*16 + 16 + 36 - 2
     // = 82 cycles: 164.
     GemmShape grouped = gemm(36, 4, 8);
     grouped.groups = 4;
-    CHECK(gemm_cycles(systolic(16, 16, hw::Dataflow::ws), grouped).cycles == 164);
+    CHECK(gemm_cycles(systolic(16, 16, spec::Dataflow::ws), grouped).cycles == 164);
   }
   SECTION("vector_mac: groups one after the other") {
     // Units share their lanes' inputs: 8 groups * 36 * ceil(1 / 4) = 288 passes of ceil(9 / 8) = 2
@@ -397,19 +398,19 @@ TEST_CASE("SRAM roof: binds only when a buffer cannot feed the array's per-cycle
   // snowflake: 16 units x 16 lanes of 16-bit operands at 250 MHz, buffers at 250 MHz.
   //   inputs: 16 lanes x 2 B = 32 B/cycle from maps (4 banks x 32 B = 128 B/cycle): 4x the demand.
   //   weights: 256 x 2 B = 512 B/cycle from weights (16 banks x 32 B = 512 B/cycle): exactly the demand.
-  CHECK_FALSE(reusesim::mapping::sram_bound_ops_per_second(
+  CHECK_FALSE(reusesim::timing::sram_bound_ops_per_second(
                   reusesim::config::load_accelerator_file(configs + "snowflake.yaml")).has_value());
   // tpu_v1: ws 256 x 256 int8; 256 inputs x 1 B per cycle from the unified buffer, 8 banks x 32 B = 256 B.
-  CHECK_FALSE(reusesim::mapping::sram_bound_ops_per_second(
+  CHECK_FALSE(reusesim::timing::sram_bound_ops_per_second(
                   reusesim::config::load_accelerator_file(configs + "tpu_v1.yaml")).has_value());
   // small (ws 16 x 16 int8 at 1 GHz) with the input buffer cut to 1 bank x 4 B: 4 of the 16 B a cycle
   // the array wants, so a quarter of its 2 x 256 x 1e9 = 512 Gops/s peak: 128 Gops/s.
-  const auto starved = reusesim::mapping::sram_bound_ops_per_second(reusesim::config::load_accelerator_file(
+  const auto starved = reusesim::timing::sram_bound_ops_per_second(reusesim::config::load_accelerator_file(
       configs + "small.yaml", {"sram.buffers.inputs.banks=1"}));
   REQUIRE(starved.has_value());
   CHECK(*starved == Approx(128e9));
   // os wants 16 inputs and 16 weights a cycle; weights halved to 2 banks x 4 B = 8 B: half the peak.
-  const auto os_half = reusesim::mapping::sram_bound_ops_per_second(reusesim::config::load_accelerator_file(
+  const auto os_half = reusesim::timing::sram_bound_ops_per_second(reusesim::config::load_accelerator_file(
       configs + "small.yaml", {"compute.dataflow=os", "sram.buffers.weights.banks=2"}));
   REQUIRE(os_half.has_value());
   CHECK(*os_half == Approx(256e9));

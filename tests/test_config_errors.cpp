@@ -15,7 +15,7 @@
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 
-using reusesim::config::InputError;
+using reusesim::util::InputError;
 using reusesim::config::LoadedModel;
 using reusesim::config::load_model_text;
 

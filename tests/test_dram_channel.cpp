@@ -14,13 +14,13 @@ namespace {
 
 struct Outcome {
   std::int64_t finish_cycles = 0;  // DRAM clocks until the last response
-  hw::DramChannelStats dram;
+  results::DramChannelStats dram;
   hw::DmaStats dma;
-  std::vector<hw::DramChannelStats> per_channel;
+  std::vector<results::DramChannelStats> per_channel;
 };
 
 // Runs `requests` through a DMA engine into the memory and returns what happened.
-Outcome run(const hw::DramSpec& spec, std::vector<hw::MemoryRequest> requests, std::int64_t outstanding,
+Outcome run(const spec::DramSpec& spec, std::vector<timing::MemoryRequest> requests, std::int64_t outstanding,
             std::uint64_t request_bytes = 64) {
   hw::MemoryTester tester("tester", spec, std::move(requests), request_bytes, outstanding);
   sc_core::sc_start();
@@ -34,15 +34,15 @@ Outcome run(const hw::DramSpec& spec, std::vector<hw::MemoryRequest> requests, s
   return outcome;
 }
 
-std::vector<hw::MemoryRequest> pattern(const hw::DramSpec& spec, const std::string& name, std::int64_t count) {
-  return hw::make_traffic_pattern(name, count, 64, spec, hw::DramAddressMapper(spec));
+std::vector<timing::MemoryRequest> pattern(const spec::DramSpec& spec, const std::string& name, std::int64_t count) {
+  return timing::make_traffic_pattern(name, count, 64, spec, timing::DramAddressMapper(spec));
 }
 
 }  // namespace
 
 TEST_CASE("ddr4: an idle read to a closed bank takes tRCD + CL + burst", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");
-  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}}, 1);
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");
+  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 0}}, 1);
   // ACT at 0, RD at tRCD = 17, data from 17 + CL 17 = 34 for BL/2 = 4 clocks: done at 38.
   CHECK(outcome.finish_cycles == 38);
   CHECK(outcome.dram.read_latency.total_cycles() == 38);
@@ -51,11 +51,11 @@ TEST_CASE("ddr4: an idle read to a closed bank takes tRCD + CL + burst", "[dram-
 }
 
 TEST_CASE("ddr4: a row hit completes CL + burst after it issues", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");
   // Two reads of one row (the second 4 KiB in, still column bits only above bg: same bank group 0,
   // column 64), one at a time: the first ends at 38 as above; the second arrives then, finds the
   // row open (tCCD_L from the RD at 17 allows 23) and issues at 38, ending at 38 + 17 + 4 = 59.
-  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}, hw::MemoryRequest{4096, false, 0}}, 1);
+  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 0}, timing::MemoryRequest{4096, false, 0}}, 1);
   CHECK(outcome.finish_cycles == 59);
   CHECK(outcome.dram.read_latency.total_cycles() == 38 + 21);
   CHECK(outcome.dram.row_hits == 1);
@@ -63,7 +63,7 @@ TEST_CASE("ddr4: a row hit completes CL + burst after it issues", "[dram-channel
 }
 
 TEST_CASE("ddr4: a bank_conflict stream delivers one request per tRC", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");
   // Each request needs ACT (k * tRC = 56k), RD at +17, PRE at +39 (tRAS), next ACT at +56 (tRC =
   // tRAS + tRP). 80 requests finish before the first refresh (cycle 4,680): the last ACT at
   // 79 * 56 = 4,424 ends its data at 4,424 + 38 = 4,462.
@@ -77,7 +77,7 @@ TEST_CASE("ddr4: a bank_conflict stream delivers one request per tRC", "[dram-ch
 }
 
 TEST_CASE("ddr4: sequential reads approach peak x (1 - tRFC/tREFI)", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");
   // Bank groups sit in the lowest address bits (ro,ra,ba,co,bg,ch), so consecutive bursts go to
   // different groups at tCCD_S = 4 = BL/2: the bus never idles except for refresh, which takes
   // the rank for tRFC = 420 of every tREFI = 9,360 clocks. Bound: 19.208 GB/s x (1 - 420/9360) = 18.346 GB/s.
@@ -94,7 +94,7 @@ TEST_CASE("ddr4: sequential reads approach peak x (1 - tRFC/tREFI)", "[dram-chan
 }
 
 TEST_CASE("ddr4: closed-page policy activates for every request served alone", "[dram-channel]") {
-  hw::DramSpec spec = config::load_dram("ddr4-2400", {"controller.page_policy=closed"});
+  spec::DramSpec spec = config::load_dram("ddr4-2400", {"controller.page_policy=closed"});
   // One request at a time: each finds its bank closed again (precharged after its read).
   const Outcome closed = run(spec, pattern(spec, "seq_read", 64), 1);
   CHECK(closed.dram.activates == 64);
@@ -105,7 +105,7 @@ TEST_CASE("ddr4: closed-page policy activates for every request served alone", "
 }
 
 TEST_CASE("ddr4: open-page policy keeps rows open for later hits", "[dram-channel]") {
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
   // 64 sequential bursts cover 4 bank groups x 16 columns of bank 0: one ACT per bank group.
   const Outcome open = run(spec, pattern(spec, "seq_read", 64), 1);
   CHECK(open.dram.activates == 4);
@@ -117,8 +117,8 @@ TEST_CASE("ddr4: row_hit_rate counts column commands, so a long request to one r
   // bank. ACT at 0; the first RD at tRCD = 17 misses (its row was just opened for it); the other 15
   // RDs follow tCCD_L = 6 apart in the open row and hit: 15 of 16 columns, where counting one per
   // request would give 0 of 1. The last RD at 17 + 15 * 6 = 107 ends its data at 107 + CL 17 + 4 = 128.
-  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,co,ch"});
-  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 0}}, 1, 1024);
+  const spec::DramSpec spec = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,co,ch"});
+  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 0}}, 1, 1024);
   CHECK(outcome.dram.reads == 1);
   CHECK(outcome.dram.activates == 1);
   CHECK(outcome.dram.columns() == 16);
@@ -127,7 +127,7 @@ TEST_CASE("ddr4: row_hit_rate counts column commands, so a long request to one r
 }
 
 TEST_CASE("a full request queue holds requests back and loses none", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"controller.read_queue_depth=8", "controller.write_queue_depth=8", "controller.write_drain.high=6", "controller.write_drain.low=2"});
+  const spec::DramSpec spec = config::load_dram("ddr4-2400", {"controller.read_queue_depth=8", "controller.write_queue_depth=8", "controller.write_drain.high=6", "controller.write_drain.low=2"});
   // 100 requests in flight against a queue of 8: the channel answers BEGIN_REQ with END_REQ only
   // when a slot frees; every request still completes exactly once.
   const Outcome outcome = run(spec, pattern(spec, "random_mix", 2000), 100);
@@ -137,23 +137,23 @@ TEST_CASE("a full request queue holds requests back and loses none", "[dram-chan
 }
 
 TEST_CASE("hbm2: channels interleave sequential bursts evenly", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("hbm2");
+  const spec::DramSpec spec = config::load_dram("hbm2");
   // The channel field is the lowest (ro,ra,ba,co,bg,ch): burst i goes to channel i mod 8.
   const Outcome outcome = run(spec, pattern(spec, "seq_read", 8000), 64);
   REQUIRE(outcome.per_channel.size() == 8);
-  for (const hw::DramChannelStats& channel : outcome.per_channel) CHECK(channel.reads == 1000);
+  for (const results::DramChannelStats& channel : outcome.per_channel) CHECK(channel.reads == 1000);
 }
 
 TEST_CASE("the DMA engine splits transfers where a bank's row run ends", "[dram-channel]") {
   // ddr4-2400's mapping puts bank groups right above the burst offset: a 1 KiB transfer is 16
   // separate 64-byte requests. With the column lowest, 1 KiB stays in one row: one request.
-  const hw::DramSpec interleaved = config::load_dram("ddr4-2400");
-  CHECK(run(interleaved, {hw::MemoryRequest{0, false, 0}}, 4, 1024).dma.requests == 16);
+  const spec::DramSpec interleaved = config::load_dram("ddr4-2400");
+  CHECK(run(interleaved, {timing::MemoryRequest{0, false, 0}}, 4, 1024).dma.requests == 16);
 }
 
 TEST_CASE("the DMA engine keeps a row-local transfer whole", "[dram-channel]") {
-  const hw::DramSpec row_major = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,ch,co"});
-  const Outcome outcome = run(row_major, {hw::MemoryRequest{0, false, 0}}, 4, 1024);
+  const spec::DramSpec row_major = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,ch,co"});
+  const Outcome outcome = run(row_major, {timing::MemoryRequest{0, false, 0}}, 4, 1024);
   CHECK(outcome.dma.requests == 1);
   // One ACT, then 16 bursts at tCCD_L = 6 (same bank group): RD at 17 + 6k, the last (k = 15)
   // at 107, data ends at 107 + 17 + 4 = 128.
@@ -161,18 +161,18 @@ TEST_CASE("the DMA engine keeps a row-local transfer whole", "[dram-channel]") {
 }
 
 TEST_CASE("a trace's earliest issue cycle holds a request back", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");
   // Issued at cycle 1,000 to a closed bank: done at 1,000 + 38.
-  const Outcome outcome = run(spec, {hw::MemoryRequest{0, false, 1000}}, 1);
+  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 1000}}, 1);
   CHECK(outcome.finish_cycles == 1038);
   CHECK(outcome.dram.read_latency.total_cycles() == 38);
 }
 
 TEST_CASE("the DMA engine widens a transfer to the whole bursts it touches", "[dram-channel]") {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");
   // 64 bytes from address 32 touch the bursts at 0 and 64: 128 bytes move, as two 64-byte
   // requests (ddr4-2400's runs are one burst long), and nothing fails.
-  const Outcome outcome = run(spec, {hw::MemoryRequest{32, false, 0}}, 1);
+  const Outcome outcome = run(spec, {timing::MemoryRequest{32, false, 0}}, 1);
   CHECK(outcome.dram.read_bytes == 128);
   CHECK(outcome.dma.requests == 2);
   CHECK(outcome.dma.failed_requests == 0);
@@ -183,10 +183,10 @@ namespace {
 // `writes` sequential writes (rank 0) then one read in rank 1 (address 2^17: the rank bit of
 // ro,ra,ba,co,bg,ch), all handed over at cycle 0; returns the read's latency in clocks.
 std::int64_t read_latency_behind_writes(std::int64_t writes) {
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");  // queue 32, drain from 24 down to 8
-  std::vector<hw::MemoryRequest> requests;
-  for (std::int64_t i = 0; i < writes; ++i) requests.push_back(hw::MemoryRequest{static_cast<std::uint64_t>(i) * 64, true, 0});
-  requests.push_back(hw::MemoryRequest{std::uint64_t{1} << 17, false, 0});
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");  // queue 32, drain from 24 down to 8
+  std::vector<timing::MemoryRequest> requests;
+  for (std::int64_t i = 0; i < writes; ++i) requests.push_back(timing::MemoryRequest{static_cast<std::uint64_t>(i) * 64, true, 0});
+  requests.push_back(timing::MemoryRequest{std::uint64_t{1} << 17, false, 0});
   return run(spec, requests, 64).dram.read_latency.total_cycles();
 }
 
@@ -209,7 +209,7 @@ TEST_CASE("refresh: timings that leave no request room between refreshes stop wi
   // checked: the channel must still end. Each refresh closes the row the read activated before
   // its RD could issue; after four rounds of the one rank's refresh with no read, an SC_ERROR.
   sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_DISPLAY | sc_core::SC_STOP);
-  hw::DramSpec spec = config::load_dram("hbm2", {"channels=1"});
+  spec::DramSpec spec = config::load_dram("hbm2", {"channels=1"});
   spec.timing.trefi = 262;
   hw::MemoryTester tester("tester", spec, pattern(spec, "random_read", 100), 64, 8);
   sc_core::sc_start();
@@ -223,7 +223,7 @@ TEST_CASE("refresh: timings that leave no request room between refreshes stop wi
 TEST_CASE("refresh: the smallest tREFI the loader accepts serves random reads and writes", "[dram-channel]") {
   // HBM2: tREFI >= tRFC + max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks - 1) + tRCD
   //   = 260 + max(48, max(34, 5, 4 + 2 + 16) + 14 + 16 - 1) + 14 = 260 + 63 + 14 = 337.
-  const hw::DramSpec spec = config::load_dram("hbm2", {"trefi=337"});
+  const spec::DramSpec spec = config::load_dram("hbm2", {"trefi=337"});
   CHECK(spec.refresh_bound().min_trefi == 337);
   // One simulation per process: random_mix, which hung at trefi 320 before the check (memtest.sh
   // runs every pattern at this bound).
@@ -249,7 +249,7 @@ TEST_CASE("controller: a drain serves the queued read that hits the open row bef
   // ends 40 + 17 + 4 = 61. Then W: PRE at max(tRAS 0 + 39, tRTP 40 + 9) = 49, ACT at max(49 + tRP,
   // tRC 0 + 56) = 66, WR at 66 + tRCD = 83 (read-to-write allows 40 + 17 + 4 + 2 - 12 = 51), data
   // ends 83 + 12 + 4 = 99. Had the drain closed row 0 at 40, B would have paid a conflict too.
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
   spec.controller.write_drain_high = 1;
   spec.controller.write_drain_low = 0;
   const Outcome outcome = run(spec, {{0x0, false, 0}, {0x100, false, 40}, {0x40000, true, 40}}, 3);
@@ -270,7 +270,7 @@ TEST_CASE("controller: a refresh on schedule lands between two idle-spaced reads
   // the channel idle: PRE at 4,680, REF at 4,680 + tRP = 4,697, busy until 4,697 + 420 = 5,117.
   // Read 2 arrives at 6,000 to the same row, now closed: ACT 6,000, RD 6,017, ends 6,038 - the
   // latency of an idle row miss, 38, not a refresh's.
-  const hw::DramSpec spec = config::load_dram("ddr4-2400");
+  const spec::DramSpec spec = config::load_dram("ddr4-2400");
   const Outcome outcome = run(spec, {{0x0, false, 0}, {0x0, false, 6000}}, 1);
   CHECK(outcome.finish_cycles == 6038);
   CHECK(outcome.dram.read_latency.total_cycles() == 38 + 38);
@@ -282,8 +282,8 @@ TEST_CASE("controller: a refresh on schedule lands between two idle-spaced reads
 TEST_CASE("controller: refresh off never refreshes", "[dram-channel]") {
   // bank_conflict: one request per tRC = 56; 200 requests end at 199 x 56 + 38 = 11,182, past
   // both ranks' first refresh (4,680 and 9,360), with none.
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
-  spec.controller.refresh = hw::RefreshMode::off;
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.refresh = spec::RefreshMode::off;
   const Outcome outcome = run(spec, pattern(spec, "bank_conflict", 200), 8);
   CHECK(outcome.finish_cycles == 11182);
   CHECK(outcome.dram.refreshes == 0);
@@ -293,7 +293,7 @@ TEST_CASE("controller: refresh off never refreshes", "[dram-channel]") {
 // with a write queue of 3: the same queue contents for both drain policies. W1: ACT 0, WR 17
 // (data ends 33); W2 WR 23 (tCCD_L), ends 39.
 namespace {
-Outcome run_drain_case(hw::DramSpec spec) {
+Outcome run_drain_case(spec::DramSpec spec) {
   spec.controller.write_queue_depth = 3;
   return run(spec, {{0x8000, true, 0}, {0x8100, true, 0}, {0x8200, true, 0}, {0x0, false, 0}}, 4);
 }
@@ -302,7 +302,7 @@ Outcome run_drain_case(hw::DramSpec spec) {
 TEST_CASE("controller: watermarks 2 -> 1 stop the drain after W2, so R goes before W3", "[dram-channel]") {
   // R: ACT at 24 (the command after W2), RD at max(24 + tRCD, W2's data end 39 + tWTR_L) = 48,
   // ends 48 + 17 + 4 = 69. W3 (no read waits): WR at 48 + 17 + 4 + 2 - 12 = 59, ends 75.
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
   spec.controller.write_drain_high = 2;
   spec.controller.write_drain_low = 1;
   const Outcome outcome = run_drain_case(spec);
@@ -314,8 +314,8 @@ TEST_CASE("controller: watermarks 2 -> 1 stop the drain after W2, so R goes befo
 
 TEST_CASE("controller: drain_all drains the full write queue to empty, then R", "[dram-channel]") {
   // W3 WR 29, ends 45. R: ACT at 30, RD at max(30 + 17, 45 + tWTR_L) = 54, ends 75.
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
-  spec.controller.write_drain = hw::WriteDrainPolicy::drain_all;
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
+  spec.controller.write_drain = spec::WriteDrainPolicy::drain_all;
   const Outcome outcome = run_drain_case(spec);
   CHECK(outcome.dram.read_latency.total_cycles() == 75);
   CHECK(outcome.dram.write_latency.total_cycles() == 33 + 39 + 45);
@@ -325,7 +325,7 @@ TEST_CASE("controller: drain_all drains the full write queue to empty, then R", 
 
 // Reads to bank 0 at cycle 0: R1 row 0, R2 row 1, R3 row 0 (column 1).
 namespace {
-const std::vector<hw::MemoryRequest> kOneBankRequests{{0x0, false, 0}, {0x40000, false, 0}, {0x100, false, 0}};
+const std::vector<timing::MemoryRequest> kOneBankRequests{{0x0, false, 0}, {0x40000, false, 0}, {0x100, false, 0}};
 }  // namespace
 
 TEST_CASE("controller: without command queues FR-FCFS takes a later hit before a conflict", "[dram-channel]") {
@@ -339,7 +339,7 @@ TEST_CASE("controller: without command queues FR-FCFS takes a later hit before a
 TEST_CASE("controller: per-bank command queues of one serve a bank in order", "[dram-channel]") {
   // As above to R2's RD at 73 (R3 waits outside the bank's queue, so it keeps no row open); R3 is
   // then a conflict: PRE at max(56 + tRAS, 73 + tRTP) = 95, ACT 112, RD 129, ends 150.
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
   spec.controller.command_queue_depth = 1;
   const Outcome outcome = run(spec, kOneBankRequests, 3);
   CHECK(outcome.finish_cycles == 150);
@@ -350,7 +350,7 @@ TEST_CASE("controller: per-bank command queues of one serve a bank in order", "[
 
 // Write W then read R, both to row 0 of bank 0, one request in flight at a time.
 namespace {
-const std::vector<hw::MemoryRequest> kWriteThenRead{{0x0, true, 0}, {0x100, false, 0}};
+const std::vector<timing::MemoryRequest> kWriteThenRead{{0x0, true, 0}, {0x100, false, 0}};
 }  // namespace
 
 TEST_CASE("controller: a write that is not posted holds its requester until written", "[dram-channel]") {
@@ -365,7 +365,7 @@ TEST_CASE("controller: a posted write frees its requester at once", "[dram-chann
   // R arrives at 0 too, and reads are served before writes below the watermark: ACT 0 for R, RD
   // 17, ends 38; W then hits the open row: WR at 17 + 17 + 4 + 2 - 12 = 28, ends 44 (its latency;
   // its requester had its answer at 0). The test ends when W is written, at 44.
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
   spec.controller.posted_writes = true;
   const Outcome outcome = run(spec, kWriteThenRead, 1);
   CHECK(outcome.finish_cycles == 44);
@@ -376,7 +376,7 @@ TEST_CASE("controller: a posted write frees its requester at once", "[dram-chann
 
 TEST_CASE("controller: the front-end latency comes before the first command", "[dram-channel]") {
   // frontend_latency_cycles 5: the idle row miss of 38 clocks starts at 5: ACT 5, RD 22, ends 43.
-  hw::DramSpec spec = config::load_dram("ddr4-2400");
+  spec::DramSpec spec = config::load_dram("ddr4-2400");
   spec.controller.frontend_latency_cycles = 5;
   const Outcome outcome = run(spec, {{0x0, false, 0}}, 1);
   CHECK(outcome.finish_cycles == 43);
@@ -386,7 +386,7 @@ TEST_CASE("controller: the front-end latency comes before the first command", "[
 TEST_CASE("xor hashing: bank_conflict still finds one bank, one row per request", "[dram-channel]") {
   // The pattern builds row n of bank 0 through the mapper's encode, so hashing moves its addresses
   // but not its banks: as without hashing, one request per tRC, the 80th ending at 79 x 56 + 38.
-  const hw::DramSpec spec = config::load_dram("ddr4-2400", {"address_hash=xor"});
+  const spec::DramSpec spec = config::load_dram("ddr4-2400", {"address_hash=xor"});
   const Outcome outcome = run(spec, pattern(spec, "bank_conflict", 80), 8);
   CHECK(outcome.finish_cycles == 4462);
   CHECK(outcome.dram.activates == 80);
@@ -395,7 +395,7 @@ TEST_CASE("xor hashing: bank_conflict still finds one bank, one row per request"
 TEST_CASE("pseudo-channels: an idle read takes tRCD + CL + BL/2 in its own pseudo-channel", "[dram-channel]") {
   // HBM2 at 1 ns: ACT 0, RD 14, data from 28 for BL/2 = 2 clocks: 30, as in legacy mode. Address
   // 0x20 is pseudo-channel 1 of channel 0 (ro,ra,ba,co,bg,ch,pc): scheduled channel 1 of 16.
-  const hw::DramSpec spec = config::load_dram("hbm2", {"pseudo_channels=2", "address_mapping=ro,ra,ba,co,bg,ch,pc"});
+  const spec::DramSpec spec = config::load_dram("hbm2", {"pseudo_channels=2", "address_mapping=ro,ra,ba,co,bg,ch,pc"});
   const Outcome outcome = run(spec, {{0x20, false, 0}}, 1, 32);
   CHECK(outcome.finish_cycles == 30);
   REQUIRE(outcome.per_channel.size() == 16);
@@ -407,7 +407,7 @@ TEST_CASE("pseudo-channels: an idle read takes tRCD + CL + BL/2 in its own pseud
 // (configs/dram/*.yaml give the derivations), one burst at address 0.
 namespace {
 std::int64_t idle_read_cycles(const std::string& preset) {
-  const hw::DramSpec spec = config::load_dram(preset);
+  const spec::DramSpec spec = config::load_dram(preset);
   return run(spec, {{0x0, false, 0}}, 1, static_cast<std::uint64_t>(spec.burst_bytes())).finish_cycles;
 }
 }  // namespace

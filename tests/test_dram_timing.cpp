@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "config/accelerator_loader.h"
-#include "hw/accelerator_spec.h"
-#include "hw/dram_address.h"
-#include "hw/dram_timing.h"
 #include "input_error_text.h"
+#include "spec/accelerator_spec.h"
+#include "timing/dram_address.h"
+#include "timing/dram_timing.h"
 
-// The JEDEC timing state (hw::DramTimingState) and the address mapper (hw::DramAddressMapper),
+// The JEDEC timing state (timing::DramTimingState) and the address mapper (timing::DramAddressMapper),
 // checked against the real ddr4-2400 preset (configs/dram/ddr4-2400.yaml) and, where a second
 // standard shows something ddr4 cannot, hbm2. Every expected cycle is derived in a comment.
 //
@@ -25,17 +25,18 @@
 namespace {
 
 // Row 1 of channel 0, rank 0, bank group 0, bank 0, column 0: its address is the row stride.
-reusesim::hw::DramCoordinates row_one() {
-  reusesim::hw::DramCoordinates where;
+reusesim::timing::DramCoordinates row_one() {
+  reusesim::timing::DramCoordinates where;
   where.row = 1;
   return where;
 }
 
-namespace hw = reusesim::hw;
-using hw::BankTarget;
-using hw::DramAddressMapper;
-using hw::DramCommand;
-using hw::DramTimingState;
+namespace spec = reusesim::spec;
+namespace timing = reusesim::timing;
+using timing::BankTarget;
+using timing::DramAddressMapper;
+using timing::DramCommand;
+using timing::DramTimingState;
 using reusesim::config::load_dram;
 
 constexpr DramCommand kAct = DramCommand::activate;
@@ -61,7 +62,7 @@ BankTarget bank(std::int64_t rank, std::int64_t bank_group, std::int64_t index) 
 // (the data-burst end for RD and WR).
 std::int64_t issue_at(DramTimingState& state, DramCommand command, const BankTarget& target, std::int64_t row,
                       std::int64_t cycle) {
-  INFO("setup: " << hw::command_name(command) << " to rank " << target.rank << " bg " << target.bank_group
+  INFO("setup: " << timing::command_name(command) << " to rank " << target.rank << " bg " << target.bank_group
                  << " bank " << target.bank << " at " << cycle);
   REQUIRE(state.earliest(command, target, cycle) == cycle);
   return state.issue(command, target, row, cycle);
@@ -72,7 +73,7 @@ std::int64_t issue_at(DramTimingState& state, DramCommand command, const BankTar
 // The earliest legal cycle for `command` is exactly `expected`: from `now`, and from expected - 1.
 #define DT_REQUIRE_EARLIEST(state, command, target, now, expected)                 \
   do {                                                                             \
-    INFO("earliest(" << hw::command_name(command) << ") from now = " << (now));    \
+    INFO("earliest(" << timing::command_name(command) << ") from now = " << (now));    \
     REQUIRE((state).earliest((command), (target), (now)) == (expected));           \
     INFO("one cycle before: now = " << (expected) - 1);                            \
     REQUIRE((state).earliest((command), (target), (expected) - 1) == (expected));  \
@@ -571,7 +572,7 @@ TEST_CASE("refresh bound: ddr4-2400 accepts tREFI 508 and refuses 507 and the is
           "[dram-timing]") {
   // tREFI >= tRFC + max(tRC, max(tRAS, tRTP, CWL + BL/2 + tWR) + tRP + banks per rank - 1) + tRCD
   //   = 420 + max(56, max(39, 9, 12 + 4 + 18) + 17 + 16 - 1) + 17 = 420 + 71 + 17 = 508.
-  const hw::DramSpec accepted = reusesim::config::load_dram("ddr4-2400", {"trefi=508"});
+  const spec::DramSpec accepted = reusesim::config::load_dram("ddr4-2400", {"trefi=508"});
   CHECK(accepted.refresh_bound().busy == 420);
   CHECK(accepted.refresh_bound().slip == 71);
   CHECK(accepted.refresh_bound().min_trefi == 508);

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "config/diagnostics.h"
 #include "config/dram_trace_loader.h"
+#include "util/diagnostics.h"
 
 // DRAM request traces (config::load_dram_trace_text): one request per line,
 // `<hex address> <R|W> [earliest issue cycle]`, `#` comments. Valid files load into the expected
@@ -17,9 +17,9 @@
 //   0 x 4 0 _ X
 //   1 2 3 4 5 6   -> the op "X" starts in column 6.
 
-using reusesim::config::InputError;
+using reusesim::util::InputError;
 using reusesim::config::load_dram_trace_text;
-using reusesim::hw::MemoryRequest;
+using reusesim::timing::MemoryRequest;
 
 namespace {
 

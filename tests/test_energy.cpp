@@ -14,7 +14,8 @@
 using reusesim::config::load_accelerator_text;
 using reusesim::config::load_dram;
 namespace energy = reusesim::energy;
-namespace hw = reusesim::hw;
+namespace results = reusesim::results;
+namespace spec = reusesim::spec;
 
 namespace {
 
@@ -43,18 +44,18 @@ std::string errors_of(const std::string& tail, const std::vector<std::string>& o
   return input_error_text([&] { load_accelerator_text(kHead + tail, "acc.yaml", overrides); });
 }
 
-hw::AcceleratorSpec load(const std::string& tail) { return load_accelerator_text(kHead + tail, "acc.yaml"); }
+spec::AcceleratorSpec load(const std::string& tail) { return load_accelerator_text(kHead + tail, "acc.yaml"); }
 
 const std::string kIdeal = "dram: {ideal: unlimited}\n";
 
 }  // namespace
 
 TEST_CASE("energy: a MAC, an SRAM access and the area from the 45 nm table", "[energy]") {
-  const hw::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
+  const spec::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
   REQUIRE(spec.technology);
   // Horowitz, ISSCC 2014: int8 multiply 0.2 pJ, int32 add 0.1 pJ (the accumulators are 32-bit).
   CHECK(energy::mac_pj(spec) == Approx(0.3));
-  const hw::TechnologySpec& table = *spec.technology;
+  const spec::TechnologySpec& table = *spec.technology;
   // 64-bit SRAM reads: 8 KiB 10 pJ, 32 KiB 20 pJ, 1 MiB 100 pJ; log-log between and beyond.
   CHECK(energy::sram_access_pj(table, 8, 64, false) == Approx(10));
   CHECK(energy::sram_access_pj(table, 32, 128, true) == Approx(40));  // twice the bits, twice the energy
@@ -74,8 +75,8 @@ TEST_CASE("energy: a MAC, an SRAM access and the area from the 45 nm table", "[e
 }
 
 TEST_CASE("energy: a layer's on-chip energy is its counts times the table", "[energy]") {
-  const hw::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
-  hw::LayerResult layer;
+  const spec::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
+  results::LayerResult layer;
   layer.macs = 1000;
   layer.accumulator_updates = 100;
   layer.sram_words = {{10, 20}, {30, 40}};  // w: 10 read, 20 written; io: 30 read, 40 written
@@ -105,7 +106,7 @@ TEST_CASE("energy: DRAM command energies of ddr3-1066 from its IDD currents", "[
   // ddr3-1066: a 32-bit channel of x8 devices (4 per rank), one rank, VDD 1.5 V, tCK 1.875 ns,
   // tRAS 20, tRC 27, BL 8, tRFC 86; IDD0 60, IDD2N 33, IDD3N 45.6, IDD4R 130, IDD4W 115, IDD5B 185 mA.
   // pJ per mA-clock: 1.5 V x 1.875 ns x 4 devices = 11.25.
-  const hw::DramSpec dram = load_dram("ddr3-1066");
+  const spec::DramSpec dram = load_dram("ddr3-1066");
   REQUIRE(dram.power);
   const energy::DramCommandEnergy e = energy::dram_command_energy(dram);
   CHECK(e.activate_pj == Approx((60 - 45.6) * 20 * 11.25));       // 3,240
@@ -119,7 +120,7 @@ TEST_CASE("energy: DRAM command energies of ddr3-1066 from its IDD currents", "[
   CHECK(e.io_read_pj_per_burst == Approx(4.31 * 256));   // 1,103.36
   CHECK(e.io_write_pj_per_burst == Approx(19.9 * 256));  // 5,094.4
 
-  hw::DramChannelStats counters;
+  results::DramChannelStats counters;
   counters.activates = 2;
   counters.precharges = 1;
   counters.read_commands = 10;
@@ -139,7 +140,7 @@ TEST_CASE("energy: every shipped power block and technology loads", "[energy]") 
   }
   CHECK(load("technology: 7nm\n" + kIdeal).technology->node_nm == 7);
   // An override replaces one entry of the preset and keeps the rest.
-  const hw::AcceleratorSpec spec = load("technology: {preset: 45nm, multiply_pj: {int8: 0.15}}\n" + kIdeal);
+  const spec::AcceleratorSpec spec = load("technology: {preset: 45nm, multiply_pj: {int8: 0.15}}\n" + kIdeal);
   CHECK(energy::mac_pj(spec) == Approx(0.25));
   CHECK(spec.technology->multiply_pj.at("fp32") == Approx(3.7));
 }

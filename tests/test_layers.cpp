@@ -1,10 +1,12 @@
 // Layer library: shape inference and per-sample counts, each number derived by hand.
 #include <catch2/catch.hpp>
 
+#include "util/checked_math.h"
 #include "workload/layer.h"
 #include "workload/network.h"
 
 using namespace reusesim::workload;
+namespace util = reusesim::util;
 
 namespace {
 
@@ -262,7 +264,7 @@ TEST_CASE("counts that overflow 64 bits are refused, not wrapped", "[layers]") {
   fc.linear.out_features = std::int64_t{1} << 40;
   // 2^40 x 2^40 weights = 2^80: far beyond int64.
   CHECK_THROWS_AS(count_layer(fc, {Shape::vector(std::int64_t{1} << 40)}, Shape::vector(std::int64_t{1} << 40)),
-                  CountOverflow);
+                  util::CountOverflow);
 }
 
 TEST_CASE("matmul Q x K^T and A x V: shapes per head and MACs", "[layers][transformer]") {

@@ -6,14 +6,14 @@
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
-#include "mapping/array_model.h"
 #include "mapping/mapper.h"
+#include "timing/array_timing.h"
 
 using namespace reusesim;
 
 namespace {
 
-hw::AcceleratorSpec accelerator(const std::string& name, const std::vector<std::string>& overrides = {}) {
+spec::AcceleratorSpec accelerator(const std::string& name, const std::vector<std::string>& overrides = {}) {
   return config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides);
 }
 
@@ -21,10 +21,10 @@ config::LoadedModel zoo(const std::string& name) {
   return config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/" + name + ".yaml");
 }
 
-std::vector<mapping::LayerProgram> map_all(const workload::Network& network, std::int64_t batch,
-                                           const hw::AcceleratorSpec& spec) {
-  const auto layouts = mapping::layout_network(network, batch, mapping::element_bytes(spec));
-  std::vector<mapping::LayerProgram> programs;
+std::vector<program::LayerProgram> map_all(const workload::Network& network, std::int64_t batch,
+                                           const spec::AcceleratorSpec& spec) {
+  const auto layouts = mapping::layout_network(network, batch, spec.element_bytes());
+  std::vector<program::LayerProgram> programs;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     programs.push_back(mapping::map_layer(network.layers[i], batch, spec, layouts[i]));
   }
@@ -32,17 +32,17 @@ std::vector<mapping::LayerProgram> map_all(const workload::Network& network, std
 }
 
 // Bytes the program loads of weights.
-std::int64_t weight_load_bytes(const mapping::LayerProgram& program) {
+std::int64_t weight_load_bytes(const program::LayerProgram& program) {
   std::int64_t bytes = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) bytes += static_cast<std::int64_t>(step.bytes);
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights) bytes += static_cast<std::int64_t>(step.bytes);
   }
   return bytes;
 }
 
 // The one layer of an int8 model `features` -> `features` (no bias) with `tiling` pinned, mapped at
 // `batch` on the small accelerator.
-mapping::LayerProgram map_pinned_linear(int features, const std::string& tiling, std::int64_t batch) {
+program::LayerProgram map_pinned_linear(int features, const std::string& tiling, std::int64_t batch) {
   const std::string width = std::to_string(features);
   const config::LoadedModel model = config::load_model_text(
       "name: linear" + width + "\nprecision: int8\ninput: {features: " + width + "}\nlayers:\n" +
@@ -55,7 +55,7 @@ mapping::LayerProgram map_pinned_linear(int features, const std::string& tiling,
 
 TEST_CASE("mapper: every program replays exactly the layer's MACs and vector work", "[mapper]") {
   for (const std::string arch : {"small", "snowflake", "tpu_v1"}) {
-    const hw::AcceleratorSpec spec = accelerator(arch);
+    const spec::AcceleratorSpec spec = accelerator(arch);
     for (const std::string model_name : {"alexnet", "googlenet", "mobilenet_v1", "deepspeech2", "lstm_lm"}) {
       const config::LoadedModel model = zoo(model_name);
       for (std::int64_t batch : {1, 4}) {
@@ -65,7 +65,7 @@ TEST_CASE("mapper: every program replays exactly the layer's MACs and vector wor
           INFO(arch << " " << model_name << " " << layer.spec.name << " batch " << batch);
           CHECK(programs[i].macs == layer.counts.macs * batch);
           // Never below what the hardware must move: all parameters (biases too) and the output.
-          CHECK(mapping::compulsory_traffic_problem(layer, batch, mapping::element_bytes(spec), programs[i]) == "");
+          CHECK(mapping::compulsory_traffic_problem(layer, batch, spec.element_bytes(), programs[i]) == "");
           // Views (flatten, to_sequence, concat) move nothing; everything else does its work.
           if (!programs[i].steps.empty()) CHECK(programs[i].vector_ops == layer.counts.vector_ops * batch);
         }
@@ -75,16 +75,16 @@ TEST_CASE("mapper: every program replays exactly the layer's MACs and vector wor
 }
 
 TEST_CASE("mapper: steps only wait for earlier steps, and loads fit their buffer", "[mapper]") {
-  const hw::AcceleratorSpec spec = accelerator("small");
+  const spec::AcceleratorSpec spec = accelerator("small");
   // small: weights 32 KiB, inputs 32 KiB, outputs 16 KiB; double buffering halves each.
-  for (const mapping::LayerProgram& program : map_all(zoo("resnet50").network, 2, spec)) {
+  for (const program::LayerProgram& program : map_all(zoo("resnet50").network, 2, spec)) {
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
-      const mapping::Step& step = program.steps[i];
+      const program::Step& step = program.steps[i];
       for (std::int32_t before : step.after) CHECK(static_cast<std::size_t>(before) < i);
-      if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::inputs) {
+      if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::inputs) {
         CHECK(step.bytes <= 16 * 1024);
       }
-      if (step.kind == mapping::StepKind::store) CHECK(step.bytes <= 8 * 1024);
+      if (step.kind == program::StepKind::store) CHECK(step.bytes <= 8 * 1024);
     }
   }
 }
@@ -129,14 +129,14 @@ layers:
   - {name: gru, type: gru, hidden_size: 16}
 )", "m.yaml");
   const auto programs = map_all(model.network, 2, accelerator("small"));
-  const mapping::LayerProgram& program = programs.front();
+  const program::LayerProgram& program = programs.front();
   std::int64_t weight_loads = 0, computes = 0, stores = 0;
   std::int32_t previous_compute = -1;
   for (std::size_t i = 0; i < program.steps.size(); ++i) {
-    const mapping::Step& step = program.steps[i];
-    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) ++weight_loads;
-    if (step.kind == mapping::StepKind::store) ++stores;
-    if (step.kind != mapping::StepKind::compute) continue;
+    const program::Step& step = program.steps[i];
+    if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights) ++weight_loads;
+    if (step.kind == program::StepKind::store) ++stores;
+    if (step.kind != program::StepKind::compute) continue;
     ++computes;
     CHECK(step.gemm.m == 2);
     CHECK(step.gemm.n == 48);
@@ -159,7 +159,7 @@ TEST_CASE("mapper: weights that do not fit stream every step", "[mapper]") {
   // 4 * 1024 * 2050 * 2 B = 16.0 MiB against snowflake's weight buffer: they stream from DRAM,
   // biases with their columns, at every one of the 35 steps.
   const auto programs = map_all(zoo("lstm_lm").network, 1, accelerator("snowflake"));
-  const mapping::LayerProgram& lstm = programs[1];
+  const program::LayerProgram& lstm = programs[1];
   REQUIRE(lstm.layer == "lstm1");
   CHECK(weight_load_bytes(lstm) == 35LL * 4 * 1024 * 2050 * 2);
   CHECK(lstm.mapping.find("streamed from DRAM every step") != std::string::npos);
@@ -180,14 +180,14 @@ input: {sequence: 4, features: 1024}
 layers:
   - {name: gru, type: gru, hidden_size: 16}
 )";
-  const hw::AcceleratorSpec tiny = accelerator("small", {"sram.buffers.inputs.capacity_kib=1"});
+  const spec::AcceleratorSpec tiny = accelerator("small", {"sram.buffers.inputs.capacity_kib=1"});
   const config::LoadedModel model = config::load_model_text(text, "m.yaml");
-  const mapping::LayerProgram program = map_all(model.network, 1, tiny).front();
+  const program::LayerProgram program = map_all(model.network, 1, tiny).front();
   CHECK(program.mapping ==
         "recurrent: 4 steps in order, tiles m1 n48 k272, 4 tile(s) a step, weights streamed from DRAM every step");
   std::int64_t compute = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::compute) compute += mapping::gemm_cycles(tiny.compute, step.gemm).cycles;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::compute) compute += timing::gemm_cycles(tiny.compute, step.gemm).cycles;
   }
   CHECK(compute == 36'660);
   const config::LoadedModel pinned =
@@ -211,16 +211,16 @@ TEST_CASE("mapper: flatten, to_sequence and concat are views that move nothing",
 
 TEST_CASE("mapper: DRAM accesses widen to whole bursts", "[mapper]") {
   // 100 bytes from address 30 with 64-byte bursts touch bursts 0..127 and 128..191: 192 bytes.
-  CHECK(mapping::burst_extent(30, 100, 64) == 192);
-  CHECK(mapping::burst_extent(64, 64, 64) == 64);
-  CHECK(mapping::burst_extent(0, 0, 64) == 0);
+  CHECK(program::burst_extent(30, 100, 64) == 192);
+  CHECK(program::burst_extent(64, 64, 64) == 64);
+  CHECK(program::burst_extent(0, 0, 64) == 0);
 }
 
 TEST_CASE("mapper: a layer can pin its tiling and loop order", "[mapper]") {
   // The same 128 -> 128 layer as above, pinned to the tiling the search did not pick: all
   // weights in one tile, 4 M tiles of 64, order n-m. Weights move once (16,384 bytes); the
   // estimate is the 28,160 compute cycles derived above.
-  const mapping::LayerProgram program = map_pinned_linear(128, "{m: 64, n: 128, k: 128, order: n-m}", 256);
+  const program::LayerProgram program = map_pinned_linear(128, "{m: 64, n: 128, k: 128, order: n-m}", 256);
   CHECK(program.mapping == "gemm 256x128x128, tiles m64 n128 k128, order n-m, weights stay for all m (pinned)");
   CHECK(program.estimated_cycles == 28'160);
   CHECK(weight_load_bytes(program) == 16'384);
@@ -250,19 +250,19 @@ input: {sequence: 4, features: 8}
 layers:
   - {name: lstm, type: lstm, hidden_size: 16, num_layers: 2, bidirectional: true}
 )", "m.yaml");
-  const std::vector<mapping::LayerProgram> programs = map_all(model.network, 1, accelerator("small"));
-  const mapping::LayerProgram& program = programs.front();
+  const std::vector<program::LayerProgram> programs = map_all(model.network, 1, accelerator("small"));
+  const program::LayerProgram& program = programs.front();
   std::vector<std::int32_t> weight_loads, stores;
   std::int32_t first_upper_x = -1;
   for (std::size_t i = 0; i < program.steps.size(); ++i) {
-    const mapping::Step& step = program.steps[i];
-    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) {
+    const program::Step& step = program.steps[i];
+    if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights) {
       weight_loads.push_back(static_cast<std::int32_t>(i));
     }
-    if (step.kind == mapping::StepKind::store) stores.push_back(static_cast<std::int32_t>(i));
+    if (step.kind == program::StepKind::store) stores.push_back(static_cast<std::int32_t>(i));
     // The first input load after the third weight load belongs to the upper layer.
-    if (weight_loads.size() == 3 && first_upper_x < 0 && step.kind == mapping::StepKind::load &&
-        step.tensor == mapping::TensorRole::inputs) {
+    if (weight_loads.size() == 3 && first_upper_x < 0 && step.kind == program::StepKind::load &&
+        step.tensor == program::TensorRole::inputs) {
       first_upper_x = static_cast<std::int32_t>(i);
     }
   }
@@ -286,10 +286,10 @@ config::LoadedModel int8_model(const std::string& input, const std::string& laye
 }
 
 // Bytes the program stores.
-std::int64_t store_bytes(const mapping::LayerProgram& program) {
+std::int64_t store_bytes(const program::LayerProgram& program) {
   std::int64_t bytes = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::store) bytes += static_cast<std::int64_t>(step.bytes);
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::store) bytes += static_cast<std::int64_t>(step.bytes);
   }
   return bytes;
 }
@@ -312,9 +312,9 @@ TEST_CASE("mapper: biases load with their weights, once when the weights stay re
     CHECK(mapping::compulsory_traffic_problem(model.network.layers[i], 4, 1, programs[i]) == "");
   }
   // A program that leaves the biases in DRAM moves less than the hardware must: the check says so.
-  mapping::LayerProgram no_bias = programs[3];
-  for (mapping::Step& step : no_bias.steps) {
-    if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) step.bytes -= 8;
+  program::LayerProgram no_bias = programs[3];
+  for (program::Step& step : no_bias.steps) {
+    if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights) step.bytes -= 8;
   }
   CHECK(mapping::compulsory_traffic_problem(model.network.layers[3], 4, 1, no_bias) ==
         "the program loads weights of 128 bytes, fewer than the 136 the analysis says must move");
@@ -328,11 +328,11 @@ TEST_CASE("mapper: without return_sequences only the last step of a recurrent la
       int8_model("{sequence: 5, features: 8}", "  - {name: lstm, type: lstm, hidden_size: 16, return_sequences: false}\n"
                                                "  - {name: fc, type: linear, out_features: 4}\n");
   const auto programs = map_all(model.network, 2, accelerator("small"));
-  const mapping::LayerProgram& program = programs.front();
+  const program::LayerProgram& program = programs.front();
   std::int64_t stores = 0, computes = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::compute) ++computes;
-    if (step.kind != mapping::StepKind::store) continue;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::compute) ++computes;
+    if (step.kind != program::StepKind::store) continue;
     ++stores;
     CHECK(computes == 5);
   }
@@ -353,10 +353,10 @@ TEST_CASE("mapper: stacked layers without return_sequences keep their sequences 
       "  - {name: fc, type: linear, out_features: 4}\n");
   const auto layouts = mapping::layout_network(model.network, 1, 1);
   const auto programs = map_all(model.network, 1, accelerator("small"));
-  const mapping::LayerProgram& program = programs.front();
-  std::vector<const mapping::Step*> stores;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind != mapping::StepKind::store) continue;
+  const program::LayerProgram& program = programs.front();
+  std::vector<const program::Step*> stores;
+  for (const program::Step& step : program.steps) {
+    if (step.kind != program::StepKind::store) continue;
     stores.push_back(&step);
     CHECK(step.address >= layouts[0].output);
     CHECK(step.address + step.bytes <= layouts[1].weights);
@@ -374,12 +374,12 @@ TEST_CASE("mapper: depthwise channels share the array's folds", "[mapper]") {
   // cycles: 342 (one channel after the other: 8 x 114 = 912).
   const config::LoadedModel model = int8_model("{channels: 8, height: 6, width: 6}",
                                                "  - {name: dw, type: conv2d, depthwise: true, kernel: 3, padding: 1, bias: false}\n");
-  const hw::AcceleratorSpec spec = accelerator("small", {"compute.rows=32"});
-  const mapping::LayerProgram program = map_all(model.network, 1, spec).front();
+  const spec::AcceleratorSpec spec = accelerator("small", {"compute.rows=32"});
+  const program::LayerProgram program = map_all(model.network, 1, spec).front();
   CHECK(program.mapping == "gemm 36x1x9 x8 groups, tiles g8 m36 n1 k9, order n-m, weights stay for all m");
   std::int64_t cycles = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::compute) cycles += mapping::gemm_cycles(spec.compute, step.gemm).cycles;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::compute) cycles += timing::gemm_cycles(spec.compute, step.gemm).cycles;
   }
   CHECK(cycles == 342);
   CHECK(program.estimated_cycles == 342);
@@ -410,8 +410,8 @@ TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at acc
   CHECK(map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators, "sram.buffers.outputs.capacity_kib=64"})
             .mapping == "gemm 64x1000x1000, tiles m64 n64 k250, order n-m (pinned)");
   // The search keeps every K-tiled tile's partial sums within half the accumulators.
-  for (const mapping::Step& step : map_linear("", {accumulators}).steps) {
-    if (step.kind == mapping::StepKind::compute && step.gemm.k < 1000) CHECK(step.gemm.m * step.gemm.n * 4 <= 8192);
+  for (const program::Step& step : map_linear("", {accumulators}).steps) {
+    if (step.kind == program::StepKind::compute && step.gemm.k < 1000) CHECK(step.gemm.m * step.gemm.n * 4 <= 8192);
   }
 }
 
@@ -425,19 +425,19 @@ TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at acc
 // Lanes along all of K would give ceil(363/16) = 23 and ceil(147/16) = 10 cycles a pass (98.6 %,
 // 91.9 %): the few-channel layers looked nearly perfect.
 TEST_CASE("mapper: snowflake's lanes along a kernel row leave conv1's row tails idle", "[mapper]") {
-  const hw::AcceleratorSpec snowflake = accelerator("snowflake");
+  const spec::AcceleratorSpec snowflake = accelerator("snowflake");
   for (const auto& [name, cycles, busy] : {std::make_tuple("alexnet_owt", 399'300, 33.0 / 48.0),
                                            std::make_tuple("googlenet", 702'464, 21.0 / 32.0),
                                            std::make_tuple("resnet50", 702'464, 21.0 / 32.0)}) {
     const config::LoadedModel model = zoo(name);
     const workload::NetworkLayer& conv1 = model.network.layers.front();
     REQUIRE(conv1.spec.name == "conv1");
-    const auto layouts = mapping::layout_network(model.network, 1, mapping::element_bytes(snowflake));
-    const mapping::LayerProgram program = mapping::map_layer(conv1, 1, snowflake, layouts.front());
+    const auto layouts = mapping::layout_network(model.network, 1, snowflake.element_bytes());
+    const program::LayerProgram program = mapping::map_layer(conv1, 1, snowflake, layouts.front());
     std::int64_t compute = 0, macs = 0;
-    for (const mapping::Step& step : program.steps) {
-      if (step.kind != mapping::StepKind::compute) continue;
-      compute += mapping::gemm_cycles(snowflake.compute, step.gemm).cycles;
+    for (const program::Step& step : program.steps) {
+      if (step.kind != program::StepKind::compute) continue;
+      compute += timing::gemm_cycles(snowflake.compute, step.gemm).cycles;
       macs += step.macs;
     }
     INFO(name << ": " << program.mapping);
@@ -454,7 +454,7 @@ TEST_CASE("mapper: snowflake's lanes along a kernel row leave conv1's row tails 
 // DRAM: 10,000 weight bytes + 1,600 input bytes per N tile (3,200) + 1,600 output bytes =
 // 14,800 bytes / 19.2 = 770 cycles: compute-bound, so the estimate is the 3,038.
 TEST_CASE("mapper: the estimate counts a ragged last tile at its own size", "[mapper]") {
-  const mapping::LayerProgram program = map_pinned_linear(100, "{m: 16, n: 64, k: 100, order: n-m}", 16);
+  const program::LayerProgram program = map_pinned_linear(100, "{m: 16, n: 64, k: 100, order: n-m}", 16);
   CHECK(program.estimated_cycles == 3'038);
 }
 
@@ -477,12 +477,12 @@ TEST_CASE("mapper: a recurrent layer's tiling can be pinned", "[mapper]") {
       "name: g\nprecision: int8\ninput: {sequence: 5, features: 8}\nlayers:\n"
       "  - {name: gru, type: gru, hidden_size: 16, tiling: {m: 1, n: 16, k: 24, order: n-m}}\n",
       "m.yaml");
-  const hw::AcceleratorSpec small = accelerator("small");
-  const mapping::LayerProgram program = map_all(model.network, 2, small).front();
+  const spec::AcceleratorSpec small = accelerator("small");
+  const program::LayerProgram program = map_all(model.network, 2, small).front();
   CHECK(program.mapping == "recurrent: 5 steps in order, tiles m1 n16 k24, 6 tile(s) a step, weights resident in SRAM (pinned)");
   std::int64_t compute = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::compute) compute += mapping::gemm_cycles(small.compute, step.gemm).cycles;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::compute) compute += timing::gemm_cycles(small.compute, step.gemm).cycles;
   }
   CHECK(compute == 2'820);
 }

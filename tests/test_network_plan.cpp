@@ -4,9 +4,9 @@
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
-#include "mapping/array_model.h"
 #include "mapping/mapper.h"
-#include "mapping/program_text.h"
+#include "program/program_text.h"
+#include "timing/array_timing.h"
 
 using namespace reusesim;
 
@@ -14,7 +14,7 @@ namespace {
 
 // A 16 x 16 int8 array whose one activation buffer holds inputs and outputs (so it keeps
 // activations), a 32 KiB weight buffer, and an output path that runs activations, batch-norm and adds.
-hw::AcceleratorSpec keeping_accelerator(std::int64_t activation_kib, const std::string& output_path) {
+spec::AcceleratorSpec keeping_accelerator(std::int64_t activation_kib, const std::string& output_path) {
   return config::load_accelerator_text(R"(
 name: keeper
 compute: {type: systolic, rows: 16, cols: 16, dataflow: ws, clock_mhz: 1000, operand_bits: 8,
@@ -54,26 +54,26 @@ struct Moved {
   std::int64_t weights = 0, inputs = 0, stores = 0;
 };
 
-Moved moved(const mapping::LayerProgram& program) {
+Moved moved(const program::LayerProgram& program) {
   Moved bytes;
-  for (const mapping::Step& step : program.steps) {
+  for (const program::Step& step : program.steps) {
     const auto b = static_cast<std::int64_t>(step.bytes);
-    if (step.kind == mapping::StepKind::store) bytes.stores += b;
-    if (step.kind == mapping::StepKind::load) (step.tensor == mapping::TensorRole::weights ? bytes.weights : bytes.inputs) += b;
+    if (step.kind == program::StepKind::store) bytes.stores += b;
+    if (step.kind == program::StepKind::load) (step.tensor == program::TensorRole::weights ? bytes.weights : bytes.inputs) += b;
   }
   return bytes;
 }
 
-std::int64_t vector_cycles(const hw::AcceleratorSpec& spec, const mapping::LayerProgram& program) {
+std::int64_t vector_cycles(const spec::AcceleratorSpec& spec, const program::LayerProgram& program) {
   std::int64_t cycles = 0;
-  for (const mapping::Step& step : program.steps) cycles += mapping::vector_cycles(spec.compute, step.vector_ops);
+  for (const program::Step& step : program.steps) cycles += timing::vector_cycles(spec.compute, step.vector_ops);
   return cycles;
 }
 
 }  // namespace
 
 TEST_CASE("residency: a bottleneck block that fits moves only its input, weights and output through DRAM") {
-  const hw::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
+  const spec::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
   const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
   const auto& p = mapped.programs;
@@ -124,7 +124,7 @@ TEST_CASE("residency: a bottleneck block that fits moves only its input, weights
 }
 
 TEST_CASE("residency: without keeping or an output path every layer goes through DRAM as before") {
-  const hw::AcceleratorSpec spec = config::load_accelerator_text(R"(
+  const spec::AcceleratorSpec spec = config::load_accelerator_text(R"(
 name: plain
 compute: {type: systolic, rows: 16, cols: 16, dataflow: ws, clock_mhz: 1000, operand_bits: 8,
           vector_ops_per_cycle: 16}
@@ -139,7 +139,7 @@ accumulators: {capacity_kib: 64, bits: 32}
 )", "plain.yaml");
   const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
-  for (const mapping::LayerProgram& program : mapped.programs) {
+  for (const program::LayerProgram& program : mapped.programs) {
     INFO(program.layer);
     CHECK(moved(program).stores >= 1024);  // every layer's 1024-byte output is stored
     CHECK(program.onchip_input_bytes == 0);
@@ -150,7 +150,7 @@ accumulators: {capacity_kib: 64, bits: 32}
 TEST_CASE("residency: a tensor whose consumer's tiles no longer fit beside it goes to DRAM") {
   // conv1 (1x1, 16 -> 64 channels) makes 8 x 8 x 64 = 4096 bytes, which exactly fill a 4 KiB
   // buffer: room for it, none left for conv1's own tiles. It goes to DRAM and conv2 loads it.
-  const hw::AcceleratorSpec spec = keeping_accelerator(4, "[]");
+  const spec::AcceleratorSpec spec = keeping_accelerator(4, "[]");
   const config::LoadedModel model = map_model(R"(
   - {name: conv1, type: conv2d, out_channels: 64, kernel: 1, bias: false}
   - {name: conv2, type: conv2d, out_channels: 16, kernel: 1, bias: false}
@@ -171,8 +171,8 @@ TEST_CASE("residency: a tensor whose consumer's tiles no longer fit beside it go
 
 TEST_CASE("fusion: an add whose skip operand is in DRAM loads it tile by tile in the output path") {
   // keeps: [] sends every tensor to DRAM; conv3 then loads relu1's 1024 bytes for the add.
-  const hw::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
-  hw::AcceleratorSpec no_keep = spec;
+  const spec::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
+  spec::AcceleratorSpec no_keep = spec;
   no_keep.sram.buffers[1].keeps_activations = false;
   const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, no_keep);
@@ -187,7 +187,7 @@ TEST_CASE("fusion: only what the output path lists fuses, and a tensor read twic
   // Activations only: relu1 cannot fuse (bn1 sits between it and conv1, and bn1 does not fuse);
   // relu3 fuses into nothing either (the add before it runs on its own).
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, keeping_accelerator(64, "[activation]"));
-  for (const mapping::LayerProgram& program : mapped.programs) {
+  for (const program::LayerProgram& program : mapped.programs) {
     INFO(program.layer);
     CHECK(program.mapping.find("fused") == std::string::npos);
   }
@@ -247,21 +247,21 @@ TEST_CASE("accelerator: an unknown or repeated output_path stage is an error", "
 }
 
 TEST_CASE("program text: on-chip bytes survive a round trip, and a bad count is an error", "[program-text]") {
-  const hw::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
+  const spec::AcceleratorSpec spec = keeping_accelerator(64, "[activation, batchnorm, add]");
   const config::LoadedModel model = map_model(kBlock);
   const mapping::NetworkMapping mapped = mapping::map_network(model.network, 1, spec);
-  std::vector<mapping::ProgramRecord> records;
-  for (const mapping::LayerProgram& program : mapped.programs) records.push_back(mapping::ProgramRecord{1, program, {}});
-  const std::string text = mapping::write_programs(records);
+  std::vector<program::ProgramRecord> records;
+  for (const program::LayerProgram& program : mapped.programs) records.push_back(program::ProgramRecord{1, program, {}});
+  const std::string text = program::write_programs(records);
   // conv2 reads relu1's 1024 bytes on chip and keeps its own 1024.
   CHECK(text.find("\nlayer conv2 type conv2d batch 1 onchip_inputs 1024 onchip_outputs 1024\n") != std::string::npos);
-  const std::vector<mapping::ProgramRecord> read = mapping::read_programs(text, "p.txt", 64);
+  const std::vector<program::ProgramRecord> read = program::read_programs(text, "p.txt", 64);
   REQUIRE(read.size() == records.size());
   for (std::size_t i = 0; i < read.size(); ++i) {
     CHECK(read[i].program.onchip_input_bytes == records[i].program.onchip_input_bytes);
     CHECK(read[i].program.onchip_output_bytes == records[i].program.onchip_output_bytes);
   }
-  CHECK(mapping::write_programs(read) == text);
-  CHECK_THROWS_WITH(mapping::read_programs("layer a type relu batch 1 onchip_inputs -4\nmapping m\nend\n", "p.txt", 64),
+  CHECK(program::write_programs(read) == text);
+  CHECK_THROWS_WITH(program::read_programs("layer a type relu batch 1 onchip_inputs -4\nmapping m\nend\n", "p.txt", 64),
                     "p.txt:1:41: error: expected a byte count from 0 to 2^62, got \"-4\"\n");
 }

@@ -9,9 +9,9 @@
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 #include "mapping/mapper.h"
-#include "mapping/program_text.h"
+#include "program/program_text.h"
 
-// The program text format (mapping::write_programs / read_programs, docs/program-format.md):
+// The program text format (program::write_programs / read_programs, docs/program-format.md):
 // mapped layers survive a round trip, hand-written files parse into the expected steps and totals,
 // and every malformed file gives exactly the messages a user sees, `p.txt:line:col: error: ...`.
 //
@@ -19,21 +19,21 @@
 // "load weights addr 0x0 bytes 0 after -": load(1-4) weights(6-12) addr(14-17) 0x0(19-21)
 // bytes(23-27) 0(29) -> the zero is in column 29.
 
-using reusesim::mapping::LayerProgram;
-using reusesim::mapping::ProgramFormatError;
-using reusesim::mapping::ProgramRecord;
-using reusesim::mapping::read_programs;
-using reusesim::mapping::Step;
-using reusesim::mapping::StepKind;
-using reusesim::mapping::TensorRole;
-using reusesim::mapping::write_programs;
+using reusesim::program::LayerProgram;
+using reusesim::program::ProgramFormatError;
+using reusesim::program::ProgramRecord;
+using reusesim::program::read_programs;
+using reusesim::program::Step;
+using reusesim::program::StepKind;
+using reusesim::program::TensorRole;
+using reusesim::program::write_programs;
 
 namespace {
 
 constexpr std::uint64_t kBurst = 64;
 
 // The what() of the ProgramFormatError that reading `text` as p.txt throws; fails the test when it reads.
-std::string program_error(const std::string& text, const reusesim::mapping::StepLimits& limits = {}) {
+std::string program_error(const std::string& text, const reusesim::program::StepLimits& limits = {}) {
   try {
     read_programs(text, "p.txt", kBurst, limits);
   } catch (const ProgramFormatError& error) {
@@ -108,7 +108,7 @@ TEST_CASE("mapped layers survive a round trip through the text", "[program-text]
   std::vector<ProgramRecord> mapped;
   for (std::int64_t batch : {1, 4}) {
     const auto layouts =
-        reusesim::mapping::layout_network(model.network, batch, reusesim::mapping::element_bytes(spec));
+        reusesim::mapping::layout_network(model.network, batch, spec.element_bytes());
     for (std::size_t i = 0; i < model.network.layers.size(); ++i) {
       mapped.push_back({batch, reusesim::mapping::map_layer(model.network.layers[i], batch, spec, layouts[i])});
     }
@@ -510,7 +510,7 @@ TEST_CASE("a program beyond the step limits is refused at the first step past th
   const std::string step = "vector ops 1 bytes 1 after -\n";
   const std::string two_layers = "layer a type relu batch 1\nmapping m\n" + step + step + "end\n" +
                                  "layer b type relu batch 1\nmapping m\n" + step + step + "oops\nend\n";
-  const reusesim::mapping::StepLimits limits{2, 3};
+  const reusesim::program::StepLimits limits{2, 3};
   CHECK(program_error(two_layers, limits) ==
         "p.txt:9:1: error: the program has more than 3 steps, the limit of one replay (as of one reusesim run); "
         "split it into several files\n");
@@ -521,7 +521,7 @@ TEST_CASE("a program beyond the step limits is refused at the first step past th
         "split it into several layers\n");
   // At the limits, the program reads.
   CHECK(read_programs("layer a type relu batch 1\nmapping m\n" + step + step + "end\n", "p.txt", kBurst, limits).size() == 1);
-  const reusesim::mapping::StepLimits defaults;
+  const reusesim::program::StepLimits defaults;
   CHECK(defaults.layer_steps == 4'000'000);
   CHECK(defaults.total_steps == 8'000'000);
 }

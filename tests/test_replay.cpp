@@ -9,7 +9,7 @@
 
 #include "config/accelerator_loader.h"
 #include "energy/energy_model.h"
-#include "mapping/program_text.h"
+#include "program/program_text.h"
 #include "replay_harness.h"
 
 using namespace reusesim;
@@ -34,7 +34,7 @@ TEST_CASE("replay: one systolic tile takes its closed-form cycles", "[replay]") 
   // ws maps (K, N) on (R, C): folds = ceil(64/16) * ceil(32/16) = 8; each fold 2R + C + T - 2 =
   // 32 + 16 + 16 - 2 = 62 cycles (T = M = 16 streamed): 8 * 62 = 496 cycles.
   const Replayed replayed = replay("small", kWideDram, kSmallLinear, {16});
-  const hw::LayerResult& fc = replayed.results.front();
+  const results::LayerResult& fc = replayed.results.front();
   CHECK(fc.compute_cycles == 496);
   CHECK(fc.macs == 16 * 32 * 64);
   // The rest is the first load and the last store: the layer is that much longer, no more.
@@ -56,7 +56,7 @@ input: {channels: 8, height: 6, width: 6}
 layers:
   - {name: dw, type: conv2d, depthwise: true, kernel: 3, padding: 1, bias: false}
 )", {1});
-  const hw::LayerResult& dw = replayed.results.front();
+  const results::LayerResult& dw = replayed.results.front();
   CHECK(dw.compute_cycles == 342);
   CHECK(dw.macs == 8 * 36 * 9);
 }
@@ -79,11 +79,11 @@ input: {channels: 256, height: 13, width: 13}
 layers:
   - {name: conv3, type: conv2d, out_channels: 384, kernel: 3, padding: 1}
 )", {1});
-  const hw::LayerResult& conv = replayed.results.front();
-  const hw::AcceleratorSpec spec = config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/snowflake.yaml");
+  const results::LayerResult& conv = replayed.results.front();
+  const spec::AcceleratorSpec spec = config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/snowflake.yaml");
   std::int64_t closed_form = 0;
-  for (const mapping::Step& step : replayed.programs.front().steps) {
-    if (step.kind == mapping::StepKind::compute) closed_form += mapping::gemm_cycles(spec.compute, step.gemm).cycles;
+  for (const program::Step& step : replayed.programs.front().steps) {
+    if (step.kind == program::StepKind::compute) closed_form += timing::gemm_cycles(spec.compute, step.gemm).cycles;
   }
   CHECK(conv.compute_cycles == closed_form);
   // 13*13 = 169 outputs x 384 channels x 3*3*256 = 2,304 taps = 149,520,384 MACs; K and N are
@@ -103,12 +103,12 @@ input: {features: 4096}
 layers:
   - {name: fc, type: linear, out_features: 4096, bias: false}
 )", {1, 256});
-  const auto gops = [](const hw::LayerResult& r) { return 2.0 * static_cast<double>(r.macs) / r.seconds / 1e9; };
-  const auto intensity = [](const hw::LayerResult& r) {
+  const auto gops = [](const results::LayerResult& r) { return 2.0 * static_cast<double>(r.macs) / r.seconds / 1e9; };
+  const auto intensity = [](const results::LayerResult& r) {
     return 2.0 * static_cast<double>(r.macs) / static_cast<double>(r.dram_read_bytes + r.dram_write_bytes);
   };
-  const hw::LayerResult& one = replayed.results[0];
-  const hw::LayerResult& many = replayed.results[1];
+  const results::LayerResult& one = replayed.results[0];
+  const results::LayerResult& many = replayed.results[1];
   CHECK(intensity(one) == Approx(1.0).epsilon(0.01));
   CHECK(gops(one) == Approx(4.2667).epsilon(0.05));
   CHECK(one.stall_weights > one.compute_cycles);  // waiting for weights dominates
@@ -118,7 +118,7 @@ layers:
 
 TEST_CASE("replay: stalls by cause and compute cycles add up to the layer's cycles", "[replay]") {
   const Replayed replayed = replay("small", {}, kChainModel, {1, 4});
-  for (const hw::LayerResult& r : replayed.results) {
+  for (const results::LayerResult& r : replayed.results) {
     INFO(r.layer << " batch " << r.batch);
     CHECK(r.cycles == r.compute_cycles + r.stall_cycles());
   }
@@ -130,7 +130,7 @@ TEST_CASE("replay: stalls by cause and compute cycles add up to the layer's cycl
 namespace {
 
 // Everything a batch's row reports, for comparing two replays of the same work.
-void check_same_row(const hw::LayerResult& a, const hw::LayerResult& b) {
+void check_same_row(const results::LayerResult& a, const results::LayerResult& b) {
   INFO("layer " << a.layer << ", batch " << a.batch);
   CHECK(a.cycles == b.cycles);
   CHECK(a.seconds == b.seconds);
@@ -167,18 +167,18 @@ TEST_CASE("replay: with batches 1,2,1 the two batch-1 runs give the same rows", 
 
 namespace {
 
-double share(std::int64_t part, const hw::LayerResult& r) {
+double share(std::int64_t part, const results::LayerResult& r) {
   return static_cast<double>(part) / static_cast<double>(r.stall_cycles());
 }
 
 // The one layer of `model_text` replayed at batch 1 on configs/`arch`.yaml; its causes add up.
-hw::LayerResult one_layer(const std::string& arch, const std::vector<std::string>& overrides, const char* model_text) {
-  const hw::LayerResult layer = replay(arch, overrides, model_text, {1}).results.front();
+results::LayerResult one_layer(const std::string& arch, const std::vector<std::string>& overrides, const char* model_text) {
+  const results::LayerResult layer = replay(arch, overrides, model_text, {1}).results.front();
   CHECK(layer.cycles == layer.compute_cycles + layer.stall_cycles());
   return layer;
 }
 
-std::string stalls_text(const hw::LayerResult& r) {
+std::string stalls_text(const results::LayerResult& r) {
   return "weights " + std::to_string(r.stall_weights) + " inputs " + std::to_string(r.stall_inputs) + " drain " +
          std::to_string(r.stall_output_drain) + " of " + std::to_string(r.stall_cycles()) + " in " +
          std::to_string(r.cycles);
@@ -191,7 +191,7 @@ std::string stalls_text(const hw::LayerResult& r) {
 // a weight tile no longer takes the blame for the weight stream.
 TEST_CASE("stall causes: a 4096 x 4096 linear layer at batch 1 stalls on its weights", "[replay][stall-causes]") {
   // snowflake, fp16: 32 MiB of weights against 8 KiB of inputs; the DDR3 moves weights ~99.9% of the time.
-  const hw::LayerResult fc = one_layer("snowflake", {}, R"(
+  const results::LayerResult fc = one_layer("snowflake", {}, R"(
 name: linear4096
 precision: fp16
 input: {features: 4096}
@@ -205,7 +205,7 @@ layers:
 TEST_CASE("stall causes: a GRU at batch 1 stalls on its weights", "[replay][stall-causes]") {
   // DeepSpeech2's gru2 on snowflake: 50 steps of 400 features, hidden 400, fp16. Each step streams
   // 3 gates x (400 + 400) x 400 x 2 B = 1.92 MB of weights for 800 B of inputs and state.
-  const hw::LayerResult gru = one_layer("snowflake", {}, R"(
+  const results::LayerResult gru = one_layer("snowflake", {}, R"(
 name: gru2
 precision: fp16
 input: {sequence: 50, features: 400}
@@ -220,7 +220,7 @@ TEST_CASE("stall causes: a 1x1 conv to 4 channels over a large map stalls on its
   // small.yaml with its DDR4 clocked at tCK 2.5 ns (6.4 GB/s): 64 channels x 112 x 112 int8 =
   // 802,816 B of inputs take 125 us, against 256 B of weights, 50,176 B of outputs and 12,544 x 4
   // x 64 / 256 = 12,544 MAC cycles at the best: the memory moves inputs while the array waits.
-  const hw::LayerResult conv = one_layer("small", {"dram.tck_ns=2.5"}, R"(
+  const results::LayerResult conv = one_layer("small", {"dram.tck_ns=2.5"}, R"(
 name: input_bound
 precision: int8
 input: {channels: 64, height: 112, width: 112}
@@ -236,7 +236,7 @@ TEST_CASE("stall causes: a 1x1 conv from 4 to 256 channels waits on its output d
   // snowflake.yaml (16 vMACs x 16 lanes at 250 MHz, DDR3 at 4.27 GB/s), fp16: each output pixel's
   // 256 channels take 256 / 16 = 16 cycles and leave 512 B: 32 B/cycle = 8 GB/s of stores, against
   // 100 KB in and 2 KiB of weights. The array waits for output slots the store DMA has not drained.
-  const hw::LayerResult conv = one_layer("snowflake", {}, R"(
+  const results::LayerResult conv = one_layer("snowflake", {}, R"(
 name: drain_bound
 precision: fp16
 input: {channels: 4, height: 112, width: 112}
@@ -251,7 +251,7 @@ layers:
 namespace {
 
 // configs/small.yaml (a 16 x 16 array at 1 GHz) with `dram:` replaced by `dram_section`.
-hw::AcceleratorSpec small_with_dram(const std::string& dram_section) {
+spec::AcceleratorSpec small_with_dram(const std::string& dram_section) {
   std::ifstream file(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml");
   std::stringstream text;
   text << file.rdbuf();
@@ -259,15 +259,15 @@ hw::AcceleratorSpec small_with_dram(const std::string& dram_section) {
   return config::load_accelerator_text(small.substr(0, small.find("\ndram:")) + "\ndram:\n" + dram_section, "small-ideal.yaml");
 }
 
-std::vector<hw::LayerResult> replay_program_text(const hw::AcceleratorSpec& spec, const std::string& program) {
-  std::vector<hw::LayerRun> runs;
-  for (mapping::ProgramRecord& record : mapping::read_programs(program, "test.program", static_cast<std::uint64_t>(spec.dram.burst_bytes()))) {
-    runs.push_back(hw::LayerRun{record.batch, std::move(record.program), runs.empty()});
+std::vector<results::LayerResult> replay_program_text(const spec::AcceleratorSpec& spec, const std::string& program) {
+  std::vector<program::LayerRun> runs;
+  for (program::ProgramRecord& record : program::read_programs(program, "test.program", static_cast<std::uint64_t>(spec.dram.burst_bytes()))) {
+    runs.push_back(program::LayerRun{record.batch, std::move(record.program), runs.empty()});
   }
-  hw::Accelerator accelerator("accelerator", spec, std::move(runs));
-  sc_core::sc_start();
-  REQUIRE(accelerator.finished());
-  return accelerator.results();
+  const simulate::Replay replay = simulate::replay(spec, std::move(runs));
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  return replay.results;
 }
 
 }  // namespace
@@ -278,7 +278,7 @@ TEST_CASE("stall causes: a wait on a load is split by the bytes the memory deliv
   // 4,096-4,160. The compute step needs both: it waits 4,160 cycles, during which the memory
   // delivered 4,096 weight bytes and 64 input bytes: 4,160 x 4,096 / 4,160 = 4,096 cycles on weights
   // and 64 on inputs. (Charging the load that arrived last would give all 4,160 to inputs.)
-  const hw::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 1, latency_ns: 0}\n");
+  const spec::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 1, latency_ns: 0}\n");
   const auto results = replay_program_text(spec, R"(layer fc type linear batch 1
 mapping by hand
 load weights addr 0x0 bytes 4096 after -
@@ -287,7 +287,7 @@ compute m 1 n 64 k 64 vector_ops 0 bytes 4160 after 0,1
 store outputs addr 0x20000 bytes 64 after 2
 end
 )");
-  const hw::LayerResult& fc = results.front();
+  const results::LayerResult& fc = results.front();
   CHECK(fc.stall_weights == 4096);
   CHECK(fc.stall_inputs == 64);
   CHECK(fc.cycles == fc.compute_cycles + fc.stall_cycles());
@@ -297,18 +297,18 @@ TEST_CASE("ideal memory: unlimited, a layer that fits the buffers takes exactly 
   // Every load and store completes the moment it is issued, and the 64 x 32 int8 weights (2 KiB),
   // 16 x 64 inputs (1 KiB) and 16 x 32 outputs fit small.yaml's buffers whole: nothing is left to
   // wait for, so cycles = the closed-form compute cycles, with no stall of any cause.
-  const hw::AcceleratorSpec spec = small_with_dram("  ideal: unlimited\n");
+  const spec::AcceleratorSpec spec = small_with_dram("  ideal: unlimited\n");
   const config::LoadedModel model = config::load_model_text(kSmallLinear, "model.yaml");
-  const auto layouts = mapping::layout_network(model.network, 16, mapping::element_bytes(spec));
-  const mapping::LayerProgram program = mapping::map_layer(model.network.layers[0], 16, spec, layouts[0]);
+  const auto layouts = mapping::layout_network(model.network, 16, spec.element_bytes());
+  const program::LayerProgram program = mapping::map_layer(model.network.layers[0], 16, spec, layouts[0]);
   std::int64_t closed_form = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::compute) closed_form += mapping::gemm_cycles(spec.compute, step.gemm).cycles;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::compute) closed_form += timing::gemm_cycles(spec.compute, step.gemm).cycles;
   }
-  hw::Accelerator accelerator("accelerator", spec, {hw::LayerRun{16, program, true}});
-  sc_core::sc_start();
-  REQUIRE(accelerator.finished());
-  const hw::LayerResult& fc = accelerator.results().front();
+  const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{16, program, true}});
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  const results::LayerResult& fc = replay.results.front();
   CHECK(fc.compute_cycles == closed_form);
   CHECK(fc.stall_cycles() == 0);
   CHECK(fc.cycles == closed_form);
@@ -365,8 +365,8 @@ TEST_CASE("weight prefetch: without room in the weight buffer the layers do not 
   // before: 320 + 4,046 + 64 = 4,430 (its store now ends at 4,366 + 64, the memory idle since 320).
   // Layer b from 4,430: weights 4,430-6,478, inputs to 6,542, so the compute waits 2,112 (2,048 on
   // weights, 64 on inputs), runs 62 to 6,604, and the store ends at 6,668: 2,238 cycles.
-  hw::AcceleratorSpec spec = small_with_dram(kOneBytePerNsMemory);
-  spec.sram.buffers[spec.sram.buffer_index(hw::TensorKind::weights)].capacity_bytes = 2048;
+  spec::AcceleratorSpec spec = small_with_dram(kOneBytePerNsMemory);
+  spec.sram.buffers[spec.sram.buffer_index(spec::TensorKind::weights)].capacity_bytes = 2048;
   const auto results = replay_program_text(spec, kTwoLayers);
   CHECK(results[0].cycles == 4430);
   CHECK(results[1].cycles == 2238);
@@ -377,16 +377,16 @@ TEST_CASE("weight prefetch: without room in the weight buffer the layers do not 
 
 TEST_CASE("weight prefetch: never across a batch boundary", "[replay][prefetch]") {
   // b starts a batch of its own: the machine restarts, nothing loads early, b runs as without room.
-  std::vector<hw::LayerRun> runs;
-  const hw::AcceleratorSpec spec = small_with_dram(kOneBytePerNsMemory);
-  for (mapping::ProgramRecord& record : mapping::read_programs(kTwoLayers, "test.program", 64)) {
-    runs.push_back(hw::LayerRun{record.batch, std::move(record.program), true});
+  std::vector<program::LayerRun> runs;
+  const spec::AcceleratorSpec spec = small_with_dram(kOneBytePerNsMemory);
+  for (program::ProgramRecord& record : program::read_programs(kTwoLayers, "test.program", 64)) {
+    runs.push_back(program::LayerRun{record.batch, std::move(record.program), true});
   }
-  hw::Accelerator accelerator("accelerator", spec, std::move(runs));
-  sc_core::sc_start();
-  REQUIRE(accelerator.finished());
-  CHECK(accelerator.results()[1].cycles == 2238);
-  CHECK(accelerator.results()[1].prefetched_weight_bytes == 0);
+  const simulate::Replay replay = simulate::replay(spec, std::move(runs));
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  CHECK(replay.results[1].cycles == 2238);
+  CHECK(replay.results[1].prefetched_weight_bytes == 0);
 }
 
 TEST_CASE("replay: a layer's energy is its action counts times the 45 nm table and the DDR4 currents", "[replay][energy]") {
@@ -394,8 +394,8 @@ TEST_CASE("replay: a layer's energy is its action counts times the 45 nm table a
   // 64 -> 32 linear layer without bias: one tile m16 n32 k64, so the program is
   // load weights 2,048 B, load inputs 1,024 B, compute, store outputs 512 B.
   const Replayed replayed = replay("small", {"technology=45nm", "compute.number_format=int"}, kSmallLinear, {16});
-  const hw::LayerResult& fc = replayed.results.front();
-  const hw::AcceleratorSpec spec = config::load_accelerator_file(
+  const results::LayerResult& fc = replayed.results.front();
+  const spec::AcceleratorSpec spec = config::load_accelerator_file(
       std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml", {"technology=45nm", "compute.number_format=int"});
 
   // Action counts. Buffers in small's order: weights (32 KiB, 4 banks of 4 B), inputs (32 KiB,
@@ -445,7 +445,7 @@ TEST_CASE("replay: a layer's energy is its action counts times the 45 nm table a
   // over the layer's time in memory clocks x 2 ranks; the rank-clocks with a row open are the
   // channel's count.
   REQUIRE(e.dram);
-  const hw::DramChannelStats& commands = fc.dram.counters;
+  const results::DramChannelStats& commands = fc.dram.counters;
   CHECK(commands.read_commands == 48);  // 3,072 B in 64 B bursts
   CHECK(commands.write_commands == 8);  // 512 B
   CHECK(commands.precharges == 0);
@@ -476,13 +476,13 @@ layers:
   - {name: scores, type: matmul, heads: 2, transpose_b: true, inputs: [tok, tok]}
 )";
   const Replayed replayed = replay("small", kWideDram, model, {2});
-  const hw::LayerResult& scores = replayed.results.back();
+  const results::LayerResult& scores = replayed.results.back();
   CHECK(scores.macs == 65'536);
   CHECK(scores.dram_read_weight_bytes == 0);
   CHECK(scores.dram_read_input_bytes == 2 * 2048);
   CHECK(scores.dram_write_output_bytes == 2 * 32 * 64);  // 2 samples x 32 rows x 2 heads x 32 scores
-  const mapping::LayerProgram& program = replayed.programs.back();
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind == mapping::StepKind::load) CHECK(step.tensor == mapping::TensorRole::inputs);
+  const program::LayerProgram& program = replayed.programs.back();
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::load) CHECK(step.tensor == program::TensorRole::inputs);
   }
 }

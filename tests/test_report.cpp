@@ -34,7 +34,7 @@ TEST_CASE("one table, three formats", "[report]") {
 // Hand-built statistics: 4 reads with latencies 10, 10, 20, 40 clocks, 2 writes of 30 and 50;
 // 5 row hits, 1 miss, 1 conflict among 7 column commands (4 reads + 3 write bursts).
 TEST_CASE("DRAM statistics: counters as counted, latencies in ns, hit rate per column command", "[report]") {
-  reusesim::hw::DramChannelStats stats;
+  reusesim::results::DramChannelStats stats;
   stats.activates = 2;
   stats.precharges = 1;
   stats.refreshes = 3;
@@ -47,7 +47,7 @@ TEST_CASE("DRAM statistics: counters as counted, latencies in ns, hit rate per c
   stats.write_drains = 1;
   for (std::int64_t cycles : {10, 10, 20, 40}) stats.read_latency.add(cycles);
   for (std::int64_t cycles : {30, 50}) stats.write_latency.add(cycles);
-  const reusesim::hw::DramFigures figures = reusesim::hw::figures_of(stats);
+  const reusesim::results::DramFigures figures = reusesim::results::figures_of(stats);
   // At tCK 0.5 ns: read mean 80 / 4 = 20 clocks = 10 ns; p50 the 2nd of 4 = 10 clocks = 5 ns;
   // p99 the 4th = 40 clocks = 20 ns. Writes: mean 40 = 20 ns, p50 the 1st of 2 = 30 = 15 ns,
   // p99 the 2nd = 50 = 25 ns. row_hit_rate 5 / 7.
@@ -64,10 +64,10 @@ TEST_CASE("DRAM statistics: counters as counted, latencies in ns, hit rate per c
 
 // A layer's share is its end's counters minus its start's, histograms included.
 TEST_CASE("DRAM statistics: -= leaves what happened in between", "[report]") {
-  reusesim::hw::DramChannelStats before;
+  reusesim::results::DramChannelStats before;
   before.activates = 7;
   before.read_latency.add(12);
-  reusesim::hw::DramChannelStats after = before;
+  reusesim::results::DramChannelStats after = before;
   after.activates = 10;
   after.read_latency.add(30);
   after.read_latency.add(30);

@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "config/diagnostics.h"
 #include "config/run_loader.h"
+#include "util/diagnostics.h"
 
 // Run files (batch traces): the shipped example, and exact messages for bad batches, layer
 // selections, missing files and sweep values that break an accelerator.
 
-using reusesim::config::InputError;
+using reusesim::util::InputError;
 using reusesim::config::load_run_file;
 using reusesim::config::load_run_text;
 using reusesim::config::RunSpec;

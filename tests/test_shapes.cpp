@@ -3,9 +3,11 @@
 
 #include <limits>
 
+#include "util/checked_math.h"
 #include "workload/shape.h"
 
 using namespace reusesim::workload;
+namespace util = reusesim::util;
 
 TEST_CASE("shapes print C x H x W, features, or T x F", "[shapes]") {
   CHECK(Shape::image(96, 55, 55).to_string() == "96x55x55");
@@ -26,10 +28,10 @@ TEST_CASE("precisions: names and bytes per element", "[shapes]") {
 }
 
 TEST_CASE("checked arithmetic refuses to wrap", "[shapes]") {
-  CHECK(checked_product({1024, 1024, 1024}) == 1'073'741'824);
-  CHECK_THROWS_WITH(checked_mul(std::int64_t{1} << 32, std::int64_t{1} << 31),
+  CHECK(util::checked_product({1024, 1024, 1024}) == 1'073'741'824);
+  CHECK_THROWS_WITH(util::checked_mul(std::int64_t{1} << 32, std::int64_t{1} << 31),
                     "count overflow: 4294967296 x 2147483648 does not fit in 64 bits");
-  CHECK_THROWS_AS(checked_add(std::numeric_limits<std::int64_t>::max(), 1), CountOverflow);
+  CHECK_THROWS_AS(util::checked_add(std::numeric_limits<std::int64_t>::max(), 1), util::CountOverflow);
   CHECK_THROWS_AS(Shape::image(std::int64_t{1} << 30, std::int64_t{1} << 30, std::int64_t{1} << 30).elements(),
-                  CountOverflow);
+                  util::CountOverflow);
 }

@@ -19,7 +19,7 @@
 
 using reusesim::hw::SramAccess;
 using reusesim::hw::SramBuffer;
-using reusesim::hw::SramBufferSpec;
+using reusesim::spec::SramBufferSpec;
 
 namespace {
 

@@ -25,36 +25,36 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   // small (16 x 16 weight-stationary array at 1 GHz) with its DDR4-2400 channel clocked at 1 ns,
   // so DRAM and compute cycles share edges; DDR4-2400's cycle counts: tRCD 17, CL 17, CWL 12,
   // a 64-byte burst holds the bus BL/2 = 4 clocks; address bits ro,ra,ba,co,bg: 0x40 is bank group 1.
-  const hw::AcceleratorSpec spec =
+  const spec::AcceleratorSpec spec =
       config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml", {"dram.tck_ns=1"});
-  mapping::LayerProgram program;
+  program::LayerProgram program;
   program.layer = "tiny";
   program.type = "linear";
   program.mapping = "hand-made";
-  mapping::Step load;
-  load.kind = mapping::StepKind::load;
-  load.tensor = mapping::TensorRole::weights;
+  program::Step load;
+  load.kind = program::StepKind::load;
+  load.tensor = program::TensorRole::weights;
   load.address = 0;
   load.bytes = 64;
-  mapping::Step compute;
-  compute.kind = mapping::StepKind::compute;
+  program::Step compute;
+  compute.kind = program::StepKind::compute;
   compute.gemm = {16, 16, 4};  // m, n, k
   compute.macs = 16 * 16 * 4;
   compute.bytes = 128;  // the 4 x 16 weight tile and a 16 x 4 input tile, int8
   compute.after = {0};
-  mapping::Step store;
-  store.kind = mapping::StepKind::store;
-  store.tensor = mapping::TensorRole::outputs;
+  program::Step store;
+  store.kind = program::StepKind::store;
+  store.tensor = program::TensorRole::outputs;
   store.address = 0x40;
   store.bytes = 64;
   store.after = {1};
   program.steps = {load, compute, store};
   program.macs = compute.macs;
   hw::TimelineRecorder timeline;
-  hw::Accelerator accelerator("accelerator", spec, {hw::LayerRun{1, program}}, &timeline);
-  sc_core::sc_start();
-  REQUIRE(accelerator.finished());
-  const hw::LayerResult& result = accelerator.results().front();
+  const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{1, program}}, &timeline);
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  const results::LayerResult& result = replay.results.front();
 
   // The load reaches an idle channel at 0: ACT at 0, RD at tRCD = 17, data 17 + CL 17 = 34 to 38.
   // The compute step waits for it: [0, 38) is a weights stall. Its SRAM reads (64 B of weights,
@@ -85,13 +85,13 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   // DMA: each engine's one transfer, from its submission to its last data.
   const std::vector<hw::TransferSpan>& loads = timeline.transfers(hw::DmaTrack::load);
   REQUIRE(loads.size() == 1);
-  CHECK(loads[0].tensor == mapping::TensorRole::weights);
+  CHECK(loads[0].tensor == program::TensorRole::weights);
   CHECK(loads[0].start == sc_core::SC_ZERO_TIME);
   CHECK(loads[0].end == ns(38));
   CHECK(loads[0].bytes == 64);
   const std::vector<hw::TransferSpan>& stores = timeline.transfers(hw::DmaTrack::store);
   REQUIRE(stores.size() == 1);
-  CHECK(stores[0].tensor == mapping::TensorRole::outputs);
+  CHECK(stores[0].tensor == program::TensorRole::outputs);
   CHECK(stores[0].start == ns(100));
   CHECK(stores[0].end == ns(133));
   // DRAM: requests [0, 38] and [100, 133]; the 62-cycle gap is within the default join gap of
@@ -106,7 +106,7 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   CHECK(channel.write_bytes == 64);
 
   // The JSON: times in microseconds, exact (38 ns = 0.038 us).
-  const report::RunReport run{spec.name, "tiny", spec, {accelerator.results()}};
+  const report::RunReport run{spec.name, "tiny", spec, {replay.results}};
   const std::string json = report::render_timeline(run, timeline);
   CHECK_THAT(json, Catch::Contains(R"({"name":"stall: weights","cat":"array","ph":"X","pid":1,"tid":2,"ts":0,)"
                                    R"("dur":0.038,"args":{"cycles":38}})"));
@@ -124,7 +124,7 @@ TEST_CASE("timeline: the spans of a network agree with its per-layer results", "
   REQUIRE(timeline.layers().size() == replayed.results.size());
   std::int64_t read_bytes = 0, write_bytes = 0, requests = 0;
   for (std::size_t i = 0; i < replayed.results.size(); ++i) {
-    const hw::LayerResult& result = replayed.results[i];
+    const results::LayerResult& result = replayed.results[i];
     const hw::LayerSpan& layer = timeline.layers()[i];
     INFO(result.layer << " batch " << result.batch);
     read_bytes += result.dram_read_bytes;

@@ -36,13 +36,13 @@ TEST_CASE("timeline recorder: array spans join when contiguous and alike, within
 TEST_CASE("timeline recorder: a DMA span starts when the one before it ended", "[timeline]") {
   hw::TimelineRecorder timeline;
   // Submitted at 5 while the engine was busy until 10: the engine works on it from 10.
-  timeline.transfer(hw::DmaTrack::load, mapping::TensorRole::weights, ns(0), ns(10), 64);
-  timeline.transfer(hw::DmaTrack::load, mapping::TensorRole::inputs, ns(5), ns(20), 32);
-  timeline.transfer(hw::DmaTrack::load, mapping::TensorRole::inputs, ns(15), ns(30), 32);  // joins
-  timeline.transfer(hw::DmaTrack::load, mapping::TensorRole::inputs, ns(40), ns(50), 32);  // after a gap
+  timeline.transfer(hw::DmaTrack::load, program::TensorRole::weights, ns(0), ns(10), 64);
+  timeline.transfer(hw::DmaTrack::load, program::TensorRole::inputs, ns(5), ns(20), 32);
+  timeline.transfer(hw::DmaTrack::load, program::TensorRole::inputs, ns(15), ns(30), 32);  // joins
+  timeline.transfer(hw::DmaTrack::load, program::TensorRole::inputs, ns(40), ns(50), 32);  // after a gap
   const std::vector<hw::TransferSpan>& spans = timeline.transfers(hw::DmaTrack::load);
   REQUIRE(spans.size() == 3);
-  CHECK(spans[0].tensor == mapping::TensorRole::weights);
+  CHECK(spans[0].tensor == program::TensorRole::weights);
   CHECK(spans[1].start == ns(10));
   CHECK(spans[1].end == ns(30));
   CHECK(spans[1].transfers == 2);

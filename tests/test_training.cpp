@@ -20,7 +20,7 @@ workload::Network zoo(const std::string& name) {
 }
 
 // Snowflake: 16-bit operands, so every tensor of the step has 2-byte elements.
-hw::AcceleratorSpec snowflake() {
+spec::AcceleratorSpec snowflake() {
   return config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/snowflake.yaml");
 }
 
@@ -40,11 +40,11 @@ Moved update_bytes(workload::Optimizer optimizer, bool mixed_precision = false) 
   for (const mapping::TrainingProgram& program :
        mapping::map_training_step(zoo("mlp"), 256, snowflake(), workload::TrainingOptions{optimizer, 1, mixed_precision})) {
     if (program.phase != mapping::TrainingPhase::update) continue;
-    for (const mapping::Step& step : program.program.steps) {
+    for (const program::Step& step : program.program.steps) {
       const auto bytes = static_cast<std::int64_t>(step.bytes);
-      if (step.kind == mapping::StepKind::load) moved.loaded += bytes;
-      if (step.kind == mapping::StepKind::load && step.tensor == mapping::TensorRole::weights) moved.weights_loaded += bytes;
-      if (step.kind == mapping::StepKind::store) moved.stored += bytes;
+      if (step.kind == program::StepKind::load) moved.loaded += bytes;
+      if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights) moved.weights_loaded += bytes;
+      if (step.kind == program::StepKind::store) moved.stored += bytes;
     }
   }
   return moved;
@@ -211,10 +211,10 @@ TEST_CASE("stored activations stay on chip where the accelerator keeps activatio
   // elements are 410 x 256 = 104,960 bytes, well within half of it: every forward program keeps its
   // output on chip (no stores) and fc2's wgrad reads fc1's output (100 x 256 = 25,600 B) there.
   // Snowflake keeps nothing across layers: every output is stored.
-  const hw::AcceleratorSpec tpu =
+  const spec::AcceleratorSpec tpu =
       config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/tpu_v1.yaml");
-  for (const auto& [spec, kept_bytes] : {std::pair<hw::AcceleratorSpec, std::int64_t>{tpu, 104'960},
-                                         std::pair<hw::AcceleratorSpec, std::int64_t>{snowflake(), 0}}) {
+  for (const auto& [spec, kept_bytes] : {std::pair<spec::AcceleratorSpec, std::int64_t>{tpu, 104'960},
+                                         std::pair<spec::AcceleratorSpec, std::int64_t>{snowflake(), 0}}) {
     std::int64_t kept = 0, stores = 0, wgrad_onchip = -1;
     for (const mapping::TrainingProgram& program :
          mapping::map_training_step(zoo("mlp"), 256, spec, workload::TrainingOptions{workload::Optimizer::sgd, 1, false})) {
@@ -223,7 +223,7 @@ TEST_CASE("stored activations stay on chip where the accelerator keeps activatio
       }
       if (program.phase != mapping::TrainingPhase::forward) continue;
       kept += program.program.onchip_output_bytes;
-      for (const mapping::Step& step : program.program.steps) stores += step.kind == mapping::StepKind::store ? 1 : 0;
+      for (const program::Step& step : program.program.steps) stores += step.kind == program::StepKind::store ? 1 : 0;
     }
     CHECK(kept == kept_bytes);
     CHECK((stores == 0) == (kept_bytes > 0));

@@ -14,7 +14,7 @@ namespace {
 
 // Which loader a file needs, from its top-level keys, unless --kind says.
 config::FileKind detect_kind(const std::string& file) {
-  config::Diagnostics diagnostics;
+  util::Diagnostics diagnostics;
   const config::ConfigNode root = config::load_yaml_file(file, diagnostics);
   diagnostics.throw_if_any();
   if (const auto kind = config::file_kind_of(root)) return *kind;
@@ -63,7 +63,7 @@ int check_command(const std::vector<std::string>& args) {
             break;
           }
           case config::FileKind::dram: {
-            const hw::DramSpec dram = config::load_dram(file, overrides);
+            const spec::DramSpec dram = config::load_dram(file, overrides);
             std::cout << file << ": ok: dram " << dram.standard << ", " << dram.channels << " channel(s)\n";
             break;
           }
@@ -73,7 +73,7 @@ int check_command(const std::vector<std::string>& args) {
             break;
           }
           case config::FileKind::technology: {
-            const hw::TechnologySpec technology = config::load_technology_file(file, overrides);
+            const spec::TechnologySpec technology = config::load_technology_file(file, overrides);
             std::cout << file << ": ok: technology " << technology.name << ", " << technology.node_nm << " nm\n";
             break;
           }

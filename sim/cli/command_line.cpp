@@ -9,10 +9,11 @@
 #include <sstream>
 #include <streambuf>
 
-#include "config/diagnostics.h"
 #include "import/import_error.h"
 #include "mapping/mapper.h"
-#include "report/output_files.h"
+#include "util/checked_math.h"
+#include "util/diagnostics.h"
+#include "util/output_files.h"
 #include "workload/shape.h"
 #include "workload/training.h"
 
@@ -212,7 +213,7 @@ class CheckedStdout : public std::streambuf {
  private:
   void write_buffer() {
     // After a failure the rest is dropped: the command fails anyway.
-    if (error_ == 0) error_ = report::write_all(STDOUT_FILENO, pbase(), static_cast<std::size_t>(pptr() - pbase()));
+    if (error_ == 0) error_ = util::write_all(STDOUT_FILENO, pbase(), static_cast<std::size_t>(pptr() - pbase()));
     setp(buffer_, buffer_ + sizeof buffer_);
   }
 
@@ -224,12 +225,12 @@ class CheckedStdout : public std::streambuf {
 int guarded(const std::string& command, const std::function<int()>& body) {
   try {
     return body();
-  } catch (const config::InputError& error) {
+  } catch (const util::InputError& error) {
     std::cerr << error.what();
     return kExitBadInput;
   } catch (const mapping::MappingError& error) {
     return report_bad_input(command, error.what());
-  } catch (const workload::CountOverflow& error) {
+  } catch (const util::CountOverflow& error) {
     return report_bad_input(command, error.what());
   } catch (const FileError& error) {
     return report_bad_input(command, error.what());

@@ -16,16 +16,6 @@
 #include "report/table.h"
 #include "workload/training.h"
 
-namespace reusesim::mapping {
-struct LayerProgram;
-}
-namespace reusesim::hw {
-struct AcceleratorSpec;
-struct LayerResult;
-struct LayerRun;
-class TimelineRecorder;
-}  // namespace reusesim::hw
-
 namespace reusesim::cli {
 
 constexpr int kExitOk = 0;
@@ -113,23 +103,6 @@ int replay_command(const std::vector<std::string>& args);
 int trace_command(const std::vector<std::string>& args);
 int figure_command(const std::vector<std::string>& args);
 int import_command(const std::vector<std::string>& args);
-
-// What replay_programs gives: every layer's result in the order of the runs, or a problem.
-struct Replay {
-  std::vector<hw::LayerResult> results;
-  // Why the replay cannot be trusted ("" when it can): the simulation stopped early (an SC_ERROR),
-  // or a layer's replay disagrees with its program or beats the roofline. A bug, not bad input,
-  // unless the simulation ran out of memory: then `problem` says so and `out_of_memory` is set.
-  std::string problem;
-  bool out_of_memory = false;
-};
-
-// Shared by run and replay (run_command.cpp). Replays the programs, in order, on one
-// hw::Accelerator (a SystemC simulation: once per process) and checks every layer. With a
-// `timeline`, the modules record their activity there. Throws nothing after the simulation:
-// GCC's ASan takes a throw after SystemC's coroutines ran for a stack overflow.
-Replay replay_programs(const hw::AcceleratorSpec& spec, std::vector<hw::LayerRun> runs,
-                       hw::TimelineRecorder* timeline = nullptr);
 
 // Print "reusesim COMMAND: error: PROBLEM" (bad input, exit 2) or "... internal error: ..." (exit 3)
 // and return the exit code: run_guarded's messages, for problems found after the simulation,

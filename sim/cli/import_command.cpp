@@ -6,11 +6,11 @@
 #include "cli/command_line.h"
 #include "config/accelerator_loader.h"
 #include "config/config_node.h"
-#include "config/diagnostics.h"
 #include "config/model_loader.h"
 #include "import/onnx_import.h"
 #include "import/scalesim_import.h"
-#include "report/output_files.h"
+#include "util/diagnostics.h"
+#include "util/output_files.h"
 
 namespace reusesim::cli {
 
@@ -27,7 +27,7 @@ constexpr std::size_t kMaxOnnxBytes = std::size_t{1} << 31;
 constexpr std::size_t kMaxTextBytes = std::size_t{64} << 20;
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
-  config::Diagnostics diagnostics;
+  util::Diagnostics diagnostics;
   std::optional<std::string> bytes = config::read_input_file(path, max_bytes, diagnostics);
   diagnostics.throw_if_any();
   return std::move(*bytes);
@@ -41,7 +41,7 @@ void write_result(const std::string& option, const std::string& path, const std:
     return;
   }
   try {
-    report::write_output_file(path, text);
+    util::write_output_file(path, text);
   } catch (const std::runtime_error& error) {
     throw FileError(option + ": " + error.what());
   }

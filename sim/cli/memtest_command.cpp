@@ -45,21 +45,21 @@ int memtest_command(const std::vector<std::string>& args) {
     positive_option("--requests", requests, 100'000'000);
     positive_option("--request-bytes", request_bytes, std::int64_t{1} << 30);
     const report::Format format = parse_format(common.format);
-    const hw::DramSpec spec = config::load_dram(dram_name, common.overrides);
+    const spec::DramSpec spec = config::load_dram(dram_name, common.overrides);
     if (values.count("outstanding") == 0) outstanding = std::min<std::int64_t>(32 * spec.scheduled_channels(), 4096);
     positive_option("--outstanding", outstanding, 4096);
     if (request_bytes % spec.burst_bytes() != 0) {
       throw UsageError("--request-bytes: " + std::to_string(request_bytes) + " is not a multiple of the " +
                        std::to_string(spec.burst_bytes()) + "-byte burst of " + dram_name);
     }
-    const hw::DramAddressMapper mapper(spec);
-    std::vector<hw::MemoryRequest> stream;
+    const timing::DramAddressMapper mapper(spec);
+    std::vector<timing::MemoryRequest> stream;
     if (!pattern.empty()) {
-      const auto names = hw::traffic_pattern_names();
+      const auto names = timing::traffic_pattern_names();
       if (std::find(names.begin(), names.end(), pattern) == names.end()) {
-        throw UsageError("--pattern: unknown pattern \"" + pattern + "\"" + config::did_you_mean(pattern, names));
+        throw UsageError("--pattern: unknown pattern \"" + pattern + "\"" + util::did_you_mean(pattern, names));
       }
-      stream = hw::make_traffic_pattern(pattern, requests, static_cast<std::uint64_t>(request_bytes), spec, mapper);
+      stream = timing::make_traffic_pattern(pattern, requests, static_cast<std::uint64_t>(request_bytes), spec, mapper);
     } else {
       stream = config::load_dram_trace_file(trace, static_cast<std::uint64_t>(request_bytes));
     }

@@ -12,8 +12,9 @@
 #include "config/accelerator_loader.h"
 #include "config/config_node.h"
 #include "hw/accelerator.h"
-#include "mapping/program_text.h"
+#include "program/program_text.h"
 #include "report/run_report.h"
+#include "simulate/replay.h"
 
 namespace reusesim::cli {
 
@@ -24,7 +25,7 @@ namespace {
 std::string read_program_file(const std::string& path) {
   // A run's programs have at most 8 M steps (kMaxRunSteps), some 80 bytes each as text.
   constexpr std::size_t kMaxProgramBytes = std::size_t{1} << 30;
-  config::Diagnostics diagnostics;
+  util::Diagnostics diagnostics;
   std::optional<std::string> text = config::read_input_file(path, kMaxProgramBytes, diagnostics);
   diagnostics.throw_if_any();
   return std::move(*text);
@@ -45,13 +46,13 @@ int replay_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("replay", args, options, {}, values)) return kExitOk;
     const report::Format format = parse_format(common.format);
-    const hw::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
-    std::vector<mapping::ProgramRecord> records;
+    const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
+    std::vector<program::ProgramRecord> records;
     try {
       const std::string text = read_program_file(program_file);
-      records = mapping::read_programs(text, program_file, static_cast<std::uint64_t>(spec.dram.burst_bytes()));
-      mapping::check_programs_on(records, spec, program_file);
-    } catch (const mapping::ProgramFormatError& error) {
+      records = program::read_programs(text, program_file, static_cast<std::uint64_t>(spec.dram.burst_bytes()));
+      program::check_programs_on(records, spec, program_file);
+    } catch (const program::ProgramFormatError& error) {
       std::cerr << error.what();
       return kExitBadInput;
     } catch (const std::bad_alloc&) {
@@ -62,18 +63,18 @@ int replay_command(const std::vector<std::string>& args) {
     // A batch is consecutive layers of one batch size, until a layer name repeats (run --batch 1,1
     // replays the network twice at batch 1): each starts from a fresh machine, as in run, and the
     // report totals each.
-    std::vector<hw::LayerRun> runs;
+    std::vector<program::LayerRun> runs;
     std::set<std::string> names;
-    for (mapping::ProgramRecord& record : records) {
+    for (program::ProgramRecord& record : records) {
       const bool starts_batch =
           runs.empty() || runs.back().batch != record.batch || names.count(record.program.layer) > 0;
       if (starts_batch) names.clear();
       names.insert(record.program.layer);
-      runs.push_back(hw::LayerRun{record.batch, std::move(record.program), starts_batch});
+      runs.push_back(program::LayerRun{record.batch, std::move(record.program), starts_batch});
     }
     std::vector<bool> starts;
-    for (const hw::LayerRun& run : runs) starts.push_back(run.starts_batch);
-    const Replay replay = replay_programs(spec, std::move(runs));
+    for (const program::LayerRun& run : runs) starts.push_back(run.starts_batch);
+    const simulate::Replay replay = simulate::replay(spec, std::move(runs));
     if (replay.out_of_memory) return report_bad_input("replay", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
     report::RunReport report{spec.name, program_file, spec, {}, std::nullopt, {}, {}};

@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "cli/command_line.h"
-#include "config/diagnostics.h"
 #include "trace/collect.h"
 #include "trace/figure.h"
 #include "trace/process.h"
@@ -17,7 +16,8 @@
 #include "trace/slurm.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_runner.h"
-#include "workload/utf8.h"
+#include "util/diagnostics.h"
+#include "util/utf8.h"
 
 namespace reusesim::cli {
 
@@ -35,7 +35,7 @@ constexpr std::size_t kMaxArrayTasks = 1000;
 trace::TracePlan load_plan(const std::string& trace_file, const std::vector<std::string>& overrides) {
   try {
     return trace::plan_trace_file(trace_file, overrides);
-  } catch (const config::InputError&) {
+  } catch (const util::InputError&) {
     throw;
   } catch (const std::runtime_error& error) {
     throw FileError(error.what());
@@ -328,8 +328,8 @@ int trace_command(const std::vector<std::string>& args) {
     const trace::TracePlan plan = load_plan(trace_file, overrides);
     // trace.json records the run file's absolute path, and the model and accelerator files found
     // from it, as JSON text: it must be UTF-8 for --resume and figure to find them again.
-    if (const auto offset = workload::invalid_utf8_offset(plan.run_file)) {
-      throw FileError(plan.run_file + ": the path is not UTF-8 text (" + workload::describe_byte(plan.run_file[*offset]) +
+    if (const auto offset = util::invalid_utf8_offset(plan.run_file)) {
+      throw FileError(plan.run_file + ": the path is not UTF-8 text (" + util::describe_byte(plan.run_file[*offset]) +
                       "), which trace.json cannot record as JSON text; move the run file to a UTF-8 path");
     }
     shard_arguments.front() = plan.run_file;

@@ -87,7 +87,7 @@ void overlay(ConfigNode& base, const ConfigEntry& entry) {
 
 // The preset's fields with this node's fields on top (recursively: a preset may name another).
 ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const std::string& base_dir,
-                          const PresetFamily& family, Diagnostics& diagnostics, int depth) {
+                          const PresetFamily& family, util::Diagnostics& diagnostics, int depth) {
   const ConfigNode* preset = node.is_map() ? node.find("preset") : nullptr;
   if (preset == nullptr) return node;
   const std::string preset_key = join_key_path(path, "preset");
@@ -103,13 +103,13 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
   if (!fs::exists(file, unusable)) {
     diagnostics.error(preset->location, preset_key,
                       "unknown " + family.label + " preset \"" + *name + "\" (no file " + file + ")" +
-                          did_you_mean(*name, yaml_stems(family.directory)));
+                          util::did_you_mean(*name, yaml_stems(family.directory)));
     return ConfigNode{};
   }
-  Diagnostics preset_diagnostics;
+  util::Diagnostics preset_diagnostics;
   const ConfigNode loaded = load_yaml_file(file, preset_diagnostics);
   expect_file_kind(loaded, family.kind, preset_diagnostics);
-  for (const Diagnostic& problem : preset_diagnostics.errors()) {
+  for (const util::Diagnostic& problem : preset_diagnostics.errors()) {
     diagnostics.error(problem.location, problem.key_path, problem.message);
   }
   if (!preset_diagnostics.empty()) return ConfigNode{};
@@ -124,18 +124,18 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
   return merged;
 }
 
-std::optional<hw::AddressField> address_field(const std::string& word) {
-  static const std::map<std::string, hw::AddressField> fields{
-      {"ch", hw::AddressField::channel}, {"ra", hw::AddressField::rank},   {"bg", hw::AddressField::bank_group},
-      {"ba", hw::AddressField::bank},    {"ro", hw::AddressField::row},    {"co", hw::AddressField::column},
-      {"pc", hw::AddressField::pseudo_channel}};
+std::optional<spec::AddressField> address_field(const std::string& word) {
+  static const std::map<std::string, spec::AddressField> fields{
+      {"ch", spec::AddressField::channel}, {"ra", spec::AddressField::rank},   {"bg", spec::AddressField::bank_group},
+      {"ba", spec::AddressField::bank},    {"ro", spec::AddressField::row},    {"co", spec::AddressField::column},
+      {"pc", spec::AddressField::pseudo_channel}};
   const auto found = fields.find(word);
-  return found == fields.end() ? std::nullopt : std::optional<hw::AddressField>(found->second);
+  return found == fields.end() ? std::nullopt : std::optional<spec::AddressField>(found->second);
 }
 
 // The fields, each once: ch, ra, bg, ba, ro, co, and pc exactly when pseudo-channels are on.
-std::vector<hw::AddressField> read_address_mapping(MapReader& reader, bool pseudo_channels) {
-  std::vector<hw::AddressField> mapping;
+std::vector<spec::AddressField> read_address_mapping(MapReader& reader, bool pseudo_channels) {
+  std::vector<spec::AddressField> mapping;
   const ConfigNode* node = reader.required("address_mapping");
   if (node == nullptr) return mapping;
   const std::string path = reader.child_path("address_mapping");
@@ -172,7 +172,7 @@ std::vector<hw::AddressField> read_address_mapping(MapReader& reader, bool pseud
     mapping.push_back(*field);
   }
   const bool has_pc =
-      std::find(mapping.begin(), mapping.end(), hw::AddressField::pseudo_channel) != mapping.end();
+      std::find(mapping.begin(), mapping.end(), spec::AddressField::pseudo_channel) != mapping.end();
   if (mapping.size() != field_count || has_pc != pseudo_channels) {
     reader.diagnostics().error(node->location, path, expected + ", got " + node->describe());
     return {};
@@ -184,8 +184,8 @@ class DramReader {
  public:
   DramReader(MapReader& reader) : reader_(reader) {}
 
-  hw::DramSpec read() {
-    hw::DramSpec dram;
+  spec::DramSpec read() {
+    spec::DramSpec dram;
     if (const ConfigNode* ideal = reader_.optional("ideal")) {
       reader_.diagnostics().error(ideal->location, reader_.child_path("ideal"),
                                   "an ideal memory goes in an accelerator file, as dram: {ideal: ...} alone; a DRAM "
@@ -206,7 +206,7 @@ class DramReader {
     dram.row_bytes = power_of_two("row_bytes", kRowBytes);
     dram.bus_bits = power_of_two("bus_bits", kBusBits);
     dram.timing.tck_ns = reader_.required_number("tck_ns", kTckNs).value_or(0);
-    hw::DramTiming& t = dram.timing;
+    spec::DramTiming& t = dram.timing;
     for (auto [key, field] : std::initializer_list<std::pair<const char*, std::int64_t*>>{
              {"cl", &t.cl},         {"cwl", &t.cwl},       {"trcd", &t.trcd},     {"trp", &t.trp},
              {"tras", &t.tras},     {"trc", &t.trc},       {"tccd_s", &t.tccd_s}, {"tccd_l", &t.tccd_l},
@@ -219,14 +219,14 @@ class DramReader {
     read_pseudo_channels(dram);
     dram.address_mapping = read_address_mapping(reader_, dram.pseudo_channels > 1);
     if (auto hash = reader_.choice_or("address_hash", "none", {"none", "xor"}); hash == "xor") {
-      dram.address_hash = hw::AddressHash::xor_bank;
+      dram.address_hash = spec::AddressHash::xor_bank;
     }
     refuse_moved_keys();
     if (const ConfigNode* controller = reader_.required("controller")) {
       MapReader controller_reader(*controller, reader_.child_path("controller"), reader_.diagnostics());
       if (controller_reader.valid()) dram.controller = read_controller(controller_reader);
     }
-    if (dram.controller.refresh == hw::RefreshMode::per_bank) {
+    if (dram.controller.refresh == spec::RefreshMode::per_bank) {
       t.trfc_pb = reader_.required_integer("trfc_pb", kCycles).value_or(0);
     } else if (const ConfigNode* per_bank = reader_.optional("trfc_pb")) {
       reader_.diagnostics().error(per_bank->location, reader_.child_path("trfc_pb"),
@@ -243,7 +243,7 @@ class DramReader {
 
  private:
   // pseudo_channels: 1 (default) or 2, the latter only for HBM, whose channels have that mode.
-  void read_pseudo_channels(hw::DramSpec& dram) {
+  void read_pseudo_channels(spec::DramSpec& dram) {
     const ConfigNode* node = reader_.optional("pseudo_channels");
     if (node == nullptr) return;
     dram.pseudo_channels = reader_.integer_or("pseudo_channels", 1, IntegerRange{1, 2});
@@ -273,12 +273,12 @@ class DramReader {
 
   // write_drain: {high: H, low: L} (watermarks) or drain_all. One key, so that an override of the
   // policy replaces the preset's watermarks instead of leaving them behind.
-  static void read_write_drain(MapReader& reader, hw::DramControllerSpec& controller) {
+  static void read_write_drain(MapReader& reader, spec::DramControllerSpec& controller) {
     const ConfigNode* node = reader.required("write_drain");
     if (node == nullptr) return;
     const std::string path = reader.child_path("write_drain");
     if (node->is_scalar() && node->scalar == "drain_all") {
-      controller.write_drain = hw::WriteDrainPolicy::drain_all;
+      controller.write_drain = spec::WriteDrainPolicy::drain_all;
       return;
     }
     if (!node->is_map()) {
@@ -287,7 +287,7 @@ class DramReader {
       return;
     }
     MapReader marks(*node, path, reader.diagnostics());
-    controller.write_drain = hw::WriteDrainPolicy::watermarks;
+    controller.write_drain = spec::WriteDrainPolicy::watermarks;
     controller.write_drain_high = marks.required_integer("high", kQueueDepth).value_or(0);
     controller.write_drain_low = marks.required_integer("low", IntegerRange{0, kQueueDepth.max}).value_or(0);
     marks.finish();
@@ -304,8 +304,8 @@ class DramReader {
     }
   }
 
-  static hw::DramControllerSpec read_controller(MapReader& reader) {
-    hw::DramControllerSpec controller;
+  static spec::DramControllerSpec read_controller(MapReader& reader) {
+    spec::DramControllerSpec controller;
     controller.read_queue_depth = reader.required_integer("read_queue_depth", kQueueDepth).value_or(0);
     controller.write_queue_depth = reader.required_integer("write_queue_depth", kQueueDepth).value_or(0);
     controller.command_queue_depth = reader.integer_or("command_queue_depth", 0, IntegerRange{0, kQueueDepth.max});
@@ -313,12 +313,12 @@ class DramReader {
     controller.posted_writes = reader.boolean_or("posted_writes", false);
     controller.frontend_latency_cycles = reader.integer_or("frontend_latency_cycles", 0, IntegerRange{0, 1 << 20});
     if (auto policy = reader.required_choice("page_policy", {"open", "closed"})) {
-      controller.page_policy = *policy == "open" ? hw::PagePolicy::open : hw::PagePolicy::closed;
+      controller.page_policy = *policy == "open" ? spec::PagePolicy::open : spec::PagePolicy::closed;
     }
     if (auto refresh = reader.required_choice("refresh", {"all_bank", "per_bank", "off"})) {
-      controller.refresh = *refresh == "all_bank"   ? hw::RefreshMode::all_bank
-                           : *refresh == "per_bank" ? hw::RefreshMode::per_bank
-                                                    : hw::RefreshMode::off;
+      controller.refresh = *refresh == "all_bank"   ? spec::RefreshMode::all_bank
+                           : *refresh == "per_bank" ? spec::RefreshMode::per_bank
+                                                    : spec::RefreshMode::off;
     }
     reader.finish();
     return controller;
@@ -354,7 +354,7 @@ class DramReader {
       const ConfigNode* set = reader_.optional(bound_key);
       reader_.diagnostics().error(set->location, reader_.child_path(bound_key),
                                   set->scalar + " breaks " + why + " with " + key + " " + std::to_string(value) +
-                                      " (" + format_location(node->location) + "; needs " + key + " at least " +
+                                      " (" + util::format_location(node->location) + "; needs " + key + " at least " +
                                       std::to_string(bound) + ")");
       return;
     }
@@ -363,8 +363,8 @@ class DramReader {
                                     std::to_string(bound) + ")");
   }
 
-  void check_relations(const hw::DramSpec& dram) {
-    const hw::DramTiming& t = dram.timing;
+  void check_relations(const spec::DramSpec& dram) {
+    const spec::DramTiming& t = dram.timing;
     at_least("trc", t.trc, t.tras + t.trp, "tRC >= tRAS + tRP", {"tras", "trp"});
     at_least("tras", t.tras, t.trcd, "tRAS >= tRCD", {"trcd"});
     at_least("tccd_l", t.tccd_l, t.tccd_s, "tCCD_L >= tCCD_S", {"tccd_s"});
@@ -373,7 +373,7 @@ class DramReader {
     at_least("tfaw", t.tfaw, t.trrd_s, "tFAW >= tRRD_S", {"trrd_s"});
     at_least("trefi", t.trefi, t.trfc + 1, "tREFI > tRFC", {"trfc"});
     // A bank is refreshed once per tREFI for tRFC_pb: it must be free some of the time.
-    if (dram.controller.refresh == hw::RefreshMode::per_bank) {
+    if (dram.controller.refresh == spec::RefreshMode::per_bank) {
       at_least("trefi", t.trefi, t.trfc_pb + 1, "tREFI > tRFC_pb", {"trfc_pb"});
     }
     check_refresh_room(dram);
@@ -396,16 +396,16 @@ class DramReader {
   }
 
   // Refreshes must leave a request room to be served, or the channel could never finish it.
-  void check_refresh_room(const hw::DramSpec& dram) {
-    const hw::DramTiming& t = dram.timing;
+  void check_refresh_room(const spec::DramSpec& dram) {
+    const spec::DramTiming& t = dram.timing;
     const ConfigNode* node = reader_.optional("trefi");
-    const bool per_bank = dram.controller.refresh == hw::RefreshMode::per_bank;
+    const bool per_bank = dram.controller.refresh == spec::RefreshMode::per_bank;
     const std::int64_t busy = dram.refresh_cycles();
-    if (node == nullptr || dram.controller.refresh == hw::RefreshMode::off || t.trefi <= busy || busy <= 0 || t.trcd <= 0 || t.tras <= 0 || t.trp <= 0 ||
+    if (node == nullptr || dram.controller.refresh == spec::RefreshMode::off || t.trefi <= busy || busy <= 0 || t.trcd <= 0 || t.tras <= 0 || t.trp <= 0 ||
         t.trc <= 0 || dram.bank_groups <= 0 || dram.banks_per_group <= 0 || t.burst_length <= 0) {
       return;
     }
-    const hw::DramSpec::RefreshBound bound = dram.refresh_bound();
+    const spec::DramSpec::RefreshBound bound = dram.refresh_bound();
     if (t.trefi >= bound.min_trefi) return;
     const std::string others = " + (banks per rank - 1) x max(tRRD_L, tFAW)";
     const std::string busy_name = per_bank ? "max(tRFC_pb, tRRD_L, tFAW)" + others : "tRFC";
@@ -431,22 +431,22 @@ class DramReader {
 // A list of words where `[]` is a choice of its own (keep nothing, fuse nothing), unlike the
 // non-empty lists read_string_list reads.
 std::vector<std::string> read_word_list_or_empty(const ConfigNode& node, const std::string& path,
-                                                 Diagnostics& diagnostics) {
+                                                 util::Diagnostics& diagnostics) {
   if (node.is_sequence() && node.items.empty()) return {};
   return read_string_list(node, path, diagnostics);
 }
 
-hw::ComputeSpec read_compute(MapReader& reader) {
-  hw::ComputeSpec compute;
+spec::ComputeSpec read_compute(MapReader& reader) {
+  spec::ComputeSpec compute;
   const std::string kind = reader.required_choice("type", {"systolic", "vector_mac"}).value_or("");
-  compute.kind = kind == "vector_mac" ? hw::ArrayKind::vector_mac : hw::ArrayKind::systolic;
+  compute.kind = kind == "vector_mac" ? spec::ArrayKind::vector_mac : spec::ArrayKind::systolic;
   if (kind == "systolic") {
     compute.rows = reader.required_integer("rows", kCount).value_or(0);
     compute.cols = reader.required_integer("cols", kCount).value_or(0);
     const std::string dataflow = reader.required_choice("dataflow", {"ws", "os", "is"}).value_or("ws");
-    compute.dataflow = dataflow == "os" ? hw::Dataflow::os : dataflow == "is" ? hw::Dataflow::is : hw::Dataflow::ws;
+    compute.dataflow = dataflow == "os" ? spec::Dataflow::os : dataflow == "is" ? spec::Dataflow::is : spec::Dataflow::ws;
     compute.double_buffered_stationary = reader.boolean_or("double_buffered_stationary", false);
-    if (compute.double_buffered_stationary && compute.dataflow == hw::Dataflow::os) {
+    if (compute.double_buffered_stationary && compute.dataflow == spec::Dataflow::os) {
       reader.diagnostics().error(reader.optional("double_buffered_stationary")->location,
                                  reader.child_path("double_buffered_stationary"),
                                  "an output-stationary array keeps partial sums, not operands, in place: "
@@ -456,9 +456,9 @@ hw::ComputeSpec read_compute(MapReader& reader) {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
     const std::string lanes = reader.required_choice("lane_dimension", {"kernel_row", "output_channels", "k"}).value_or("k");
-    compute.lane_dimension = lanes == "kernel_row"        ? hw::LaneDimension::kernel_row
-                             : lanes == "output_channels" ? hw::LaneDimension::output_channels
-                                                          : hw::LaneDimension::k;
+    compute.lane_dimension = lanes == "kernel_row"        ? spec::LaneDimension::kernel_row
+                             : lanes == "output_channels" ? spec::LaneDimension::output_channels
+                                                          : spec::LaneDimension::k;
   }
   if (kind == "systolic") {
     if (const ConfigNode* lanes = reader.optional("lane_dimension")) {
@@ -472,7 +472,7 @@ hw::ComputeSpec read_compute(MapReader& reader) {
   // The format's family only, so that a sweep of operand_bits keeps it: int with 8 bits is int8.
   if (const ConfigNode* format = reader.optional("number_format")) {
     const std::optional<std::string> family =
-        read_choice(*format, reader.child_path("number_format"), hw::number_formats(), reader.diagnostics());
+        read_choice(*format, reader.child_path("number_format"), spec::number_formats(), reader.diagnostics());
     if (family && compute.operand_bits > 0) compute.operand_type = *family + std::to_string(compute.operand_bits);
   }
   if (const ConfigNode* moved = reader.optional("accumulator_bits")) {
@@ -492,11 +492,11 @@ hw::ComputeSpec read_compute(MapReader& reader) {
       if (index == static_cast<std::ptrdiff_t>(stages.size())) {
         reader.diagnostics().error(path->location, path_key,
                                    "expected activation, batchnorm, add or pooling, got \"" + word + "\"" +
-                                       did_you_mean(word, stages));
-      } else if (compute.output_path_has(static_cast<hw::OutputStage>(index))) {
+                                       util::did_you_mean(word, stages));
+      } else if (compute.output_path_has(static_cast<spec::OutputStage>(index))) {
         reader.diagnostics().error(path->location, path_key, "\"" + word + "\" is listed twice");
       } else {
-        compute.output_path.push_back(static_cast<hw::OutputStage>(index));
+        compute.output_path.push_back(static_cast<spec::OutputStage>(index));
       }
     }
   }
@@ -506,8 +506,8 @@ hw::ComputeSpec read_compute(MapReader& reader) {
 
 // The accumulators: capacity and width of the partial sums. They must hold at least one array row
 // of partial sums (systolic: cols, vector_mac: units) and be no narrower than the operands.
-hw::AccumulatorSpec read_accumulators(MapReader& reader, const hw::ComputeSpec& compute) {
-  hw::AccumulatorSpec accumulators;
+spec::AccumulatorSpec read_accumulators(MapReader& reader, const spec::ComputeSpec& compute) {
+  spec::AccumulatorSpec accumulators;
   accumulators.capacity_bytes = reader.required_integer("capacity_kib", kCount).value_or(0) * 1024;
   accumulators.bits = reader.required_integer("bits", IntegerRange{1, 128}).value_or(0);
   reader.finish();
@@ -517,7 +517,7 @@ hw::AccumulatorSpec read_accumulators(MapReader& reader, const hw::ComputeSpec& 
                                    " bits) narrower than the operands (" + std::to_string(compute.operand_bits) +
                                    " bits)");
   }
-  const std::int64_t row = compute.kind == hw::ArrayKind::systolic ? compute.cols : compute.units;
+  const std::int64_t row = compute.kind == spec::ArrayKind::systolic ? compute.cols : compute.units;
   const std::int64_t row_bytes = row * accumulators.element_bytes();
   if (accumulators.capacity_bytes > 0 && row > 0 && accumulators.capacity_bytes < row_bytes) {
     reader.diagnostics().error(reader.optional("capacity_kib")->location, reader.child_path("capacity_kib"),
@@ -528,9 +528,9 @@ hw::AccumulatorSpec read_accumulators(MapReader& reader, const hw::ComputeSpec& 
   return accumulators;
 }
 
-hw::SramSpec read_sram(MapReader& reader) {
-  hw::SramSpec sram;
-  Diagnostics& diagnostics = reader.diagnostics();
+spec::SramSpec read_sram(MapReader& reader) {
+  spec::SramSpec sram;
+  util::Diagnostics& diagnostics = reader.diagnostics();
   sram.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
   const ConfigNode* buffers = reader.required("buffers");
   reader.finish();
@@ -540,7 +540,7 @@ hw::SramSpec read_sram(MapReader& reader) {
                       "expected a non-empty list of buffers, got " + buffers->describe());
     return sram;
   }
-  std::map<hw::TensorKind, std::string> holder;
+  std::map<spec::TensorKind, std::string> holder;
   const std::vector<std::string> kinds{"weights", "inputs", "outputs"};
   for (std::size_t i = 0; i < buffers->items.size(); ++i) {
     const ConfigNode& item = buffers->items[i];
@@ -548,9 +548,9 @@ hw::SramSpec read_sram(MapReader& reader) {
     const std::string segment = name_node != nullptr && name_node->is_scalar() ? name_node->scalar : std::to_string(i);
     MapReader buffer(item, join_key_path(reader.child_path("buffers"), segment), diagnostics);
     if (!buffer.valid()) continue;
-    hw::SramBufferSpec spec;
+    spec::SramBufferSpec spec;
     spec.name = buffer.required_name("name").value_or("");
-    for (const hw::SramBufferSpec& earlier : sram.buffers) {
+    for (const spec::SramBufferSpec& earlier : sram.buffers) {
       if (!spec.name.empty() && earlier.name == spec.name) {
         diagnostics.error(buffer.optional("name")->location, buffer.child_path("name"),
                           "duplicate buffer name \"" + spec.name + "\"");
@@ -569,10 +569,10 @@ hw::SramSpec read_sram(MapReader& reader) {
         const auto kind_index = std::find(kinds.begin(), kinds.end(), word) - kinds.begin();
         if (kind_index == static_cast<std::ptrdiff_t>(kinds.size())) {
           diagnostics.error(holds->location, holds_path,
-                            "expected weights, inputs or outputs, got \"" + word + "\"" + did_you_mean(word, kinds));
+                            "expected weights, inputs or outputs, got \"" + word + "\"" + util::did_you_mean(word, kinds));
           continue;
         }
-        const auto kind = static_cast<hw::TensorKind>(kind_index);
+        const auto kind = static_cast<spec::TensorKind>(kind_index);
         if (!holder.emplace(kind, spec.name).second) {
           diagnostics.error(holds->location, holds_path,
                             word + " are already held by buffer \"" + holder[kind] + "\"");
@@ -584,10 +584,10 @@ hw::SramSpec read_sram(MapReader& reader) {
     // keeps (docs/mapping-and-replay.md, "On-chip residency across layers"): absent, a buffer that
     // holds inputs and outputs keeps activations, as a compiler would; the consumer reads them in
     // place, so only such a buffer may.
-    const auto holds_kind = [&](hw::TensorKind kind) {
+    const auto holds_kind = [&](spec::TensorKind kind) {
       return std::find(spec.holds.begin(), spec.holds.end(), kind) != spec.holds.end();
     };
-    const bool holds_activations = holds_kind(hw::TensorKind::inputs) && holds_kind(hw::TensorKind::outputs);
+    const bool holds_activations = holds_kind(spec::TensorKind::inputs) && holds_kind(spec::TensorKind::outputs);
     spec.keeps_activations = holds_activations;
     if (const ConfigNode* keeps = buffer.optional("keeps")) {
       const std::string keeps_path = buffer.child_path("keeps");
@@ -609,7 +609,7 @@ hw::SramSpec read_sram(MapReader& reader) {
     sram.buffers.push_back(spec);
   }
   for (std::size_t i = 0; i < kinds.size(); ++i) {
-    if (holder.count(static_cast<hw::TensorKind>(i)) == 0) {
+    if (holder.count(static_cast<spec::TensorKind>(i)) == 0) {
       diagnostics.error(buffers->location, reader.child_path("buffers"), "no buffer holds " + kinds[i]);
     }
   }
@@ -619,7 +619,7 @@ hw::SramSpec read_sram(MapReader& reader) {
 // `dram: {ideal: unlimited}` or `dram: {ideal: {bandwidth_gbps, latency_ns}}`, alone: an ideal
 // memory has no timings, so any other key beside it is an error. Its address space is one channel
 // of 64-byte bursts (8 x 64 bits) and 4 KiB runs, which only sets how the DMA engines split requests.
-hw::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, Diagnostics& diagnostics) {
+spec::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, util::Diagnostics& diagnostics) {
   const NumberRange bandwidth_gbps{0.001, 1e6};
   const NumberRange latency_ns{0, 1e6};
   for (const ConfigEntry& entry : dram.entries) {
@@ -628,7 +628,7 @@ hw::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, Di
                       "an ideal memory takes no DRAM timings, preset or organisation beside it; remove this key or "
                       "dram.ideal");
   }
-  hw::IdealMemorySpec spec;
+  spec::IdealMemorySpec spec;
   if (ideal.is_scalar() && ideal.scalar == "unlimited") {
     spec.unlimited = true;
   } else if (ideal.is_map()) {
@@ -640,7 +640,7 @@ hw::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, Di
     diagnostics.error(ideal.location, "dram.ideal",
                       "expected unlimited or {bandwidth_gbps: <GB/s>, latency_ns: <ns>}, got " + ideal.describe());
   }
-  hw::DramSpec address_space;
+  spec::DramSpec address_space;
   address_space.ideal = spec;
   address_space.name = spec.unlimited ? "ideal (unlimited)" : "ideal";
   address_space.standard = "ideal";
@@ -649,15 +649,15 @@ hw::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, Di
   address_space.bus_bits = 64;
   address_space.timing.burst_length = 8;
   address_space.timing.tck_ns = 1;
-  address_space.address_mapping = {hw::AddressField::row,  hw::AddressField::rank,   hw::AddressField::bank_group,
-                                   hw::AddressField::bank, hw::AddressField::column, hw::AddressField::channel};
+  address_space.address_mapping = {spec::AddressField::row,  spec::AddressField::rank,   spec::AddressField::bank_group,
+                                   spec::AddressField::bank, spec::AddressField::column, spec::AddressField::channel};
   return address_space;
 }
 
 // `technology: 45nm` (a preset), or a table: {preset: 45nm, add_pj: {int8: 0.05}} overrides entries
 // of a preset, and a table without `preset` gives every entry itself.
-std::optional<hw::TechnologySpec> read_accelerator_technology(const ConfigNode& node, const std::string& base_dir,
-                                                             Diagnostics& diagnostics) {
+std::optional<spec::TechnologySpec> read_accelerator_technology(const ConfigNode& node, const std::string& base_dir,
+                                                             util::Diagnostics& diagnostics) {
   ConfigNode named;
   const ConfigNode* table = &node;
   if (node.is_scalar()) {
@@ -673,8 +673,8 @@ std::optional<hw::TechnologySpec> read_accelerator_technology(const ConfigNode& 
   return read_technology(reader);
 }
 
-hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& file, Diagnostics& diagnostics) {
-  hw::AcceleratorSpec accelerator;
+spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& file, util::Diagnostics& diagnostics) {
+  spec::AcceleratorSpec accelerator;
   MapReader reader(root, "", diagnostics);
   if (!reader.valid()) return accelerator;
   accelerator.name = reader.required_name("name").value_or("");
@@ -722,20 +722,20 @@ hw::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& 
 }
 
 // DRAM fields, perhaps on top of a preset, -> DramSpec; throws InputError.
-hw::DramSpec read_dram(const ConfigNode& root, const std::string& base_dir, Diagnostics& diagnostics) {
+spec::DramSpec read_dram(const ConfigNode& root, const std::string& base_dir, util::Diagnostics& diagnostics) {
   const ConfigNode merged = resolve_preset(root, "", base_dir, dram_family(), diagnostics, 0);
   diagnostics.throw_if_any();
   MapReader reader(merged, "", diagnostics);
-  hw::DramSpec dram;
+  spec::DramSpec dram;
   if (reader.valid()) dram = DramReader(reader).read();
   diagnostics.throw_if_any();
   return dram;
 }
 
-hw::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
+spec::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides) {
+  util::Diagnostics diagnostics;
   const ConfigNode root = load_document(source, FileKind::accelerator, overrides, diagnostics);
-  hw::AcceleratorSpec accelerator = read_accelerator(root, source.origin, diagnostics);
+  spec::AcceleratorSpec accelerator = read_accelerator(root, source.origin, diagnostics);
   diagnostics.throw_if_any();
   return accelerator;
 }
@@ -748,32 +748,32 @@ std::vector<std::string> dram_preset_names() { return yaml_stems(dram_preset_dir
 
 std::string technology_preset_directory() { return shipped_directory("REUSESIM_TECHNOLOGY_DIR", "configs/energy"); }
 
-hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides) {
+spec::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides) {
   return load_accelerator({path, std::nullopt}, overrides);
 }
 
-hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
+spec::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
                                           const std::vector<std::string>& overrides) {
   return load_accelerator({origin, text}, overrides);
 }
 
-hw::TechnologySpec load_technology_file(const std::string& path, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
+spec::TechnologySpec load_technology_file(const std::string& path, const std::vector<std::string>& overrides) {
+  util::Diagnostics diagnostics;
   const ConfigNode root = load_document({path, std::nullopt}, FileKind::technology, overrides, diagnostics);
   const ConfigNode merged = resolve_preset(root, "", directory_of(path), technology_family(), diagnostics, 0);
   diagnostics.throw_if_any();
   MapReader reader(merged, "", diagnostics);
-  const hw::TechnologySpec technology = read_technology(reader);
+  const spec::TechnologySpec technology = read_technology(reader);
   diagnostics.throw_if_any();
   return technology;
 }
 
-hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
+spec::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides) {
+  util::Diagnostics diagnostics;
   // A bare preset name behaves like a file that says `preset: <name>`.
   ConfigNode root;
   root.kind = ConfigNode::Kind::map;
-  root.location = SourceLocation{"--dram " + preset_or_file, 0, 0};
+  root.location = util::SourceLocation{"--dram " + preset_or_file, 0, 0};
   ConfigNode preset;
   preset.kind = ConfigNode::Kind::scalar;
   preset.scalar = preset_or_file;
@@ -784,9 +784,9 @@ hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std:
   return read_dram(root, ".", diagnostics);
 }
 
-hw::DramSpec load_dram_text(const std::string& text, const std::string& origin,
+spec::DramSpec load_dram_text(const std::string& text, const std::string& origin,
                             const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
+  util::Diagnostics diagnostics;
   const ConfigNode root = load_document({origin, text}, FileKind::dram, overrides, diagnostics);
   return read_dram(root, directory_of(origin), diagnostics);
 }

@@ -1,12 +1,12 @@
 #pragma once
-// Accelerator files and DRAM presets -> hw::AcceleratorSpec / hw::DramSpec.
+// Accelerator files and DRAM presets -> spec::AcceleratorSpec / spec::DramSpec.
 // A `dram:` section (or a DRAM file) names `preset: ddr4-2400` and overrides any field of it.
 
 #include <string>
 #include <vector>
 
 #include "config/config_node.h"
-#include "hw/accelerator_spec.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::config {
 
@@ -19,16 +19,16 @@ std::vector<std::string> dram_preset_names();
 std::string technology_preset_directory();
 
 // Throw InputError with every problem found.
-hw::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides = {});
-hw::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
+spec::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides = {});
+spec::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
                                           const std::vector<std::string>& overrides = {});
 // A technology table (configs/energy/ format), perhaps on top of a preset; throws InputError.
-hw::TechnologySpec load_technology_file(const std::string& path, const std::vector<std::string>& overrides = {});
+spec::TechnologySpec load_technology_file(const std::string& path, const std::vector<std::string>& overrides = {});
 // A preset name (ddr4-2400) or a DRAM file.
-hw::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides = {});
+spec::DramSpec load_dram(const std::string& preset_or_file, const std::vector<std::string>& overrides = {});
 // A DRAM file's text that stands for the file `origin` (tests, fuzzing); a relative preset path
 // is found from origin's directory.
-hw::DramSpec load_dram_text(const std::string& text, const std::string& origin,
+spec::DramSpec load_dram_text(const std::string& text, const std::string& origin,
                             const std::vector<std::string>& overrides = {});
 
 }  // namespace reusesim::config

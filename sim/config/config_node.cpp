@@ -10,7 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "workload/utf8.h"
+#include "util/utf8.h"
 
 namespace reusesim::config {
 
@@ -25,9 +25,9 @@ std::string too_large_message() {
          std::to_string(kMaxDepth) + ")";
 }
 
-SourceLocation location_of(const std::string& file, const YAML::Mark& mark) {
-  if (mark.is_null()) return SourceLocation{file, 0, 0};
-  return SourceLocation{file, mark.line + 1, mark.column + 1};
+util::SourceLocation location_of(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return util::SourceLocation{file, 0, 0};
+  return util::SourceLocation{file, mark.line + 1, mark.column + 1};
 }
 
 // Records where each document starts and ignores the rest.
@@ -67,10 +67,10 @@ std::vector<YAML::Mark> document_starts(const std::string& text) {
 }
 
 // Line and column (1-based, in bytes) of text[offset].
-SourceLocation location_of_offset(const std::string& file, const std::string& text, std::size_t offset) {
+util::SourceLocation location_of_offset(const std::string& file, const std::string& text, std::size_t offset) {
   const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1) + 1;
   const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n') + 1;
-  return SourceLocation{file, static_cast<int>(line), static_cast<int>(offset - line_start) + 1};
+  return util::SourceLocation{file, static_cast<int>(line), static_cast<int>(offset - line_start) + 1};
 }
 
 // Key paths are prefixed onto nested problems; the entry's path is its parent's plus its key.
@@ -134,7 +134,7 @@ std::string item_segment(const YAML::Node& item, std::size_t index) {
 
 class Converter {
  public:
-  Converter(std::string file, Diagnostics& diagnostics) : file_(std::move(file)), diagnostics_(diagnostics) {}
+  Converter(std::string file, util::Diagnostics& diagnostics) : file_(std::move(file)), diagnostics_(diagnostics) {}
 
   ConfigNode convert(const YAML::Node& node, int depth, const std::string& path) {
     ConfigNode result;
@@ -175,7 +175,7 @@ class Converter {
  private:
   void add_entry(ConfigNode& map, const YAML::Node& key, const YAML::Node& value, int depth, const std::string& path,
                  std::unordered_map<std::string, int>& first_lines) {
-    const SourceLocation key_location = location_of(key.Mark());
+    const util::SourceLocation key_location = location_of(key.Mark());
     if (!key.IsScalar()) {
       diagnostics_.error(key_location, "", "a key must be a plain word, not a list or mapping");
       return;
@@ -197,10 +197,10 @@ class Converter {
     map.entries.push_back(ConfigEntry{name, key_location, convert(value, depth + 1, join_path(path, name))});
   }
 
-  SourceLocation location_of(const YAML::Mark& mark) const { return config::location_of(file_, mark); }
+  util::SourceLocation location_of(const YAML::Mark& mark) const { return config::location_of(file_, mark); }
 
   std::string file_;
-  Diagnostics& diagnostics_;
+  util::Diagnostics& diagnostics_;
   std::size_t node_count_ = 0;
   bool too_large_reported_ = false;
 };
@@ -227,11 +227,11 @@ std::string ConfigNode::describe() const {
   }
 }
 
-ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics) {
+ConfigNode load_yaml_text(const std::string& text, const std::string& origin, util::Diagnostics& diagnostics) {
   // YAML is Unicode text, and what is read from it ends up in JSON reports.
-  if (const auto offset = workload::invalid_utf8_offset(text)) {
+  if (const auto offset = util::invalid_utf8_offset(text)) {
     diagnostics.error(location_of_offset(origin, text, *offset), "",
-                      "expected UTF-8 text, got " + workload::describe_byte(text[*offset]));
+                      "expected UTF-8 text, got " + util::describe_byte(text[*offset]));
     return ConfigNode{};
   }
   // YAML allows no control characters but tab, line feed and carriage return (YAML 1.2, 5.1), and
@@ -242,7 +242,7 @@ ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Di
   });
   if (control != text.end()) {
     diagnostics.error(location_of_offset(origin, text, static_cast<std::size_t>(control - text.begin())), "",
-                      "expected YAML text, got " + workload::describe_byte(*control) +
+                      "expected YAML text, got " + util::describe_byte(*control) +
                           ", a control character (YAML allows only tab, line feed and carriage return)");
     return ConfigNode{};
   }
@@ -259,20 +259,20 @@ ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Di
     return ConfigNode{};
   }
   if (starts.size() > 1) {
-    diagnostics.error(SourceLocation{origin, starts[1].line + 1, 1}, "",
+    diagnostics.error(util::SourceLocation{origin, starts[1].line + 1, 1}, "",
                       "expected one YAML document, found " + std::to_string(starts.size()));
     return ConfigNode{};
   }
   if (starts.empty()) {
     ConfigNode empty;
-    empty.location = SourceLocation{origin, 1, 1};
+    empty.location = util::SourceLocation{origin, 1, 1};
     return empty;
   }
   const std::size_t errors_before = diagnostics.size();
   Converter converter(origin, diagnostics);
   ConfigNode root = converter.convert(document, 0, "");
   if (diagnostics.size() != errors_before) return ConfigNode{};
-  if (root.location.line == 0) root.location = SourceLocation{origin, 1, 1};
+  if (root.location.line == 0) root.location = util::SourceLocation{origin, 1, 1};
   return root;
 }
 
@@ -300,8 +300,8 @@ InputFileLog* active_log = nullptr;
 InputFileLog::InputFileLog() : outer_(active_log) { active_log = this; }
 InputFileLog::~InputFileLog() { active_log = outer_; }
 
-std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics) {
-  const SourceLocation location{path, 0, 0};
+std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, util::Diagnostics& diagnostics) {
+  const util::SourceLocation location{path, 0, 0};
   const auto too_large = [&] {
     diagnostics.error(location, "", "larger than " + std::to_string(max_bytes >> 20) +
                                         " MiB, the most an input file of its kind may have");
@@ -332,7 +332,7 @@ std::optional<std::string> read_input_file(const std::string& path, std::size_t 
   return text;
 }
 
-ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics) {
+ConfigNode load_yaml_file(const std::string& path, util::Diagnostics& diagnostics) {
   // 600 times the largest shipped model; a million values (kMaxNodes) fit.
   constexpr std::size_t kMaxYamlBytes = std::size_t{64} << 20;
   const std::optional<std::string> text = read_input_file(path, kMaxYamlBytes, diagnostics);
@@ -382,7 +382,7 @@ std::optional<FileKind> file_kind_of(const ConfigNode& root) {
   return std::nullopt;
 }
 
-void expect_file_kind(const ConfigNode& root, FileKind expected, Diagnostics& diagnostics) {
+void expect_file_kind(const ConfigNode& root, FileKind expected, util::Diagnostics& diagnostics) {
   if (!root.is_map() || first_key_of(root, expected) != nullptr) return;
   const std::optional<FileKind> kind = file_kind_of(root);
   if (!kind) return;
@@ -393,7 +393,7 @@ void expect_file_kind(const ConfigNode& root, FileKind expected, Diagnostics& di
 }
 
 ConfigNode load_document(const DocumentSource& source, FileKind expected, const std::vector<std::string>& overrides,
-                         Diagnostics& diagnostics) {
+                         util::Diagnostics& diagnostics) {
   ConfigNode root = source.text ? load_yaml_text(*source.text, source.origin, diagnostics)
                                 : load_yaml_file(source.origin, diagnostics);
   diagnostics.throw_if_any();
@@ -404,8 +404,8 @@ ConfigNode load_document(const DocumentSource& source, FileKind expected, const 
   return root;
 }
 
-void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics) {
-  const SourceLocation origin{"--set " + assignment, 0, 0};
+void apply_override(ConfigNode& root, const std::string& assignment, util::Diagnostics& diagnostics) {
+  const util::SourceLocation origin{"--set " + assignment, 0, 0};
   const KeyPath key_path = split_key_path(assignment);
   const std::size_t equals = key_path.length;
   if (!key_path.error.empty() || equals == assignment.size() || equals == 0) {
@@ -417,13 +417,13 @@ void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics
   }
   const std::string path = assignment.substr(0, equals);
   const std::vector<std::string>& segments = key_path.segments;
-  Diagnostics value_problems;
+  util::Diagnostics value_problems;
   ConfigNode value = load_yaml_text(assignment.substr(equals + 1), origin.file, value_problems);
-  for (const Diagnostic& problem : value_problems.errors()) diagnostics.error(origin, path, problem.message);
+  for (const util::Diagnostic& problem : value_problems.errors()) diagnostics.error(origin, path, problem.message);
   if (!value_problems.empty()) return;
   // Every value that came from the command line reports the --set argument as its origin.
   struct Relocate {
-    static void apply(ConfigNode& node, const SourceLocation& location) {
+    static void apply(ConfigNode& node, const util::SourceLocation& location) {
       node.location = location;
       for (ConfigNode& item : node.items) apply(item, location);
       for (ConfigEntry& entry : node.entries) {
@@ -466,7 +466,7 @@ void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics
       }
       if (child == nullptr) {
         diagnostics.error(origin, join_path(walked, segment),
-                          "no list element named or numbered \"" + segment + "\"" + did_you_mean(segment, names));
+                          "no list element named or numbered \"" + segment + "\"" + util::did_you_mean(segment, names));
         return;
       }
       node = child;

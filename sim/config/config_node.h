@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/diagnostics.h"
+#include "util/diagnostics.h"
 
 namespace reusesim::config {
 
@@ -22,7 +22,7 @@ class ConfigNode {
   std::string scalar;                 // Kind::scalar
   std::vector<ConfigNode> items;      // Kind::sequence
   std::vector<ConfigEntry> entries;   // Kind::map, in file order
-  SourceLocation location;
+  util::SourceLocation location;
 
   bool is_map() const { return kind == Kind::map; }
   bool is_sequence() const { return kind == Kind::sequence; }
@@ -36,7 +36,7 @@ class ConfigNode {
 
 struct ConfigEntry {
   std::string key;
-  SourceLocation key_location;
+  util::SourceLocation key_location;
   ConfigNode value;
 };
 
@@ -45,7 +45,7 @@ struct ConfigEntry {
 std::string not_a_regular_file(const std::string& path);
 // A whole input file, or nullopt with the problem recorded: missing, not a regular file,
 // unreadable, or longer than `max_bytes` (a file may grow while it is read).
-std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, Diagnostics& diagnostics);
+std::optional<std::string> read_input_file(const std::string& path, std::size_t max_bytes, util::Diagnostics& diagnostics);
 
 // Collects the path (as given) and the text of every file read_input_file reads while it lives:
 // the files a result depends on, as they were when read, which `trace` records. One log at a
@@ -59,16 +59,16 @@ class InputFileLog {
   const std::vector<std::pair<std::string, std::string>>& files() const { return files_; }
 
  private:
-  friend std::optional<std::string> read_input_file(const std::string&, std::size_t, Diagnostics&);
+  friend std::optional<std::string> read_input_file(const std::string&, std::size_t, util::Diagnostics&);
   std::vector<std::pair<std::string, std::string>> files_;  // (path, text)
   InputFileLog* outer_;
 };
 
 // Parses a whole file (at most 64 MiB). Problems (missing file, syntax error, duplicate key,
 // several documents) are recorded in `diagnostics`; the returned tree is then null.
-ConfigNode load_yaml_file(const std::string& path, Diagnostics& diagnostics);
+ConfigNode load_yaml_file(const std::string& path, util::Diagnostics& diagnostics);
 // Parses text as if it were the file `origin` (used by tests and for --set values).
-ConfigNode load_yaml_text(const std::string& text, const std::string& origin, Diagnostics& diagnostics);
+ConfigNode load_yaml_text(const std::string& text, const std::string& origin, util::Diagnostics& diagnostics);
 
 // Where a document comes from: the file `origin`, or `text` standing for it (tests, fuzzing).
 struct DocumentSource {
@@ -84,17 +84,17 @@ std::string file_kind_name(FileKind kind);
 std::optional<FileKind> file_kind_of(const ConfigNode& root);
 // Records "this is an accelerator file ..., not a model file" when `root` has none of `expected`'s
 // keys but another kind's: a file given in the wrong place otherwise reports a list of missing keys.
-void expect_file_kind(const ConfigNode& root, FileKind expected, Diagnostics& diagnostics);
+void expect_file_kind(const ConfigNode& root, FileKind expected, util::Diagnostics& diagnostics);
 
 // The front half of every loader: parse the document, check it is of the `expected` kind and
 // apply `--set` overrides. Throws InputError when anything is wrong so far.
 ConfigNode load_document(const DocumentSource& source, FileKind expected, const std::vector<std::string>& overrides,
-                         Diagnostics& diagnostics);
+                         util::Diagnostics& diagnostics);
 
 // Applies one `key.path=value` override. Path segments select map keys; on a list they select
 // the element whose `name` is the segment, or the element at a numeric index. A segment in
 // brackets is taken whole, dots and all: `sweep[dram.channels]=[1,2]`. A missing last
 // map key is added, so validation then judges it like any key written in the file.
-void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics& diagnostics);
+void apply_override(ConfigNode& root, const std::string& assignment, util::Diagnostics& diagnostics);
 
 }  // namespace reusesim::config

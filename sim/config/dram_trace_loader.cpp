@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "config/config_node.h"
-#include "config/diagnostics.h"
+#include "util/diagnostics.h"
 
 namespace reusesim::config {
 
@@ -60,15 +60,15 @@ bool parse_unsigned(const std::string& text, int base, std::uint64_t& value) {
   return *end == '\0' && errno != ERANGE;
 }
 
-std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::string& origin, std::uint64_t alignment) {
+std::vector<timing::MemoryRequest> parse_trace(std::istream& stream, const std::string& origin, std::uint64_t alignment) {
   if (alignment == 0) throw std::invalid_argument("DRAM trace alignment must be positive");
-  Diagnostics diagnostics;
-  std::vector<hw::MemoryRequest> requests;
+  util::Diagnostics diagnostics;
+  std::vector<timing::MemoryRequest> requests;
   std::string line;
   int line_number = 0;
   constexpr std::size_t kMaxReported = 20;  // a wrong file should not print a million lines
   const auto error = [&](int column, const std::string& message) {
-    if (diagnostics.size() < kMaxReported) diagnostics.error(SourceLocation{origin, line_number, column}, "", message);
+    if (diagnostics.size() < kMaxReported) diagnostics.error(util::SourceLocation{origin, line_number, column}, "", message);
   };
   // Reading stops at the 20th error and at the limits, so that a device such as /dev/zero or
   // /dev/urandom ends in an error rather than filling memory or reading forever.
@@ -84,7 +84,7 @@ std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::stri
     }
     const std::vector<Field> fields = split_fields(line);
     if (fields.empty()) continue;
-    hw::MemoryRequest request;
+    timing::MemoryRequest request;
     std::string address = fields[0].text;
     if (address.size() > 2 && address[0] == '0' && (address[1] == 'x' || address[1] == 'X')) address = address.substr(2);
     if (!parse_unsigned(address, 16, request.address)) {
@@ -119,26 +119,26 @@ std::vector<hw::MemoryRequest> parse_trace(std::istream& stream, const std::stri
     }
     requests.push_back(request);
   }
-  if (requests.empty() && diagnostics.empty()) diagnostics.error(SourceLocation{origin, 0, 0}, "", "the trace has no requests");
+  if (requests.empty() && diagnostics.empty()) diagnostics.error(util::SourceLocation{origin, 0, 0}, "", "the trace has no requests");
   diagnostics.throw_if_any();
   return requests;
 }
 
 }  // namespace
 
-std::vector<hw::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes) {
+std::vector<timing::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes) {
   const std::string not_regular = not_a_regular_file(path);
   std::ifstream stream;
   if (not_regular.empty()) stream.open(path);
   if (!not_regular.empty() || !stream) {
-    Diagnostics diagnostics;
-    diagnostics.error(SourceLocation{path, 0, 0}, "", not_regular.empty() ? "cannot open file" : not_regular);
+    util::Diagnostics diagnostics;
+    diagnostics.error(util::SourceLocation{path, 0, 0}, "", not_regular.empty() ? "cannot open file" : not_regular);
     diagnostics.throw_if_any();
   }
   return parse_trace(stream, path, alignment_bytes);
 }
 
-std::vector<hw::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
+std::vector<timing::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
                                                     std::uint64_t alignment_bytes) {
   std::istringstream stream(text);
   return parse_trace(stream, origin, alignment_bytes);

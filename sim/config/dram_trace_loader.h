@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "hw/traffic_patterns.h"
+#include "timing/traffic_patterns.h"
 
 namespace reusesim::config {
 
 // Addresses must be multiples of `alignment_bytes` (the request size). Throws InputError.
-std::vector<hw::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes);
-std::vector<hw::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
+std::vector<timing::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes);
+std::vector<timing::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
                                                     std::uint64_t alignment_bytes);
 
 }  // namespace reusesim::config

@@ -29,7 +29,7 @@ std::map<std::string, double> read_type_table(MapReader& reader, const std::stri
   if (node == nullptr) return table;
   MapReader entries(*node, reader.child_path(key), reader.diagnostics());
   if (!entries.valid()) return table;
-  for (const std::string& type : hw::operand_types()) {
+  for (const std::string& type : spec::operand_types()) {
     if (!entries.has(type)) continue;
     if (const std::optional<double> value = entries.required_number(type, range)) table[type] = *value;
   }
@@ -38,8 +38,8 @@ std::map<std::string, double> read_type_table(MapReader& reader, const std::stri
 }
 
 // [{kib: K, pj: E}, ...], capacities strictly increasing.
-std::vector<hw::SramEnergyPoint> read_sram_curve(MapReader& reader, const std::string& key) {
-  std::vector<hw::SramEnergyPoint> curve;
+std::vector<spec::SramEnergyPoint> read_sram_curve(MapReader& reader, const std::string& key) {
+  std::vector<spec::SramEnergyPoint> curve;
   const ConfigNode* node = reader.required(key);
   if (node == nullptr) return curve;
   const std::string path = reader.child_path(key);
@@ -68,8 +68,8 @@ std::vector<hw::SramEnergyPoint> read_sram_curve(MapReader& reader, const std::s
 
 }  // namespace
 
-hw::TechnologySpec read_technology(MapReader& reader) {
-  hw::TechnologySpec technology;
+spec::TechnologySpec read_technology(MapReader& reader) {
+  spec::TechnologySpec technology;
   technology.name = reader.required_name("name").value_or("");
   reader.string_or("source", "");
   technology.node_nm = reader.required_number("node_nm", NumberRange{0.1, 10'000}).value_or(0);
@@ -87,8 +87,8 @@ hw::TechnologySpec read_technology(MapReader& reader) {
   return technology;
 }
 
-hw::DramPowerSpec read_dram_power(MapReader& reader, const hw::DramSpec& dram) {
-  hw::DramPowerSpec power;
+spec::DramPowerSpec read_dram_power(MapReader& reader, const spec::DramSpec& dram) {
+  spec::DramPowerSpec power;
   reader.string_or("source", "");
   const ConfigNode* width = reader.optional("device_width_bits");
   power.device_width_bits = reader.required_integer("device_width_bits", IntegerRange{1, 1024}).value_or(0);
@@ -110,11 +110,11 @@ hw::DramPowerSpec read_dram_power(MapReader& reader, const hw::DramSpec& dram) {
       rail_reader.optional(entry.key);
       MapReader currents(entry.value, rail_reader.child_path(entry.key), reader.diagnostics());
       if (!currents.valid()) continue;
-      hw::DramPowerRail rail;
+      spec::DramPowerRail rail;
       rail.name = entry.key;
       rail.volts = currents.required_number("volts", kVolts).value_or(0);
       // Each current with where it was written (a preset's line, or the --set that changed it).
-      std::map<std::string, std::pair<double, SourceLocation>> read;
+      std::map<std::string, std::pair<double, util::SourceLocation>> read;
       for (const char* key : {"idd0", "idd2n", "idd3n", "idd4r", "idd4w", "idd5b"}) {
         const ConfigNode* node = currents.optional(key);
         const std::optional<double> value = currents.required_number(key, kCurrentMa);
@@ -148,18 +148,18 @@ hw::DramPowerSpec read_dram_power(MapReader& reader, const hw::DramSpec& dram) {
   return power;
 }
 
-void check_energy_inputs(const hw::AcceleratorSpec& accelerator, const SourceLocation& technology,
-                         Diagnostics& diagnostics) {
+void check_energy_inputs(const spec::AcceleratorSpec& accelerator, const util::SourceLocation& technology,
+                         util::Diagnostics& diagnostics) {
   if (!accelerator.technology) return;
-  const hw::TechnologySpec& table = *accelerator.technology;
+  const spec::TechnologySpec& table = *accelerator.technology;
   const std::string& operand = accelerator.compute.operand_type;
   if (operand.empty()) {
     diagnostics.error(technology, "compute.number_format",
                       "energy needs the operands' number format: add compute.number_format, one of " +
-                          join_words(hw::number_formats()) + " (with operand_bits it names the operand type, e.g. int8)");
+                          join_words(spec::number_formats()) + " (with operand_bits it names the operand type, e.g. int8)");
     return;
   }
-  const std::string accumulator = hw::accumulator_type(operand, accelerator.accumulators.bits);
+  const std::string accumulator = spec::accumulator_type(operand, accelerator.accumulators.bits);
   const auto need = [&](const std::map<std::string, double>& entries, const std::string& key, const std::string& type,
                         const std::string& what) {
     if (entries.count(type) == 0) {

@@ -29,7 +29,7 @@ struct WrittenInput {
   std::string name;
   std::string reader_name;  // the written name of the layer that reads it
   const NameScope* scope = nullptr;  // nullptr: `name` is already expanded
-  SourceLocation location;
+  util::SourceLocation location;
   std::string path;
 };
 
@@ -37,8 +37,8 @@ struct WrittenInput {
 struct LayerOrigin {
   std::string path;      // e.g. "layers.conv1" or "blocks.inception.layers.b1"
   bool in_block = false;
-  SourceLocation location;
-  std::map<std::string, SourceLocation> fields;  // key -> where its value was written
+  util::SourceLocation location;
+  std::map<std::string, util::SourceLocation> fields;  // key -> where its value was written
   std::vector<WrittenInput> inputs;
 };
 
@@ -81,7 +81,7 @@ HeightWidth read_pair(MapReader& reader, const std::string& key, HeightWidth fal
 
 class ModelReader {
  public:
-  explicit ModelReader(Diagnostics& diagnostics) : diagnostics_(diagnostics) {}
+  explicit ModelReader(util::Diagnostics& diagnostics) : diagnostics_(diagnostics) {}
 
   workload::ModelSpec read(const ConfigNode& root) {
     workload::ModelSpec spec;
@@ -220,7 +220,7 @@ class ModelReader {
         } else {
           diagnostics_.error(inputs->location, reader.child_path("inputs"),
                              "unknown layer \"" + written[0] + "\" (a block instance's input must be written before it)" +
-                                 did_you_mean(written[0], known_names(names)));
+                                 util::did_you_mean(written[0], known_names(names)));
         }
       }
     }
@@ -238,7 +238,7 @@ class ModelReader {
       std::vector<std::string> known;
       for (const auto& entry : blocks_) known.push_back(entry.first);
       diagnostics_.error(reader.optional("block")->location, reader.child_path("block"),
-                         "unknown block \"" + *block_name + "\"" + did_you_mean(*block_name, known));
+                         "unknown block \"" + *block_name + "\"" + util::did_you_mean(*block_name, known));
       return;
     }
     ParameterScope& block_scope = parameter_scopes_.emplace_back(&scope);
@@ -303,7 +303,7 @@ class ModelReader {
     const std::optional<LayerType> parsed = type ? workload::layer_type_from_name(*type) : std::nullopt;
     if (type && !parsed) {
       diagnostics_.error(reader.optional("type")->location, reader.child_path("type"),
-                         "unknown layer type \"" + *type + "\"" + did_you_mean(*type, workload::layer_type_names()));
+                         "unknown layer type \"" + *type + "\"" + util::did_you_mean(*type, workload::layer_type_names()));
     }
     if (parsed) {
       layer.type = *parsed;
@@ -467,13 +467,13 @@ class ModelReader {
           std::vector<std::string> candidates = known_names(*input.scope);
           candidates.erase(std::remove(candidates.begin(), candidates.end(), input.reader_name), candidates.end());
           diagnostics_.error(input.location, input.path,
-                             "unknown layer \"" + input.name + "\"" + where + did_you_mean(input.name, candidates));
+                             "unknown layer \"" + input.name + "\"" + where + util::did_you_mean(input.name, candidates));
         }
       }
     }
   }
 
-  Diagnostics& diagnostics_;
+  util::Diagnostics& diagnostics_;
   ParameterScope model_parameters_;
   std::deque<ParameterScope> parameter_scopes_;  // deque: scopes point at their parents
   std::deque<NameScope> scopes_;
@@ -485,9 +485,9 @@ class ModelReader {
 // What a phase needs of the model: a sequence input (for --sequence and decode) within
 // max_sequence and, to decode, attention with a KV cache. Reported at the input, or at the option
 // that asks too much. A --sequence replaces the input's length before the limit is checked.
-void apply_phase(const ConfigNode& root, const Phase& phase, workload::ModelSpec& spec, Diagnostics& diagnostics) {
+void apply_phase(const ConfigNode& root, const Phase& phase, workload::ModelSpec& spec, util::Diagnostics& diagnostics) {
   const ConfigNode* input = root.find("input");
-  const SourceLocation at_input = input != nullptr ? input->location : root.location;
+  const util::SourceLocation at_input = input != nullptr ? input->location : root.location;
   const std::string limit = " the model's max_sequence " + std::to_string(spec.max_sequence);
   const bool sequence_input = spec.input && spec.input->kind == workload::ShapeKind::sequence;
   const auto require_sequence_input = [&](const std::string& what) {
@@ -504,13 +504,13 @@ void apply_phase(const ConfigNode& root, const Phase& phase, workload::ModelSpec
     }
     if (spec.max_sequence > 0 && sequence_input && spec.input->steps > spec.max_sequence) {
       const bool asked = phase.sequence > 0;
-      diagnostics.error(asked ? SourceLocation{"--sequence " + std::to_string(phase.sequence), 0, 0} : at_input,
+      diagnostics.error(asked ? util::SourceLocation{"--sequence " + std::to_string(phase.sequence), 0, 0} : at_input,
                         asked ? "sequence" : "input.sequence",
                         std::to_string(spec.input->steps) + " tokens are more than" + limit);
     }
     return;
   }
-  const SourceLocation at_context{"--context " + std::to_string(phase.decode_context), 0, 0};
+  const util::SourceLocation at_context{"--context " + std::to_string(phase.decode_context), 0, 0};
   require_sequence_input("decode runs one token of a sequence");
   const bool attends = std::any_of(spec.layers.begin(), spec.layers.end(), [](const workload::LayerSpec& layer) {
     return layer.type == workload::LayerType::matmul && layer.matmul.kv_cache;
@@ -527,7 +527,7 @@ void apply_phase(const ConfigNode& root, const Phase& phase, workload::ModelSpec
 }
 
 LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides, const Phase& phase) {
-  Diagnostics diagnostics;
+  util::Diagnostics diagnostics;
   const ConfigNode root = load_document(source, FileKind::model, overrides, diagnostics);
   ModelReader reader(diagnostics);
   LoadedModel loaded;
@@ -540,7 +540,7 @@ LoadedModel load_model(const DocumentSource& source, const std::vector<std::stri
   for (const workload::NetworkError& error : build.errors) {
     const auto& layer_origin = reader.origins()[error.spec_index];
     const auto field = layer_origin.fields.find(error.field);
-    const SourceLocation location = field != layer_origin.fields.end() ? field->second : layer_origin.location;
+    const util::SourceLocation location = field != layer_origin.fields.end() ? field->second : layer_origin.location;
     const std::string path = error.field.empty() ? layer_origin.path : join_key_path(layer_origin.path, error.field);
     const std::string instance = layer_origin.in_block ? "in " + loaded.spec.layers[error.spec_index].name + ": " : "";
     diagnostics.error(location, path, instance + error.message);

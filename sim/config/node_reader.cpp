@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "workload/utf8.h"
+#include "util/utf8.h"
 
 namespace reusesim::config {
 
@@ -59,7 +59,7 @@ std::vector<std::string> ParameterScope::names() const {
 }
 
 std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::string& path, IntegerRange range,
-                                         const ParameterScope* scope, Diagnostics& diagnostics) {
+                                         const ParameterScope* scope, util::Diagnostics& diagnostics) {
   if (!node.is_scalar()) {
     diagnostics.error(node.location, path, "expected " + describe_range(range) + ", got " + node.describe());
     return std::nullopt;
@@ -72,8 +72,8 @@ std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::stri
     if (found == nullptr && scope != nullptr && scope->is_invalid(name)) return std::nullopt;
     if (found == nullptr) {
       const std::vector<std::string> known = scope != nullptr ? scope->names() : std::vector<std::string>{};
-      std::string hint = did_you_mean(name, known);
-      if (!hint.empty()) hint = " (did you mean \"$" + closest_match(name, known) + "\"?)";
+      std::string hint = util::did_you_mean(name, known);
+      if (!hint.empty()) hint = " (did you mean \"$" + util::closest_match(name, known) + "\"?)";
       diagnostics.error(node.location, path, "unknown parameter \"" + node.scalar + "\"" + hint);
       return std::nullopt;
     }
@@ -113,7 +113,7 @@ std::string join_words(const std::vector<std::string>& words) {
   return text;
 }
 
-std::optional<std::string> read_string(const ConfigNode& node, const std::string& path, Diagnostics& diagnostics) {
+std::optional<std::string> read_string(const ConfigNode& node, const std::string& path, util::Diagnostics& diagnostics) {
   if (!node.is_scalar() || node.scalar.empty()) {
     diagnostics.error(node.location, path, "expected a non-empty string, got " + node.describe());
     return std::nullopt;
@@ -122,17 +122,17 @@ std::optional<std::string> read_string(const ConfigNode& node, const std::string
 }
 
 std::optional<std::string> read_choice(const ConfigNode& node, const std::string& path,
-                                       const std::vector<std::string>& choices, Diagnostics& diagnostics) {
+                                       const std::vector<std::string>& choices, util::Diagnostics& diagnostics) {
   if (node.is_scalar() && std::find(choices.begin(), choices.end(), node.scalar) != choices.end()) {
     return node.scalar;
   }
-  const std::string hint = node.is_scalar() ? did_you_mean(node.scalar, choices) : "";
+  const std::string hint = node.is_scalar() ? util::did_you_mean(node.scalar, choices) : "";
   diagnostics.error(node.location, path,
                     "expected one of " + join_words(choices) + ", got " + node.describe() + hint);
   return std::nullopt;
 }
 
-std::vector<std::string> read_string_list(const ConfigNode& node, const std::string& path, Diagnostics& diagnostics) {
+std::vector<std::string> read_string_list(const ConfigNode& node, const std::string& path, util::Diagnostics& diagnostics) {
   std::vector<std::string> values;
   if (node.is_scalar()) {
     if (auto value = read_string(node, path, diagnostics)) values.push_back(*value);
@@ -151,7 +151,7 @@ std::vector<std::string> read_string_list(const ConfigNode& node, const std::str
 }
 
 std::vector<std::int64_t> read_integer_list(const ConfigNode& node, const std::string& path, IntegerRange range,
-                                            const ParameterScope* scope, Diagnostics& diagnostics) {
+                                            const ParameterScope* scope, util::Diagnostics& diagnostics) {
   std::vector<std::int64_t> values;
   if (node.is_scalar()) {
     if (auto value = read_integer(node, path, range, scope, diagnostics)) values.push_back(*value);
@@ -170,7 +170,7 @@ std::vector<std::int64_t> read_integer_list(const ConfigNode& node, const std::s
   return values;
 }
 
-MapReader::MapReader(const ConfigNode& node, std::string path, Diagnostics& diagnostics)
+MapReader::MapReader(const ConfigNode& node, std::string path, util::Diagnostics& diagnostics)
     : node_(node), path_(std::move(path)), diagnostics_(diagnostics), valid_(node.is_map()) {
   if (!valid_) diagnostics_.error(node.location, path_, "expected a mapping (key: value lines), got " + node.describe());
 }
@@ -259,14 +259,14 @@ namespace {
 
 // Names head table rows and CSV cells, one line each: a line break or tab in one splits a row.
 std::optional<std::string> checked_name(std::optional<std::string> name, const ConfigNode& node, const std::string& path,
-                                        Diagnostics& diagnostics) {
+                                        util::Diagnostics& diagnostics) {
   if (!name) return name;
   const auto control = std::find_if(name->begin(), name->end(), [](char c) {
     return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
   });
   if (control == name->end()) return name;
   diagnostics.error(node.location, path,
-                    "a name is one line of printable text; this one holds " + workload::describe_byte(*control) +
+                    "a name is one line of printable text; this one holds " + util::describe_byte(*control) +
                         ", a control character");
   return std::nullopt;
 }
@@ -303,7 +303,7 @@ void MapReader::finish() {
   for (const ConfigEntry& entry : node_.entries) {
     if (std::find(allowed_.begin(), allowed_.end(), entry.key) != allowed_.end()) continue;
     diagnostics_.error(entry.key_location, child_path(entry.key),
-                       "unknown key" + did_you_mean(entry.key, allowed_));
+                       "unknown key" + util::did_you_mean(entry.key, allowed_));
   }
 }
 

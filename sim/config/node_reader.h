@@ -46,12 +46,12 @@ struct NumberRange {
 // reports every other key as unknown, with a "did you mean" hint from the allowed ones.
 class MapReader {
  public:
-  MapReader(const ConfigNode& node, std::string path, Diagnostics& diagnostics);
+  MapReader(const ConfigNode& node, std::string path, util::Diagnostics& diagnostics);
 
   bool valid() const { return valid_; }
   const std::string& path() const { return path_; }
-  const SourceLocation& location() const { return node_.location; }
-  Diagnostics& diagnostics() const { return diagnostics_; }
+  const util::SourceLocation& location() const { return node_.location; }
+  util::Diagnostics& diagnostics() const { return diagnostics_; }
   std::string child_path(const std::string& key) const;
 
   // The value under key, or nullptr (after reporting "missing required key" for required()).
@@ -82,22 +82,22 @@ class MapReader {
  private:
   const ConfigNode& node_;
   std::string path_;
-  Diagnostics& diagnostics_;
+  util::Diagnostics& diagnostics_;
   bool valid_;
   std::vector<std::string> allowed_;
 };
 
 // Scalar conversions for values that are not directly under a MapReader (list items).
 std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::string& path, IntegerRange range,
-                                         const ParameterScope* scope, Diagnostics& diagnostics);
-std::optional<std::string> read_string(const ConfigNode& node, const std::string& path, Diagnostics& diagnostics);
+                                         const ParameterScope* scope, util::Diagnostics& diagnostics);
+std::optional<std::string> read_string(const ConfigNode& node, const std::string& path, util::Diagnostics& diagnostics);
 std::optional<std::string> read_choice(const ConfigNode& node, const std::string& path,
-                                       const std::vector<std::string>& choices, Diagnostics& diagnostics);
+                                       const std::vector<std::string>& choices, util::Diagnostics& diagnostics);
 // A list of strings; a single scalar counts as a list of one.
-std::vector<std::string> read_string_list(const ConfigNode& node, const std::string& path, Diagnostics& diagnostics);
+std::vector<std::string> read_string_list(const ConfigNode& node, const std::string& path, util::Diagnostics& diagnostics);
 // A list of integers; a single scalar counts as a list of one. Empty lists are an error.
 std::vector<std::int64_t> read_integer_list(const ConfigNode& node, const std::string& path, IntegerRange range,
-                                            const ParameterScope* scope, Diagnostics& diagnostics);
+                                            const ParameterScope* scope, util::Diagnostics& diagnostics);
 
 std::string join_key_path(const std::string& parent, const std::string& key);
 // "a, b, c".

@@ -30,8 +30,8 @@ std::string relative_to(const std::string& origin, const std::string& path) {
 }
 
 // Problems inside a file the run names keep their own file:line:col.
-void adopt(const InputError& error, Diagnostics& diagnostics) {
-  for (const Diagnostic& diagnostic : error.diagnostics()) {
+void adopt(const util::InputError& error, util::Diagnostics& diagnostics) {
+  for (const util::Diagnostic& diagnostic : error.diagnostics()) {
     diagnostics.error(diagnostic.location, diagnostic.key_path, diagnostic.message);
   }
 }
@@ -47,13 +47,13 @@ std::vector<std::string> read_files(MapReader& reader, const std::string& key, c
 }
 
 void check_selection(const RunModel& model, const workload::Network& network, const ConfigNode& item,
-                     const std::string& path, Diagnostics& diagnostics) {
+                     const std::string& path, util::Diagnostics& diagnostics) {
   std::vector<std::string> names;
   for (const workload::NetworkLayer& layer : network.layers) names.push_back(layer.spec.name);
   for (const std::string& layer : model.layers) {
     if (std::find(names.begin(), names.end(), layer) == names.end()) {
       diagnostics.error(item.find("layers")->location, join_key_path(path, "layers"),
-                        "model " + network.name + " has no layer \"" + layer + "\"" + did_you_mean(layer, names));
+                        "model " + network.name + " has no layer \"" + layer + "\"" + util::did_you_mean(layer, names));
     }
   }
   if (workload::select_layers(network, model.layers, model.layer_types).empty()) {
@@ -64,7 +64,7 @@ void check_selection(const RunModel& model, const workload::Network& network, co
 // phase, sequence and context of a model entry: the lengths as lists, each of them once, and only
 // the one the phase takes.
 void read_phase(MapReader& reader, RunModel& model) {
-  Diagnostics& diagnostics = reader.diagnostics();
+  util::Diagnostics& diagnostics = reader.diagnostics();
   model.phase = reader.choice_or("phase", "", {"prefill", "decode"});
   const auto read_lengths = [&](const std::string& key) {
     std::vector<std::int64_t> lengths;
@@ -99,7 +99,7 @@ void read_phase(MapReader& reader, RunModel& model) {
 
 // Every phase the entry asks for must build: a sequence model within its max_sequence, attention
 // with a KV cache to decode. Problems are reported where the entry gives the length.
-void check_phases(const RunModel& model, const ConfigNode& item, const std::string& path, Diagnostics& diagnostics) {
+void check_phases(const RunModel& model, const ConfigNode& item, const std::string& path, util::Diagnostics& diagnostics) {
   const bool decode = model.phase == "decode";
   const std::string key = decode ? "context" : model.sequences.empty() ? "phase" : "sequence";
   const ConfigNode* where = item.find(key);
@@ -107,13 +107,13 @@ void check_phases(const RunModel& model, const ConfigNode& item, const std::stri
   for (const Phase& phase : model.phases()) {
     try {
       load_model_file(model.model_file, {}, phase);
-    } catch (const InputError& error) {
+    } catch (const util::InputError& error) {
       const std::string with = decode ? "with context " + std::to_string(phase.decode_context)
                                : phase.sequence > 0 ? "with sequence " + std::to_string(phase.sequence)
                                                     : "with phase " + model.phase;
       // The problems are the phase's (located at run's --sequence or --context, or the model's
       // input): the message, without a location that is not in the run file.
-      for (const Diagnostic& problem : error.diagnostics()) {
+      for (const util::Diagnostic& problem : error.diagnostics()) {
         diagnostics.error(where->location, join_key_path(path, key), with + ": " + problem.message);
       }
     }
@@ -121,7 +121,7 @@ void check_phases(const RunModel& model, const ConfigNode& item, const std::stri
 }
 
 RunModel read_run_model(const ConfigNode& item, const std::string& path, const std::string& origin,
-                        Diagnostics& diagnostics) {
+                        util::Diagnostics& diagnostics) {
   RunModel model;
   MapReader reader(item, path, diagnostics);
   if (!reader.valid()) return model;
@@ -137,7 +137,7 @@ RunModel read_run_model(const ConfigNode& item, const std::string& path, const s
     for (const std::string& type : read_string_list(*types, types_path, diagnostics)) {
       if (!workload::layer_type_from_name(type)) {
         diagnostics.error(types->location, types_path,
-                          "unknown layer type \"" + type + "\"" + did_you_mean(type, workload::layer_type_names()));
+                          "unknown layer type \"" + type + "\"" + util::did_you_mean(type, workload::layer_type_names()));
       }
       model.layer_types.push_back(type);
     }
@@ -173,7 +173,7 @@ RunModel read_run_model(const ConfigNode& item, const std::string& path, const s
     if (const std::string problem = workload::backward_problem(loaded.network); mode == "train" && !problem.empty()) {
       diagnostics.error(item.location, path, "mode: train: model " + loaded.network.name + ": " + problem);
     }
-  } catch (const InputError& error) {
+  } catch (const util::InputError& error) {
     adopt(error, diagnostics);
     return model;
   }
@@ -181,7 +181,7 @@ RunModel read_run_model(const ConfigNode& item, const std::string& path, const s
   return model;
 }
 
-std::vector<SweepAxis> read_sweep(const ConfigNode& node, Diagnostics& diagnostics) {
+std::vector<SweepAxis> read_sweep(const ConfigNode& node, util::Diagnostics& diagnostics) {
   std::vector<SweepAxis> sweep;
   MapReader reader(node, "sweep", diagnostics);
   if (!reader.valid()) return sweep;
@@ -215,7 +215,7 @@ std::vector<SweepAxis> read_sweep(const ConfigNode& node, Diagnostics& diagnosti
 }
 
 // Every sweep value must give a valid accelerator; report a bad one where the run file gives it.
-void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, Diagnostics& diagnostics) {
+void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, util::Diagnostics& diagnostics) {
   for (const SweepAxis& axis : run.sweep) {
     const ConfigNode& values = *sweep_node.find(axis.key_path);
     for (std::size_t i = 0; i < axis.values.size(); ++i) {
@@ -223,10 +223,10 @@ void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, Diagnostics& 
       for (const std::string& file : run.accelerator_files) {
         try {
           load_accelerator_file(file, {assignment});
-        } catch (const InputError& error) {
-          for (const Diagnostic& problem : error.diagnostics()) {
+        } catch (const util::InputError& error) {
+          for (const util::Diagnostic& problem : error.diagnostics()) {
             diagnostics.error(values.items[i].location, join_key_path("sweep", axis.key_path),
-                              "with " + assignment + " on " + file + ": " + format_diagnostic(problem));
+                              "with " + assignment + " on " + file + ": " + util::format_diagnostic(problem));
           }
         }
       }
@@ -238,7 +238,7 @@ void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, Diagnostics& 
 // name already taken (the same file listed again, or another file's `name:`) is reported where the
 // run file lists it. `names` are the files' accelerator names, one per item of `list`.
 void check_distinct_names(const std::vector<std::string>& files, const std::vector<std::string>& names,
-                          const ConfigNode& list, Diagnostics& diagnostics) {
+                          const ConfigNode& list, util::Diagnostics& diagnostics) {
   if (!list.is_sequence() || list.items.size() != names.size()) return;
   for (std::size_t second = 0; second < names.size(); ++second) {
     for (std::size_t first = 0; first < second; ++first) {
@@ -257,7 +257,7 @@ void check_distinct_names(const std::vector<std::string>& files, const std::vect
 
 // False (reported at `where`) when the run makes more than kMaxJobs jobs.
 bool check_job_count(const RunSpec& run, const ConfigNode* where, const std::string& where_path,
-                     Diagnostics& diagnostics) {
+                     util::Diagnostics& diagnostics) {
   const auto cap = [](std::size_t n) { return static_cast<std::int64_t>(std::min<std::size_t>(n, kSaturated)); };
   const auto times = [](std::int64_t a, std::int64_t b) { return std::min(a * b, kSaturated); };
   std::int64_t combinations = 1, batches = 0;
@@ -277,7 +277,7 @@ bool check_job_count(const RunSpec& run, const ConfigNode* where, const std::str
   return false;
 }
 
-RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics& diagnostics) {
+RunSpec read_run(const ConfigNode& root, const std::string& origin, util::Diagnostics& diagnostics) {
   RunSpec run;
   MapReader reader(root, "", diagnostics);
   if (!reader.valid()) return run;
@@ -302,7 +302,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
   for (const std::string& file : run.accelerator_files) {
     try {
       names.push_back(load_accelerator_file(file).name);
-    } catch (const InputError& error) {
+    } catch (const util::InputError& error) {
       adopt(error, diagnostics);
     }
   }
@@ -316,7 +316,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, Diagnostics&
 }
 
 RunSpec load_run(const DocumentSource& source, const std::vector<std::string>& overrides) {
-  Diagnostics diagnostics;
+  util::Diagnostics diagnostics;
   const ConfigNode root = load_document(source, FileKind::run, overrides, diagnostics);
   RunSpec run = read_run(root, source.origin, diagnostics);
   diagnostics.throw_if_any();

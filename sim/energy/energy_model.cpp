@@ -9,18 +9,18 @@ double DramEnergy::total_pj() const {
          io_pj;
 }
 
-DramCommandEnergy dram_command_energy(const hw::DramSpec& dram) {
-  const hw::DramPowerSpec& power = *dram.power;
-  const hw::DramTiming& t = dram.timing;
+DramCommandEnergy dram_command_energy(const spec::DramSpec& dram) {
+  const spec::DramPowerSpec& power = *dram.power;
+  const spec::DramTiming& t = dram.timing;
   // A scheduled channel's bus is carried by this many devices (half of one for an HBM pseudo-channel).
   const double devices = static_cast<double>(dram.channel_bus_bits()) / static_cast<double>(power.device_width_bits);
   const double burst_cycles = static_cast<double>(t.burst_length) / 2.0;
   // mA x V x ns = pJ. Per-bank refresh refreshes one bank of the rank's: its share of an all-bank one.
   const double refreshed_fraction =
-      dram.controller.refresh == hw::RefreshMode::per_bank ? 1.0 / static_cast<double>(dram.bank_groups * dram.banks_per_group)
+      dram.controller.refresh == spec::RefreshMode::per_bank ? 1.0 / static_cast<double>(dram.bank_groups * dram.banks_per_group)
                                                            : 1.0;
   DramCommandEnergy e;
-  for (const hw::DramPowerRail& rail : power.rails) {
+  for (const spec::DramPowerRail& rail : power.rails) {
     const double scale = rail.volts * t.tck_ns * devices;  // pJ per mA-clock
     e.activate_pj += (rail.idd0 - rail.idd3n) * static_cast<double>(t.tras) * scale;
     e.precharge_pj += (rail.idd0 - rail.idd2n) * static_cast<double>(t.trc - t.tras) * scale;
@@ -36,7 +36,7 @@ DramCommandEnergy dram_command_energy(const hw::DramSpec& dram) {
   return e;
 }
 
-DramEnergy dram_energy(const hw::DramSpec& dram, const hw::DramChannelStats& counters, double memory_cycles,
+DramEnergy dram_energy(const spec::DramSpec& dram, const results::DramChannelStats& counters, double memory_cycles,
                        std::int64_t channels) {
   const DramCommandEnergy e = dram_command_energy(dram);
   const auto count = [](std::int64_t n) { return static_cast<double>(n); };
@@ -58,12 +58,12 @@ DramEnergy dram_energy(const hw::DramSpec& dram, const hw::DramChannelStats& cou
 namespace {
 
 // log-log interpolation through the curve's points (extrapolated from the end segments).
-double curve_pj(const std::vector<hw::SramEnergyPoint>& curve, double kib) {
+double curve_pj(const std::vector<spec::SramEnergyPoint>& curve, double kib) {
   if (curve.size() == 1) return curve.front().pj_per_64_bits;
   std::size_t upper = 1;
   while (upper + 1 < curve.size() && kib > curve[upper].kib) ++upper;
-  const hw::SramEnergyPoint& a = curve[upper - 1];
-  const hw::SramEnergyPoint& b = curve[upper];
+  const spec::SramEnergyPoint& a = curve[upper - 1];
+  const spec::SramEnergyPoint& b = curve[upper];
   const double slope = std::log(b.pj_per_64_bits / a.pj_per_64_bits) / std::log(b.kib / a.kib);
   return a.pj_per_64_bits * std::exp(slope * std::log(kib / a.kib));
 }
@@ -72,23 +72,23 @@ double kib_of(std::int64_t bytes) { return static_cast<double>(bytes) / 1024.0; 
 
 }  // namespace
 
-double sram_access_pj(const hw::TechnologySpec& technology, double kib, std::int64_t bits, bool is_write) {
+double sram_access_pj(const spec::TechnologySpec& technology, double kib, std::int64_t bits, bool is_write) {
   return curve_pj(is_write ? technology.sram_write : technology.sram_read, kib) * static_cast<double>(bits) / 64.0;
 }
 
-double mac_pj(const hw::AcceleratorSpec& accelerator) {
-  const hw::TechnologySpec& technology = *accelerator.technology;
+double mac_pj(const spec::AcceleratorSpec& accelerator) {
+  const spec::TechnologySpec& technology = *accelerator.technology;
   const std::string& operand = accelerator.compute.operand_type;
   return technology.multiply_pj.at(operand) +
-         technology.add_pj.at(hw::accumulator_type(operand, accelerator.accumulators.bits));
+         technology.add_pj.at(spec::accumulator_type(operand, accelerator.accumulators.bits));
 }
 
-EnergyBreakdown layer_energy(const hw::AcceleratorSpec& accelerator, const hw::LayerResult& layer) {
-  const hw::TechnologySpec& technology = *accelerator.technology;
+EnergyBreakdown layer_energy(const spec::AcceleratorSpec& accelerator, const results::LayerResult& layer) {
+  const spec::TechnologySpec& technology = *accelerator.technology;
   EnergyBreakdown energy;
   const auto count = [](std::int64_t n) { return static_cast<double>(n); };
   for (std::size_t i = 0; i < layer.sram_words.size() && i < accelerator.sram.buffers.size(); ++i) {
-    const hw::SramBufferSpec& buffer = accelerator.sram.buffers[i];
+    const spec::SramBufferSpec& buffer = accelerator.sram.buffers[i];
     const double bank_kib = kib_of(buffer.capacity_bytes) / count(buffer.banks);
     const std::int64_t word_bits = buffer.bank_width_bytes * 8;
     energy.sram_pj += count(layer.sram_words[i].read_words) * sram_access_pj(technology, bank_kib, word_bits, false) +
@@ -109,21 +109,21 @@ EnergyBreakdown layer_energy(const hw::AcceleratorSpec& accelerator, const hw::L
                             chip.array_um2 * technology.logic_leakage_uw_per_um2;
   energy.static_pj = leakage_uw * layer.seconds * 1e6;  // µW x s = µJ = 1e6 pJ
   if (!accelerator.dram.ideal) {
-    const hw::DramSpec& dram = accelerator.dram;
+    const spec::DramSpec& dram = accelerator.dram;
     energy.dram = dram_energy(dram, layer.dram.counters, layer.seconds / (dram.timing.tck_ns * 1e-9),
                               dram.scheduled_channels());
   }
   return energy;
 }
 
-AreaBreakdown area(const hw::AcceleratorSpec& accelerator) {
-  const hw::TechnologySpec& technology = *accelerator.technology;
+AreaBreakdown area(const spec::AcceleratorSpec& accelerator) {
+  const spec::TechnologySpec& technology = *accelerator.technology;
   const std::string& operand = accelerator.compute.operand_type;
   AreaBreakdown result;
   result.array_um2 = static_cast<double>(accelerator.compute.macs_per_cycle()) *
                      (technology.multiply_area_um2.at(operand) +
-                      technology.add_area_um2.at(hw::accumulator_type(operand, accelerator.accumulators.bits)));
-  for (const hw::SramBufferSpec& buffer : accelerator.sram.buffers) {
+                      technology.add_area_um2.at(spec::accumulator_type(operand, accelerator.accumulators.bits)));
+  for (const spec::SramBufferSpec& buffer : accelerator.sram.buffers) {
     result.sram_um2 += kib_of(buffer.capacity_bytes) * technology.sram_area_um2_per_kib;
   }
   result.accumulator_um2 = kib_of(accelerator.accumulators.capacity_bytes) * technology.sram_area_um2_per_kib;

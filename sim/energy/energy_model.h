@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "hw/accelerator.h"
-#include "hw/accelerator_spec.h"
-#include "hw/dram_stats.h"
+#include "results/dram_stats.h"
+#include "results/layer_result.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::energy {
 
@@ -34,11 +34,11 @@ struct DramCommandEnergy {
   double active_standby_pj_per_cycle = 0, precharged_standby_pj_per_cycle = 0;  // per rank-clock
   double io_read_pj_per_burst = 0, io_write_pj_per_burst = 0;
 };
-DramCommandEnergy dram_command_energy(const hw::DramSpec& dram);
+DramCommandEnergy dram_command_energy(const spec::DramSpec& dram);
 
 // The energy of `counters` (one channel's, or several channels' added up) over `memory_cycles`
 // memory clocks of each of `channels` scheduled channels. `dram` must have a power block.
-DramEnergy dram_energy(const hw::DramSpec& dram, const hw::DramChannelStats& counters, double memory_cycles,
+DramEnergy dram_energy(const spec::DramSpec& dram, const results::DramChannelStats& counters, double memory_cycles,
                        std::int64_t channels);
 
 // A layer's (or a TOTAL's) energy by component, pJ.
@@ -55,13 +55,13 @@ struct EnergyBreakdown {
 
 // Energy of `layer` on `accelerator`, which must have a technology (and a DRAM power block unless
 // its memory is ideal): the loaders guarantee both when `technology` is set.
-EnergyBreakdown layer_energy(const hw::AcceleratorSpec& accelerator, const hw::LayerResult& layer);
+EnergyBreakdown layer_energy(const spec::AcceleratorSpec& accelerator, const results::LayerResult& layer);
 
 // pJ of one access of `bits` to an SRAM array of `kib` KiB, reading or writing (the technology's
 // curves, interpolated in log-log).
-double sram_access_pj(const hw::TechnologySpec& technology, double kib, std::int64_t bits, bool is_write);
+double sram_access_pj(const spec::TechnologySpec& technology, double kib, std::int64_t bits, bool is_write);
 // pJ of one MAC: the operand type's multiply and the accumulator type's add.
-double mac_pj(const hw::AcceleratorSpec& accelerator);
+double mac_pj(const spec::AcceleratorSpec& accelerator);
 
 struct AreaBreakdown {
   double array_um2 = 0;        // multipliers and adders, one of each per MAC unit
@@ -69,6 +69,6 @@ struct AreaBreakdown {
   double accumulator_um2 = 0;  // the accumulator storage, as SRAM
   double total_mm2() const { return (array_um2 + sram_um2 + accumulator_um2) / 1e6; }
 };
-AreaBreakdown area(const hw::AcceleratorSpec& accelerator);
+AreaBreakdown area(const spec::AcceleratorSpec& accelerator);
 
 }  // namespace reusesim::energy

@@ -6,8 +6,8 @@
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 #include "fuzz/fuzz_support.h"
-#include "hw/dram_address.h"
-#include "hw/dram_timing.h"
+#include "timing/dram_address.h"
+#include "timing/dram_timing.h"
 
 using namespace reusesim;
 
@@ -38,11 +38,11 @@ layers:
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::accept_bad_input([&] {
     // Relative preset paths are found next to the shipped accelerators.
-    const hw::AcceleratorSpec spec =
+    const spec::AcceleratorSpec spec =
         config::load_accelerator_text(fuzz::input_text(data, size), fuzz::source_path("configs/fuzz.yaml"));
-    const hw::DramAddressMapper mapper(spec.dram);
+    const timing::DramAddressMapper mapper(spec.dram);
     mapper.decode(~std::uint64_t{0});
-    const hw::DramTimingState timing(spec.dram);
+    const timing::DramTimingState timing(spec.dram);
     for (const std::int64_t batch : {1, 3}) fuzz::map_network(tiny_network(), batch, spec);
   });
   return 0;

@@ -4,20 +4,20 @@
 
 #include "config/accelerator_loader.h"
 #include "fuzz/fuzz_support.h"
-#include "hw/dram_timing.h"
-#include "hw/traffic_patterns.h"
+#include "timing/dram_timing.h"
+#include "timing/traffic_patterns.h"
 
 using namespace reusesim;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::accept_bad_input([&] {
     // Relative preset paths are found among the shipped presets.
-    const hw::DramSpec spec =
+    const spec::DramSpec spec =
         config::load_dram_text(fuzz::input_text(data, size), fuzz::source_path("configs/dram/fuzz.yaml"));
-    const hw::DramAddressMapper mapper(spec);
-    const hw::DramTimingState timing(spec);
-    for (const std::string& pattern : hw::traffic_pattern_names()) {
-      for (const hw::MemoryRequest& request : hw::make_traffic_pattern(pattern, 16, mapper.burst_bytes(), spec, mapper)) {
+    const timing::DramAddressMapper mapper(spec);
+    const timing::DramTimingState timing(spec);
+    for (const std::string& pattern : timing::traffic_pattern_names()) {
+      for (const timing::MemoryRequest& request : timing::make_traffic_pattern(pattern, 16, mapper.burst_bytes(), spec, mapper)) {
         mapper.decode(request.address);
         mapper.bytes_to_run_end(request.address);
       }

@@ -4,15 +4,15 @@
 #include "config/accelerator_loader.h"
 #include "config/dram_trace_loader.h"
 #include "fuzz/fuzz_support.h"
-#include "hw/dram_address.h"
+#include "timing/dram_address.h"
 
 using namespace reusesim;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const hw::DramAddressMapper mapper(config::load_dram("ddr4-2400"));
+  static const timing::DramAddressMapper mapper(config::load_dram("ddr4-2400"));
   fuzz::accept_bad_input([&] {
     // memtest's default --request-bytes.
-    for (const hw::MemoryRequest& request : config::load_dram_trace_text(fuzz::input_text(data, size), "requests.trace", 64)) {
+    for (const timing::MemoryRequest& request : config::load_dram_trace_text(fuzz::input_text(data, size), "requests.trace", 64)) {
       mapper.decode(request.address);
       mapper.bytes_to_run_end(request.address);
     }

@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     if (small_enough_to_map(model.network)) {
-      static const hw::AcceleratorSpec small = config::load_accelerator_file(fuzz::source_path("configs/small.yaml"));
+      static const spec::AcceleratorSpec small = config::load_accelerator_file(fuzz::source_path("configs/small.yaml"));
       fuzz::map_network(model.network, 1, small);
     }
   });

@@ -8,10 +8,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "config/diagnostics.h"
-#include "hw/accelerator_spec.h"
 #include "mapping/mapper.h"
-#include "mapping/program_text.h"
+#include "program/program_text.h"
+#include "spec/accelerator_spec.h"
+#include "util/checked_math.h"
+#include "util/diagnostics.h"
 #include "workload/shape.h"
 
 namespace reusesim::fuzz {
@@ -35,15 +36,15 @@ template <typename Body>
 void accept_bad_input(Body&& body) {
   try {
     body();
-  } catch (const config::InputError&) {
+  } catch (const util::InputError&) {
   } catch (const mapping::MappingError&) {
-  } catch (const mapping::ProgramFormatError&) {
-  } catch (const workload::CountOverflow&) {
+  } catch (const program::ProgramFormatError&) {
+  } catch (const util::CountOverflow&) {
   }
 }
 
 // Maps every layer at `batch`, as `reusesim run` does before it replays.
-inline void map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator) {
+inline void map_network(const workload::Network& network, std::int64_t batch, const spec::AcceleratorSpec& accelerator) {
   mapping::map_network(network, batch, accelerator);
 }
 

@@ -6,33 +6,33 @@
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
 #include "hw/systemc_compat.h"
-#include "mapping/mapper.h"
+#include "timing/array_timing.h"
 
 namespace reusesim::hw {
 
 namespace {
 
-TensorKind kind_of(mapping::TensorRole role) {
+spec::TensorKind kind_of(program::TensorRole role) {
   switch (role) {
-    case mapping::TensorRole::weights: return TensorKind::weights;
-    case mapping::TensorRole::outputs: return TensorKind::outputs;
-    default: return TensorKind::inputs;
+    case program::TensorRole::weights: return spec::TensorKind::weights;
+    case program::TensorRole::outputs: return spec::TensorKind::outputs;
+    default: return spec::TensorKind::inputs;
   }
 }
 
-StallCause load_cause(mapping::TensorRole role) {
-  return role == mapping::TensorRole::weights ? StallCause::weights : StallCause::inputs;
+StallCause load_cause(program::TensorRole role) {
+  return role == program::TensorRole::weights ? StallCause::weights : StallCause::inputs;
 }
 
 // Load DMA tags: weights, and everything else a load brings (inputs, state, partial sums).
 constexpr int kWeightTag = 0;
 constexpr int kInputTag = 1;
-int load_tag(mapping::TensorRole role) { return role == mapping::TensorRole::weights ? kWeightTag : kInputTag; }
+int load_tag(program::TensorRole role) { return role == program::TensorRole::weights ? kWeightTag : kInputTag; }
 
 // Picoseconds times bytes does not fit 64 bits.
 __extension__ using Wide = unsigned __int128;
 
-std::unique_ptr<Memory> make_memory(const DramSpec& spec) {
+std::unique_ptr<Memory> make_memory(const spec::DramSpec& spec) {
   if (spec.ideal) return std::make_unique<IdealMemory>("memory", spec);
   return std::make_unique<DramSystem>("dram", spec);
 }
@@ -43,7 +43,7 @@ std::int64_t to_cycles(const sc_core::sc_time& time, const sc_core::sc_time& per
 
 }  // namespace
 
-Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs,
+Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
                          TimelineRecorder* timeline)
     : sc_core::sc_module(name),
       spec_(spec),
@@ -71,12 +71,12 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& sp
   SC_THREAD(store_engine);
 }
 
-SramBuffer& Accelerator::buffer_for(TensorKind kind) { return buffers_[spec_.sram.buffer_index(kind)]; }
+SramBuffer& Accelerator::buffer_for(spec::TensorKind kind) { return buffers_[spec_.sram.buffer_index(kind)]; }
 
-sc_core::sc_time Accelerator::sram_access(TensorKind kind, std::uint64_t bytes, bool is_write) {
+sc_core::sc_time Accelerator::sram_access(spec::TensorKind kind, std::uint64_t bytes, bool is_write) {
   // Exactly the program's bytes, never clamped; a step that reads nothing from a buffer costs it
   // nothing. Loads and stores fit their buffers (the mapper sizes tiles so; `replay` checks,
-  // mapping::check_programs_on); a read of more than the buffer holds re-reads it: whole passes
+  // program::check_programs_on); a read of more than the buffer holds re-reads it: whole passes
   // of the buffer, then the rest, back to back on one port.
   if (bytes == 0) return sc_core::sc_time_stamp();
   SramBuffer& buffer = buffer_for(kind);
@@ -94,7 +94,7 @@ void Accelerator::wait_for_layer(std::uint64_t& seen) {
   seen = generation_;
 }
 
-std::int32_t Accelerator::wait_for_dependencies(const mapping::Step& step) {
+std::int32_t Accelerator::wait_for_dependencies(const program::Step& step) {
   const auto all_done = [&] {
     return std::all_of(step.after.begin(), step.after.end(), [&](std::int32_t i) { return done_[static_cast<std::size_t>(i)]; });
   };
@@ -106,11 +106,11 @@ std::int32_t Accelerator::wait_for_dependencies(const mapping::Step& step) {
   return last;
 }
 
-std::int64_t Accelerator::dram_bytes(const mapping::Step& step) const {
-  return static_cast<std::int64_t>(mapping::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
+std::int64_t Accelerator::dram_bytes(const program::Step& step) const {
+  return static_cast<std::int64_t>(program::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
 }
 
-void Accelerator::record_transfer(DmaTrack track, const mapping::Step& step, const sc_core::sc_time& submitted) {
+void Accelerator::record_transfer(DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted) {
   if (timeline_ != nullptr) timeline_->transfer(track, step.tensor, submitted, sc_core::sc_time_stamp(), dram_bytes(step));
 }
 
@@ -121,15 +121,15 @@ void Accelerator::charge(StallCause cause, const sc_core::sc_time& from, const s
 }
 
 void Accelerator::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before,
-                              const mapping::Step& last_arrived) {
+                              const program::Step& last_arrived) {
   // Waiting on a store (an output slot) is output drain, on a vector step vector work. Waiting on a
   // load: the load DMA serves loads in order, the DRAM reorders requests and the stores share it,
   // so the load that arrives last may have waited behind other traffic. The wait is split between
   // weights, inputs and output drain in proportion to the bytes of each the memory delivered during
   // it, in whole picoseconds (exact; the last load's own last bytes arrive then, so there are some).
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (last_arrived.kind != mapping::StepKind::load) {
-    charge(last_arrived.kind == mapping::StepKind::store ? StallCause::output_drain : StallCause::vector, ready, now);
+  if (last_arrived.kind != program::StepKind::load) {
+    charge(last_arrived.kind == program::StepKind::store ? StallCause::output_drain : StallCause::vector, ready, now);
     return;
   }
   const MemoryProgress after = memory_progress();
@@ -160,16 +160,16 @@ void Accelerator::finish(std::int32_t index) {
   if (--remaining_ == 0) layer_done_.notify();
 }
 
-void Accelerator::transfer_engine(mapping::StepKind kind) {
+void Accelerator::transfer_engine(program::StepKind kind) {
   // Loads and stores: each step goes to its DMA engine once its dependencies are done.
-  const bool is_load = kind == mapping::StepKind::load;
+  const bool is_load = kind == program::StepKind::load;
   DmaEngine& dma = is_load ? load_dma_ : store_dma_;
   std::uint64_t seen = 0;
   while (true) {
     wait_for_layer(seen);
-    const mapping::LayerProgram& program = *program_;
+    const program::LayerProgram& program = *program_;
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
-      const mapping::Step& step = program.steps[i];
+      const program::Step& step = program.steps[i];
       if (step.kind != kind || (is_load && prefetched_[i])) continue;
       wait_for_dependencies(step);
       const auto index = static_cast<std::int32_t>(i);
@@ -177,7 +177,7 @@ void Accelerator::transfer_engine(mapping::StepKind kind) {
         read_bytes_by_role_[static_cast<int>(step.tensor)] += dram_bytes(step);
       } else {
         write_bytes_ += dram_bytes(step);
-        sram_access(TensorKind::outputs, step.bytes, false);  // read out of the output buffer
+        sram_access(spec::TensorKind::outputs, step.bytes, false);  // read out of the output buffer
       }
       const sc_core::sc_time submitted = sc_core::sc_time_stamp();
       dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, load_tag(step.tensor)},
@@ -191,11 +191,11 @@ void Accelerator::transfer_engine(mapping::StepKind kind) {
   }
 }
 
-std::int64_t Accelerator::weight_room_bytes(const mapping::LayerProgram& program) {
-  const std::size_t weight_buffer = spec_.sram.buffer_index(TensorKind::weights);
+std::int64_t Accelerator::weight_room_bytes(const program::LayerProgram& program) {
+  const std::size_t weight_buffer = spec_.sram.buffer_index(spec::TensorKind::weights);
   std::uint64_t largest = 0, second = 0;
-  for (const mapping::Step& step : program.steps) {
-    if (step.kind != mapping::StepKind::load && step.kind != mapping::StepKind::store) continue;
+  for (const program::Step& step : program.steps) {
+    if (step.kind != program::StepKind::load && step.kind != program::StepKind::store) continue;
     if (spec_.sram.buffer_index(kind_of(step.tensor)) != weight_buffer) continue;
     if (step.bytes > largest) {
       second = largest;
@@ -210,15 +210,15 @@ std::int64_t Accelerator::weight_room_bytes(const mapping::LayerProgram& program
 
 void Accelerator::prefetch_next_weights() {
   if (next_program_ == nullptr) return;
-  const std::vector<mapping::Step>& steps = next_program_->steps;
+  const std::vector<program::Step>& steps = next_program_->steps;
   prefetch_state_.assign(steps.size(), 0);
   prefetch_done_at_.assign(steps.size(), sc_core::SC_ZERO_TIME);
   const std::uint64_t owner = generation_ + 1;
   prefetch_owner_ = owner;
   std::int64_t room = prefetch_room_bytes_;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const mapping::Step& step = steps[i];
-    if (step.kind != mapping::StepKind::load || step.tensor != mapping::TensorRole::weights || !step.after.empty()) continue;
+    const program::Step& step = steps[i];
+    if (step.kind != program::StepKind::load || step.tensor != program::TensorRole::weights || !step.after.empty()) continue;
     if (static_cast<std::int64_t>(step.bytes) > room) break;
     room -= static_cast<std::int64_t>(step.bytes);
     prefetch_state_[i] = 1;
@@ -226,7 +226,7 @@ void Accelerator::prefetch_next_weights() {
     const sc_core::sc_time submitted = sc_core::sc_time_stamp();
     load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME, kWeightTag},
                      [this, index, owner, &step, submitted] {
-                       sram_access(TensorKind::weights, step.bytes, true);
+                       sram_access(spec::TensorKind::weights, step.bytes, true);
                        record_transfer(DmaTrack::load, step, submitted);
                        if (generation_ == owner) {
                          finish(index);  // its layer has started and waits for it
@@ -244,7 +244,7 @@ void Accelerator::adopt_prefetched_loads() {
   if (prefetch_owner_ != generation_ + 1 || prefetch_state_.size() != program_->steps.size()) return;
   for (std::size_t i = 0; i < prefetch_state_.size(); ++i) {
     if (prefetch_state_[i] == 0) continue;
-    const mapping::Step& step = program_->steps[i];
+    const program::Step& step = program_->steps[i];
     prefetched_[i] = true;
     const std::int64_t bytes = dram_bytes(step);
     read_bytes_by_role_[static_cast<int>(step.tensor)] += bytes;
@@ -257,19 +257,19 @@ void Accelerator::adopt_prefetched_loads() {
   }
 }
 
-void Accelerator::load_engine() { transfer_engine(mapping::StepKind::load); }
-void Accelerator::store_engine() { transfer_engine(mapping::StepKind::store); }
+void Accelerator::load_engine() { transfer_engine(program::StepKind::load); }
+void Accelerator::store_engine() { transfer_engine(program::StepKind::store); }
 
 void Accelerator::compute_engine() {
   std::uint64_t seen = 0;
   const sc_core::sc_time period = array_.clock_period();
-  const std::int64_t element_bytes = mapping::element_bytes(spec_);
+  const std::int64_t element_bytes = spec_.element_bytes();
   while (true) {
     wait_for_layer(seen);
-    const mapping::LayerProgram& program = *program_;
+    const program::LayerProgram& program = *program_;
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
-      const mapping::Step& step = program.steps[i];
-      if (step.kind != mapping::StepKind::compute && step.kind != mapping::StepKind::vector) continue;
+      const program::Step& step = program.steps[i];
+      if (step.kind != program::StepKind::compute && step.kind != program::StepKind::vector) continue;
       const sc_core::sc_time ready = sc_core::sc_time_stamp();
       const MemoryProgress before = memory_progress();
       const std::int32_t last = wait_for_dependencies(step);
@@ -278,19 +278,19 @@ void Accelerator::compute_engine() {
       }
       // Operands come out of SRAM while the array runs; the slower of the two sets the pace.
       sc_core::sc_time sram_done = sc_core::sc_time_stamp();
-      if (step.kind == mapping::StepKind::compute) {
+      if (step.kind == program::StepKind::compute) {
         const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * element_bytes);
-        sram_done = std::max(sram_done, sram_access(step.stationary_in_inputs ? TensorKind::inputs : TensorKind::weights,
+        sram_done = std::max(sram_done, sram_access(step.stationary_in_inputs ? spec::TensorKind::inputs : spec::TensorKind::weights,
                                                     weight_bytes, false));
-        sram_done = std::max(sram_done, sram_access(TensorKind::inputs, step.bytes - weight_bytes, false));
+        sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes - weight_bytes, false));
       } else {
-        sram_done = std::max(sram_done, sram_access(TensorKind::inputs, step.bytes, false));
+        sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes, false));
       }
-      const std::int64_t array_cycles = step.kind == mapping::StepKind::compute ? mapping::gemm_cycles(spec_.compute, step.gemm).cycles : 0;
+      const std::int64_t array_cycles = step.kind == program::StepKind::compute ? timing::gemm_cycles(spec_.compute, step.gemm).cycles : 0;
       const std::int64_t busy = array_.execute(step);
       const sc_core::sc_time compute_time = period * static_cast<double>(busy);
       const sc_core::sc_time duration = std::max(compute_time, sram_done - sc_core::sc_time_stamp());
-      const std::int64_t own = step.kind == mapping::StepKind::compute ? array_cycles : busy;
+      const std::int64_t own = step.kind == program::StepKind::compute ? array_cycles : busy;
       const sc_core::sc_time own_time = period * static_cast<double>(own);
       compute_busy_ += own_time;
       stall_by_cause_[static_cast<int>(StallCause::vector)] += compute_time - own_time;
@@ -298,7 +298,7 @@ void Accelerator::compute_engine() {
       if (timeline_ != nullptr) {
         // The step's own cycles first, then the fused vector work beyond them, then the SRAM's.
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        const bool is_compute = step.kind == mapping::StepKind::compute;
+        const bool is_compute = step.kind == program::StepKind::compute;
         timeline_->array_span(is_compute ? ArrayActivity::compute : ArrayActivity::vector, now, now + own_time);
         timeline_->array_span(ArrayActivity::stall_vector, now + own_time, now + compute_time);
         timeline_->array_span(ArrayActivity::stall_sram, now + compute_time, now + duration);
@@ -312,9 +312,9 @@ void Accelerator::compute_engine() {
 namespace {
 
 // The figures of what a memory did from `before` to `after`.
-DramFigures figures_since(DramChannelStats after, const DramChannelStats& before) {
+results::DramFigures figures_since(results::DramChannelStats after, const results::DramChannelStats& before) {
   after -= before;
-  return figures_of(after);
+  return results::figures_of(after);
 }
 
 }  // namespace
@@ -330,10 +330,10 @@ void Accelerator::restart_machine() {
 void Accelerator::drive() {
   const sc_core::sc_time period = array_.clock_period();
   for (std::size_t r = 0; r < runs_.size(); ++r) {
-    const LayerRun& run = runs_[r];
+    const program::LayerRun& run = runs_[r];
     if (run.starts_batch && !results_.empty()) restart_machine();
-    const DramChannelStats dram_before = memory_->total_stats();
-    const std::vector<DramChannelStats> channels_before = memory_->channel_stats();
+    const results::DramChannelStats dram_before = memory_->total_stats();
+    const std::vector<results::DramChannelStats> channels_before = memory_->channel_stats();
     if (run.starts_batch || r == 0) {
       batch_dram_before_ = dram_before;
       batch_channels_before_ = channels_before;
@@ -361,7 +361,7 @@ void Accelerator::drive() {
       sc_core::wait(layer_done_);
     }
     const sc_core::sc_time elapsed = sc_core::sc_time_stamp() - start;
-    LayerResult result;
+    results::LayerResult result;
     result.layer = run.program.layer;
     result.type = run.program.type;
     result.mapping = run.program.mapping;
@@ -391,24 +391,24 @@ void Accelerator::drive() {
     result.macs = compute.macs - compute_before.macs;
     result.vector_ops = compute.vector_ops - compute_before.vector_ops;
     result.accumulator_updates = compute.accumulator_updates - compute_before.accumulator_updates;
-    result.dram_read_weight_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::weights)];
-    result.dram_read_input_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::inputs)] +
-                                   read_bytes_by_role_[static_cast<int>(mapping::TensorRole::state)];
-    result.dram_read_kv_cache_bytes = read_bytes_by_role_[static_cast<int>(mapping::TensorRole::kv_cache)];
+    result.dram_read_weight_bytes = read_bytes_by_role_[static_cast<int>(program::TensorRole::weights)];
+    result.dram_read_input_bytes = read_bytes_by_role_[static_cast<int>(program::TensorRole::inputs)] +
+                                   read_bytes_by_role_[static_cast<int>(program::TensorRole::state)];
+    result.dram_read_kv_cache_bytes = read_bytes_by_role_[static_cast<int>(program::TensorRole::kv_cache)];
     result.dram_read_bytes = result.dram_read_weight_bytes + result.dram_read_input_bytes +
                              result.dram_read_kv_cache_bytes +
-                             read_bytes_by_role_[static_cast<int>(mapping::TensorRole::outputs)];
+                             read_bytes_by_role_[static_cast<int>(program::TensorRole::outputs)];
     result.dram_write_bytes = write_bytes_;
     result.dram_write_output_bytes = write_bytes_;
     result.prefetched_weight_bytes = prefetched_bytes_;
-    const DramChannelStats dram_after = memory_->total_stats();
-    const std::vector<DramChannelStats> channels_after = memory_->channel_stats();
+    const results::DramChannelStats dram_after = memory_->total_stats();
+    const std::vector<results::DramChannelStats> channels_after = memory_->channel_stats();
     result.dram = figures_since(dram_after, dram_before);
     for (std::size_t i = 0; i < channels_after.size(); ++i) {
       result.dram_channels.push_back(figures_since(channels_after[i], channels_before[i]));
     }
     if (r + 1 == runs_.size() || runs_[r + 1].starts_batch) {
-      BatchDram batch{figures_since(dram_after, batch_dram_before_), {}};
+      results::BatchDram batch{figures_since(dram_after, batch_dram_before_), {}};
       for (std::size_t i = 0; i < channels_after.size(); ++i) {
         batch.channels.push_back(figures_since(channels_after[i], batch_channels_before_[i]));
       }

@@ -21,95 +21,39 @@
 
 #include "hw/compute_array.h"
 #include "hw/dma_engine.h"
-#include "hw/dram_address.h"
 #include "hw/memory.h"
 #include "hw/sram_buffer.h"
 #include "hw/timeline_recorder.h"
-#include "mapping/program.h"
+#include "program/program.h"
+#include "results/layer_result.h"
+#include "timing/dram_address.h"
 
 namespace reusesim::hw {
-
-struct BatchDram {
-  DramFigures total;
-  std::vector<DramFigures> channels;
-};
-
-// Bank words one SRAM buffer read and wrote (SramStats::read_words, write_words).
-struct SramWords {
-  std::int64_t read_words = 0;
-  std::int64_t write_words = 0;
-};
-
-struct LayerResult {
-  std::string layer;
-  std::string type;
-  std::string mapping;
-  std::int64_t batch = 0;
-  std::int64_t cycles = 0;          // compute clock: from the layer's start to its last store
-  std::int64_t compute_cycles = 0;  // the array (or vector unit) busy
-  // Cycles the array waited, by cause; with compute_cycles they add up to cycles.
-  std::int64_t stall_weights = 0, stall_inputs = 0, stall_output_drain = 0, stall_sram = 0, stall_vector = 0;
-  std::int64_t macs = 0;
-  std::int64_t vector_ops = 0;
-  std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0, dram_write_output_bytes = 0;
-  std::int64_t dram_read_kv_cache_bytes = 0;  // a decode step's attention reading the earlier tokens' keys and values
-  // The layer's own DRAM traffic, whenever it moved (its weights prefetched during the layer before
-  // included), burst-widened as the channels see it: the program's bytes.
-  std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
-  std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
-  // What the memory did between the layer's start and end, whichever layer it was for: all
-  // channels, and each channel (none for an ideal memory).
-  DramFigures dram;
-  std::vector<DramFigures> dram_channels;
-  // On a batch's last layer: the same from the batch's start to its end (a batch's latency
-  // percentiles are not the layers' combined).
-  std::optional<BatchDram> batch_dram;
-  // Residency across layers (from the program): input bytes read from on-chip data, output bytes kept.
-  std::int64_t onchip_read_input_bytes = 0, onchip_kept_output_bytes = 0;
-  std::int64_t sram_read_bytes = 0, sram_write_bytes = 0;
-  std::vector<SramWords> sram_words;  // per buffer, in the accelerator's order
-  // Output elements of GEMM tiles added into the accumulators (each a read and a write of one).
-  std::int64_t accumulator_updates = 0;
-  double seconds = 0;
-
-  std::int64_t stall_cycles() const {
-    return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector;
-  }
-};
-
-struct LayerRun {
-  std::int64_t batch = 1;
-  mapping::LayerProgram program;
-  // The first layer of a batch: it starts from the machine as built (DRAM banks precharged,
-  // queues empty, refresh timers and SRAM ports restarted), so each batch's numbers depend on
-  // its own work only, as if it ran alone.
-  bool starts_batch = false;
-};
 
 class Accelerator : public sc_core::sc_module {
  public:
 
   // With a `timeline`, every module records its activity there (see hw/timeline_recorder.h).
-  Accelerator(sc_core::sc_module_name name, const AcceleratorSpec& spec, std::vector<LayerRun> runs,
+  Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
               TimelineRecorder* timeline = nullptr);
 
-  const std::vector<LayerResult>& results() const { return results_; }
+  const std::vector<results::LayerResult>& results() const { return results_; }
   // The memory's counters over the whole run.
-  DramChannelStats memory_stats() const { return memory_->total_stats(); }
+  results::DramChannelStats memory_stats() const { return memory_->total_stats(); }
   bool finished() const { return results_.size() == runs_.size(); }
 
  private:
   void drive();
-  // Waits for the next DRAM clock edge and restarts the DRAM and SRAM there (LayerRun::starts_batch).
+  // Waits for the next DRAM clock edge and restarts the DRAM and SRAM there (program::LayerRun::starts_batch).
   void restart_machine();
   void load_engine();
   void store_engine();
-  void transfer_engine(mapping::StepKind kind);
+  void transfer_engine(program::StepKind kind);
   void compute_engine();
   // Waits for the next layer; returns false never (engines live for the whole simulation).
   void wait_for_layer(std::uint64_t& seen);
   // Waits until every step `step` depends on has finished; returns the one that finished last.
-  std::int32_t wait_for_dependencies(const mapping::Step& step);
+  std::int32_t wait_for_dependencies(const program::Step& step);
   void finish(std::int32_t index);
   // Load engine, after the layer's last load: the next layer's weight loads that wait for nothing,
   // in order, as long as they fit prefetch_room_bytes_.
@@ -118,11 +62,11 @@ class Accelerator : public sc_core::sc_module {
   void adopt_prefetched_loads();
   // The weight buffer's capacity less what `program` keeps in it: its two largest transfers into
   // that buffer (a tile in use and the next one).
-  std::int64_t weight_room_bytes(const mapping::LayerProgram& program);
+  std::int64_t weight_room_bytes(const program::LayerProgram& program);
   // The DRAM bytes a load or store step moves: its burst-widened extent.
-  std::int64_t dram_bytes(const mapping::Step& step) const;
+  std::int64_t dram_bytes(const program::Step& step) const;
   // Records a finished load or store to the timeline, when there is one.
-  void record_transfer(DmaTrack track, const mapping::Step& step, const sc_core::sc_time& submitted);
+  void record_transfer(DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted);
   // Adds `from` to `to` to the stall of `cause` (and the timeline).
   void charge(StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to);
   // Bytes the memory has delivered so far: to the load DMA by role, and from the store DMA.
@@ -131,26 +75,26 @@ class Accelerator : public sc_core::sc_module {
   };
   MemoryProgress memory_progress() const;
   // Charges the array's wait from `ready` to now: see docs/mapping-and-replay.md, "Stall causes".
-  void charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, const mapping::Step& last_arrived);
-  SramBuffer& buffer_for(TensorKind kind);
-  sc_core::sc_time sram_access(TensorKind kind, std::uint64_t bytes, bool is_write);
+  void charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, const program::Step& last_arrived);
+  SramBuffer& buffer_for(spec::TensorKind kind);
+  sc_core::sc_time sram_access(spec::TensorKind kind, std::uint64_t bytes, bool is_write);
 
-  AcceleratorSpec spec_;
-  DramAddressMapper mapper_;  // the memory's address map, for the DMA engines and burst extents
+  spec::AcceleratorSpec spec_;
+  timing::DramAddressMapper mapper_;  // the memory's address map, for the DMA engines and burst extents
   std::unique_ptr<Memory> memory_;  // a DRAM system, or an ideal memory (DramSpec::ideal)
   DmaEngine load_dma_;
   DmaEngine store_dma_;
   ComputeArray array_;
   sc_core::sc_vector<SramBuffer> buffers_;
-  std::vector<LayerRun> runs_;
-  std::vector<LayerResult> results_;
+  std::vector<program::LayerRun> runs_;
+  std::vector<results::LayerResult> results_;
   // The memory's counters when the current batch started.
-  DramChannelStats batch_dram_before_;
-  std::vector<DramChannelStats> batch_channels_before_;
+  results::DramChannelStats batch_dram_before_;
+  std::vector<results::DramChannelStats> batch_channels_before_;
   TimelineRecorder* timeline_;
 
   // The layer being replayed.
-  const mapping::LayerProgram* program_ = nullptr;
+  const program::LayerProgram* program_ = nullptr;
   std::uint64_t generation_ = 0;
   std::vector<bool> done_;
   std::vector<sc_core::sc_time> finished_at_;
@@ -162,7 +106,7 @@ class Accelerator : public sc_core::sc_module {
   // Weight prefetch: the next layer's program (none at a batch's end), the room for it, and per
   // step of it 0 (not prefetched), 1 (in flight) or 2 (done at prefetch_done_at_); the generation
   // the next layer will run as.
-  const mapping::LayerProgram* next_program_ = nullptr;
+  const program::LayerProgram* next_program_ = nullptr;
   std::int64_t prefetch_room_bytes_ = 0;
   std::vector<std::int8_t> prefetch_state_;
   std::vector<sc_core::sc_time> prefetch_done_at_;

@@ -4,14 +4,14 @@
 
 namespace reusesim::hw {
 
-ComputeArray::ComputeArray(sc_core::sc_module_name name, const ComputeSpec& spec)
+ComputeArray::ComputeArray(sc_core::sc_module_name name, const spec::ComputeSpec& spec)
     : sc_core::sc_module(name), spec_(spec), period_(1000.0 / spec.clock_mhz, sc_core::SC_NS) {}
 
-std::int64_t ComputeArray::execute(const mapping::Step& step) {
-  const std::int64_t vector = mapping::vector_cycles(spec_, step.vector_ops);
+std::int64_t ComputeArray::execute(const program::Step& step) {
+  const std::int64_t vector = timing::vector_cycles(spec_, step.vector_ops);
   std::int64_t array = 0;
-  if (step.kind == mapping::StepKind::compute) {
-    array = mapping::gemm_cycles(spec_, step.gemm).cycles;
+  if (step.kind == program::StepKind::compute) {
+    array = timing::gemm_cycles(spec_, step.gemm).cycles;
     stats_.macs += step.macs;
     stats_.accumulator_updates += step.gemm.groups * step.gemm.m * step.gemm.n;
     ++stats_.tiles;

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "hw/accelerator_spec.h"
-#include "mapping/program.h"
+#include "program/program.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::hw {
 
@@ -25,17 +25,17 @@ struct ComputeStats {
 
 class ComputeArray : public sc_core::sc_module {
  public:
-  ComputeArray(sc_core::sc_module_name name, const ComputeSpec& spec);
+  ComputeArray(sc_core::sc_module_name name, const spec::ComputeSpec& spec);
 
   // Cycles a compute or vector step occupies the array (fused vector work overlaps the MACs;
   // the longer of the two counts), and records it.
-  std::int64_t execute(const mapping::Step& step);
+  std::int64_t execute(const program::Step& step);
   sc_core::sc_time clock_period() const { return period_; }
-  const ComputeSpec& spec() const { return spec_; }
+  const spec::ComputeSpec& spec() const { return spec_; }
   const ComputeStats& stats() const { return stats_; }
 
  private:
-  ComputeSpec spec_;
+  spec::ComputeSpec spec_;
   sc_core::sc_time period_;
   ComputeStats stats_;
 };

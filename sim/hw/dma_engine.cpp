@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "hw/systemc_compat.h"
-#include "mapping/program.h"
+#include "program/program.h"
 
 namespace reusesim::hw {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const DramAddressMapper& mapper, std::int64_t max_outstanding,
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapper& mapper, std::int64_t max_outstanding,
                      std::uint64_t max_request_bytes)
     : sc_core::sc_module(name),
       socket("socket"),
@@ -32,7 +32,7 @@ void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_don
   // DRAM moves whole bursts: widen the transfer to the bursts it touches.
   DmaTransfer widened = transfer;
   widened.address = transfer.address / mapper_.burst_bytes() * mapper_.burst_bytes();
-  widened.bytes = mapping::burst_extent(transfer.address, transfer.bytes, mapper_.burst_bytes());
+  widened.bytes = program::burst_extent(transfer.address, transfer.bytes, mapper_.burst_bytes());
   transfers_.push_back(Pending{widened, std::move(on_done), 0, 0});
   if (next_to_issue_ == transfers_.end()) next_to_issue_ = std::prev(transfers_.end());
   ++stats_.transfers;

@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "hw/dram_address.h"
+#include "timing/dram_address.h"
 
 namespace reusesim::hw {
 
@@ -43,7 +43,7 @@ class DmaEngine : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
 
   // `max_request_bytes` caps a request (a multiple of the burst); 0 means up to the row run.
-  DmaEngine(sc_core::sc_module_name name, const DramAddressMapper& mapper, std::int64_t max_outstanding,
+  DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapper& mapper, std::int64_t max_outstanding,
             std::uint64_t max_request_bytes);
 
   // Queues a transfer; `on_done` runs (in simulation context) when its last request completes.
@@ -68,7 +68,7 @@ class DmaEngine : public sc_core::sc_module {
                                      sc_core::sc_time& delay);
   void complete(tlm::tlm_generic_payload& payload);
 
-  const DramAddressMapper& mapper_;
+  const timing::DramAddressMapper& mapper_;
   std::int64_t max_outstanding_;
   std::uint64_t max_request_bytes_;
   std::list<Pending> transfers_;  // a list: in-flight requests point at their transfer

@@ -8,7 +8,7 @@
 
 namespace reusesim::hw {
 
-DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
+DramChannel::DramChannel(sc_core::sc_module_name name, const spec::DramSpec& spec)
     : sc_core::sc_module(name),
       socket("socket"),
       spec_(spec),
@@ -21,8 +21,8 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const DramSpec& spec)
   restart();
 }
 
-DramChannelStats DramChannel::stats() const {
-  DramChannelStats now = stats_;
+results::DramChannelStats DramChannel::stats() const {
+  results::DramChannelStats now = stats_;
   const std::int64_t cycle = now_cycle();
   for (std::size_t rank = 0; rank < open_banks_in_rank_.size(); ++rank) {
     if (open_banks_in_rank_[rank] > 0) now.active_rank_cycles += std::max<std::int64_t>(0, cycle - rank_active_since_[rank]);
@@ -49,7 +49,7 @@ void DramChannel::restart() {
   rank_active_since_.assign(static_cast<std::size_t>(spec_.ranks), 0);
   epoch_ = sc_core::sc_time_stamp();
   epoch_cycle_ = static_cast<std::int64_t>(std::llround(epoch_ / period_));
-  timing_ = DramTimingState(spec_);
+  timing_ = timing::DramTimingState(spec_);
   reads_.clear();
   writes_.clear();
   waiting_.clear();
@@ -65,9 +65,9 @@ void DramChannel::restart() {
   floor_generation_ = 0;
   candidates_valid_until_ = 0;
   // Refreshes are staggered so that ranks (or banks) do not all stop at once.
-  const RefreshMode refresh = spec_.controller.refresh;
+  const spec::RefreshMode refresh = spec_.controller.refresh;
   const std::int64_t refreshed_units =
-      refresh == RefreshMode::off ? 0 : refresh == RefreshMode::all_bank ? spec_.ranks : spec_.ranks * banks_per_rank;
+      refresh == spec::RefreshMode::off ? 0 : refresh == spec::RefreshMode::all_bank ? spec_.ranks : spec_.ranks * banks_per_rank;
   refresh_interval_ = spec_.timing.trefi;
   refresh_due_.clear();
   for (std::int64_t unit = 0; unit < refreshed_units; ++unit) {
@@ -85,12 +85,12 @@ void DramChannel::restart() {
   last_column_direction_ = -1;
   refreshes_without_progress_ = 0;
   // The scheduler may be asleep on a plan made for the old epoch: it replans now.
-  planned_wake_ = DramTimingState::kNever;
+  planned_wake_ = timing::DramTimingState::kNever;
   if (sc_core::sc_is_running()) wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 std::int64_t DramChannel::earliest_refresh_due() const {
-  return refresh_due_.empty() ? DramTimingState::kNever : *std::min_element(refresh_due_.begin(), refresh_due_.end());
+  return refresh_due_.empty() ? timing::DramTimingState::kNever : *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
 void DramChannel::record_to(TimelineRecorder& timeline) {
@@ -105,7 +105,7 @@ std::int64_t DramChannel::now_cycle() const {
   return period_ * static_cast<double>(cycles) < now ? cycles + 1 : cycles;
 }
 
-std::size_t DramChannel::bank_index(const BankTarget& bank) const {
+std::size_t DramChannel::bank_index(const timing::BankTarget& bank) const {
   return static_cast<std::size_t>((bank.rank * spec_.bank_groups + bank.bank_group) * spec_.banks_per_group + bank.bank);
 }
 
@@ -136,16 +136,16 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(tlm::tlm_generic_payload& payloa
 
 bool DramChannel::admit(tlm::tlm_generic_payload& payload, std::int64_t arrival_cycle) {
   const bool is_write = payload.is_write();
-  const DramControllerSpec& controller = spec_.controller;
+  const spec::DramControllerSpec& controller = spec_.controller;
   const std::int64_t depth = is_write ? controller.write_queue_depth : controller.read_queue_depth;
   if (transaction_queue_size(is_write) >= depth) return false;
   std::vector<Request>& queue = is_write ? writes_ : reads_;
   Request request;
   request.payload = &payload;
   request.bytes = static_cast<std::int64_t>(payload.get_data_length());
-  const DramCoordinates where = mapper_.decode(payload.get_address());
+  const timing::DramCoordinates where = mapper_.decode(payload.get_address());
   request.row = where.row;
-  request.bank = BankTarget{where.rank, where.bank_group, where.bank};
+  request.bank = timing::BankTarget{where.rank, where.bank_group, where.bank};
   request.flat_bank = bank_index(request.bank);
   request.is_write = is_write;
   request.arrival_cycle = arrival_cycle;
@@ -206,9 +206,9 @@ void DramChannel::fill_command_queues() {
 void DramChannel::update_write_drain() {
   // Watermarks: drain from `high` queued writes down to `low`. drain_all: drain when the write
   // queue is full, until it is empty. With command queues, queued means still in the write queue.
-  const DramControllerSpec& controller = spec_.controller;
+  const spec::DramControllerSpec& controller = spec_.controller;
   const std::int64_t queued = transaction_queue_size(true);
-  const bool watermarks = controller.write_drain == WriteDrainPolicy::watermarks;
+  const bool watermarks = controller.write_drain == spec::WriteDrainPolicy::watermarks;
   const bool start = queued >= (watermarks ? controller.write_drain_high : controller.write_queue_depth);
   const bool stop = watermarks ? queued <= controller.write_drain_low : queued == 0;
   if (!draining_writes_ && start) {
@@ -227,8 +227,8 @@ bool DramChannel::earlier(const Choice& a, const Choice& b) {
 }
 
 void DramChannel::consider(Choice& best, const Choice& candidate) const {
-  if (candidate.cycle == DramTimingState::kNever) return;
-  if (best.cycle == DramTimingState::kNever || earlier(candidate, best)) best = candidate;
+  if (candidate.cycle == timing::DramTimingState::kNever) return;
+  if (best.cycle == timing::DramTimingState::kNever || earlier(candidate, best)) best = candidate;
 }
 
 void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
@@ -238,27 +238,27 @@ void DramChannel::choose_refresh(Choice& best, std::int64_t now) {
     if (refresh_due_[unit] > now) continue;
     // A due refresh first closes what it needs closed, then refreshes; it goes before requests.
     const auto index = static_cast<std::int64_t>(unit);
-    const bool all_bank = spec_.controller.refresh == RefreshMode::all_bank;
+    const bool all_bank = spec_.controller.refresh == spec::RefreshMode::all_bank;
     const std::int64_t first = all_bank ? index * banks_per_rank : index;
     const std::int64_t count = all_bank ? banks_per_rank : 1;
     bool all_closed = true;
     for (std::int64_t flat = first; flat < first + count; ++flat) {
-      const BankTarget bank{flat / banks_per_rank, (flat % banks_per_rank) / spec_.banks_per_group,
+      const timing::BankTarget bank{flat / banks_per_rank, (flat % banks_per_rank) / spec_.banks_per_group,
                             flat % spec_.banks_per_group};
-      if (timing_.open_row(bank) == DramTimingState::kClosed) continue;
+      if (timing_.open_row(bank) == timing::DramTimingState::kClosed) continue;
       all_closed = false;
       Choice close;
-      close.command = DramCommand::precharge;
+      close.command = timing::DramCommand::precharge;
       close.bank = bank;
-      close.cycle = timing_.earliest(DramCommand::precharge, bank, now);
+      close.cycle = timing_.earliest(timing::DramCommand::precharge, bank, now);
       consider(best, close);
     }
     if (all_closed) {
       Choice refresh;
-      refresh.command = DramCommand::refresh;
-      refresh.bank = BankTarget{first / banks_per_rank, (first % banks_per_rank) / spec_.banks_per_group,
+      refresh.command = timing::DramCommand::refresh;
+      refresh.bank = timing::BankTarget{first / banks_per_rank, (first % banks_per_rank) / spec_.banks_per_group,
                                 first % spec_.banks_per_group};
-      refresh.cycle = timing_.earliest(DramCommand::refresh, refresh.bank, now);
+      refresh.cycle = timing_.earliest(timing::DramCommand::refresh, refresh.bank, now);
       refresh.index = unit;
       consider(best, refresh);
     }
@@ -290,12 +290,12 @@ DramChannel::Choice DramChannel::plan(std::vector<Request>& queue, std::size_t i
   candidate.not_before = request.ready_cycle;
   const std::int64_t open_row = timing_.open_row(request.flat_bank);
   if (open_row == request.row) {
-    candidate.command = request.is_write ? DramCommand::write : DramCommand::read;
+    candidate.command = request.is_write ? timing::DramCommand::write : timing::DramCommand::read;
     candidate.is_column = true;
-  } else if (open_row == DramTimingState::kClosed) {
-    candidate.command = DramCommand::activate;
+  } else if (open_row == timing::DramTimingState::kClosed) {
+    candidate.command = timing::DramCommand::activate;
   } else if (open_row_hits == 0) {
-    candidate.command = DramCommand::precharge;  // a conflict: close the row nobody queued wants
+    candidate.command = timing::DramCommand::precharge;  // a conflict: close the row nobody queued wants
   } else {
     return candidate;  // not planned: the queued hits to the open row go first
   }
@@ -317,11 +317,11 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
       auto& [generation, floor] = column_floors_[candidate.floor_slot];
       if (generation != floor_generation_) {
         generation = floor_generation_;
-        floor = timing_.column_floor(candidate.command == DramCommand::write, candidate.bank, now);
+        floor = timing_.column_floor(candidate.command == timing::DramCommand::write, candidate.bank, now);
       }
       candidate.cycle = std::max({floor, timing_.column_ready(candidate.flat_bank), candidate.not_before});
-    } else if (candidate.cycle == DramTimingState::kNever ||
-               (candidate.command == DramCommand::precharge && last_column_bank_ == candidate.flat_bank)) {
+    } else if (candidate.cycle == timing::DramTimingState::kNever ||
+               (candidate.command == timing::DramCommand::precharge && last_column_bank_ == candidate.flat_bank)) {
       candidate.cycle = std::max(timing_.earliest(candidate.command, candidate.bank, now), candidate.not_before);
     } else if (candidate.cycle < now) {
       candidate.cycle = now;
@@ -329,16 +329,16 @@ DramChannel::Choice DramChannel::choose(std::int64_t now) {
     if (winner == nullptr || earlier(candidate, *winner)) winner = &candidate;
   }
   if (winner != nullptr) consider(best, *winner);
-  if (spec_.controller.page_policy == PagePolicy::closed) {
-    for (const BankTarget& bank : banks_to_close_) {
+  if (spec_.controller.page_policy == spec::PagePolicy::closed) {
+    for (const timing::BankTarget& bank : banks_to_close_) {
       const BankPick& pick = bank_picks_[bank_index(bank)];
-      if ((pick.generation == pass_generation_ && pick.hits > 0) || timing_.open_row(bank) == DramTimingState::kClosed) {
+      if ((pick.generation == pass_generation_ && pick.hits > 0) || timing_.open_row(bank) == timing::DramTimingState::kClosed) {
         continue;
       }
       Choice close;
-      close.command = DramCommand::precharge;
+      close.command = timing::DramCommand::precharge;
       close.bank = bank;
-      close.cycle = timing_.earliest(DramCommand::precharge, bank, now);
+      close.cycle = timing_.earliest(timing::DramCommand::precharge, bank, now);
       consider(best, close);
     }
   }
@@ -375,7 +375,7 @@ void DramChannel::find_candidates(std::int64_t now) {
       if (hit && (may_go || !command_queues)) ++pick.hits;
       // A bank (or rank) waiting for its refresh takes no request commands.
       if (!refresh_due_.empty()) {
-        const std::size_t refresh_unit = spec_.controller.refresh == RefreshMode::all_bank
+        const std::size_t refresh_unit = spec_.controller.refresh == spec::RefreshMode::all_bank
                                              ? static_cast<std::size_t>(request.bank.rank)
                                              : request.flat_bank;
         if (refresh_due_[refresh_unit] <= now) continue;
@@ -400,7 +400,7 @@ void DramChannel::find_candidates(std::int64_t now) {
     candidate.flat_bank = flat;
     candidate.floor_slot = static_cast<std::size_t>(
         (candidate.bank.rank * spec_.bank_groups + candidate.bank.bank_group) * 2 +
-        (candidate.command == DramCommand::write ? 1 : 0));
+        (candidate.command == timing::DramCommand::write ? 1 : 0));
     candidates_.push_back(candidate);  // cycle kNever: computed when first considered
   }
   // Valid until the queue changes, a row opens or closes, or a refresh falls due.
@@ -418,7 +418,7 @@ std::int64_t DramChannel::issue(const Choice& choice) {
   }
   const std::int64_t data_end = timing_.issue(choice.command, choice.bank, choice.row, cycle);
   switch (choice.command) {
-    case DramCommand::activate: {
+    case timing::DramCommand::activate: {
       ++stats_.activates;
       open_row_in_rank(choice.bank.rank, cycle);
       Request& request = (*choice.queue)[choice.index];
@@ -427,17 +427,17 @@ std::int64_t DramChannel::issue(const Choice& choice) {
       closed_for_conflict_[request.flat_bank] = false;
       break;
     }
-    case DramCommand::precharge:
+    case timing::DramCommand::precharge:
       ++stats_.precharges;
       close_row_in_rank(choice.bank.rank, cycle);
       // A request's own precharge closes another row for it (a conflict); a refresh's or the
       // closed-page policy's leaves the bank idle.
       closed_for_conflict_[bank_index(choice.bank)] = choice.queue != nullptr;
       banks_to_close_.erase(std::remove_if(banks_to_close_.begin(), banks_to_close_.end(),
-                                           [&](const BankTarget& b) { return bank_index(b) == bank_index(choice.bank); }),
+                                           [&](const timing::BankTarget& b) { return bank_index(b) == bank_index(choice.bank); }),
                             banks_to_close_.end());
       break;
-    case DramCommand::refresh:
+    case timing::DramCommand::refresh:
       ++stats_.refreshes;
       refresh_due_[choice.index] += refresh_interval_;
       next_refresh_due_ = earliest_refresh_due();
@@ -481,7 +481,7 @@ void DramChannel::finish_column(const Choice& choice, std::int64_t data_end) {
     timeline_->dram_request(timeline_track_, epoch_cycle_ + request.arrival_cycle, epoch_cycle_ + data_end, bytes, is_write);
   }
   tlm::tlm_generic_payload* payload = request.payload;
-  if (spec_.controller.page_policy == PagePolicy::closed) banks_to_close_.push_back(request.bank);
+  if (spec_.controller.page_policy == spec::PagePolicy::closed) banks_to_close_.push_back(request.bank);
   if (request.in_command_queue) {
     --command_queue_sizes_[request.flat_bank];
     --(is_write ? commanded_writes_ : commanded_reads_);
@@ -550,9 +550,9 @@ void DramChannel::run() {
     // Sleep until the next command, the next refresh to fall due (idle or not: refreshes run on
     // schedule), or a request that could go sooner. A refresh already due is among the commands
     // choose() weighed: its cycle is the choice's, not the next clock.
-    const std::int64_t wake_at = std::min(choice.cycle, next_refresh_due_ > now ? next_refresh_due_ : DramTimingState::kNever);
-    if (wake_at == DramTimingState::kNever) {
-      planned_wake_ = DramTimingState::kNever;
+    const std::int64_t wake_at = std::min(choice.cycle, next_refresh_due_ > now ? next_refresh_due_ : timing::DramTimingState::kNever);
+    if (wake_at == timing::DramTimingState::kNever) {
+      planned_wake_ = timing::DramTimingState::kNever;
       sc_core::wait(wake_);
       continue;
     }

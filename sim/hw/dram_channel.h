@@ -16,10 +16,10 @@
 #include <deque>
 #include <vector>
 
-#include "hw/dram_address.h"
-#include "hw/dram_stats.h"
-#include "hw/dram_timing.h"
 #include "hw/timeline_recorder.h"
+#include "results/dram_stats.h"
+#include "timing/dram_address.h"
+#include "timing/dram_timing.h"
 
 namespace reusesim::hw {
 
@@ -27,10 +27,10 @@ class DramChannel : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<DramChannel> socket;
 
-  DramChannel(sc_core::sc_module_name name, const DramSpec& spec);
+  DramChannel(sc_core::sc_module_name name, const spec::DramSpec& spec);
 
   // The counters so far; a rank with a row open still counts its active standby up to now.
-  DramChannelStats stats() const;
+  results::DramChannelStats stats() const;
   sc_core::sc_time clock_period() const { return period_; }
   // Back to the state at construction, with cycle 0 now: banks precharged, queues empty, refresh
   // timers restarted. The channel must be idle (no request queued or waiting) and `now` on one of
@@ -50,7 +50,7 @@ class DramChannel : public sc_core::sc_module {
     tlm::tlm_generic_payload* payload = nullptr;  // nullptr once a posted write was answered
     std::int64_t bytes = 0;
     std::int64_t row = 0;
-    BankTarget bank;
+    timing::BankTarget bank;
     std::size_t flat_bank = 0;  // bank_index(bank), kept for the scheduler's scans
     bool is_write = false;
     std::int64_t arrival_cycle = 0;
@@ -65,9 +65,9 @@ class DramChannel : public sc_core::sc_module {
   };
   // The next command the scheduler would issue, and when.
   struct Choice {
-    DramCommand command = DramCommand::activate;
-    std::int64_t cycle = DramTimingState::kNever;
-    BankTarget bank;
+    timing::DramCommand command = timing::DramCommand::activate;
+    std::int64_t cycle = timing::DramTimingState::kNever;
+    timing::BankTarget bank;
     std::int64_t row = 0;
     std::vector<Request>* queue = nullptr;
     std::size_t index = 0;  // in *queue, for request commands
@@ -108,19 +108,19 @@ class DramChannel : public sc_core::sc_module {
   void run_ahead(Choice choice);
   void finish_column(const Choice& choice, std::int64_t data_end);
   std::int64_t earliest_refresh_due() const;
-  std::size_t bank_index(const BankTarget& bank) const;
+  std::size_t bank_index(const timing::BankTarget& bank) const;
   // Requests are queued, yet the refreshes have left them no room through several rounds: the
   // timings can never serve them (the loader refuses such timings; this stops any that slip by).
   void check_progress();
 
-  DramSpec spec_;
-  DramAddressMapper mapper_;
-  DramTimingState timing_;
+  spec::DramSpec spec_;
+  timing::DramAddressMapper mapper_;
+  timing::DramTimingState timing_;
   sc_core::sc_time period_;
   std::vector<Request> reads_;
   std::vector<Request> writes_;
   std::deque<std::pair<tlm::tlm_generic_payload*, std::int64_t>> waiting_;  // refused while full
-  std::vector<BankTarget> banks_to_close_;  // closed-page policy
+  std::vector<timing::BankTarget> banks_to_close_;  // closed-page policy
   // Per bank, within one choice: its oldest request that may go, its oldest row hit, the oldest
   // row hit of the kind not being served, and how many queued requests hit its open row and so
   // keep it open (valid when `generation` is the current pass).
@@ -184,7 +184,7 @@ class DramChannel : public sc_core::sc_module {
   void close_row_in_rank(std::int64_t rank, std::int64_t cycle);
   std::vector<std::int64_t> open_banks_in_rank_;
   std::vector<std::int64_t> rank_active_since_;
-  DramChannelStats stats_;
+  results::DramChannelStats stats_;
   TimelineRecorder* timeline_ = nullptr;
   std::size_t timeline_track_ = 0;
 };

@@ -6,7 +6,7 @@
 
 namespace reusesim::hw {
 
-DramSystem::DramSystem(sc_core::sc_module_name name, const DramSpec& spec)
+DramSystem::DramSystem(sc_core::sc_module_name name, const spec::DramSpec& spec)
     : sc_core::sc_module(name),
       socket("socket"),
       spec_(spec),
@@ -70,14 +70,14 @@ void DramSystem::record_to(TimelineRecorder& timeline) {
   for (DramChannel& channel : channels_) channel.record_to(timeline);
 }
 
-std::vector<DramChannelStats> DramSystem::channel_stats() const {
-  std::vector<DramChannelStats> stats;
+std::vector<results::DramChannelStats> DramSystem::channel_stats() const {
+  std::vector<results::DramChannelStats> stats;
   for (const DramChannel& channel : channels_) stats.push_back(channel.stats());
   return stats;
 }
 
-DramChannelStats DramSystem::total_stats() const {
-  DramChannelStats total;
+results::DramChannelStats DramSystem::total_stats() const {
+  results::DramChannelStats total;
   for (const DramChannel& channel : channels_) total += channel.stats();
   return total;
 }

@@ -20,15 +20,15 @@ class DramSystem : public sc_core::sc_module, public Memory {
  public:
   tlm_utils::multi_passthrough_target_socket<DramSystem> socket;
 
-  DramSystem(sc_core::sc_module_name name, const DramSpec& spec);
+  DramSystem(sc_core::sc_module_name name, const spec::DramSpec& spec);
 
   void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) override;
-  const DramSpec& spec() const { return spec_; }
-  const DramAddressMapper& mapper() const { return mapper_; }
+  const spec::DramSpec& spec() const { return spec_; }
+  const timing::DramAddressMapper& mapper() const { return mapper_; }
   const sc_core::sc_vector<DramChannel>& channels() const { return channels_; }
   // All channels' counters added up (latency histograms merged).
-  DramChannelStats total_stats() const override;
-  std::vector<DramChannelStats> channel_stats() const override;
+  results::DramChannelStats total_stats() const override;
+  std::vector<results::DramChannelStats> channel_stats() const override;
   // The first clock edge of the channels at or after now.
   sc_core::sc_time next_clock_edge() const override;
   // Every channel back to its state at construction, with cycle 0 now (DramChannel::restart):
@@ -46,8 +46,8 @@ class DramSystem : public sc_core::sc_module, public Memory {
   tlm::tlm_sync_enum nb_transport_bw(int channel, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
 
-  DramSpec spec_;
-  DramAddressMapper mapper_;
+  spec::DramSpec spec_;
+  timing::DramAddressMapper mapper_;
   sc_core::sc_vector<DramChannel> channels_;
   sc_core::sc_vector<ChannelSocket> channel_sockets_;
   std::unordered_map<const tlm::tlm_generic_payload*, int> initiator_of_;  // requests in flight

@@ -7,7 +7,7 @@
 
 namespace reusesim::hw {
 
-IdealMemory::IdealMemory(sc_core::sc_module_name name, const DramSpec& spec)
+IdealMemory::IdealMemory(sc_core::sc_module_name name, const spec::DramSpec& spec)
     : sc_core::sc_module(name), socket("socket"), spec_(*spec.ideal), responses_("responses") {
   REUSESIM_HAS_PROCESS(IdealMemory);
   socket.register_nb_transport_fw(this, &IdealMemory::nb_transport_fw);

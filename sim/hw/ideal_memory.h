@@ -11,8 +11,8 @@
 
 #include <unordered_map>
 
-#include "hw/accelerator_spec.h"
 #include "hw/memory.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::hw {
 
@@ -21,11 +21,11 @@ class IdealMemory : public sc_core::sc_module, public Memory {
   tlm_utils::multi_passthrough_target_socket<IdealMemory> socket;
 
   // `spec.ideal` must be set.
-  IdealMemory(sc_core::sc_module_name name, const DramSpec& spec);
+  IdealMemory(sc_core::sc_module_name name, const spec::DramSpec& spec);
 
   void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) override;
-  DramChannelStats total_stats() const override { return stats_; }
-  std::vector<DramChannelStats> channel_stats() const override { return {}; }
+  results::DramChannelStats total_stats() const override { return stats_; }
+  std::vector<results::DramChannelStats> channel_stats() const override { return {}; }
   sc_core::sc_time next_clock_edge() const override { return sc_core::sc_time_stamp(); }
   bool restart() override;
   // Every request is answered when served: idle whenever the requesters have their answers.
@@ -37,11 +37,11 @@ class IdealMemory : public sc_core::sc_module, public Memory {
                                      sc_core::sc_time& delay);
   void respond();
 
-  IdealMemorySpec spec_;
+  spec::IdealMemorySpec spec_;
   sc_core::sc_time free_at_;  // when the data path has moved every request so far
   tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
   std::unordered_map<const tlm::tlm_generic_payload*, int> initiator_of_;  // requests in flight
-  DramChannelStats stats_;
+  results::DramChannelStats stats_;
 };
 
 }  // namespace reusesim::hw

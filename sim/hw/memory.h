@@ -21,9 +21,9 @@ class Memory {
   // Binds a DMA engine's initiator socket to the memory's target socket.
   virtual void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) = 0;
   // All counters added up; an ideal memory counts requests and bytes only.
-  virtual DramChannelStats total_stats() const = 0;
+  virtual results::DramChannelStats total_stats() const = 0;
   // Each channel's counters (each pseudo-channel's); none for an ideal memory, which has no channels.
-  virtual std::vector<DramChannelStats> channel_stats() const = 0;
+  virtual std::vector<results::DramChannelStats> channel_stats() const = 0;
   // The first clock edge at or after now (an ideal memory has no clock: now).
   virtual sc_core::sc_time next_clock_edge() const = 0;
   // Waits (in a SystemC thread) until the memory has finished every request it took: posted writes

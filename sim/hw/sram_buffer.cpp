@@ -11,7 +11,7 @@ namespace reusesim::hw {
 namespace {
 
 // Runs before sc_module's constructor, so a bad spec throws before the module enters the hierarchy.
-const sc_core::sc_module_name& checked_spec(const sc_core::sc_module_name& name, const SramBufferSpec& spec,
+const sc_core::sc_module_name& checked_spec(const sc_core::sc_module_name& name, const spec::SramBufferSpec& spec,
                                             double clock_mhz) {
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument("SRAM buffer \"" + std::string(static_cast<const char*>(name)) + "\": " + what);
@@ -38,7 +38,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 
 }  // namespace
 
-SramBuffer::SramBuffer(sc_core::sc_module_name name, const SramBufferSpec& spec, double clock_mhz)
+SramBuffer::SramBuffer(sc_core::sc_module_name name, const spec::SramBufferSpec& spec, double clock_mhz)
     : sc_core::sc_module(checked_spec(name, spec, clock_mhz)),
       spec_(spec),
       clock_mhz_(clock_mhz),

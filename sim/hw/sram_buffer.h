@@ -16,7 +16,7 @@
 
 #include <systemc>
 
-#include "hw/accelerator_spec.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::hw {
 
@@ -56,7 +56,7 @@ class SramBuffer : public sc_core::sc_module {
  public:
   // Throws std::invalid_argument unless capacity, banks, bank width, both port counts and the
   // clock are positive.
-  SramBuffer(sc_core::sc_module_name name, const SramBufferSpec& spec, double clock_mhz);
+  SramBuffer(sc_core::sc_module_name name, const spec::SramBufferSpec& spec, double clock_mhz);
 
   // Cycles the access occupies one port. Pure; O(min(rows, banks * bank_width_bytes) + banks).
   // Throws std::invalid_argument for an empty access, one larger than the capacity, one reaching
@@ -70,7 +70,7 @@ class SramBuffer : public sc_core::sc_module {
   sc_core::sc_time reserve(const SramAccess& access);
 
   const SramStats& stats() const { return stats_; }
-  const SramBufferSpec& spec() const { return spec_; }
+  const spec::SramBufferSpec& spec() const { return spec_; }
   // Every port free, with SRAM cycle 0 now. Counters keep counting.
   void restart();
   double clock_mhz() const { return clock_mhz_; }
@@ -89,7 +89,7 @@ class SramBuffer : public sc_core::sc_module {
   // The first SRAM clock edge at or after `time`.
   std::int64_t first_cycle_at_or_after(const sc_core::sc_time& time) const;
 
-  SramBufferSpec spec_;
+  spec::SramBufferSpec spec_;
   double clock_mhz_;
   std::uint64_t width_;     // bank_width_bytes
   std::uint64_t banks_;

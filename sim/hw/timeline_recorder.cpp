@@ -30,7 +30,7 @@ void TimelineRecorder::array_span(ArrayActivity activity, const sc_core::sc_time
   array_.push_back(ArraySpan{activity, start, end, steps});
 }
 
-void TimelineRecorder::transfer(DmaTrack track, mapping::TensorRole tensor, const sc_core::sc_time& submitted,
+void TimelineRecorder::transfer(DmaTrack track, program::TensorRole tensor, const sc_core::sc_time& submitted,
                                 const sc_core::sc_time& done, std::int64_t bytes) {
   std::vector<TransferSpan>& spans = transfers_[static_cast<std::size_t>(track)];
   const sc_core::sc_time start = spans.empty() ? submitted : std::max(submitted, spans.back().end);

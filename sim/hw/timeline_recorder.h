@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mapping/program.h"
+#include "program/program.h"
 
 namespace reusesim::hw {
 
@@ -42,7 +42,7 @@ struct ArraySpan {
 };
 
 struct TransferSpan {
-  mapping::TensorRole tensor = mapping::TensorRole::inputs;
+  program::TensorRole tensor = program::TensorRole::inputs;
   sc_core::sc_time start;
   sc_core::sc_time end;
   std::int64_t transfers = 0;
@@ -77,7 +77,7 @@ class TimelineRecorder {
   // A transfer handed to a DMA engine at `submitted`, finished at `done` (called when it finishes).
   // Engines work through their queue in order, so its span starts no earlier than the last one
   // on the track ended.
-  void transfer(DmaTrack track, mapping::TensorRole tensor, const sc_core::sc_time& submitted,
+  void transfer(DmaTrack track, program::TensorRole tensor, const sc_core::sc_time& submitted,
                 const sc_core::sc_time& done, std::int64_t bytes);
   // A request that arrived at `arrival_cycle` and whose data ends at `data_end_cycle`.
   void dram_request(std::size_t channel, std::int64_t arrival_cycle, std::int64_t data_end_cycle, std::int64_t bytes,

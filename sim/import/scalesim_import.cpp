@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "import/import_error.h"
+#include "util/checked_math.h"
 
 namespace reusesim::import {
 
@@ -152,7 +153,7 @@ ImportedModel import_scalesim_topology(const std::string& text, const std::strin
       // SCALE-Sim runs a row named "DP..." as one single-channel convolution per channel.
       if (row_name.find("DP") != std::string::npos) {
         layer.conv.groups = channels;
-        layer.conv.out_channels = workload::checked_mul(channels, filters);
+        layer.conv.out_channels = util::checked_mul(channels, filters);
       }
       layer.own_input = Shape::image(channels, covered.height, covered.width);
       comment += " (IFMAP " + pair_text(height, width) + ", filter " + pair_text(filter_height, filter_width) + ", " +

@@ -10,13 +10,13 @@ namespace {
 using workload::LayerType;
 
 // The output-path stage that runs a layer, if any does.
-std::optional<hw::OutputStage> stage_of(LayerType type) {
-  if (workload::is_activation(type)) return hw::OutputStage::activation;
+std::optional<spec::OutputStage> stage_of(LayerType type) {
+  if (workload::is_activation(type)) return spec::OutputStage::activation;
   switch (type) {
-    case LayerType::batchnorm: return hw::OutputStage::batchnorm;
-    case LayerType::add: return hw::OutputStage::add;
+    case LayerType::batchnorm: return spec::OutputStage::batchnorm;
+    case LayerType::add: return spec::OutputStage::add;
     case LayerType::maxpool:
-    case LayerType::avgpool: return hw::OutputStage::pooling;
+    case LayerType::avgpool: return spec::OutputStage::pooling;
     default: return std::nullopt;
   }
 }
@@ -33,7 +33,7 @@ std::vector<std::vector<std::size_t>> consumers_of(const workload::Network& netw
   return consumers;
 }
 
-FusionPlan plan_fusion(const workload::Network& network, const hw::ComputeSpec& compute) {
+FusionPlan plan_fusion(const workload::Network& network, const spec::ComputeSpec& compute) {
   const std::size_t count = network.layers.size();
   FusionPlan plan;
   plan.absorbed.resize(count);
@@ -44,7 +44,7 @@ FusionPlan plan_fusion(const workload::Network& network, const hw::ComputeSpec& 
   const std::vector<std::vector<std::size_t>> consumers = consumers_of(network);
   for (std::size_t i = 0; i < count; ++i) {
     const workload::NetworkLayer& layer = network.layers[i];
-    const std::optional<hw::OutputStage> stage = stage_of(layer.spec.type);
+    const std::optional<spec::OutputStage> stage = stage_of(layer.spec.type);
     if (!stage || !compute.output_path_has(*stage)) continue;
     // The tensor the stage runs on: the input written last (an add's other inputs already exist).
     const int source = *std::max_element(layer.input_ids.begin(), layer.input_ids.end());

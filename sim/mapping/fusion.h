@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "hw/accelerator_spec.h"
+#include "spec/accelerator_spec.h"
 #include "workload/network.h"
 
 namespace reusesim::mapping {
@@ -31,6 +31,6 @@ using workload::is_view;
 // The layers that read the output of each layer (directly; views are consumers too).
 std::vector<std::vector<std::size_t>> consumers_of(const workload::Network& network);
 
-FusionPlan plan_fusion(const workload::Network& network, const hw::ComputeSpec& compute);
+FusionPlan plan_fusion(const workload::Network& network, const spec::ComputeSpec& compute);
 
 }  // namespace reusesim::mapping

@@ -8,11 +8,13 @@
 #include <tuple>
 #include <utility>
 
+#include "util/checked_math.h"
+
 namespace reusesim::mapping {
 
-using workload::checked_add;
-using workload::checked_mul;
-using workload::checked_product;
+using util::checked_add;
+using util::checked_mul;
+using util::checked_product;
 using workload::LayerType;
 
 namespace {
@@ -49,20 +51,20 @@ struct Edges {
   std::int64_t m = 0, n = 0, k = 0;
 };
 
-Edges array_edges(const hw::ComputeSpec& array, const GemmProblem& p) {
-  if (array.kind == hw::ArrayKind::systolic) {
+Edges array_edges(const spec::ComputeSpec& array, const GemmProblem& p) {
+  if (array.kind == spec::ArrayKind::systolic) {
     switch (array.dataflow) {
-      case hw::Dataflow::ws: return {0, array.cols, array.rows};
-      case hw::Dataflow::os: return {array.rows, array.cols, 0};
-      case hw::Dataflow::is: break;
+      case spec::Dataflow::ws: return {0, array.cols, array.rows};
+      case spec::Dataflow::os: return {array.rows, array.cols, 0};
+      case spec::Dataflow::is: break;
     }
     return {array.cols, 0, array.rows};
   }
   switch (array.lane_dimension) {
-    case hw::LaneDimension::k: return {0, array.units, array.lanes};
-    case hw::LaneDimension::kernel_row:  // rows of whole lane groups tile like k
+    case spec::LaneDimension::k: return {0, array.units, array.lanes};
+    case spec::LaneDimension::kernel_row:  // rows of whole lane groups tile like k
       return {0, array.units, p.k_row == 0 || p.k_row % array.lanes == 0 ? array.lanes : p.k_row};
-    case hw::LaneDimension::output_channels: break;
+    case spec::LaneDimension::output_channels: break;
   }
   return {array.units, array.lanes, 0};
 }
@@ -70,7 +72,7 @@ Edges array_edges(const hw::ComputeSpec& array, const GemmProblem& p) {
 // Compute cycles of every tile of a tiling, a ragged last tile along each dimension at its own
 // size: each dimension splits into full tiles and at most one smaller one, so a tiling has at
 // most 2^4 distinct tile shapes, each costed once and multiplied by how many there are.
-std::int64_t tiled_compute_cycles(const hw::ComputeSpec& array, const GemmProblem& p, std::int64_t tg, std::int64_t tm,
+std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProblem& p, std::int64_t tg, std::int64_t tm,
                                   std::int64_t tn, std::int64_t tk) {
   struct Part {
     std::int64_t size = 0, count = 0;
@@ -87,8 +89,8 @@ std::int64_t tiled_compute_cycles(const hw::ComputeSpec& array, const GemmProble
         for (const Part& k : parts(p.k, tk)) {
           const std::int64_t count = checked_product({g.count, m.count, n.count, k.count});
           if (count == 0) continue;
-          const GemmShape tile{m.size, n.size, k.size, g.size, p.k_row};
-          cycles = checked_add(cycles, checked_mul(count, gemm_cycles(array, tile).cycles));
+          const timing::GemmShape tile{m.size, n.size, k.size, g.size, p.k_row};
+          cycles = checked_add(cycles, checked_mul(count, timing::gemm_cycles(array, tile).cycles));
         }
       }
     }
@@ -106,7 +108,7 @@ struct PartialSums {
   std::int64_t output_tile_bytes = 0;  // what one output tile occupies in the output buffer
 };
 
-PartialSums partial_sums(const hw::AcceleratorSpec& accelerator, const GemmProblem& p, std::int64_t tg, std::int64_t tm,
+PartialSums partial_sums(const spec::AcceleratorSpec& accelerator, const GemmProblem& p, std::int64_t tg, std::int64_t tm,
                          std::int64_t tn, std::int64_t tiles_k) {
   const std::int64_t outputs = checked_product({tg, tm, tn, p.e});
   if (tiles_k == 1) return {false, outputs};
@@ -116,7 +118,7 @@ PartialSums partial_sums(const hw::AcceleratorSpec& accelerator, const GemmProbl
 }
 
 // Why a pinned K-tiled tiling may not fit the output buffer: its partial sums spill there.
-std::string pinned_spill_note(const hw::AcceleratorSpec& accelerator, const GemmProblem& p,
+std::string pinned_spill_note(const spec::AcceleratorSpec& accelerator, const GemmProblem& p,
                               const workload::PinnedTiling& pinned) {
   const std::int64_t tm = std::min(pinned.m, p.m), tn = std::min(pinned.n, p.n), tk = std::min(pinned.k, p.k);
   const PartialSums sums = partial_sums(accelerator, p, 1, tm, tn, ceil_div(p.k, tk));
@@ -130,21 +132,21 @@ std::string pinned_spill_note(const hw::AcceleratorSpec& accelerator, const Gemm
 // Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
 // and powers of two of the group count and multiples of what one fold of the array holds side by
 // side (7 of a 3x3 depthwise conv's channels on 64 rows). A pinned tiling keeps one group a tile.
-std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const hw::ComputeSpec& array, std::int64_t tn,
+std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const spec::ComputeSpec& array, std::int64_t tn,
                                            std::int64_t tk, bool pinned) {
   if (pinned || p.groups == 1 || tn != p.n || tk != p.k) return {1};
   std::vector<std::int64_t> values = tile_sizes(p.groups);
-  const std::int64_t per_fold = groups_per_fold(array, GemmShape{p.m, tn, tk, p.groups});
+  const std::int64_t per_fold = timing::groups_per_fold(array, timing::GemmShape{p.m, tn, tk, p.groups});
   for (std::int64_t tg = per_fold; tg < p.groups; tg *= 2) values.push_back(tg);
   return sorted_unique(std::move(values));
 }
 
 }  // namespace
 
-GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& accelerator, const Capacity& capacity,
+GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec& accelerator, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned) {
-  const hw::ComputeSpec& array = accelerator.compute;
+  const spec::ComputeSpec& array = accelerator.compute;
   const Edges edges = array_edges(array, p);
   std::vector<GemmTiling> candidates;
   bool too_many_tiles = false;
@@ -171,13 +173,13 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
   // A pinned tiling is the only candidate: one with more tiles than a layer may have steps is
   // refused for that, not for fitting no buffer.
   if (pinned) {
-    const std::int64_t tiles = workload::checked_product({p.groups, ceil_div(p.m, std::min(pinned->m, p.m)),
+    const std::int64_t tiles = util::checked_product({p.groups, ceil_div(p.m, std::min(pinned->m, p.m)),
                                                           ceil_div(p.n, std::min(pinned->n, p.n)),
                                                           ceil_div(p.k, std::min(pinned->k, p.k))});
-    if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
+    if (tiles > static_cast<std::int64_t>(program::kMaxLayerSteps)) {
       throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
                          std::to_string(pinned->n) + " k" + std::to_string(pinned->k) + " makes " +
-                         std::to_string(tiles) + " tiles, more than the " + std::to_string(kMaxLayerSteps) +
+                         std::to_string(tiles) + " tiles, more than the " + std::to_string(program::kMaxLayerSteps) +
                          " steps one layer may have; pin larger tiles");
     }
   }
@@ -188,8 +190,8 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
   // Lanes along a kernel row start each row on lane 0, so a K tile's cycles must not depend on
   // where in a row it starts: it holds whole rows, or lies within one, or rows and tile are both
   // whole lane groups (then no lane idles whatever the offset).
-  const bool rows_matter = array.kind == hw::ArrayKind::vector_mac &&
-                           array.lane_dimension == hw::LaneDimension::kernel_row && p.k_row > 0 && p.k_row < p.k;
+  const bool rows_matter = array.kind == spec::ArrayKind::vector_mac &&
+                           array.lane_dimension == spec::LaneDimension::kernel_row && p.k_row > 0 && p.k_row < p.k;
   const auto fits_rows = [&](std::int64_t tk) {
     return !rows_matter || tk % p.k_row == 0 || p.k_row % tk == 0 ||
            (p.k_row % array.lanes == 0 && tk % array.lanes == 0);
@@ -209,7 +211,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
         if (checked_product({tg, tk + p.bias, tn, p.e}) * 2 > capacity.weights) continue;
         for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0, edges.m)) {
           // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
-          if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(kMaxLayerSteps)) {
+          if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(program::kMaxLayerSteps)) {
             too_many_tiles = true;
             continue;
           }
@@ -220,7 +222,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
           const PartialSums sums = partial_sums(accelerator, p, tg, tm, tn, tiles_k);
           if (largest_input_tile * 2 > capacity.inputs || sums.output_tile_bytes * 2 > capacity.outputs) continue;
           const std::int64_t tiles = checked_product({ceil_div(p.groups, tg), tiles_m, tiles_n, tiles_k});
-          if (tiles > static_cast<std::int64_t>(kMaxLayerSteps)) {
+          if (tiles > static_cast<std::int64_t>(program::kMaxLayerSteps)) {
             too_many_tiles = true;
             continue;
           }
@@ -265,7 +267,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& a
   }
   if (!found && too_many_tiles) {
     throw MappingError("layer " + layer + ": every tiling that fits the SRAM buffers needs more than " +
-                       std::to_string(kMaxLayerSteps) +
+                       std::to_string(program::kMaxLayerSteps) +
                        " tiles, the step limit of one layer; lower the batch size or give the buffers more capacity");
   }
   if (!found) {
@@ -309,7 +311,7 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
         // A fused add's other operand, tile by tile into the output slot, unless it is on chip.
         std::vector<std::int32_t> addend_loads;
         for (const Addend& addend : p.addends) {
-          if (!addend.on_chip) addend_loads.push_back(builder.load(TensorRole::inputs, addend.address + tile_offset, tile_bytes, deps({output_wait})));
+          if (!addend.on_chip) addend_loads.push_back(builder.load(program::TensorRole::inputs, addend.address + tile_offset, tile_bytes, deps({output_wait})));
         }
         std::int32_t last_compute = -1;
         for (std::int64_t k0 = 0; k0 < p.k; k0 += t.tk) {
@@ -325,7 +327,7 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
             if (p.inputs_on_chip) return -1;
             // Rows of the input in proportion to the output rows (NHWC keeps a row contiguous).
             const auto offset = static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups);
-            return builder.load(TensorRole::inputs, p.inputs + offset, tg * p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
+            return builder.load(program::TensorRole::inputs, p.inputs + offset, tg * p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
           };
           std::int32_t weight_load = -1, input_load = -1;
           if (t.n_outer) {
@@ -337,12 +339,12 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
             weight_load = load_weights();
             if (tiles_k == 1) resident = input_load;
           }
-          Step compute;
-          compute.kind = StepKind::compute;
-          compute.gemm = GemmShape{tm, tn, tk, tg, p.k_row};
+          program::Step compute;
+          compute.kind = program::StepKind::compute;
+          compute.gemm = timing::GemmShape{tm, tn, tk, tg, p.k_row};
           compute.macs = compute.gemm.macs();
           compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
-          compute.stationary_in_inputs = p.b_role != TensorRole::weights;
+          compute.stationary_in_inputs = p.b_role != program::TensorRole::weights;
           compute.after = deps({weight_load, input_load, output_wait});
           if (k0 + tk == p.k) {
             compute.vector_ops = prorate(p.output_vector_ops, outputs_done + tg * tm * tn, all_outputs) -
@@ -373,7 +375,7 @@ std::string describe(const GemmProblem& p, const GemmTiling& t) {
   text += "m" + std::to_string(t.tm) + " n" + std::to_string(t.tn) + " k" + std::to_string(t.tk) + ", order " +
           (t.n_outer ? "n-m" : "m-n");
   if (ceil_div(p.k, t.tk) == 1) {
-    const char* stationary = p.b_role == TensorRole::weights ? ", weights stay for all m" : ", the second operand stays for all m";
+    const char* stationary = p.b_role == program::TensorRole::weights ? ", weights stay for all m" : ", the second operand stays for all m";
     text += t.n_outer ? stationary : ", inputs stay for all n";
   }
   return text;
@@ -388,7 +390,7 @@ Capacity activation_operands_capacity(Capacity capacity) {
 }
 
 void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
-              const std::optional<workload::PinnedTiling>& pinned, LayerProgram& program) {
+              const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program) {
   const GemmTiling tiling =
       choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer, pinned);
   ProgramBuilder builder(program, context.burst_bytes);
@@ -420,8 +422,8 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
     const std::int64_t channels_per_group = in.channels / p.groups;
     p.k = checked_mul(conv.kernel.height * conv.kernel.width, channels_per_group);
     // Only lanes along a kernel row see the row; elsewhere the program stays as it was.
-    const hw::ComputeSpec& array = context.accelerator.compute;
-    if (array.kind == hw::ArrayKind::vector_mac && array.lane_dimension == hw::LaneDimension::kernel_row) {
+    const spec::ComputeSpec& array = context.accelerator.compute;
+    if (array.kind == spec::ArrayKind::vector_mac && array.lane_dimension == spec::LaneDimension::kernel_row) {
       p.k_row = checked_mul(conv.kernel.width, channels_per_group);
     }
     const std::int64_t k = p.k, out_width = out.width, out_rows = out.height, out_pixels = out.height * out.width;
@@ -457,14 +459,14 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
 }
 
 void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                        const DramLayout& layout, LayerProgram& program) {
+                        const DramLayout& layout, program::LayerProgram& program) {
   map_gemm(conv_or_linear_gemm(layer, batch, context, layout), context, context.capacity, layer.spec.name,
            layer.spec.tiling, program);
   if (layer.spec.tiling) program.mapping += " (pinned)";
 }
 
 void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                const DramLayout& layout, LayerProgram& program) {
+                const DramLayout& layout, program::LayerProgram& program) {
   const workload::MatmulParams& mm = layer.spec.matmul;
   const workload::Shape& a = layer.input_shapes[0];
   const workload::Shape& b = layer.input_shapes[1];
@@ -483,7 +485,7 @@ void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const C
   p.weights = cached ? layout.kv_cache : layout.inputs[1];
   p.inputs = layout.inputs[0];
   p.output = layout.output;
-  p.b_role = cached ? TensorRole::kv_cache : TensorRole::inputs;
+  p.b_role = cached ? program::TensorRole::kv_cache : program::TensorRole::inputs;
   p.inputs_on_chip = plan.input_on_chip(0);
   p.b_on_chip = plan.input_on_chip(1);  // never for the cache (residency.h)
   p.output_on_chip = plan.output_on_chip;

@@ -30,7 +30,7 @@ struct GemmProblem {
   bool inputs_on_chip = false, output_on_chip = false;  // residency: no loads, no stores
   // The N x K operand ("weights" in the tiling's terms): a layer's weights, or a matmul's second
   // activation, which travels as an input and may be kept on chip.
-  TensorRole b_role = TensorRole::weights;
+  program::TensorRole b_role = program::TensorRole::weights;
   bool b_on_chip = false;
   std::vector<Addend> addends;                           // fused adds' other operands
   std::uint64_t weights = 0, inputs = 0, output = 0;
@@ -47,7 +47,7 @@ struct GemmTiling {
 
 // The tiling with the lowest estimate that fits the buffers, or `pinned` when given; the estimate
 // and the tie-breaks are in mapper.h. MappingError (naming `layer`) when nothing fits.
-GemmTiling choose_gemm_tiling(const GemmProblem& p, const hw::AcceleratorSpec& accelerator, const Capacity& capacity,
+GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec& accelerator, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned);
 
@@ -57,18 +57,18 @@ Capacity activation_operands_capacity(Capacity capacity);
 
 // Tiles `p` (choose_gemm_tiling) and emits its program into `program`, with the mapping it chose.
 void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
-              const std::optional<workload::PinnedTiling>& pinned, LayerProgram& program);
+              const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program);
 
 // A conv2d or linear layer's GEMM as it runs in the network (see mapper.h for the GEMM view).
 GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                                 const DramLayout& layout);
 // Maps a conv2d or linear layer (see mapper.h for the GEMM view and the tiling search).
 void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                        const DramLayout& layout, LayerProgram& program);
+                        const DramLayout& layout, program::LayerProgram& program);
 // Maps a matmul of two activations: per sample and key/value head one GEMM, side by side as
 // groups (neither operand is shared across the batch); the query heads that share a key/value head
 // are more rows of its GEMM. Both operands come in as inputs and share the input buffer.
 void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                const DramLayout& layout, LayerProgram& program);
+                const DramLayout& layout, program::LayerProgram& program);
 
 }  // namespace reusesim::mapping

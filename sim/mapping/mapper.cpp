@@ -8,18 +8,19 @@
 #include "mapping/recurrent_mapper.h"
 #include "mapping/residency.h"
 #include "mapping/vector_mapper.h"
+#include "util/checked_math.h"
 
 namespace reusesim::mapping {
 
 namespace {
 
-using workload::checked_mul;
-using workload::checked_product;
+using util::checked_mul;
+using util::checked_product;
 using workload::LayerType;
 
 // What the program reads from and keeps in on-chip data (each tensor once).
 void count_on_chip(const workload::NetworkLayer& layer, std::int64_t batch, std::int64_t e, const LayerPlan& plan,
-                   LayerProgram& program) {
+                   program::LayerProgram& program) {
   const auto bytes = [&](std::int64_t elements) { return checked_mul(checked_mul(elements, batch), e); };
   for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
     if (plan.input_on_chip(i)) program.onchip_input_bytes += bytes(layer.input_shapes[i].elements());
@@ -40,41 +41,11 @@ std::string join(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::string role_name(TensorRole role) {
-  switch (role) {
-    case TensorRole::weights: return "weights";
-    case TensorRole::inputs: return "inputs";
-    case TensorRole::outputs: return "outputs";
-    case TensorRole::kv_cache: return "kv_cache";
-    default: return "state";
-  }
-}
-
-std::string step_kind_name(StepKind kind) {
-  switch (kind) {
-    case StepKind::load: return "load";
-    case StepKind::store: return "store";
-    case StepKind::compute: return "compute";
-    default: return "vector";
-  }
-}
-
-std::uint64_t burst_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t burst_bytes) {
-  if (bytes == 0) return 0;
-  const std::uint64_t first = address / burst_bytes * burst_bytes;
-  const std::uint64_t end = (address + bytes + burst_bytes - 1) / burst_bytes * burst_bytes;
-  return end - first;
-}
-
-std::int64_t element_bytes(const hw::AcceleratorSpec& accelerator) {
-  return std::max<std::int64_t>(1, (accelerator.compute.operand_bits + 7) / 8);
-}
-
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
                                        std::int64_t element_bytes) {
   std::vector<DramLayout> layouts(network.layers.size());
   const auto tensor_bytes = [&](std::int64_t elements) {
-    return static_cast<std::uint64_t>(workload::checked_product({elements, batch, element_bytes}));
+    return static_cast<std::uint64_t>(util::checked_product({elements, batch, element_bytes}));
   };
   // The model input sits at address 0; a layer's own input gets a region of its own.
   std::uint64_t next = align(tensor_bytes(network.input ? network.input->elements() : 0));
@@ -109,15 +80,15 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
 }
 
 std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
-                                       std::int64_t element_bytes, const LayerProgram& program, const LayerPlan& plan) {
+                                       std::int64_t element_bytes, const program::LayerProgram& program, const LayerPlan& plan) {
   if (!plan.fused_into.empty()) {
     return program.steps.empty() && program.macs == 0 ? "" : "the program of a fused layer has steps of its own";
   }
   if (is_view(layer.spec.type)) return "";
   std::int64_t weight_bytes = 0, output_bytes = 0;
-  for (const Step& step : program.steps) {
-    if (step.kind == StepKind::load && step.tensor == TensorRole::weights) weight_bytes += static_cast<std::int64_t>(step.bytes);
-    if (step.kind == StepKind::store) output_bytes += static_cast<std::int64_t>(step.bytes);
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights) weight_bytes += static_cast<std::int64_t>(step.bytes);
+    if (step.kind == program::StepKind::store) output_bytes += static_cast<std::int64_t>(step.bytes);
   }
   output_bytes += program.onchip_output_bytes;  // kept on chip: written, to SRAM
   workload::TrafficBytes compulsory = workload::compulsory_traffic(layer, batch, element_bytes);
@@ -132,9 +103,9 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
   return "";
 }
 
-LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const hw::AcceleratorSpec& accelerator,
+program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const spec::AcceleratorSpec& accelerator,
                        const DramLayout& layout, const LayerPlan& plan) {
-  LayerProgram program;
+  program::LayerProgram program;
   program.layer = layer.spec.name;
   program.type = workload::layer_type_name(layer.spec.type);
   if (!plan.fused_into.empty()) {
@@ -145,7 +116,7 @@ LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, 
     program.mapping = "view of its input: no data moves";
     return program;
   }
-  const Context context{accelerator, plan, role_capacity(accelerator.sram, plan.resident_bytes), element_bytes(accelerator),
+  const Context context{accelerator, plan, role_capacity(accelerator.sram, plan.resident_bytes), accelerator.element_bytes(),
                         accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
                         static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
   switch (layer.spec.type) {
@@ -163,8 +134,8 @@ LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, 
   return program;
 }
 
-NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator) {
-  const std::int64_t e = element_bytes(accelerator);
+NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const spec::AcceleratorSpec& accelerator) {
+  const std::int64_t e = accelerator.element_bytes();
   const std::vector<DramLayout> layouts = layout_network(network, batch, e);
   const FusionPlan fusion = plan_fusion(network, accelerator.compute);
   const int keeping = accelerator.sram.keeping_buffer();
@@ -205,11 +176,11 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
 std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped) {
   std::int64_t analysed = 0, programmed = 0, folded = 0;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
-    analysed = workload::checked_add(analysed, checked_mul(network.layers[i].counts.vector_ops, batch));
-    programmed = workload::checked_add(programmed, mapped.programs[i].vector_ops);
-    folded = workload::checked_add(folded, checked_mul(mapped.plans[i].folded_vector_ops, batch));
+    analysed = util::checked_add(analysed, checked_mul(network.layers[i].counts.vector_ops, batch));
+    programmed = util::checked_add(programmed, mapped.programs[i].vector_ops);
+    folded = util::checked_add(folded, checked_mul(mapped.plans[i].folded_vector_ops, batch));
   }
-  if (analysed == workload::checked_add(programmed, folded)) return "";
+  if (analysed == util::checked_add(programmed, folded)) return "";
   return "the programs have " + std::to_string(programmed) + " vector ops and folded batch-norms " +
          std::to_string(folded) + ", the analysis " + std::to_string(analysed);
 }

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "hw/accelerator_spec.h"
-#include "mapping/program.h"
+#include "program/program.h"
+#include "spec/accelerator_spec.h"
 #include "workload/network.h"
 
 namespace reusesim::mapping {
@@ -78,9 +78,6 @@ struct LayerPlan {
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
                                        std::int64_t element_bytes);
 
-// Bytes per element on the accelerator: its operand width.
-std::int64_t element_bytes(const hw::AcceleratorSpec& accelerator);
-
 // The conservation check against the analysis: a program may not move fewer bytes than the
 // hardware must (analyze's compulsory traffic): its weight loads at least the layer's parameters
 // (bias included; an embedding's gathered rows), its stores at least the layer's output (before
@@ -88,20 +85,20 @@ std::int64_t element_bytes(const hw::AcceleratorSpec& accelerator);
 // In a network (`plan`), what is kept on chip counts as stored, a fused layer must have an empty
 // program and its producer accounts for the chain's last tensor and the folded parameters.
 std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
-                                       std::int64_t element_bytes, const LayerProgram& program,
+                                       std::int64_t element_bytes, const program::LayerProgram& program,
                                        const LayerPlan& plan = {});
 
-LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const hw::AcceleratorSpec& accelerator,
+program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const spec::AcceleratorSpec& accelerator,
                        const DramLayout& layout, const LayerPlan& plan = {});
 
 // Every layer of the network as it runs in it: fusion into output paths, then residency across
 // layers (a layer whose tiles no longer fit beside the resident tensors sends the largest of them
 // to DRAM and the plan is redone from its producer on). Programs and plans in layer order.
 struct NetworkMapping {
-  std::vector<LayerProgram> programs;
+  std::vector<program::LayerProgram> programs;
   std::vector<LayerPlan> plans;
 };
-NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const hw::AcceleratorSpec& accelerator);
+NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const spec::AcceleratorSpec& accelerator);
 
 // Fusion moves vector work between programs, and folding a batch-norm does it before the run: the
 // network's programs' vector ops plus the folded ones against the analysis's, or "" when they agree.

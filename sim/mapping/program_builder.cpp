@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "util/checked_math.h"
 #include "workload/layer.h"
 
 namespace reusesim::mapping {
@@ -16,33 +17,33 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 std::uint64_t align(std::uint64_t address) { return (address + kAlignment - 1) / kAlignment * kAlignment; }
 
-Capacity role_capacity(const hw::SramSpec& sram, std::int64_t resident_bytes) {
+Capacity role_capacity(const spec::SramSpec& sram, std::int64_t resident_bytes) {
   Capacity capacity;
-  for (const hw::SramBufferSpec& buffer : sram.buffers) {
+  for (const spec::SramBufferSpec& buffer : sram.buffers) {
     if (buffer.holds.empty()) continue;
     const std::int64_t room = buffer.keeps_activations ? std::max<std::int64_t>(0, buffer.capacity_bytes - resident_bytes)
                                                        : buffer.capacity_bytes;
     const std::int64_t share = room / static_cast<std::int64_t>(buffer.holds.size());
-    for (hw::TensorKind kind : buffer.holds) {
-      (kind == hw::TensorKind::weights ? capacity.weights : kind == hw::TensorKind::inputs ? capacity.inputs
+    for (spec::TensorKind kind : buffer.holds) {
+      (kind == spec::TensorKind::weights ? capacity.weights : kind == spec::TensorKind::inputs ? capacity.inputs
                                                                                           : capacity.outputs) = share;
     }
   }
   return capacity;
 }
 
-std::int32_t ProgramBuilder::add(Step step) {
-  if (program_.steps.size() >= kMaxLayerSteps) {
+std::int32_t ProgramBuilder::add(program::Step step) {
+  if (program_.steps.size() >= program::kMaxLayerSteps) {
     throw MappingError("layer " + program_.layer + ": its program needs more than " +
-                       std::to_string(kMaxLayerSteps) +
+                       std::to_string(program::kMaxLayerSteps) +
                        " data-movement steps, the limit of one layer; lower the batch size or sequence length, "
                        "or give the SRAM buffers more capacity");
   }
-  const auto extent = static_cast<std::int64_t>(burst_extent(step.address, step.bytes, burst_bytes_));
-  if (step.kind == StepKind::load) program_.dram_read_bytes = workload::checked_add(program_.dram_read_bytes, extent);
-  if (step.kind == StepKind::store) program_.dram_write_bytes = workload::checked_add(program_.dram_write_bytes, extent);
-  program_.macs = workload::checked_add(program_.macs, step.macs);
-  program_.vector_ops = workload::checked_add(program_.vector_ops, step.vector_ops);
+  const auto extent = static_cast<std::int64_t>(program::burst_extent(step.address, step.bytes, burst_bytes_));
+  if (step.kind == program::StepKind::load) program_.dram_read_bytes = util::checked_add(program_.dram_read_bytes, extent);
+  if (step.kind == program::StepKind::store) program_.dram_write_bytes = util::checked_add(program_.dram_write_bytes, extent);
+  program_.macs = util::checked_add(program_.macs, step.macs);
+  program_.vector_ops = util::checked_add(program_.vector_ops, step.vector_ops);
   program_.steps.push_back(std::move(step));
   return static_cast<std::int32_t>(program_.steps.size() - 1);
 }

@@ -8,9 +8,9 @@
 #include <initializer_list>
 #include <vector>
 
-#include "hw/accelerator_spec.h"
 #include "mapping/mapper.h"
-#include "mapping/program.h"
+#include "program/program.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::mapping {
 
@@ -25,11 +25,11 @@ struct Capacity {
   std::int64_t weights = 0, inputs = 0, outputs = 0;
 };
 
-Capacity role_capacity(const hw::SramSpec& sram, std::int64_t resident_bytes = 0);
+Capacity role_capacity(const spec::SramSpec& sram, std::int64_t resident_bytes = 0);
 
 // The machine as a layer mapper sees it, and how the layer runs in the network.
 struct Context {
-  const hw::AcceleratorSpec& accelerator;
+  const spec::AcceleratorSpec& accelerator;
   const LayerPlan& plan;
   Capacity capacity;
   std::int64_t e;  // bytes per element
@@ -40,13 +40,13 @@ struct Context {
 // Builds a program step by step, keeping the totals the replay is checked against.
 class ProgramBuilder {
  public:
-  ProgramBuilder(LayerProgram& program, std::uint64_t burst_bytes) : program_(program), burst_bytes_(burst_bytes) {}
+  ProgramBuilder(program::LayerProgram& program, std::uint64_t burst_bytes) : program_(program), burst_bytes_(burst_bytes) {}
 
   // Appends `step`; MappingError when the layer would exceed kMaxLayerSteps.
-  std::int32_t add(Step step);
-  std::int32_t load(TensorRole role, std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
-    Step step;
-    step.kind = StepKind::load;
+  std::int32_t add(program::Step step);
+  std::int32_t load(program::TensorRole role, std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
+    program::Step step;
+    step.kind = program::StepKind::load;
     step.tensor = role;
     step.address = address;
     step.bytes = static_cast<std::uint64_t>(bytes);
@@ -54,9 +54,9 @@ class ProgramBuilder {
     return add(std::move(step));
   }
   std::int32_t store(std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
-    Step step;
-    step.kind = StepKind::store;
-    step.tensor = TensorRole::outputs;
+    program::Step step;
+    step.kind = program::StepKind::store;
+    step.tensor = program::TensorRole::outputs;
     step.address = address;
     step.bytes = static_cast<std::uint64_t>(bytes);
     step.after = std::move(after);
@@ -64,7 +64,7 @@ class ProgramBuilder {
   }
 
  private:
-  LayerProgram& program_;
+  program::LayerProgram& program_;
   std::uint64_t burst_bytes_;
 };
 

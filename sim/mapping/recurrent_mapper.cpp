@@ -4,15 +4,16 @@
 #include <string>
 
 #include "mapping/gemm_mapper.h"
+#include "util/checked_math.h"
 
 namespace reusesim::mapping {
 
-using workload::checked_mul;
-using workload::checked_product;
+using util::checked_mul;
+using util::checked_product;
 using workload::LayerType;
 
 void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                   const DramLayout& layout, LayerProgram& program) {
+                   const DramLayout& layout, program::LayerProgram& program) {
   const workload::RecurrentParams& rnn = layer.spec.recurrent;
   const std::int64_t gates = layer.spec.type == LayerType::lstm ? 4 : layer.spec.type == LayerType::gru ? 3 : 1;
   const std::int64_t directions = rnn.bidirectional ? 2 : 1, hidden = rnn.hidden_size, e = context.e;
@@ -68,14 +69,14 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
     for (std::int64_t direction = 0; direction < directions; ++direction) {
       // Resident weights replace the previous pass's in the weight buffer.
       const std::int32_t resident_load =
-          resident ? builder.load(TensorRole::weights, weights, weight_bytes, deps({previous_pass_end})) : -1;
+          resident ? builder.load(program::TensorRole::weights, weights, weight_bytes, deps({previous_pass_end})) : -1;
       Slots input_slots, weight_slots, output_slots;
       std::int32_t previous_step_end = -1;  // the last compute of step t-1: h(t-1) is complete
       std::int32_t last_store = -1;
       // Streams the weight tile of columns [n0, n0 + tn) and K [k0, k0 + tk) (biases with the last).
       const auto load_weights = [&](std::int64_t n0, std::int64_t tn, std::int64_t k0, std::int64_t tk) {
         const std::int64_t rows = k0 + tk == k ? tk + bias : tk;
-        return builder.load(TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * column_bytes + k0 * e),
+        return builder.load(program::TensorRole::weights, weights + static_cast<std::uint64_t>(n0 * column_bytes + k0 * e),
                             tn * rows * e, deps({weight_slots.claim()}));
       };
       for (std::int64_t step = 0; step < steps; ++step) {
@@ -99,13 +100,13 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
               if (x_values > 0 && !(stacked == 0 && context.plan.input_on_chip(0))) {
                 std::vector<std::int32_t> x_after = below_done;
                 if (const std::int32_t slot = input_slots.claim(); slot >= 0) x_after.push_back(slot);
-                x = builder.load(TensorRole::inputs,
+                x = builder.load(program::TensorRole::inputs,
                                  input + static_cast<std::uint64_t>(((t * batch + m0) * input_features + k0) * e),
                                  tm * x_values * e, x_after);
               }
-              Step compute;
-              compute.kind = StepKind::compute;
-              compute.gemm = GemmShape{tm, tn, tk};
+              program::Step compute;
+              compute.kind = program::StepKind::compute;
+              compute.gemm = timing::GemmShape{tm, tn, tk};
               compute.macs = tm * tn * tk;
               compute.bytes = static_cast<std::uint64_t>((tm * tk + tk * tn) * e);
               const bool last_k = k0 + tk == k;

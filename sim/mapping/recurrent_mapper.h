@@ -15,7 +15,7 @@ namespace reusesim::mapping {
 // tiles stream from DRAM every step. h(t-1) stays in SRAM; x(t) is loaded, h(t) stored, except that with
 // return_sequences false only the top layer's last step of each direction leaves for DRAM.
 void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                   const DramLayout& layout, LayerProgram& program);
+                   const DramLayout& layout, program::LayerProgram& program);
 
 // Stacked recurrent layers pass full sequences between them through DRAM regions after the
 // output: the layers below the top alternate between the output and one scratch region when the

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "util/checked_math.h"
+
 namespace reusesim::mapping {
 
 namespace {
 
-using workload::checked_mul;
+using util::checked_mul;
 using workload::LayerType;
 
 // The programs whose tensors input `id` reads, through views (-1: the model input); sets

@@ -9,14 +9,15 @@
 #include "mapping/gemm_mapper.h"
 #include "mapping/program_builder.h"
 #include "mapping/vector_mapper.h"
+#include "util/checked_math.h"
 #include "workload/training.h"
 
 namespace reusesim::mapping {
 
 namespace {
 
-using workload::checked_mul;
-using workload::checked_product;
+using util::checked_mul;
+using util::checked_product;
 using workload::LayerType;
 
 // Both factors of a share reach 2^40 and more: the product needs 128 bits to stay exact.
@@ -112,12 +113,12 @@ void read_saved(std::vector<Stream>& loads, std::int64_t& onchip_bytes, std::uin
   if (on_chip) {
     onchip_bytes += bytes;
   } else {
-    loads.push_back({TensorRole::inputs, address, bytes});
+    loads.push_back({program::TensorRole::inputs, address, bytes});
   }
 }
 
-LayerProgram named(const workload::NetworkLayer& layer) {
-  LayerProgram program;
+program::LayerProgram named(const workload::NetworkLayer& layer) {
+  program::LayerProgram program;
   program.layer = layer.spec.name;
   program.type = workload::layer_type_name(layer.spec.type);
   return program;
@@ -126,7 +127,7 @@ LayerProgram named(const workload::NetworkLayer& layer) {
 // A vector program: `parameter_bytes` from `parameters` loaded once, then `loads` streamed through
 // the vector unit into `stores`, in as many chunks as the buffers need with double buffering;
 // `onchip_bytes` more are read where the step keeps them on chip.
-LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& context, std::uint64_t parameters,
+program::LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& context, std::uint64_t parameters,
                             std::int64_t parameter_bytes, const std::vector<Stream>& loads,
                             const std::vector<Stream>& stores, std::int64_t onchip_bytes, std::int64_t vector_ops,
                             const std::string& what) {
@@ -135,7 +136,7 @@ LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& 
                        " bytes of parameters do not fit the weight buffer (" + std::to_string(context.capacity.weights) + ")");
   }
   std::int64_t input_bytes = 0, weight_bytes = 0, output_bytes = 0;
-  for (const Stream& load : loads) (load.role == TensorRole::weights ? weight_bytes : input_bytes) += load.bytes;
+  for (const Stream& load : loads) (load.role == program::TensorRole::weights ? weight_bytes : input_bytes) += load.bytes;
   for (const Stream& store : stores) output_bytes += store.bytes;
   const auto chunks_for = [](std::int64_t bytes, std::int64_t capacity) {
     return ceil_div(2 * bytes, std::max<std::int64_t>(1, capacity));
@@ -143,11 +144,11 @@ LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& 
   const std::int64_t chunks = std::max<std::int64_t>({1, chunks_for(input_bytes, context.capacity.inputs),
                                                       chunks_for(weight_bytes, context.capacity.weights),
                                                       chunks_for(output_bytes, context.capacity.outputs)});
-  LayerProgram program = named(layer);
+  program::LayerProgram program = named(layer);
   ProgramBuilder builder(program, context.burst_bytes);
-  const std::int32_t first = parameter_bytes > 0 ? builder.load(TensorRole::weights, parameters, parameter_bytes, {}) : -1;
+  const std::int32_t first = parameter_bytes > 0 ? builder.load(program::TensorRole::weights, parameters, parameter_bytes, {}) : -1;
   stream_chunks(builder, chunks, first, loads, stores,
-                workload::checked_add(workload::checked_add(input_bytes, weight_bytes), onchip_bytes), vector_ops);
+                util::checked_add(util::checked_add(input_bytes, weight_bytes), onchip_bytes), vector_ops);
   program.onchip_input_bytes = onchip_bytes;
   program.mapping = what + ": " + std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
   return program;
@@ -155,22 +156,22 @@ LayerProgram vector_program(const workload::NetworkLayer& layer, const Context& 
 
 // Runs `next` after `program` as one program: steps of `next` that waited for nothing wait for
 // `program`'s last step (they read the gradient it wrote).
-void append(LayerProgram& program, LayerProgram next) {
+void append(program::LayerProgram& program, program::LayerProgram next) {
   const std::size_t offset = program.steps.size();
-  if (offset + next.steps.size() > kMaxLayerSteps) {
+  if (offset + next.steps.size() > program::kMaxLayerSteps) {
     throw MappingError("layer " + program.layer + ": its backward program needs more than " +
-                       std::to_string(kMaxLayerSteps) + " data-movement steps, the limit of one layer; lower the batch size");
+                       std::to_string(program::kMaxLayerSteps) + " data-movement steps, the limit of one layer; lower the batch size");
   }
-  for (Step& step : next.steps) {
+  for (program::Step& step : next.steps) {
     for (std::int32_t& earlier : step.after) earlier += static_cast<std::int32_t>(offset);
     if (step.after.empty() && offset > 0) step.after.push_back(static_cast<std::int32_t>(offset - 1));
     program.steps.push_back(std::move(step));
   }
-  program.macs = workload::checked_add(program.macs, next.macs);
-  program.vector_ops = workload::checked_add(program.vector_ops, next.vector_ops);
-  program.dram_read_bytes = workload::checked_add(program.dram_read_bytes, next.dram_read_bytes);
-  program.dram_write_bytes = workload::checked_add(program.dram_write_bytes, next.dram_write_bytes);
-  program.estimated_cycles = workload::checked_add(program.estimated_cycles, next.estimated_cycles);
+  program.macs = util::checked_add(program.macs, next.macs);
+  program.vector_ops = util::checked_add(program.vector_ops, next.vector_ops);
+  program.dram_read_bytes = util::checked_add(program.dram_read_bytes, next.dram_read_bytes);
+  program.dram_write_bytes = util::checked_add(program.dram_write_bytes, next.dram_write_bytes);
+  program.estimated_cycles = util::checked_add(program.estimated_cycles, next.estimated_cycles);
   program.mapping += (program.mapping.empty() ? "" : "; then ") + next.mapping;
 }
 
@@ -188,7 +189,7 @@ GemmProblem backward_gemm(const GemmProblem& forward, std::int64_t m, std::int64
 // The input gradient of a conv2d or linear layer: dY (m x k, rows of the output gradient) times its
 // weights read transposed (k x n), the im2col columns folded into dX as they are written; a second
 // contribution to dX is read and added in the output path.
-LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+program::LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                            const DramLayout& layout, const GemmProblem& forward, std::uint64_t output_gradient,
                            const GradientTarget& target) {
   const std::int64_t e = context.e;
@@ -202,7 +203,7 @@ LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t bat
     p.addends.push_back(Addend{target.address, target.bytes / e / batch, false});
     p.output_vector_ops = target.bytes / e;
   }
-  LayerProgram program = named(layer);
+  program::LayerProgram program = named(layer);
   map_gemm(p, context, context.capacity, layer.spec.name, std::nullopt, program);
   program.mapping = "dgrad " + program.mapping;
   return program;
@@ -211,7 +212,7 @@ LayerProgram dgrad_program(const workload::NetworkLayer& layer, std::int64_t bat
 // The weight gradient of a conv2d or linear layer: the input read transposed (m x k, the im2col
 // columns built on chip from the input's own bytes) times dY (k x n), both activations; a bias's
 // gradient (dY summed over M) is added in the output path.
-LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+program::LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                            const DramLayout& layout, const GemmProblem& forward, std::uint64_t output_gradient,
                            std::uint64_t weight_gradient, bool input_on_chip) {
   const std::int64_t e = context.e;
@@ -228,11 +229,11 @@ LayerProgram wgrad_program(const workload::NetworkLayer& layer, std::int64_t bat
   p.inputs = layout.inputs.front();
   p.inputs_on_chip = input_on_chip;
   p.weights = output_gradient;
-  p.b_role = TensorRole::inputs;
+  p.b_role = program::TensorRole::inputs;
   p.output = weight_gradient;
   p.written_bytes = checked_mul(layer.counts.params, e);
   p.output_vector_ops = forward.bias > 0 ? checked_product({forward.groups, forward.m, forward.n}) : 0;
-  LayerProgram program = named(layer);
+  program::LayerProgram program = named(layer);
   map_gemm(p, context, activation_operands_capacity(context.capacity), layer.spec.name, std::nullopt, program);
   if (input_on_chip) program.onchip_input_bytes = group_input_bytes * forward.groups;
   program.mapping = "wgrad " + program.mapping;
@@ -259,7 +260,7 @@ Saved saved_tensor(LayerType type) {
 
 // The backward of a layer without MACs: dY and the tensor it saved in, each input's gradient (and
 // its parameters' gradient) out, as many vector ops as its forward, plus one per accumulated element.
-std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer, std::size_t i, std::int64_t batch,
+std::optional<program::LayerProgram> vector_backward(const workload::NetworkLayer& layer, std::size_t i, std::int64_t batch,
                                             const Context& context, const DramLayout& layout,
                                             const GradientLayout& gradients, const Residency& residency,
                                             const std::vector<GradientTarget>& targets) {
@@ -267,7 +268,7 @@ std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer,
   const std::int64_t parameter_bytes = checked_mul(layer.counts.params, e);
   if (targets.empty() && parameter_bytes == 0) return std::nullopt;
   const std::int64_t output_bytes = checked_product({layer.counts.output_elems, batch, e});
-  std::vector<Stream> loads{{TensorRole::inputs, gradients.output_gradient[i], output_bytes}};
+  std::vector<Stream> loads{{program::TensorRole::inputs, gradients.output_gradient[i], output_bytes}};
   std::int64_t onchip_bytes = 0;
   switch (saved_tensor(layer.spec.type)) {
     case Saved::input:
@@ -283,33 +284,33 @@ std::optional<LayerProgram> vector_backward(const workload::NetworkLayer& layer,
   std::vector<Stream> stores;
   for (const GradientTarget& target : targets) {
     if (target.accumulate) {
-      loads.push_back({TensorRole::inputs, target.address, target.bytes});
-      ops = workload::checked_add(ops, target.bytes / e);
+      loads.push_back({program::TensorRole::inputs, target.address, target.bytes});
+      ops = util::checked_add(ops, target.bytes / e);
     }
-    stores.push_back({TensorRole::outputs, target.address, target.bytes});
+    stores.push_back({program::TensorRole::outputs, target.address, target.bytes});
   }
-  if (parameter_bytes > 0) stores.push_back({TensorRole::outputs, gradients.weight_gradient[i], parameter_bytes});
+  if (parameter_bytes > 0) stores.push_back({program::TensorRole::outputs, gradients.weight_gradient[i], parameter_bytes});
   return vector_program(layer, context, layout.weights, parameter_bytes, loads, stores, onchip_bytes, ops, "backward");
 }
 
 // The optimizer's update of a layer's parameters: w, g and the optimizer state in, w and the state
 // out. With mixed precision w is the fp32 master copy, and the weights the layers compute with are
 // written again at their own size (one more vector op per parameter, the rounding).
-LayerProgram update_program(const workload::NetworkLayer& layer, const Context& context, const DramLayout& layout,
+program::LayerProgram update_program(const workload::NetworkLayer& layer, const Context& context, const DramLayout& layout,
                             const GradientLayout& gradients, std::size_t i, const workload::TrainingOptions& options) {
   const std::int64_t bytes = checked_mul(layer.counts.params, context.e);
   const std::int64_t state_bytes = checked_mul(layer.counts.params, gradients.state_element_bytes);
   const std::uint64_t weights = options.mixed_precision ? gradients.master[i] : layout.weights;
-  std::vector<Stream> loads{{TensorRole::weights, weights, state_bytes},
-                            {TensorRole::inputs, gradients.weight_gradient[i], bytes}};
-  std::vector<Stream> stores{{TensorRole::outputs, weights, state_bytes}};
+  std::vector<Stream> loads{{program::TensorRole::weights, weights, state_bytes},
+                            {program::TensorRole::inputs, gradients.weight_gradient[i], bytes}};
+  std::vector<Stream> stores{{program::TensorRole::outputs, weights, state_bytes}};
   for (std::int64_t s = 0; s < workload::optimizer_state_per_parameter(options.optimizer); ++s) {
-    loads.push_back({TensorRole::inputs, gradients.state[i][static_cast<std::size_t>(s)], state_bytes});
-    stores.push_back({TensorRole::outputs, gradients.state[i][static_cast<std::size_t>(s)], state_bytes});
+    loads.push_back({program::TensorRole::inputs, gradients.state[i][static_cast<std::size_t>(s)], state_bytes});
+    stores.push_back({program::TensorRole::outputs, gradients.state[i][static_cast<std::size_t>(s)], state_bytes});
   }
   std::int64_t ops_per_parameter = workload::update_ops_per_parameter(options.optimizer);
   if (options.mixed_precision) {
-    stores.push_back({TensorRole::outputs, layout.weights, bytes});
+    stores.push_back({program::TensorRole::outputs, layout.weights, bytes});
     ++ops_per_parameter;
   }
   return vector_program(layer, context, 0, 0, loads, stores, 0, checked_mul(layer.counts.params, ops_per_parameter),
@@ -333,10 +334,10 @@ namespace {
 
 // The step with `residency`'s activations on chip (map_training_step).
 std::vector<TrainingProgram> map_step(const workload::Network& network, std::int64_t batch,
-                                      const hw::AcceleratorSpec& accelerator, const workload::TrainingOptions& options,
+                                      const spec::AcceleratorSpec& accelerator, const workload::TrainingOptions& options,
                                       const std::vector<DramLayout>& layouts, const GradientLayout& gradients,
                                       const Residency& residency) {
-  const std::int64_t e = element_bytes(accelerator);
+  const std::int64_t e = accelerator.element_bytes();
   const std::int64_t checkpoint_segments = options.checkpoint_segments;
   // Every layer runs on its own (no fusion: a batch-norm cannot fold into the weights while they
   // train), its output stored for the backward pass: on chip, or in DRAM.
@@ -386,24 +387,24 @@ std::vector<TrainingProgram> map_step(const workload::Network& network, std::int
     }
     const std::uint64_t output_gradient = gradients.output_gradient[i];
     if (layer.spec.type != LayerType::conv2d && layer.spec.type != LayerType::linear) {
-      std::optional<LayerProgram> backward =
+      std::optional<program::LayerProgram> backward =
           vector_backward(layer, i, batch, context, layouts[i], gradients, residency, targets);
       if (backward) step.push_back({TrainingPhase::dgrad, i, std::move(*backward)});
       continue;
     }
     const GemmProblem forward = conv_or_linear_gemm(layer, batch, context, layouts[i]);
-    std::optional<LayerProgram> dgrad;
+    std::optional<program::LayerProgram> dgrad;
     if (layer.spec.activation != workload::Activation::none) {
       // The layer's own activation: dY times its derivative at the stored output, in place.
       const std::int64_t output_bytes = checked_product({layer.counts.output_elems, batch, e});
-      std::vector<Stream> loads{{TensorRole::inputs, output_gradient, output_bytes}};
+      std::vector<Stream> loads{{program::TensorRole::inputs, output_gradient, output_bytes}};
       std::int64_t onchip_bytes = 0;
       read_saved(loads, onchip_bytes, layouts[i].output, output_bytes, residency.on_chip[i]);
-      dgrad = vector_program(layer, context, 0, 0, loads, {{TensorRole::outputs, output_gradient, output_bytes}},
+      dgrad = vector_program(layer, context, 0, 0, loads, {{program::TensorRole::outputs, output_gradient, output_bytes}},
                              onchip_bytes, output_bytes / e, workload::activation_name(layer.spec.activation) + " backward");
     }
     if (!targets.empty()) {
-      LayerProgram gemm = dgrad_program(layer, batch, context, layouts[i], forward, output_gradient, targets.front());
+      program::LayerProgram gemm = dgrad_program(layer, batch, context, layouts[i], forward, output_gradient, targets.front());
       if (dgrad) {
         append(*dgrad, std::move(gemm));
       } else {
@@ -462,9 +463,9 @@ std::vector<std::int64_t> training_live_bytes(const workload::Network& network, 
   // Held throughout: the parameters, their gradients, the optimizer state (with mixed precision
   // the fp32 master weights too) and the model's input, kept for the step like the parameters.
   std::int64_t parameters = 0;
-  for (const workload::NetworkLayer& layer : network.layers) parameters = workload::checked_add(parameters, layer.counts.params);
+  for (const workload::NetworkLayer& layer : network.layers) parameters = util::checked_add(parameters, layer.counts.params);
   live(0, n - 1,
-       workload::checked_add(
+       util::checked_add(
            checked_mul(parameters, 2 * element_bytes +
                                        workload::optimizer_bytes_per_parameter(options.optimizer, options.mixed_precision,
                                                                                element_bytes)),
@@ -495,9 +496,9 @@ std::vector<std::int64_t> training_live_bytes(const workload::Network& network, 
 }
 
 std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
-                                               const hw::AcceleratorSpec& accelerator,
+                                               const spec::AcceleratorSpec& accelerator,
                                                const workload::TrainingOptions& options) {
-  const std::int64_t e = element_bytes(accelerator);
+  const std::int64_t e = accelerator.element_bytes();
   const std::vector<DramLayout> layouts = layout_network(network, batch, e);
   const GradientLayout gradients = layout_gradients(network, layouts, batch, e, options);
   // Stored activations stay on chip in up to half the buffer that keeps activations (the other

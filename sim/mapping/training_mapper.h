@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "hw/accelerator_spec.h"
-#include "mapping/program.h"
+#include "program/program.h"
+#include "spec/accelerator_spec.h"
 #include "workload/network.h"
 #include "workload/training.h"
 
@@ -28,7 +28,7 @@ std::string phase_name(TrainingPhase phase);
 struct TrainingProgram {
   TrainingPhase phase = TrainingPhase::forward;
   std::size_t layer = 0;  // position in the network
-  LayerProgram program;
+  program::LayerProgram program;
 };
 
 // The step's programs in the order they run: forward in layer order, then per layer in reverse
@@ -41,7 +41,7 @@ struct TrainingProgram {
 // have a backward pass (workload::backward_problem) and checkpoint_segments divide its layers
 // (workload::checkpoint_problem); MappingError when a program fits no buffer.
 std::vector<TrainingProgram> map_training_step(const workload::Network& network, std::int64_t batch,
-                                               const hw::AcceleratorSpec& accelerator,
+                                               const spec::AcceleratorSpec& accelerator,
                                                const workload::TrainingOptions& options);
 
 // The bytes the step holds while each of its programs runs, from `step` (map_training_step's, at

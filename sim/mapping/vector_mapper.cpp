@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <string>
 
+#include "util/checked_math.h"
+
 namespace reusesim::mapping {
 
-using workload::checked_mul;
+using util::checked_mul;
 using workload::LayerType;
 
 void stream_chunks(ProgramBuilder& builder, std::int64_t chunks, std::int32_t first, const std::vector<Stream>& loads,
@@ -19,8 +21,8 @@ void stream_chunks(ProgramBuilder& builder, std::int64_t chunks, std::int32_t fi
     for (const Stream& load : loads) {
       after.push_back(builder.load(load.role, load.address + start(load.bytes), share(load.bytes), deps({wait})));
     }
-    Step vector;
-    vector.kind = StepKind::vector;
+    program::Step vector;
+    vector.kind = program::StepKind::vector;
     vector.vector_ops = share(vector_ops);
     vector.bytes = static_cast<std::uint64_t>(share(sram_read_bytes));
     vector.after = after;
@@ -33,7 +35,7 @@ void stream_chunks(ProgramBuilder& builder, std::int64_t chunks, std::int32_t fi
 }
 
 void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                const DramLayout& layout, LayerProgram& program) {
+                const DramLayout& layout, program::LayerProgram& program) {
   const std::int64_t e = context.e;
   std::int64_t input_bytes = 0;
   for (const workload::Shape& shape : layer.input_shapes) input_bytes += checked_mul(checked_mul(shape.elements(), batch), e);
@@ -63,17 +65,17 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
        streamed ? chunks_for(moved_weights, context.capacity.weights) : 0,
        chunks_for(output_bytes, context.capacity.outputs)});
   ProgramBuilder builder(program, context.burst_bytes);
-  const std::int32_t parameters = !streamed && weight_bytes > 0 ? builder.load(TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
+  const std::int32_t parameters = !streamed && weight_bytes > 0 ? builder.load(program::TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
   std::vector<Stream> loads;
-  if (streamed) loads.push_back({TensorRole::weights, layout.weights, moved_weights});
+  if (streamed) loads.push_back({program::TensorRole::weights, layout.weights, moved_weights});
   if (!gather) {
     for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
       if (context.plan.input_on_chip(i)) continue;  // read in place
-      loads.push_back({TensorRole::inputs, layout.inputs[i], checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e)});
+      loads.push_back({program::TensorRole::inputs, layout.inputs[i], checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e)});
     }
   }
   std::vector<Stream> stores;
-  if (!context.plan.output_on_chip) stores.push_back({TensorRole::outputs, layout.output, output_bytes});
+  if (!context.plan.output_on_chip) stores.push_back({program::TensorRole::outputs, layout.output, output_bytes});
   stream_chunks(builder, chunks, parameters, loads, stores, gather ? moved_weights : input_bytes,
                 checked_mul(layer.counts.vector_ops, batch));
   program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";

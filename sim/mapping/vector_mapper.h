@@ -13,7 +13,7 @@ namespace reusesim::mapping {
 // A tensor streamed through the vector unit: `bytes` from `address` in DRAM (loaded into the
 // buffer of its role, or stored out of the output buffer).
 struct Stream {
-  TensorRole role = TensorRole::inputs;
+  program::TensorRole role = program::TensorRole::inputs;
   std::uint64_t address = 0;
   std::int64_t bytes = 0;
 };
@@ -26,6 +26,6 @@ void stream_chunks(ProgramBuilder& builder, std::int64_t chunks, std::int32_t fi
 
 // Element-wise and pooling layers, batch-norm and softmax: chunks of the inputs through the vector unit.
 void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                const DramLayout& layout, LayerProgram& program);
+                const DramLayout& layout, program::LayerProgram& program);
 
 }  // namespace reusesim::mapping

@@ -1,11 +1,13 @@
 #include "report/analyze_report.h"
 
+#include "util/checked_math.h"
+
 namespace reusesim::report {
 
 namespace {
 
-using workload::checked_add;
-using workload::checked_mul;
+using util::checked_add;
+using util::checked_mul;
 
 constexpr const char* kConventions =
     "1 MAC = 2 ops; intensity = ops per byte of compulsory DRAM traffic (every input, weight and "
@@ -46,18 +48,15 @@ std::vector<Cell> cells(const std::string& name, const std::string& type, const 
                         const AnalyzeOptions& options) {
   const double ops = 2.0 * static_cast<double>(row.macs);
   const std::int64_t bytes = row.traffic.total();
-  std::vector<Cell> result{name,
-                           type,
-                           shape,
-                           row.macs,
-                           row.params,
-                           row.input_elems,
-                           row.output_elems,
-                           row.vector_ops,
-                           row.traffic.weight,
-                           row.traffic.input,
-                           row.traffic.output,
-                           bytes > 0 ? Cell(ops / static_cast<double>(bytes)) : Cell()};
+  // Appended one by one: GCC 12 takes an initializer list of variants holding strings for reads of
+  // uninitialized memory (-Wmaybe-uninitialized).
+  std::vector<Cell> result;
+  for (const std::string& text : {name, type, shape}) result.emplace_back(text);
+  for (std::int64_t count : {row.macs, row.params, row.input_elems, row.output_elems, row.vector_ops,
+                             row.traffic.weight, row.traffic.input, row.traffic.output}) {
+    result.emplace_back(count);
+  }
+  result.push_back(bytes > 0 ? Cell(ops / static_cast<double>(bytes)) : Cell());
   if (options.peak_tops) {
     const double seconds = ops / (*options.peak_tops * 1e12);
     result.push_back(seconds * 1e6);
@@ -83,7 +82,7 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
     row.output_elems = checked_mul(layer.counts.output_elems, options.batch);
     row.vector_ops = checked_mul(layer.counts.vector_ops, options.batch);
     row.traffic = workload::compulsory_traffic(layer, options.batch, element_bytes);
-    row.kv_cache_read_bytes = workload::checked_product({layer.cached_elements(), options.batch, element_bytes});
+    row.kv_cache_read_bytes = util::checked_product({layer.cached_elements(), options.batch, element_bytes});
     total.add(row);
     table.add_row(cells(layer.spec.name, workload::layer_type_name(layer.spec.type), layer.output_shape.to_string(),
                         row, options));

@@ -10,18 +10,18 @@ namespace {
 struct DramStat {
   const char* name;
   int text_decimals;
-  std::function<Cell(const hw::DramFigures&, double tck_ns)> cell;
+  std::function<Cell(const results::DramFigures&, double tck_ns)> cell;
 };
 
 Cell count(std::int64_t value) { return value; }
 
 // A latency figure in ns; empty when no request was timed.
-Cell latency_ns(const hw::LatencyFigures& latency, double cycles, double tck_ns) {
+Cell latency_ns(const results::LatencyFigures& latency, double cycles, double tck_ns) {
   return latency.count > 0 ? Cell(cycles * tck_ns) : Cell();
 }
 
 const std::vector<DramStat>& dram_stats() {
-  using S = hw::DramFigures;
+  using S = results::DramFigures;
   static const std::vector<DramStat> stats{
       {"activates", 0, [](const S& s, double) { return count(s.counters.activates); }},
       {"precharges", 0, [](const S& s, double) { return count(s.counters.precharges); }},
@@ -75,7 +75,7 @@ std::vector<Column> dram_stat_columns(const std::vector<std::string>& names, con
   return columns;
 }
 
-std::vector<Cell> dram_stat_cells(const std::vector<std::string>& names, const hw::DramFigures* stats,
+std::vector<Cell> dram_stat_cells(const std::vector<std::string>& names, const results::DramFigures* stats,
                                   double tck_ns) {
   std::vector<Cell> cells;
   for (const std::string& name : names) cells.push_back(stats != nullptr ? named(name).cell(*stats, tck_ns) : Cell());

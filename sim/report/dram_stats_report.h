@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "hw/dram_stats.h"
 #include "report/table.h"
+#include "results/dram_stats.h"
 
 namespace reusesim::report {
 
@@ -18,7 +18,7 @@ std::vector<std::string> names_except(const std::vector<std::string>& all, const
 std::vector<Column> dram_stat_columns(const std::vector<std::string>& names, const std::string& prefix);
 // Their cells for `stats`; `tck_ns` converts cycles to ns. Without `stats` (an ideal memory, which
 // issues no DRAM commands) every cell is empty.
-std::vector<Cell> dram_stat_cells(const std::vector<std::string>& names, const hw::DramFigures* stats,
+std::vector<Cell> dram_stat_cells(const std::vector<std::string>& names, const results::DramFigures* stats,
                                   double tck_ns);
 
 }  // namespace reusesim::report

@@ -30,7 +30,7 @@ std::vector<Column> layer_energy_columns() {
   return columns;
 }
 
-std::vector<Cell> layer_energy_cells(const hw::AcceleratorSpec& spec, const hw::LayerResult& layer) {
+std::vector<Cell> layer_energy_cells(const spec::AcceleratorSpec& spec, const results::LayerResult& layer) {
   std::vector<Cell> cells(layer_energy_columns().size());
   if (!spec.technology) return cells;
   const energy::EnergyBreakdown e = energy::layer_energy(spec, layer);
@@ -58,7 +58,7 @@ std::vector<Column> dram_energy_columns() {
   return columns;
 }
 
-std::vector<Cell> dram_energy_cells(const hw::DramSpec& dram, const hw::DramChannelStats& counters, double seconds,
+std::vector<Cell> dram_energy_cells(const spec::DramSpec& dram, const results::DramChannelStats& counters, double seconds,
                                     std::int64_t channels) {
   if (!dram.power) return std::vector<Cell>(dram_energy_columns().size());
   const energy::DramEnergy e = energy::dram_energy(dram, counters, seconds / (dram.timing.tck_ns * 1e-9), channels);
@@ -69,7 +69,7 @@ std::vector<Cell> dram_energy_cells(const hw::DramSpec& dram, const hw::DramChan
   return row;
 }
 
-nlohmann::ordered_json area_json(const hw::AcceleratorSpec& spec) {
+nlohmann::ordered_json area_json(const spec::AcceleratorSpec& spec) {
   if (!spec.technology) return nlohmann::ordered_json::object();
   const energy::AreaBreakdown a = energy::area(spec);
   return {{"technology", spec.technology->name},
@@ -79,7 +79,7 @@ nlohmann::ordered_json area_json(const hw::AcceleratorSpec& spec) {
           {"total_mm2", a.total_mm2()}};
 }
 
-std::string area_summary(const hw::AcceleratorSpec& spec) {
+std::string area_summary(const spec::AcceleratorSpec& spec) {
   if (!spec.technology) return "";
   const energy::AreaBreakdown a = energy::area(spec);
   char text[200];

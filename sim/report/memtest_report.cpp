@@ -24,9 +24,9 @@ constexpr const char* kConventions =
 const std::vector<std::string> kLeadingStats{"read_latency_mean_ns", "read_latency_p50_ns", "read_latency_p99_ns",
                                              "row_hit_rate", "activates", "refreshes"};
 
-std::vector<Cell> row_cells(const MemtestResult& result, const hw::DramChannelStats& dram, const std::string& channel,
+std::vector<Cell> row_cells(const MemtestResult& result, const results::DramChannelStats& dram, const std::string& channel,
                             double peak_share) {
-  const hw::DramFigures figures = hw::figures_of(dram);
+  const results::DramFigures figures = results::figures_of(dram);
   const double bytes = static_cast<double>(dram.read_bytes + dram.write_bytes);
   const double achieved = result.simulated_seconds > 0 ? bytes / result.simulated_seconds / 1e9 : 0;
   const double peak = result.spec.peak_bytes_per_second() / 1e9 * peak_share;

@@ -6,17 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "hw/dram_channel.h"
 #include "report/table.h"
+#include "results/dram_stats.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::report {
 
 struct MemtestResult {
   std::string pattern;  // pattern name or trace file
   std::string memory;   // preset or file
-  hw::DramSpec spec;
-  hw::DramChannelStats dram;  // all channels
-  std::vector<hw::DramChannelStats> channels;  // each channel's (each pseudo-channel's)
+  spec::DramSpec spec;
+  results::DramChannelStats dram;  // all channels
+  std::vector<results::DramChannelStats> channels;  // each channel's (each pseudo-channel's)
   std::int64_t requests = 0;  // as issued by the test (before DMA splitting)
   std::int64_t request_bytes = 0;
   std::int64_t outstanding = 0;

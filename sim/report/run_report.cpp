@@ -1,6 +1,6 @@
 #include "report/run_report.h"
 
-#include "mapping/mapper.h"
+
 #include "report/dram_stats_report.h"
 #include "report/energy_report.h"
 
@@ -26,7 +26,7 @@ const std::vector<Column> kLeadingColumns{
 // The DRAM statistics after the columns above (row_hit_rate has its place among them).
 const std::vector<std::string> kDramStats = names_except(dram_stat_names(), {"row_hit_rate"});
 
-hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
+results::LayerResult add(results::LayerResult total, const results::LayerResult& layer) {
   total.cycles += layer.cycles;
   total.compute_cycles += layer.compute_cycles;
   total.stall_weights += layer.stall_weights;
@@ -62,10 +62,10 @@ hw::LayerResult add(hw::LayerResult total, const hw::LayerResult& layer) {
 template <typename Visit>
 void for_each_row(const RunReport& report, Visit visit) {
   for (std::size_t b = 0; b < report.batches.size(); ++b) {
-    const std::vector<hw::LayerResult>& layers = report.batches[b];
-    hw::LayerResult total;
+    const std::vector<results::LayerResult>& layers = report.batches[b];
+    results::LayerResult total;
     for (std::size_t i = 0; i < layers.size(); ++i) {
-      const hw::LayerResult& layer = layers[i];
+      const results::LayerResult& layer = layers[i];
       visit(layer, b, i);
       total = add(total, layer);
       total.batch = layer.batch;
@@ -82,12 +82,12 @@ void for_each_row(const RunReport& report, Visit visit) {
 }
 
 // The DRAM statistics of `stats` for the columns `names`: empty for an ideal memory.
-std::vector<Cell> dram_cells(const std::vector<std::string>& names, const hw::DramFigures& stats,
-                             const hw::AcceleratorSpec& spec) {
+std::vector<Cell> dram_cells(const std::vector<std::string>& names, const results::DramFigures& stats,
+                             const spec::AcceleratorSpec& spec) {
   return dram_stat_cells(names, spec.dram.ideal ? nullptr : &stats, spec.dram.timing.tck_ns);
 }
 
-std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spec) {
+std::vector<Cell> cells(const results::LayerResult& r, const spec::AcceleratorSpec& spec) {
   const double ops = 2.0 * static_cast<double>(r.macs);
   const std::int64_t dram_bytes = r.dram_read_bytes + r.dram_write_bytes;  // the layer's own traffic
   const bool timed = r.seconds > 0;
@@ -100,7 +100,7 @@ std::vector<Cell> cells(const hw::LayerResult& r, const hw::AcceleratorSpec& spe
           timed ? Cell(static_cast<double>(dram_bytes) / r.seconds / 1e9) : Cell(),
           dram_cells({"row_hit_rate"}, r.dram, spec).front(),
           dram_bytes > 0 ? Cell(ops / static_cast<double>(dram_bytes)) : Cell(), gops,
-          timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), mapping::element_bytes(spec),
+          timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), spec.element_bytes(),
           r.mapping};
   for (Cell& cell : dram_cells(kDramStats, r.dram, spec)) row.push_back(std::move(cell));
   for (Cell& cell : layer_energy_cells(spec, r)) row.push_back(std::move(cell));
@@ -129,7 +129,7 @@ Table channel_table(const RunReport& report) {
   std::vector<Column> columns = with_phase(report, {{"batch"}, {"layer"}, {"channel"}});
   for (Column& column : dram_stat_columns(dram_stat_names(), "dram_")) columns.push_back(std::move(column));
   Table table(columns);
-  const auto add_rows = [&](const hw::LayerResult& r, std::size_t, std::size_t position) {
+  const auto add_rows = [&](const results::LayerResult& r, std::size_t, std::size_t position) {
     for (std::size_t i = 0; i < r.dram_channels.size(); ++i) {
       std::vector<Cell> row = with_phase(report, {r.batch, r.layer, static_cast<std::int64_t>(i)}, position);
       for (Cell& cell : dram_cells(dram_stat_names(), r.dram_channels[i], report.spec)) row.push_back(std::move(cell));
@@ -140,12 +140,12 @@ Table channel_table(const RunReport& report) {
   return table;
 }
 
-nlohmann::ordered_json controller_json(const hw::DramControllerSpec& controller) {
+nlohmann::ordered_json controller_json(const spec::DramControllerSpec& controller) {
   static const char* const kRefresh[] = {"all_bank", "per_bank", "off"};
   nlohmann::ordered_json document{{"read_queue_depth", controller.read_queue_depth},
                                   {"write_queue_depth", controller.write_queue_depth},
                                   {"command_queue_depth", controller.command_queue_depth}};
-  if (controller.write_drain == hw::WriteDrainPolicy::watermarks) {
+  if (controller.write_drain == spec::WriteDrainPolicy::watermarks) {
     document["write_drain"] = "watermarks";
     document["write_drain_high"] = controller.write_drain_high;
     document["write_drain_low"] = controller.write_drain_low;
@@ -154,7 +154,7 @@ nlohmann::ordered_json controller_json(const hw::DramControllerSpec& controller)
   }
   document["posted_writes"] = controller.posted_writes;
   document["frontend_latency_cycles"] = controller.frontend_latency_cycles;
-  document["page_policy"] = controller.page_policy == hw::PagePolicy::open ? "open" : "closed";
+  document["page_policy"] = controller.page_policy == spec::PagePolicy::open ? "open" : "closed";
   document["refresh"] = kRefresh[static_cast<int>(controller.refresh)];
   return document;
 }
@@ -168,7 +168,7 @@ Table run_table(const RunReport& report) {
   columns.push_back({"dram_read_kv_cache_bytes"});
   if (report.training) columns.push_back({"peak_memory_bytes"});
   Table table(columns);
-  for_each_row(report, [&](const hw::LayerResult& r, std::size_t batch, std::size_t position) {
+  for_each_row(report, [&](const results::LayerResult& r, std::size_t batch, std::size_t position) {
     std::vector<Cell> row = with_phase(report, cells(r, report.spec), position);
     if (report.training) {
       row.emplace_back();
@@ -181,16 +181,16 @@ Table run_table(const RunReport& report) {
 
 std::string render_dram_channels(const RunReport& report) { return channel_table(report).to_csv(); }
 
-std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
+std::string resolved_accelerator_json(const spec::AcceleratorSpec& spec) {
   nlohmann::ordered_json document;
-  const hw::ComputeSpec& compute = spec.compute;
+  const spec::ComputeSpec& compute = spec.compute;
   document["name"] = spec.name;
   nlohmann::ordered_json& array = document["compute"];
-  if (compute.kind == hw::ArrayKind::systolic) {
+  if (compute.kind == spec::ArrayKind::systolic) {
     array["type"] = "systolic";
     array["rows"] = compute.rows;
     array["cols"] = compute.cols;
-    array["dataflow"] = compute.dataflow == hw::Dataflow::ws ? "ws" : compute.dataflow == hw::Dataflow::os ? "os" : "is";
+    array["dataflow"] = compute.dataflow == spec::Dataflow::ws ? "ws" : compute.dataflow == spec::Dataflow::os ? "os" : "is";
     array["double_buffered_stationary"] = compute.double_buffered_stationary;
   } else {
     array["type"] = "vector_mac";
@@ -202,7 +202,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   array["accumulator_bits"] = spec.accumulators.bits;
   array["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
   nlohmann::ordered_json output_path = nlohmann::ordered_json::array();
-  for (hw::OutputStage stage : compute.output_path) {
+  for (spec::OutputStage stage : compute.output_path) {
     static const char* const kStages[] = {"activation", "batchnorm", "add", "pooling"};
     output_path.push_back(kStages[static_cast<int>(stage)]);
   }
@@ -212,10 +212,10 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
   document["area"] = area_json(spec);
   document["dma"]["outstanding_requests"] = spec.dma.outstanding_requests;
   document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
-  for (const hw::SramBufferSpec& buffer : spec.sram.buffers) {
+  for (const spec::SramBufferSpec& buffer : spec.sram.buffers) {
     nlohmann::ordered_json holds = nlohmann::ordered_json::array();
-    for (hw::TensorKind kind : buffer.holds) {
-      holds.push_back(kind == hw::TensorKind::weights ? "weights" : kind == hw::TensorKind::inputs ? "inputs" : "outputs");
+    for (spec::TensorKind kind : buffer.holds) {
+      holds.push_back(kind == spec::TensorKind::weights ? "weights" : kind == spec::TensorKind::inputs ? "inputs" : "outputs");
     }
     document["sram"]["buffers"].push_back({{"name", buffer.name}, {"capacity_bytes", buffer.capacity_bytes},
                                            {"banks", buffer.banks}, {"bank_width_bytes", buffer.bank_width_bytes},
@@ -224,7 +224,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
                                            {"keeps", buffer.keeps_activations ? nlohmann::ordered_json::array({"activations"})
                                                                               : nlohmann::ordered_json::array()}});
   }
-  const hw::DramSpec& dram = spec.dram;
+  const spec::DramSpec& dram = spec.dram;
   if (dram.ideal) {
     if (dram.ideal->unlimited) {
       document["dram"]["ideal"] = "unlimited";
@@ -233,9 +233,9 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
     }
     return json_document_text(document);
   }
-  const hw::DramTiming& t = dram.timing;
+  const spec::DramTiming& t = dram.timing;
   std::string mapping;
-  for (hw::AddressField field : dram.address_mapping) {
+  for (spec::AddressField field : dram.address_mapping) {
     static const char* const kNames[] = {"ch", "ra", "bg", "ba", "ro", "co", "pc"};
     mapping += (mapping.empty() ? "" : ",") + std::string(kNames[static_cast<int>(field)]);
   }
@@ -248,7 +248,7 @@ std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec) {
                       {"trrd_s", t.trrd_s}, {"trrd_l", t.trrd_l}, {"tfaw", t.tfaw}, {"twtr_s", t.twtr_s},
                       {"twtr_l", t.twtr_l}, {"twr", t.twr}, {"trtp", t.trtp}, {"trfc", t.trfc}, {"trefi", t.trefi},
                       {"address_mapping", mapping},
-                      {"address_hash", dram.address_hash == hw::AddressHash::xor_bank ? "xor" : "none"},
+                      {"address_hash", dram.address_hash == spec::AddressHash::xor_bank ? "xor" : "none"},
                       {"controller", controller_json(dram.controller)},
                       {"peak_gbps", dram.peak_bytes_per_second() / 1e9}};
   return json_document_text(document);
@@ -313,7 +313,7 @@ std::string render_run(const RunReport& report, Format format) {
     }
     document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
-    document["element_bytes"] = mapping::element_bytes(report.spec);
+    document["element_bytes"] = report.spec.element_bytes();
     document["area"] = area_json(report.spec);
     document["conventions"] = kConventions;
     document["rows"] = table.to_json();
@@ -329,7 +329,7 @@ std::string render_run(const RunReport& report, Format format) {
     if (training.mixed_precision) step += ", mixed precision (fp32 master weights and state)";
   }
   return "accelerator " + report.accelerator + ", model " + report.model + step + ", " +
-         std::to_string(mapping::element_bytes(report.spec)) + "-byte elements" + (area.empty() ? "" : ", " + area) +
+         std::to_string(report.spec.element_bytes()) + "-byte elements" + (area.empty() ? "" : ", " + area) +
          "\n" + kConventions + "\n\n" + table.to_text();
 }
 

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "hw/accelerator.h"
 #include "report/table.h"
+#include "results/layer_result.h"
+#include "spec/accelerator_spec.h"
 #include "workload/training.h"
 
 namespace reusesim::report {
@@ -15,8 +16,8 @@ namespace reusesim::report {
 struct RunReport {
   std::string accelerator;
   std::string model;
-  hw::AcceleratorSpec spec;
-  std::vector<std::vector<hw::LayerResult>> batches;  // per batch size, the layers in order
+  spec::AcceleratorSpec spec;
+  std::vector<std::vector<results::LayerResult>> batches;  // per batch size, the layers in order
   // A training step (docs/training.md): what it runs with, each row's phase (forward, recompute,
   // dgrad, wgrad, update; the same for every batch) and per batch the memory the step needs at its
   // peak. All empty for inference.
@@ -32,7 +33,7 @@ std::string render_run(const RunReport& report, Format format);
 // Each batch's layers' (and TOTAL's) DRAM statistics per channel, as CSV: batch, layer, channel, ...
 std::string render_dram_channels(const RunReport& report);
 // The accelerator as the run used it (presets and --set overrides applied), as JSON.
-std::string resolved_accelerator_json(const hw::AcceleratorSpec& spec);
+std::string resolved_accelerator_json(const spec::AcceleratorSpec& spec);
 // Units and conventions of every column, one per line ("column: unit, meaning"); with `training`
 // a training step's columns too.
 std::string run_stats_legend(bool training);

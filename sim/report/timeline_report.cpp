@@ -122,17 +122,17 @@ std::string fixed(double value, int decimals) {
 void write_layers(TraceWriter& writer, const RunReport& report, const hw::TimelineRecorder& timeline) {
   const std::vector<hw::LayerSpan>& spans = timeline.layers();
   std::size_t layer_count = 0;
-  for (const std::vector<hw::LayerResult>& batch : report.batches) layer_count += batch.size();
+  for (const std::vector<results::LayerResult>& batch : report.batches) layer_count += batch.size();
   if (spans.size() != layer_count) {
     throw std::logic_error("the timeline recorded " + std::to_string(spans.size()) + " layers, the run has " +
                            std::to_string(layer_count));
   }
   // Each batch size's pass encloses its layers, so viewers nest the layers under it.
   std::size_t next = 0;
-  for (const std::vector<hw::LayerResult>& batch : report.batches) {
+  for (const std::vector<results::LayerResult>& batch : report.batches) {
     if (batch.empty()) continue;
     std::int64_t cycles = 0, macs = 0;
-    for (const hw::LayerResult& layer : batch) {
+    for (const results::LayerResult& layer : batch) {
       cycles += layer.cycles;
       macs += layer.macs;
     }
@@ -141,7 +141,7 @@ void write_layers(TraceWriter& writer, const RunReport& report, const hw::Timeli
                     spans[next + batch.size() - 1].end.value(),
                     Members().add("batch", size).add("layers", static_cast<std::int64_t>(batch.size()))
                         .add("cycles", cycles).add("macs", macs));
-    for (const hw::LayerResult& layer : batch) {
+    for (const results::LayerResult& layer : batch) {
       const hw::LayerSpan& span = spans[next++];
       writer.complete(kAcceleratorPid, kLayersTid, layer.layer, "layer", span.start.value(), span.end.value(),
                       Members().add("batch", layer.batch).add("type", layer.type).add("macs", layer.macs)
@@ -169,7 +169,7 @@ void write_array(TraceWriter& writer, const hw::TimelineRecorder& timeline) {
 
 void write_transfers(TraceWriter& writer, const hw::TimelineRecorder& timeline, hw::DmaTrack track, int tid) {
   for (const hw::TransferSpan& span : timeline.transfers(track)) {
-    writer.complete(kAcceleratorPid, tid, mapping::role_name(span.tensor), "dma", span.start.value(), span.end.value(),
+    writer.complete(kAcceleratorPid, tid, program::role_name(span.tensor), "dma", span.start.value(), span.end.value(),
                     Members().add("transfers", span.transfers).add("bytes", span.bytes));
   }
 }

@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "config/shipped_files.h"
-#include "report/output_files.h"
 #include "report/table.h"
 #include "trace/process.h"
 #include "trace/results_directory.h"
+#include "util/output_files.h"
 
 namespace reusesim::trace {
 
@@ -142,14 +142,14 @@ void draw_figure(const std::string& results_dir) {
   const TracePlan plan = read_plan_json(read_text(plan_file), plan_file);
   const FigureTables tables = figure_tables(plan, results_dir);
   const auto in_dir = [&](const std::string& name) { return (fs::path(results_dir) / name).string(); };
-  report::write_output_file(in_dir("figure_points.csv"), tables.points_csv);
-  report::write_output_file(in_dir("figure_roofs.csv"), tables.roofs_csv);
+  util::write_output_file(in_dir("figure_points.csv"), tables.points_csv);
+  util::write_output_file(in_dir("figure_roofs.csv"), tables.roofs_csv);
   std::vector<std::vector<std::string>> drawings{
       {"plot_figure.py", in_dir("figure_points.csv"), in_dir("figure_roofs.csv"), in_dir("figure")}};
   // Energy figures only for results with energy (a header and no rows otherwise).
   if (tables.energy_networks_csv.find('\n') + 1 < tables.energy_networks_csv.size()) {
-    report::write_output_file(in_dir("figure_energy_layers.csv"), tables.energy_layers_csv);
-    report::write_output_file(in_dir("figure_energy_networks.csv"), tables.energy_networks_csv);
+    util::write_output_file(in_dir("figure_energy_layers.csv"), tables.energy_layers_csv);
+    util::write_output_file(in_dir("figure_energy_networks.csv"), tables.energy_networks_csv);
     drawings.push_back({"plot_energy.py", in_dir("figure_energy_layers.csv"), in_dir("figure_energy_networks.csv"),
                         in_dir("figure")});
   }

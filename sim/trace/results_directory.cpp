@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/output_files.h"
 #include "report/table.h"
+#include "util/output_files.h"
 
 namespace reusesim::trace {
 
@@ -43,14 +43,14 @@ const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv
 // Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
 void own_entries(const std::string& directory, const TracePlan& plan) {
   const std::string jobs = (fs::path(directory) / "jobs").string();
-  throw_if(report::own_directory_problem(directory));
-  throw_if(report::claim_problem(directory, kTopEntries));
-  throw_if(report::own_directory_problem(jobs));
+  throw_if(util::own_directory_problem(directory));
+  throw_if(util::claim_problem(directory, kTopEntries));
+  throw_if(util::own_directory_problem(jobs));
   std::vector<std::string> job_entries;
   for (const TraceJob& job : plan.jobs) {
     for (const char* suffix : {"", kPartial, kFailed}) job_entries.push_back(job.id + suffix);
   }
-  throw_if(report::claim_problem(jobs, job_entries));
+  throw_if(util::claim_problem(jobs, job_entries));
 }
 
 // A sequence or context length in the tables: empty when the job does not set it.
@@ -59,7 +59,7 @@ std::string length_cell(std::int64_t tokens) { return tokens > 0 ? std::to_strin
 bool holds_only_manifest(const std::string& directory) {
   std::error_code error;
   for (fs::directory_iterator entry(directory, error), end; !error && entry != end; entry.increment(error)) {
-    if (entry->path().filename() != report::kManifestName) return false;
+    if (entry->path().filename() != util::kManifestName) return false;
   }
   return true;
 }
@@ -88,13 +88,13 @@ std::string ResultsDirectory::path(const std::string& name) const { return (fs::
 std::string ResultsDirectory::job_dir(const TraceJob& job) const { return path("jobs/" + job.id); }
 
 bool ResultsDirectory::refuse_foreign() const {
-  const report::DirectoryOwner owner = report::directory_owner(directory_);
-  if (owner == report::DirectoryOwner::other) {
+  const util::DirectoryOwner owner = util::directory_owner(directory_);
+  if (owner == util::DirectoryOwner::other) {
     throw std::runtime_error(directory_ + " exists and is not a trace results directory: ReuseSim did not create it " +
-                             "(it has no " + report::kManifestName + ") and never writes into or empties a directory " +
+                             "(it has no " + util::kManifestName + ") and never writes into or empties a directory " +
                              "holding other files; choose another --out directory");
   }
-  return owner == report::DirectoryOwner::reusesim;
+  return owner == util::DirectoryOwner::reusesim;
 }
 
 void ResultsDirectory::refuse_other_plan(const std::string& recorded_plan) const {
@@ -109,7 +109,7 @@ void ResultsDirectory::prepare(Existing existing) {
   const bool owned = refuse_foreign();
   std::error_code error;
   if (owned && existing == Existing::overwrite) {
-    report::clear_owned(directory_);
+    util::clear_owned(directory_);
   } else if (owned && fs::exists(plan_file, error)) {
     if (existing == Existing::refuse) {
       throw std::runtime_error(directory_ + " already holds trace results; add --resume to complete them, "
@@ -121,13 +121,13 @@ void ResultsDirectory::prepare(Existing existing) {
                              "--overwrite to replace what ReuseSim wrote there, or choose another --out directory");
   }
   own_entries(directory_, plan_);
-  report::write_output_file(plan_file, plan_json(plan_));
+  util::write_output_file(plan_file, plan_json(plan_));
   for (const TraceJob& job : plan_.jobs) clear_leftovers(job.id);
 }
 
 void ResultsDirectory::clear_leftovers(const std::string& id) const {
-  report::remove_owned(path("jobs"), id + kPartial);
-  report::remove_owned(path("jobs"), id + kFailed);
+  util::remove_owned(path("jobs"), id + kPartial);
+  util::remove_owned(path("jobs"), id + kFailed);
 }
 
 std::pair<bool, bool> ResultsDirectory::check_join(const ShardSplit& split, const std::string& who) const {
@@ -156,7 +156,7 @@ std::pair<bool, bool> ResultsDirectory::check_join(const ShardSplit& split, cons
 void ResultsDirectory::write_join(const ShardSplit& split, bool has_plan, bool has_split) {
   own_entries(directory_, plan_);
   own_shard_entries(split.count());
-  if (!has_plan) report::write_output_file(path("trace.json"), plan_json(plan_));
+  if (!has_plan) util::write_output_file(path("trace.json"), plan_json(plan_));
   if (!has_split) write_shard_file("split.json", split_json(split));
 }
 
@@ -199,9 +199,9 @@ std::size_t ResultsDirectory::copy_from(const std::string& source, const ShardSp
     clear_leftovers(job.id);
     const std::string name = job.id + (done ? "" : kFailed);
     const std::string partial = job_dir(job) + kPartial;
-    throw_if(report::own_directory_problem(partial));
-    for (const std::string& file : report::owned_files((from / "jobs" / name).string())) {
-      report::write_output_file(partial + "/" + file, read_text(from / "jobs" / name / file));
+    throw_if(util::own_directory_problem(partial));
+    for (const std::string& file : util::owned_files((from / "jobs" / name).string())) {
+      util::write_output_file(partial + "/" + file, read_text(from / "jobs" / name / file));
     }
     fs::rename(partial, path("jobs/" + name), error);
     if (error) throw std::runtime_error("cannot move " + partial + " to " + path("jobs/" + name) + ": " + error.message());
@@ -222,18 +222,18 @@ void ResultsDirectory::own_shard_entries(std::size_t count) const {
     names.push_back(shard_record_name(number));
     names.push_back(shard_log_name(number));
   }
-  throw_if(report::own_directory_problem(path("shards")));
-  throw_if(report::claim_problem(path("shards"), names));
+  throw_if(util::own_directory_problem(path("shards")));
+  throw_if(util::claim_problem(path("shards"), names));
 }
 
 void ResultsDirectory::record_split(const ShardSplit& split) {
-  report::remove_owned(directory_, "shards");
+  util::remove_owned(directory_, "shards");
   own_shard_entries(split.count());
   write_shard_file("split.json", split_json(split));
 }
 
 void ResultsDirectory::write_shard_file(const std::string& name, const std::string& contents) const {
-  report::write_output_file(path("shards/" + name), contents);
+  util::write_output_file(path("shards/" + name), contents);
 }
 
 void ResultsDirectory::refuse_changed_inputs(const std::string& recorded_plan) const {
@@ -259,10 +259,10 @@ bool ResultsDirectory::finished(const TraceJob& job) const {
 
 std::string ResultsDirectory::start(const TraceJob& job) {
   const std::string dir = job_dir(job) + kPartial;
-  report::remove_owned(path("jobs"), job.id + kPartial);
-  throw_if(report::own_directory_problem(dir));
+  util::remove_owned(path("jobs"), job.id + kPartial);
+  throw_if(util::own_directory_problem(dir));
   // The worker's output, which start_process creates there.
-  throw_if(report::claim_problem(dir, {"stdout.txt", "stderr.txt"}));
+  throw_if(util::claim_problem(dir, {"stdout.txt", "stderr.txt"}));
   return dir;
 }
 
@@ -304,11 +304,11 @@ ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const
 
 void ResultsDirectory::finish(const TraceJob& job) {
   const std::string partial = job_dir(job) + kPartial;
-  for (const char* log : {"stdout.txt", "stderr.txt"}) report::remove_owned(partial, log);
+  for (const char* log : {"stdout.txt", "stderr.txt"}) util::remove_owned(partial, log);
   JobRows rows = read_rows(job, partial);
   if (run_header_.empty()) run_header_ = read_header(job, partial);
-  report::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
-  report::remove_owned(path("jobs"), job.id);
+  util::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
+  util::remove_owned(path("jobs"), job.id);
   std::error_code error;
   fs::rename(partial, job_dir(job), error);
   if (error) throw std::runtime_error("cannot move " + partial + " to " + job_dir(job) + ": " + error.message());
@@ -322,11 +322,11 @@ void ResultsDirectory::fail(const TraceJob& job, const std::string& error_text) 
   fs::rename(partial, job_dir(job) + kFailed, error);
   if (error) throw std::runtime_error("cannot move " + partial + " to " + job_dir(job) + kFailed + ": " + error.message());
   // Kept for --collect, which rebuilds jobs.csv in another process (a timeout is in no stderr).
-  report::write_output_file(job_dir(job) + kFailed + "/error.txt", error_text + "\n");
+  util::write_output_file(job_dir(job) + kFailed + "/error.txt", error_text + "\n");
   errors_[job.id] = error_text;
 }
 
-void ResultsDirectory::abandon(const TraceJob& job) { report::remove_owned(path("jobs"), job.id + kPartial); }
+void ResultsDirectory::abandon(const TraceJob& job) { util::remove_owned(path("jobs"), job.id + kPartial); }
 
 void ResultsDirectory::load_finished() {
   for (const TraceJob& job : plan_.jobs) {
@@ -363,10 +363,10 @@ void ResultsDirectory::write_tables() const {
     for (const std::string& line : rows->second.layer_lines) layers += prefix + "," + line + "\n";
     for (const std::string& line : rows->second.network_lines) networks += prefix + "," + line + "\n";
   }
-  report::write_output_file(path("jobs.csv"), jobs);
+  util::write_output_file(path("jobs.csv"), jobs);
   if (run_header_.empty()) return;  // no job has finished: no columns to give yet
-  report::write_output_file(path("layers.csv"), layers);
-  report::write_output_file(path("networks.csv"), networks);
+  util::write_output_file(path("layers.csv"), layers);
+  util::write_output_file(path("networks.csv"), networks);
 }
 
 std::string read_text(const fs::path& path) {

@@ -15,7 +15,7 @@
 #include "config/config_node.h"
 #include "config/model_loader.h"
 #include "config/run_loader.h"
-#include "mapping/array_model.h"
+#include "timing/array_timing.h"
 #include "workload/training.h"
 
 namespace reusesim::trace {
@@ -59,7 +59,7 @@ std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const
 TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair<std::string, std::string>> sweep) {
   std::vector<std::string> assignments;
   for (const auto& [key, value] : sweep) assignments.push_back(key + "=" + value);
-  const hw::AcceleratorSpec spec = config::load_accelerator_file(accelerator_file, assignments);
+  const spec::AcceleratorSpec spec = config::load_accelerator_file(accelerator_file, assignments);
   TracePanel panel;
   panel.accelerator = spec.name;
   panel.title = assignments.empty() ? spec.name : spec.name + ", " + join(assignments, ", ");
@@ -67,7 +67,7 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
   panel.sweep = std::move(sweep);
   panel.peak_gops = spec.compute.peak_ops_per_second() / 1e9;
   panel.dram_gbps = spec.dram.peak_bytes_per_second() / 1e9;
-  if (const auto sram = mapping::sram_bound_ops_per_second(spec)) panel.sram_gops = *sram / 1e9;
+  if (const auto sram = timing::sram_bound_ops_per_second(spec)) panel.sram_gops = *sram / 1e9;
   panel.operand_bits = spec.compute.operand_bits;
   return panel;
 }

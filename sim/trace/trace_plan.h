@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "config/run_spec.h"
-#include "hw/accelerator_spec.h"
+#include "spec/accelerator_spec.h"
 
 namespace reusesim::trace {
 
@@ -82,7 +82,7 @@ std::int64_t job_time_limit_seconds(std::size_t layers, std::int64_t macs_per_sa
 TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file);
 
 // Loads the run file (with `--set` overrides), plans it and hashes every file read doing so.
-// Throws config::InputError for bad input, std::runtime_error when a file cannot be read again.
+// Throws util::InputError for bad input, std::runtime_error when a file cannot be read again.
 TracePlan plan_trace_file(const std::string& run_file, const std::vector<std::string>& overrides);
 
 // FNV-1a 64 of `bytes`, as 16 lower-case hex digits.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "util/checked_math.h"
 #include "workload/training.h"
 
 namespace reusesim::workload {
@@ -52,10 +53,10 @@ InferencePeak peak_live_inference(const Network& network, const Footprint& footp
   for (std::size_t step = 0; step < count; ++step) {
     std::int64_t live = step <= input_last_use ? footprint.input_bytes : 0;
     for (std::size_t i = 0; i <= step; ++i) {
-      if (last_use[i] >= step) live = checked_add(live, footprint.layers[i].activation_bytes);
+      if (last_use[i] >= step) live = util::checked_add(live, footprint.layers[i].activation_bytes);
     }
     peak.activation_bytes = std::max(peak.activation_bytes, live);
-    peak.with_workspace_bytes = std::max(peak.with_workspace_bytes, checked_add(live, footprint.layers[step].im2col_bytes));
+    peak.with_workspace_bytes = std::max(peak.with_workspace_bytes, util::checked_add(live, footprint.layers[step].im2col_bytes));
   }
   return peak;
 }
@@ -72,7 +73,7 @@ std::vector<std::int64_t> live_gradient_bytes(const Network& network, const Foot
   for (std::size_t p = 0; p < count; ++p) {
     if (owners[p] != static_cast<int>(p)) continue;
     for (std::size_t i = p; i <= std::min(readers[p], count - 1); ++i) {
-      live[i] = checked_add(live[i], footprint.layers[p].activation_gradient_bytes);
+      live[i] = util::checked_add(live[i], footprint.layers[p].activation_gradient_bytes);
     }
   }
   return live;
@@ -95,14 +96,14 @@ TrainingPeak training_peak(const Network& network, const Footprint& footprint, s
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const std::size_t segment = checkpoint_segment(network, i, segments);
     std::int64_t& bytes = kept[i] ? kept_bytes : segment_bytes[segment];
-    bytes = checked_add(bytes, footprint.layers[i].activation_bytes);
+    bytes = util::checked_add(bytes, footprint.layers[i].activation_bytes);
     backward_bytes[segment] =
-        std::max(backward_bytes[segment], checked_add(gradients[i], footprint.layers[i].im2col_bytes));
+        std::max(backward_bytes[segment], util::checked_add(gradients[i], footprint.layers[i].im2col_bytes));
   }
   TrainingPeak peak;
   for (std::size_t s = 0; s < segment_bytes.size(); ++s) {
-    peak.activation_bytes = std::max(peak.activation_bytes, checked_add(kept_bytes, segment_bytes[s]));
-    peak.live_bytes = std::max(peak.live_bytes, checked_add(checked_add(kept_bytes, segment_bytes[s]), backward_bytes[s]));
+    peak.activation_bytes = std::max(peak.activation_bytes, util::checked_add(kept_bytes, segment_bytes[s]));
+    peak.live_bytes = std::max(peak.live_bytes, util::checked_add(util::checked_add(kept_bytes, segment_bytes[s]), backward_bytes[s]));
   }
   return peak;
 }
@@ -134,7 +135,7 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
   const std::int64_t element_bytes = bytes_per_element(options.dtype);
   const bool train = options.mode == FootprintMode::train;
   const auto tensor_bytes = [&](std::int64_t elements_per_sample) {
-    return checked_product({elements_per_sample, options.batch, element_bytes});
+    return util::checked_product({elements_per_sample, options.batch, element_bytes});
   };
   Footprint footprint;
   footprint.input_bytes = tensor_bytes(network.data_input_elems());
@@ -142,42 +143,42 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
     LayerFootprint row;
     row.name = layer.spec.name;
     row.type = layer_type_name(layer.spec.type);
-    row.weight_bytes = checked_mul(layer.counts.params, element_bytes);
+    row.weight_bytes = util::checked_mul(layer.counts.params, element_bytes);
     if (train) {
       row.gradient_bytes = row.weight_bytes;
-      row.optimizer_bytes = checked_mul(
+      row.optimizer_bytes = util::checked_mul(
           layer.counts.params, optimizer_bytes_per_parameter(options.optimizer, options.mixed_precision, element_bytes));
       row.activation_gradient_bytes = is_view(layer.spec.type) ? 0 : tensor_bytes(layer.counts.output_elems);
     }
     row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);
     if (options.im2col) row.im2col_bytes = tensor_bytes(layer.counts.im2col_elems);
     row.kv_cache_bytes = tensor_bytes(layer.cached_elements());
-    footprint.weight_bytes = checked_add(footprint.weight_bytes, row.weight_bytes);
-    footprint.gradient_bytes = checked_add(footprint.gradient_bytes, row.gradient_bytes);
-    footprint.optimizer_bytes = checked_add(footprint.optimizer_bytes, row.optimizer_bytes);
-    footprint.activation_gradient_bytes = checked_add(footprint.activation_gradient_bytes, row.activation_gradient_bytes);
+    footprint.weight_bytes = util::checked_add(footprint.weight_bytes, row.weight_bytes);
+    footprint.gradient_bytes = util::checked_add(footprint.gradient_bytes, row.gradient_bytes);
+    footprint.optimizer_bytes = util::checked_add(footprint.optimizer_bytes, row.optimizer_bytes);
+    footprint.activation_gradient_bytes = util::checked_add(footprint.activation_gradient_bytes, row.activation_gradient_bytes);
     footprint.im2col_bytes = std::max(footprint.im2col_bytes, row.im2col_bytes);
-    footprint.kv_cache_bytes = checked_add(footprint.kv_cache_bytes, row.kv_cache_bytes);
+    footprint.kv_cache_bytes = util::checked_add(footprint.kv_cache_bytes, row.kv_cache_bytes);
     footprint.layers.push_back(row);
   }
   // Held for the whole step, like the parameters: the KV cache too.
-  const std::int64_t state_bytes = checked_add(
-      checked_add(checked_add(footprint.weight_bytes, footprint.gradient_bytes), footprint.optimizer_bytes),
+  const std::int64_t state_bytes = util::checked_add(
+      util::checked_add(util::checked_add(footprint.weight_bytes, footprint.gradient_bytes), footprint.optimizer_bytes),
       footprint.kv_cache_bytes);
   footprint.activation_bytes = footprint.input_bytes;
   for (const LayerFootprint& layer : footprint.layers) {
-    footprint.activation_bytes = checked_add(footprint.activation_bytes, layer.activation_bytes);
+    footprint.activation_bytes = util::checked_add(footprint.activation_bytes, layer.activation_bytes);
   }
-  footprint.total_bytes = checked_add(checked_add(state_bytes, footprint.activation_bytes),
-                                      checked_add(footprint.activation_gradient_bytes, footprint.im2col_bytes));
+  footprint.total_bytes = util::checked_add(util::checked_add(state_bytes, footprint.activation_bytes),
+                                      util::checked_add(footprint.activation_gradient_bytes, footprint.im2col_bytes));
   if (train) {
     const TrainingPeak peak = training_peak(network, footprint, options.checkpoint_segments);
     footprint.peak_activation_bytes = peak.activation_bytes;
-    footprint.peak_bytes = checked_add(state_bytes, peak.live_bytes);
+    footprint.peak_bytes = util::checked_add(state_bytes, peak.live_bytes);
   } else {
     const InferencePeak peak = peak_live_inference(network, footprint, options);
     footprint.peak_activation_bytes = peak.activation_bytes;
-    footprint.peak_bytes = checked_add(state_bytes, peak.with_workspace_bytes);
+    footprint.peak_bytes = util::checked_add(state_bytes, peak.with_workspace_bytes);
   }
   return footprint;
 }

@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "util/checked_math.h"
+
 namespace reusesim::workload {
 
 namespace {
@@ -69,7 +71,7 @@ std::string pair_text(HeightWidth value) { return std::to_string(value.height) +
 // (PyTorch's ceil_mode: a last window that would start inside the right padding is dropped).
 std::int64_t window_count(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
                           std::int64_t dilation, bool ceil_mode) {
-  const std::int64_t span = checked_add(size, checked_mul(2, pad)) - checked_mul(dilation, kernel - 1) - 1;
+  const std::int64_t span = util::checked_add(size, util::checked_mul(2, pad)) - util::checked_mul(dilation, kernel - 1) - 1;
   std::int64_t count = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
   if (ceil_mode && (count - 1) * stride >= size + pad) --count;
   return count;
@@ -100,10 +102,10 @@ ShapeResult infer_conv2d(const LayerSpec& layer, const Shape& in) {
                 "groups " + std::to_string(groups) + " does not divide the " + std::to_string(out_channels) +
                     " output channels");
   }
-  const HeightWidth reach{checked_mul(conv.dilation.height, conv.kernel.height - 1) + 1,
-                          checked_mul(conv.dilation.width, conv.kernel.width - 1) + 1};
-  const HeightWidth padded{checked_add(in.height, checked_mul(2, conv.padding.height)),
-                           checked_add(in.width, checked_mul(2, conv.padding.width))};
+  const HeightWidth reach{util::checked_mul(conv.dilation.height, conv.kernel.height - 1) + 1,
+                          util::checked_mul(conv.dilation.width, conv.kernel.width - 1) + 1};
+  const HeightWidth padded{util::checked_add(in.height, util::checked_mul(2, conv.padding.height)),
+                           util::checked_add(in.width, util::checked_mul(2, conv.padding.width))};
   if (reach.height > padded.height || reach.width > padded.width) {
     return fail("kernel", "kernel " + pair_text(conv.kernel) +
                               (reach.height != conv.kernel.height || reach.width != conv.kernel.width
@@ -162,7 +164,7 @@ ShapeResult infer_recurrent(const LayerSpec& layer, const Shape& in) {
     return fail("input_size", "expects " + std::to_string(*rnn.input_size) + " input features but is fed " +
                                   in.describe());
   }
-  const std::int64_t out_features = checked_mul(rnn.hidden_size, rnn.bidirectional ? 2 : 1);
+  const std::int64_t out_features = util::checked_mul(rnn.hidden_size, rnn.bidirectional ? 2 : 1);
   return ok(rnn.return_sequences ? Shape::sequence(in.steps, out_features) : Shape::vector(out_features));
 }
 
@@ -180,9 +182,9 @@ ShapeResult infer_concat(const std::vector<Shape>& inputs) {
                                 " (images need the same height and width, sequences the same length)");
     }
     if (in.kind == ShapeKind::image) {
-      out.channels = checked_add(out.channels, in.channels);
+      out.channels = util::checked_add(out.channels, in.channels);
     } else {
-      out.features = checked_add(out.features, in.features);
+      out.features = util::checked_add(out.features, in.features);
     }
   }
   return ok(out);
@@ -220,17 +222,17 @@ ShapeResult infer_matmul(const LayerSpec& layer, const std::vector<Shape>& input
   }
   const std::int64_t head_size = b.features / kv_heads;
   if (mm.transpose_b) {
-    if (a.features != checked_mul(heads, head_size)) {
+    if (a.features != util::checked_mul(heads, head_size)) {
       return fail("heads", "the first input has " + std::to_string(a.features) + " features, not heads " +
                                std::to_string(heads) + " x " + std::to_string(head_size) + " (the second input's head size)");
     }
-    return ok(Shape::sequence(a.steps, checked_mul(heads, b.steps)));
+    return ok(Shape::sequence(a.steps, util::checked_mul(heads, b.steps)));
   }
-  if (a.features != checked_mul(heads, b.steps)) {
+  if (a.features != util::checked_mul(heads, b.steps)) {
     return fail("heads", "the first input has " + std::to_string(a.features) + " features, not heads " +
                              std::to_string(heads) + " x " + std::to_string(b.steps) + " (the second input's rows)");
   }
-  return ok(Shape::sequence(a.steps, checked_mul(heads, head_size)));
+  return ok(Shape::sequence(a.steps, util::checked_mul(heads, head_size)));
 }
 
 }  // namespace
@@ -285,19 +287,19 @@ ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>&
       return ok(Shape::vector(in.elements()));
     case LayerType::to_sequence:
       if (in.kind != ShapeKind::image) return fail("", "to_sequence needs an image input, got " + in.describe());
-      return ok(Shape::sequence(in.width, checked_mul(in.channels, in.height)));
+      return ok(Shape::sequence(in.width, util::checked_mul(in.channels, in.height)));
     case LayerType::first_step:
       if (in.kind != ShapeKind::sequence) return fail("", "first_step needs a sequence input, got " + in.describe());
       return ok(Shape::vector(in.features));
     case LayerType::to_tokens:
       if (in.kind != ShapeKind::image) return fail("", "to_tokens needs an image input, got " + in.describe());
-      return ok(Shape::sequence(checked_mul(in.height, in.width), in.channels));
+      return ok(Shape::sequence(util::checked_mul(in.height, in.width), in.channels));
     case LayerType::class_token:
     case LayerType::position_embedding:
       if (in.kind != ShapeKind::sequence) {
         return fail("", layer_type_name(layer.type) + " needs a sequence input, got " + in.describe());
       }
-      return ok(layer.type == LayerType::class_token ? Shape::sequence(checked_add(in.steps, 1), in.features) : in);
+      return ok(layer.type == LayerType::class_token ? Shape::sequence(util::checked_add(in.steps, 1), in.features) : in);
     case LayerType::embedding:
       if (in.kind != ShapeKind::sequence || in.features != 1) {
         return fail("", "embedding needs a token sequence (sequence of 1 feature), got " + in.describe());
@@ -310,7 +312,7 @@ ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>&
 
 LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs, const Shape& output) {
   LayerCounts counts;
-  for (const Shape& in : inputs) counts.input_elems = checked_add(counts.input_elems, in.elements());
+  for (const Shape& in : inputs) counts.input_elems = util::checked_add(counts.input_elems, in.elements());
   counts.output_elems = output.elements();
   const Shape& in = inputs.front();
   const std::int64_t fused_activation_ops = layer.activation == Activation::none ? 0 : counts.output_elems;
@@ -318,24 +320,24 @@ LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs
     case LayerType::conv2d: {
       const Conv2dParams& conv = layer.conv;
       const std::int64_t groups = conv.depthwise ? in.channels : conv.groups;
-      const std::int64_t kernel_area = checked_mul(conv.kernel.height, conv.kernel.width);
-      const std::int64_t weights = checked_product({kernel_area, in.channels / groups, output.channels});
-      counts.params = checked_add(weights, conv.bias ? output.channels : 0);
+      const std::int64_t kernel_area = util::checked_mul(conv.kernel.height, conv.kernel.width);
+      const std::int64_t weights = util::checked_product({kernel_area, in.channels / groups, output.channels});
+      counts.params = util::checked_add(weights, conv.bias ? output.channels : 0);
       // Each output element is a dot product over k_h k_w C_in/g inputs.
-      counts.macs = checked_product({counts.output_elems, kernel_area, in.channels / groups});
+      counts.macs = util::checked_product({counts.output_elems, kernel_area, in.channels / groups});
       counts.vector_ops = fused_activation_ops;
       const bool lowering_needed = kernel_area > 1 || conv.stride.height > 1 || conv.stride.width > 1 ||
                                    conv.padding.height > 0 || conv.padding.width > 0;
       if (lowering_needed) {
-        counts.im2col_elems = checked_product({in.channels, kernel_area, output.height, output.width});
+        counts.im2col_elems = util::checked_product({in.channels, kernel_area, output.height, output.width});
       }
       break;
     }
     case LayerType::linear: {
       const std::int64_t steps = in.kind == ShapeKind::sequence ? in.steps : 1;
-      const std::int64_t weights = checked_mul(in.features, layer.linear.out_features);
-      counts.params = checked_add(weights, layer.linear.bias ? layer.linear.out_features : 0);
-      counts.macs = checked_mul(steps, weights);
+      const std::int64_t weights = util::checked_mul(in.features, layer.linear.out_features);
+      counts.params = util::checked_add(weights, layer.linear.bias ? layer.linear.out_features : 0);
+      counts.macs = util::checked_mul(steps, weights);
       counts.vector_ops = fused_activation_ops;
       break;
     }
@@ -348,54 +350,54 @@ LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs
       std::int64_t layer_input = in.features;
       for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
         // Per direction: gates x (W_ih: H x in, W_hh: H x H) and, with bias, b_ih and b_hh (2H each gate).
-        const std::int64_t matrix = checked_mul(hidden, checked_add(layer_input, hidden));
-        const std::int64_t per_direction = checked_mul(gates(layer.type), checked_add(matrix, rnn.bias ? 2 * hidden : 0));
-        counts.params = checked_add(counts.params, checked_mul(directions, per_direction));
-        counts.macs = checked_add(counts.macs, checked_product({in.steps, directions, gates(layer.type), matrix}));
-        counts.vector_ops = checked_add(
+        const std::int64_t matrix = util::checked_mul(hidden, util::checked_add(layer_input, hidden));
+        const std::int64_t per_direction = util::checked_mul(gates(layer.type), util::checked_add(matrix, rnn.bias ? 2 * hidden : 0));
+        counts.params = util::checked_add(counts.params, util::checked_mul(directions, per_direction));
+        counts.macs = util::checked_add(counts.macs, util::checked_product({in.steps, directions, gates(layer.type), matrix}));
+        counts.vector_ops = util::checked_add(
             counts.vector_ops,
-            checked_product({in.steps, directions, hidden, recurrent_vector_ops_per_unit(layer.type)}));
-        layer_input = checked_mul(hidden, directions);
+            util::checked_product({in.steps, directions, hidden, recurrent_vector_ops_per_unit(layer.type)}));
+        layer_input = util::checked_mul(hidden, directions);
       }
       break;
     }
     case LayerType::maxpool:
     case LayerType::avgpool: {
       // One compare (or add) per window element.
-      const std::int64_t window = layer.pool.global ? checked_mul(in.height, in.width)
-                                                    : checked_mul(layer.pool.kernel.height, layer.pool.kernel.width);
-      counts.vector_ops = checked_mul(counts.output_elems, window);
+      const std::int64_t window = layer.pool.global ? util::checked_mul(in.height, in.width)
+                                                    : util::checked_mul(layer.pool.kernel.height, layer.pool.kernel.width);
+      counts.vector_ops = util::checked_mul(counts.output_elems, window);
       break;
     }
     case LayerType::batchnorm:
       // Inference form y = scale * x + shift (running mean and variance folded in).
-      counts.params = checked_mul(2, in.channels);
-      counts.vector_ops = checked_mul(2, counts.output_elems);
+      counts.params = util::checked_mul(2, in.channels);
+      counts.vector_ops = util::checked_mul(2, counts.output_elems);
       break;
     case LayerType::add:
-    case LayerType::mul: counts.vector_ops = checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
+    case LayerType::mul: counts.vector_ops = util::checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
     case LayerType::layernorm:
       // gamma and beta per feature. Per element: an add for the mean; a subtract, a multiply and an
       // add for the variance; the multiply by 1/std; the scale and the shift (7).
-      counts.params = checked_mul(2, in.features);
-      counts.vector_ops = checked_mul(7, counts.output_elems);
+      counts.params = util::checked_mul(2, in.features);
+      counts.vector_ops = util::checked_mul(7, counts.output_elems);
       break;
     case LayerType::rmsnorm:
       // gamma per feature. Per element: a multiply and an add for the mean square; the multiply by
       // 1/rms; the scale (4).
       counts.params = in.features;
-      counts.vector_ops = checked_mul(4, counts.output_elems);
+      counts.vector_ops = util::checked_mul(4, counts.output_elems);
       break;
     case LayerType::matmul: {
       // Per output element, a dot product over the head size (transpose_b) or the T rows.
       const Shape& b = inputs[1];
       const std::int64_t reduced = layer.matmul.transpose_b ? b.features / layer.matmul.kv_heads_or_heads() : b.steps;
-      counts.macs = checked_mul(counts.output_elems, reduced);
+      counts.macs = util::checked_mul(counts.output_elems, reduced);
       break;
     }
-    case LayerType::softmax: counts.vector_ops = checked_mul(3, counts.output_elems); break;  // exp, sum, divide
+    case LayerType::softmax: counts.vector_ops = util::checked_mul(3, counts.output_elems); break;  // exp, sum, divide
     case LayerType::embedding:
-      counts.params = checked_mul(layer.embedding.num_embeddings, layer.embedding.embedding_dim);
+      counts.params = util::checked_mul(layer.embedding.num_embeddings, layer.embedding.embedding_dim);
       break;
     case LayerType::class_token: counts.params = in.features; break;  // one learned token, copied in front
     case LayerType::position_embedding:

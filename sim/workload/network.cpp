@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "util/checked_math.h"
+
 namespace reusesim::workload {
 
 namespace {
@@ -38,13 +40,13 @@ std::string describe_cycle(const ModelSpec& model, const std::vector<std::vector
 
 std::int64_t Network::total_macs() const {
   std::int64_t total = 0;
-  for (const NetworkLayer& layer : layers) total = checked_add(total, layer.counts.macs);
+  for (const NetworkLayer& layer : layers) total = util::checked_add(total, layer.counts.macs);
   return total;
 }
 
 std::int64_t Network::total_params() const {
   std::int64_t total = 0;
-  for (const NetworkLayer& layer : layers) total = checked_add(total, layer.counts.params);
+  for (const NetworkLayer& layer : layers) total = util::checked_add(total, layer.counts.params);
   return total;
 }
 
@@ -56,7 +58,7 @@ std::int64_t Network::kv_cache_elements_per_token() const {
   std::int64_t total = 0;
   for (const NetworkLayer& layer : layers) {
     if (layer.spec.type == LayerType::matmul && layer.spec.matmul.kv_cache) {
-      total = checked_add(total, layer.input_shapes[1].features);
+      total = util::checked_add(total, layer.input_shapes[1].features);
     }
   }
   return total;
@@ -65,29 +67,29 @@ std::int64_t Network::kv_cache_elements_per_token() const {
 std::int64_t Network::data_input_elems() const {
   std::int64_t total = input ? input->elements() : 0;
   for (const NetworkLayer& layer : layers) {
-    if (layer.spec.own_input) total = checked_add(total, layer.spec.own_input->elements());
+    if (layer.spec.own_input) total = util::checked_add(total, layer.spec.own_input->elements());
   }
   return total;
 }
 
-std::int64_t TrafficBytes::total() const { return checked_add(checked_add(weight, input), output); }
+std::int64_t TrafficBytes::total() const { return util::checked_add(util::checked_add(weight, input), output); }
 
 TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
   TrafficBytes traffic;
   std::int64_t weight_elems = layer.counts.params;
   if (layer.spec.type == LayerType::embedding) {
     // Only the gathered rows move: at most one per token, at most the whole table.
-    const std::int64_t tokens = checked_mul(layer.input_shapes.front().steps, batch);
-    weight_elems = checked_mul(std::min(tokens, layer.spec.embedding.num_embeddings), layer.spec.embedding.embedding_dim);
+    const std::int64_t tokens = util::checked_mul(layer.input_shapes.front().steps, batch);
+    weight_elems = util::checked_mul(std::min(tokens, layer.spec.embedding.num_embeddings), layer.spec.embedding.embedding_dim);
   }
-  traffic.weight = checked_mul(weight_elems, element_bytes);
-  traffic.input = checked_product({layer.counts.input_elems, batch, element_bytes});
-  traffic.output = checked_product({layer.counts.output_elems, batch, element_bytes});
+  traffic.weight = util::checked_mul(weight_elems, element_bytes);
+  traffic.input = util::checked_product({layer.counts.input_elems, batch, element_bytes});
+  traffic.output = util::checked_product({layer.counts.output_elems, batch, element_bytes});
   return traffic;
 }
 
 std::int64_t NetworkLayer::cached_elements() const {
-  return cached_steps == 0 ? 0 : checked_mul(cached_steps, input_shapes[1].features);
+  return cached_steps == 0 ? 0 : util::checked_mul(cached_steps, input_shapes[1].features);
 }
 
 NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) {
@@ -186,14 +188,14 @@ NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) 
     if (inputs_ok && decode_context > 0 && layer.spec.type == LayerType::matmul && layer.spec.matmul.kv_cache &&
         layer.input_shapes.size() == 2) {
       layer.cached_steps = decode_context;
-      layer.input_shapes[1].steps = checked_add(layer.input_shapes[1].steps, decode_context);
+      layer.input_shapes[1].steps = util::checked_add(layer.input_shapes[1].steps, decode_context);
     }
     ShapeResult result;
     if (inputs_ok) {
       try {
         result = infer_output_shape(layer.spec, layer.input_shapes);
         if (result.shape) layer.counts = count_layer(layer.spec, layer.input_shapes, *result.shape);
-      } catch (const CountOverflow& overflow) {
+      } catch (const util::CountOverflow& overflow) {
         result = ShapeResult{std::nullopt, {"", overflow.what()}};
       }
     }

@@ -1,5 +1,7 @@
 #include "workload/shape.h"
 
+#include "util/checked_math.h"
+
 namespace reusesim::workload {
 
 Shape Shape::image(std::int64_t channels, std::int64_t height, std::int64_t width) {
@@ -28,8 +30,8 @@ Shape Shape::sequence(std::int64_t steps, std::int64_t features) {
 
 std::int64_t Shape::elements() const {
   switch (kind) {
-    case ShapeKind::image: return checked_product({channels, height, width});
-    case ShapeKind::sequence: return checked_mul(steps, features);
+    case ShapeKind::image: return util::checked_product({channels, height, width});
+    case ShapeKind::sequence: return util::checked_mul(steps, features);
     default: return features;
   }
 }
@@ -83,33 +85,6 @@ std::optional<Precision> precision_from_name(const std::string& name) {
     if (precision_name(precision) == name) return precision;
   }
   return std::nullopt;
-}
-
-namespace {
-
-[[noreturn]] void overflow(std::int64_t a, const char* symbol, std::int64_t b) {
-  throw CountOverflow("count overflow: " + std::to_string(a) + " " + symbol + " " + std::to_string(b) +
-                      " does not fit in 64 bits");
-}
-
-}  // namespace
-
-std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t result = 0;
-  if (__builtin_mul_overflow(a, b, &result)) overflow(a, "x", b);
-  return result;
-}
-
-std::int64_t checked_add(std::int64_t a, std::int64_t b) {
-  std::int64_t result = 0;
-  if (__builtin_add_overflow(a, b, &result)) overflow(a, "+", b);
-  return result;
-}
-
-std::int64_t checked_product(std::initializer_list<std::int64_t> factors) {
-  std::int64_t result = 1;
-  for (std::int64_t factor : factors) result = checked_mul(result, factor);
-  return result;
 }
 
 }  // namespace reusesim::workload

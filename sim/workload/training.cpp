@@ -1,5 +1,7 @@
 #include "workload/training.h"
 
+#include "util/checked_math.h"
+
 namespace reusesim::workload {
 
 bool has_backward(LayerType type) {
@@ -102,7 +104,7 @@ std::int64_t training_step_macs(const Network& network, std::int64_t batch, std:
     const NetworkLayer& layer = network.layers[i];
     std::int64_t gemms = needs_input_gradient(layer) ? 3 : 2;
     if (checkpoint_segment(network, i, checkpoint_segments) < last) ++gemms;  // recomputed
-    macs = checked_add(macs, checked_product({layer.counts.macs, batch, gemms}));
+    macs = util::checked_add(macs, util::checked_product({layer.counts.macs, batch, gemms}));
   }
   return macs;
 }

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "hw/dram_address.h"
+#include "timing/dram_address.h"
 
-namespace reusesim::hw {
+namespace reusesim::timing {
 
 struct MemoryRequest {
   std::uint64_t address = 0;
@@ -25,6 +25,6 @@ std::vector<std::string> traffic_pattern_names();
 //   tile                                         32-row x 256-byte tiles of a row-major matrix 4096 bytes wide, tile after tile
 // Throws std::invalid_argument for an unknown name.
 std::vector<MemoryRequest> make_traffic_pattern(const std::string& name, std::int64_t count, std::uint64_t request_bytes,
-                                                const DramSpec& spec, const DramAddressMapper& mapper);
+                                                const spec::DramSpec& spec, const DramAddressMapper& mapper);
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::timing

@@ -46,15 +46,16 @@
 // utilization = groups*M*N*K / (cycles * MACs per cycle), MACs per cycle = R*C or units*lanes, in (0, 1].
 //
 // Errors: std::invalid_argument for a zero or negative GEMM dimension (groups included), or an array whose size
-// fields for its kind (rows/cols, or units/lanes) are not positive; workload::CountOverflow when a
+// fields for its kind (rows/cols, or units/lanes) are not positive; util::CountOverflow when a
 // count does not fit in 64 bits.
 
 #include <cstdint>
 #include <optional>
 
-#include "hw/accelerator_spec.h"
+#include "spec/accelerator_spec.h"
+#include "util/checked_math.h"
 
-namespace reusesim::mapping {
+namespace reusesim::timing {
 
 // `groups` GEMMs C[M x N] += A[M x K] * B[K x N], each with its own A and B (groups of a grouped
 // conv; conv: M = batch*Ho*Wo, K = kh*kw*Cin/g, N = Cout/g).
@@ -75,16 +76,16 @@ struct ArrayCycles {
 };
 
 // Cycles of one GEMM on the array (see the file comment for the model).
-ArrayCycles gemm_cycles(const hw::ComputeSpec& array, const GemmShape& gemm);
+ArrayCycles gemm_cycles(const spec::ComputeSpec& array, const GemmShape& gemm);
 
 // How many of `gemm`'s groups one fold of the array holds side by side (block-diagonally): b of the
 // file comment for a systolic array, 1 for a vector-MAC cluster.
-std::int64_t groups_per_fold(const hw::ComputeSpec& array, const GemmShape& gemm);
+std::int64_t groups_per_fold(const spec::ComputeSpec& array, const GemmShape& gemm);
 
 // Non-MAC work (pooling, activation, element-wise, softmax) on the vector unit:
 // ceil(ops / vector_ops_per_cycle). ops = 0 gives 0 cycles; negative ops or a non-positive
 // vector_ops_per_cycle throw std::invalid_argument.
-std::int64_t vector_cycles(const hw::ComputeSpec& array, std::int64_t ops);
+std::int64_t vector_cycles(const spec::ComputeSpec& array, std::int64_t ops);
 
 // The SRAM roof of the roofline: the ops/s the array reaches when its buffers deliver operands no
 // faster than one access stream of banks x bank_width_bytes per SRAM cycle each, and the array
@@ -94,6 +95,6 @@ std::int64_t vector_cycles(const hw::ComputeSpec& array, std::int64_t ops);
 //   vector_mac: `lanes` inputs (broadcast to every unit) and units x lanes weights.
 // ceiling = peak x min over the streamed operands of (supply / demand). Returns the ceiling when it
 // is below the compute peak (the SRAM binds), otherwise nothing.
-std::optional<double> sram_bound_ops_per_second(const hw::AcceleratorSpec& accelerator);
+std::optional<double> sram_bound_ops_per_second(const spec::AcceleratorSpec& accelerator);
 
-}  // namespace reusesim::mapping
+}  // namespace reusesim::timing

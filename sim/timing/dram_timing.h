@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "hw/accelerator_spec.h"
+#include "spec/accelerator_spec.h"
 
-namespace reusesim::hw {
+namespace reusesim::timing {
 
 enum class DramCommand { activate, precharge, read, write, refresh };
 std::string command_name(DramCommand command);
@@ -27,7 +27,7 @@ class DramTimingState {
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   static constexpr std::int64_t kClosed = -1;
 
-  explicit DramTimingState(const DramSpec& spec);
+  explicit DramTimingState(const spec::DramSpec& spec);
 
   // The earliest cycle >= now at which `command` may issue to `target`, or kNever when the bank
   // state forbids it (a read to a closed bank, an activate to an open one, an all-bank refresh
@@ -42,7 +42,7 @@ class DramTimingState {
   std::int64_t open_row(std::size_t flat_bank) const { return banks_[flat_bank].open_row; }
   bool rank_precharged(std::int64_t rank) const;
   std::int64_t burst_cycles() const { return timing_.burst_length / 2; }
-  const DramTiming& timing() const { return timing_; }
+  const spec::DramTiming& timing() const { return timing_; }
 
  private:
   struct Bank {
@@ -77,8 +77,8 @@ class DramTimingState {
   std::int64_t activate_spacing(const BankTarget& target, std::int64_t not_before) const;
   static void record_activate(Rank& rank, std::size_t group, std::int64_t cycle);
 
-  DramTiming timing_;
-  RefreshMode refresh_mode_;
+  spec::DramTiming timing_;
+  spec::RefreshMode refresh_mode_;
   std::int64_t trfc_per_bank_;
   std::int64_t bank_groups_;
   std::int64_t banks_per_group_;
@@ -92,4 +92,4 @@ class DramTimingState {
   std::int64_t bus_free_ = 0;
 };
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::timing

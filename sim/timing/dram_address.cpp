@@ -1,8 +1,8 @@
-#include "hw/dram_address.h"
+#include "timing/dram_address.h"
 
 #include <stdexcept>
 
-namespace reusesim::hw {
+namespace reusesim::timing {
 
 namespace {
 
@@ -15,29 +15,29 @@ int log2_exact(std::int64_t value) {
 
 }  // namespace
 
-DramAddressMapper::DramAddressMapper(const DramSpec& spec)
+DramAddressMapper::DramAddressMapper(const spec::DramSpec& spec)
     : burst_bytes_(static_cast<std::uint64_t>(spec.burst_bytes())),
       offset_bits_(log2_exact(spec.burst_bytes())),
       pseudo_channels_(spec.pseudo_channels),
-      xor_banks_(spec.address_hash == AddressHash::xor_bank),
+      xor_banks_(spec.address_hash == spec::AddressHash::xor_bank),
       bank_groups_(spec.bank_groups),
       banks_per_group_(spec.banks_per_group) {
-  const auto bits_of = [&](AddressField field) {
+  const auto bits_of = [&](spec::AddressField field) {
     switch (field) {
-      case AddressField::channel: return log2_exact(spec.channels);
-      case AddressField::pseudo_channel: return log2_exact(spec.pseudo_channels);
-      case AddressField::rank: return log2_exact(spec.ranks);
-      case AddressField::bank_group: return log2_exact(spec.bank_groups);
-      case AddressField::bank: return log2_exact(spec.banks_per_group);
-      case AddressField::column: return log2_exact(spec.channel_row_bytes() / spec.burst_bytes());
+      case spec::AddressField::channel: return log2_exact(spec.channels);
+      case spec::AddressField::pseudo_channel: return log2_exact(spec.pseudo_channels);
+      case spec::AddressField::rank: return log2_exact(spec.ranks);
+      case spec::AddressField::bank_group: return log2_exact(spec.bank_groups);
+      case spec::AddressField::bank: return log2_exact(spec.banks_per_group);
+      case spec::AddressField::column: return log2_exact(spec.channel_row_bytes() / spec.burst_bytes());
       default: return 0;  // rows: everything above the other fields
     }
   };
   int fixed_bits = offset_bits_;
-  for (AddressField field : spec.address_mapping) fixed_bits += bits_of(field);
+  for (spec::AddressField field : spec.address_mapping) fixed_bits += bits_of(field);
   int shift = offset_bits_;
   for (auto field = spec.address_mapping.rbegin(); field != spec.address_mapping.rend(); ++field) {
-    const int bits = *field == AddressField::row ? 64 - fixed_bits : bits_of(*field);
+    const int bits = *field == spec::AddressField::row ? 64 - fixed_bits : bits_of(*field);
     fields_.push_back(FieldBits{*field, shift, bits});
     shift += bits;
   }
@@ -57,13 +57,13 @@ DramCoordinates DramAddressMapper::decode(std::uint64_t address) const {
     const std::uint64_t mask = entry.bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << entry.bits) - 1;
     const auto value = static_cast<std::int64_t>(entry.shift >= 64 ? 0 : (address >> entry.shift) & mask);
     switch (entry.field) {
-      case AddressField::channel: coordinates.channel = value; break;
-      case AddressField::pseudo_channel: coordinates.pseudo_channel = value; break;
-      case AddressField::rank: coordinates.rank = value; break;
-      case AddressField::bank_group: coordinates.bank_group = value; break;
-      case AddressField::bank: coordinates.bank = value; break;
-      case AddressField::row: coordinates.row = value; break;
-      case AddressField::column: coordinates.column = value; break;
+      case spec::AddressField::channel: coordinates.channel = value; break;
+      case spec::AddressField::pseudo_channel: coordinates.pseudo_channel = value; break;
+      case spec::AddressField::rank: coordinates.rank = value; break;
+      case spec::AddressField::bank_group: coordinates.bank_group = value; break;
+      case spec::AddressField::bank: coordinates.bank = value; break;
+      case spec::AddressField::row: coordinates.row = value; break;
+      case spec::AddressField::column: coordinates.column = value; break;
     }
   }
   coordinates.bank_group ^= bank_group_hash(coordinates.row);
@@ -76,13 +76,13 @@ std::uint64_t DramAddressMapper::encode(const DramCoordinates& where) const {
   for (const FieldBits& entry : fields_) {
     std::int64_t value = 0;
     switch (entry.field) {
-      case AddressField::channel: value = where.channel; break;
-      case AddressField::pseudo_channel: value = where.pseudo_channel; break;
-      case AddressField::rank: value = where.rank; break;
-      case AddressField::bank_group: value = where.bank_group ^ bank_group_hash(where.row); break;
-      case AddressField::bank: value = where.bank ^ bank_hash(where.row); break;
-      case AddressField::row: value = where.row; break;
-      case AddressField::column: value = where.column; break;
+      case spec::AddressField::channel: value = where.channel; break;
+      case spec::AddressField::pseudo_channel: value = where.pseudo_channel; break;
+      case spec::AddressField::rank: value = where.rank; break;
+      case spec::AddressField::bank_group: value = where.bank_group ^ bank_group_hash(where.row); break;
+      case spec::AddressField::bank: value = where.bank ^ bank_hash(where.row); break;
+      case spec::AddressField::row: value = where.row; break;
+      case spec::AddressField::column: value = where.column; break;
     }
     if (entry.shift < 64) address |= static_cast<std::uint64_t>(value) << entry.shift;
   }
@@ -96,11 +96,11 @@ std::uint64_t DramAddressMapper::bytes_to_run_end(std::uint64_t address) const {
   int run_bits = offset_bits_;
   for (const FieldBits& entry : fields_) {
     if (entry.bits == 0) continue;
-    if (entry.field == AddressField::column) run_bits += entry.bits;
+    if (entry.field == spec::AddressField::column) run_bits += entry.bits;
     break;
   }
   const std::uint64_t run = std::uint64_t{1} << run_bits;
   return run - (address & (run - 1));
 }
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::timing

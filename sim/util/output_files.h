@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace reusesim::report {
+namespace reusesim::util {
 
 constexpr const char* kManifestName = ".reusesim-manifest";
 
@@ -68,4 +68,4 @@ void clear_owned(const std::string& directory);
 // errno of the write that failed.
 int write_all(int fd, const char* data, std::size_t size);
 
-}  // namespace reusesim::report
+}  // namespace reusesim::util

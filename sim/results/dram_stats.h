@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace reusesim::hw {
+namespace reusesim::results {
 
 // What a report shows of a latency histogram, in memory clocks: small enough to keep per layer.
 struct LatencyFigures {
@@ -89,4 +89,4 @@ struct DramFigures {
 };
 DramFigures figures_of(const DramChannelStats& stats);
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::results

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw/accelerator_spec.h"
+#include "spec/accelerator_spec.h"
 
-namespace reusesim::hw {
+namespace reusesim::timing {
 
 struct DramCoordinates {
   std::int64_t channel = 0;
@@ -23,7 +23,7 @@ struct DramCoordinates {
 
 class DramAddressMapper {
  public:
-  explicit DramAddressMapper(const DramSpec& spec);
+  explicit DramAddressMapper(const spec::DramSpec& spec);
 
   DramCoordinates decode(std::uint64_t address) const;
   // The address of the first byte of `where` (decode's inverse).
@@ -39,7 +39,7 @@ class DramAddressMapper {
 
  private:
   struct FieldBits {
-    AddressField field;
+    spec::AddressField field;
     int shift;  // position of the field's least significant bit in the address
     int bits;
   };
@@ -56,4 +56,4 @@ class DramAddressMapper {
   std::int64_t banks_per_group_;
 };
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::timing

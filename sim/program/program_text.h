@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "hw/accelerator_spec.h"
-#include "mapping/program.h"
+#include "program/program.h"
+#include "spec/accelerator_spec.h"
 
-namespace reusesim::mapping {
+namespace reusesim::program {
 
 constexpr int kProgramFormatVersion = 1;
 
@@ -78,7 +78,7 @@ std::vector<ProgramRecord> read_programs(const std::string& text, const std::str
 // other bytes are input reads, which may re-read the inputs' buffer). Throws ProgramFormatError
 // listing the problems (up to 20) as `origin:line: error: layer L (batch b), step i: ...` (no line
 // when the records were not read from text).
-void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::AcceleratorSpec& accelerator,
+void check_programs_on(const std::vector<ProgramRecord>& programs, const spec::AcceleratorSpec& accelerator,
                        const std::string& origin);
 
-}  // namespace reusesim::mapping
+}  // namespace reusesim::program

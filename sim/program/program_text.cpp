@@ -1,4 +1,4 @@
-#include "mapping/program_text.h"
+#include "program/program_text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,10 +8,10 @@
 #include <sstream>
 #include <tuple>
 
-#include "mapping/mapper.h"
-#include "workload/utf8.h"
+#include "timing/array_timing.h"
+#include "util/utf8.h"
 
-namespace reusesim::mapping {
+namespace reusesim::program {
 
 namespace {
 
@@ -467,8 +467,8 @@ class Reader {
 
   // Text that reaches the reports, whose JSON must be UTF-8: reported where it is written if not.
   const std::string& utf8_text(const std::string& text, const std::string& what, int line, int column) {
-    if (const auto offset = workload::invalid_utf8_offset(text)) {
-      error(line, column, "expected UTF-8 text in " + what + ", got " + workload::describe_byte(text[*offset]));
+    if (const auto offset = util::invalid_utf8_offset(text)) {
+      error(line, column, "expected UTF-8 text in " + what + ", got " + util::describe_byte(text[*offset]));
     }
     return text;
   }
@@ -601,7 +601,7 @@ class Reader {
               m_value * n_value * k_value > kMaxStepCount / groups_value) {
             error(line, m->column, std::string(groups == nullptr ? "" : "groups x ") + "m x n x k is more than 2^50 MACs");
           } else {
-            step.gemm = GemmShape{m_value, n_value, k_value, groups_value, std::max<std::int64_t>(0, k_row_value)};
+            step.gemm = timing::GemmShape{m_value, n_value, k_value, groups_value, std::max<std::int64_t>(0, k_row_value)};
             step.macs = step.gemm.macs();
           }
         }
@@ -726,11 +726,11 @@ std::vector<ProgramRecord> read_programs(const std::string& text, const std::str
   return Reader(origin, burst_bytes, limits).read(text);
 }
 
-void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::AcceleratorSpec& accelerator,
+void check_programs_on(const std::vector<ProgramRecord>& programs, const spec::AcceleratorSpec& accelerator,
                        const std::string& origin) {
   std::vector<std::string> messages;
-  const std::int64_t bytes_per_element = element_bytes(accelerator);
-  const std::vector<hw::SramBufferSpec>& buffers = accelerator.sram.buffers;
+  const std::int64_t bytes_per_element = accelerator.element_bytes();
+  const std::vector<spec::SramBufferSpec>& buffers = accelerator.sram.buffers;
   for (const ProgramRecord& record : programs) {
     const LayerProgram& program = record.program;
     for (std::size_t i = 0; i < program.steps.size() && messages.size() < kMaxReported; ++i) {
@@ -741,8 +741,8 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::Acc
                            "), step " + std::to_string(i) + ": " + message);
       };
       try {
-        if (step.kind == StepKind::compute) gemm_cycles(accelerator.compute, step.gemm);
-        vector_cycles(accelerator.compute, step.vector_ops);
+        if (step.kind == StepKind::compute) timing::gemm_cycles(accelerator.compute, step.gemm);
+        timing::vector_cycles(accelerator.compute, step.vector_ops);
       } catch (const std::exception&) {
         error("its cycles on " + accelerator.name + " do not fit in 64 bits");
         continue;
@@ -756,8 +756,8 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::Acc
               " bytes" + groups + " on " + accelerator.name + ")");
         continue;
       }
-      const auto fits = [&](hw::TensorKind kind, std::uint64_t bytes, const std::string& what) {
-        const hw::SramBufferSpec& buffer = buffers[accelerator.sram.buffer_index(kind)];
+      const auto fits = [&](spec::TensorKind kind, std::uint64_t bytes, const std::string& what) {
+        const spec::SramBufferSpec& buffer = buffers[accelerator.sram.buffer_index(kind)];
         if (bytes <= static_cast<std::uint64_t>(buffer.capacity_bytes)) return;
         error(what + " " + std::to_string(bytes) + " bytes, more than SRAM buffer " + buffer.name + " holds (" +
               std::to_string(buffer.capacity_bytes) + " bytes on " + accelerator.name + ")");
@@ -765,14 +765,14 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::Acc
       // What a buffer must hold at once: a loaded tile, a stored one, a compute step's weight tile.
       // Reads of inputs may exceed their buffer (they re-read it: an im2col expansion).
       if (step.kind == StepKind::load) {
-        fits(step.tensor == TensorRole::weights  ? hw::TensorKind::weights
-             : step.tensor == TensorRole::outputs ? hw::TensorKind::outputs
-                                                  : hw::TensorKind::inputs,
+        fits(step.tensor == TensorRole::weights  ? spec::TensorKind::weights
+             : step.tensor == TensorRole::outputs ? spec::TensorKind::outputs
+                                                  : spec::TensorKind::inputs,
              step.bytes, "load " + role_name(step.tensor) + " writes");
       } else if (step.kind == StepKind::store) {
-        fits(hw::TensorKind::outputs, step.bytes, "store reads");
+        fits(spec::TensorKind::outputs, step.bytes, "store reads");
       } else if (step.kind == StepKind::compute) {
-        fits(step.stationary_in_inputs ? hw::TensorKind::inputs : hw::TensorKind::weights, weight_bytes,
+        fits(step.stationary_in_inputs ? spec::TensorKind::inputs : spec::TensorKind::weights, weight_bytes,
              "compute reads a weight tile of");
       }
     }
@@ -780,4 +780,4 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const hw::Acc
   if (!messages.empty()) throw ProgramFormatError(messages);
 }
 
-}  // namespace reusesim::mapping
+}  // namespace reusesim::program

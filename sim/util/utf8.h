@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace reusesim::workload {
+namespace reusesim::util {
 
 // The offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629: no
 // overlong forms, no surrogates, nothing above U+10FFFF), or nullopt when all of `text` is UTF-8.
@@ -14,4 +14,4 @@ std::optional<std::size_t> invalid_utf8_offset(const std::string& text);
 // How messages name a byte that is not UTF-8: "the byte 0x9e".
 std::string describe_byte(char byte);
 
-}  // namespace reusesim::workload
+}  // namespace reusesim::util

@@ -1,6 +1,6 @@
-#include "hw/energy_spec.h"
+#include "spec/energy_spec.h"
 
-namespace reusesim::hw {
+namespace reusesim::spec {
 
 std::vector<std::string> operand_types() { return {"int8", "int16", "int32", "fp16", "bf16", "fp32"}; }
 
@@ -11,4 +11,4 @@ std::string accumulator_type(const std::string& operand_type, std::int64_t accum
   return (integer ? "int" : "fp") + std::to_string(accumulator_bits);
 }
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::spec

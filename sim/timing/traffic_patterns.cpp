@@ -1,16 +1,16 @@
-#include "hw/traffic_patterns.h"
+#include "timing/traffic_patterns.h"
 
 #include <random>
 #include <stdexcept>
 
-namespace reusesim::hw {
+namespace reusesim::timing {
 
 std::vector<std::string> traffic_pattern_names() {
   return {"seq_read", "seq_write", "seq_mix", "random_read", "random_mix", "stride_row", "bank_conflict", "tile"};
 }
 
 std::vector<MemoryRequest> make_traffic_pattern(const std::string& name, std::int64_t count, std::uint64_t request_bytes,
-                                                const DramSpec& spec, const DramAddressMapper& mapper) {
+                                                const spec::DramSpec& spec, const DramAddressMapper& mapper) {
   constexpr std::uint64_t kRandomSpanBytes = std::uint64_t{1} << 30;
   constexpr std::uint64_t kTileRows = 32, kTileRowBytes = 256, kMatrixRowBytes = 4096;
   std::vector<MemoryRequest> requests;
@@ -48,4 +48,4 @@ std::vector<MemoryRequest> make_traffic_pattern(const std::string& name, std::in
   return requests;
 }
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::timing

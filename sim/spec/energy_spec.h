@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace reusesim::hw {
+namespace reusesim::spec {
 
 // Operand and accumulator number formats the tables are keyed by ("int8", "int32", "fp16", ...).
 std::vector<std::string> operand_types();
@@ -64,4 +64,4 @@ struct DramPowerSpec {
   double io_write_pj_per_bit = 0;
 };
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::spec

@@ -1,9 +1,9 @@
-#include "config/diagnostics.h"
+#include "util/diagnostics.h"
 
 #include <algorithm>
 #include <tuple>
 
-namespace reusesim::config {
+namespace reusesim::util {
 
 std::string format_location(const SourceLocation& location) {
   if (location.line == 0) return location.file;
@@ -122,4 +122,4 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return match.empty() ? std::string() : " (did you mean \"" + match + "\"?)";
 }
 
-}  // namespace reusesim::config
+}  // namespace reusesim::util

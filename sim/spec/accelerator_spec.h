@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "hw/energy_spec.h"
+#include "spec/energy_spec.h"
 
-namespace reusesim::hw {
+namespace reusesim::spec {
 
 enum class ArrayKind { systolic, vector_mac };
 enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary (systolic only)
@@ -225,6 +225,9 @@ struct AcceleratorSpec {
   DmaSpec dma;
   // The energy and area tables; none: the run reports no energy (docs/energy-model.md).
   std::optional<TechnologySpec> technology;
+
+  // Bytes per element on the accelerator: its operand width, whole bytes.
+  std::int64_t element_bytes() const { return std::max<std::int64_t>(1, (compute.operand_bits + 7) / 8); }
 };
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::spec

@@ -1,8 +1,8 @@
-#include "hw/dram_timing.h"
+#include "timing/dram_timing.h"
 
 #include <algorithm>
 
-namespace reusesim::hw {
+namespace reusesim::timing {
 
 namespace {
 
@@ -20,7 +20,7 @@ std::string command_name(DramCommand command) {
   }
 }
 
-DramTimingState::DramTimingState(const DramSpec& spec)
+DramTimingState::DramTimingState(const spec::DramSpec& spec)
     : timing_(spec.timing),
       refresh_mode_(spec.controller.refresh),
       trfc_per_bank_(spec.timing.trfc_pb),
@@ -107,7 +107,7 @@ std::int64_t DramTimingState::earliest(DramCommand command, const BankTarget& ta
       if (b.open_row == kClosed) return kNever;
       return column_earliest(command == DramCommand::write, target, now);
     default: {
-      if (refresh_mode_ == RefreshMode::per_bank) {
+      if (refresh_mode_ == spec::RefreshMode::per_bank) {
         // A per-bank refresh activates rows internally: it is spaced like an ACT (tRRD, tFAW).
         if (b.open_row != kClosed) return kNever;
         return activate_spacing(target, std::max({now, b.next_activate, rank.refresh_until}));
@@ -160,7 +160,7 @@ std::int64_t DramTimingState::issue(DramCommand command, const BankTarget& targe
       return data_end;
     }
     default:
-      if (refresh_mode_ == RefreshMode::per_bank) {
+      if (refresh_mode_ == spec::RefreshMode::per_bank) {
         b.next_activate = std::max(b.next_activate, cycle + trfc_per_bank_);
         record_activate(rank, group, cycle);
       } else {
@@ -170,4 +170,4 @@ std::int64_t DramTimingState::issue(DramCommand command, const BankTarget& targe
   }
 }
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::timing

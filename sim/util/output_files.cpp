@@ -1,4 +1,4 @@
-#include "report/output_files.h"
+#include "util/output_files.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace reusesim::report {
+namespace reusesim::util {
 
 namespace {
 
@@ -131,11 +131,12 @@ void collect_foreign(const fs::path& path, std::vector<std::string>& foreign) {
     // A directory its parent lists that holds nothing (or only a cut-short manifest) is one a
     // ReuseSim process made and was killed before it listed anything: nobody else's files are there.
     const auto holds_nothing = [&] {
-      std::error_code error;
-      for (fs::directory_iterator entry(path, error), end; !error && entry != end; entry.increment(error)) {
+      std::error_code listing_error;
+      for (fs::directory_iterator entry(path, listing_error), end; !listing_error && entry != end;
+           entry.increment(listing_error)) {
         if (entry->path().filename() != kManifestPartial) return false;
       }
-      return !error;
+      return !listing_error;
     };
     if (fs::is_directory(status) && holds_nothing()) return;
     foreign.push_back(path.string());  // a symlink, device, FIFO, or a directory without our manifest
@@ -332,4 +333,4 @@ void clear_owned(const std::string& directory) {
   remove_or_throw(fs::path(directory) / kManifestPartial);  // left by a write that was cut short
 }
 
-}  // namespace reusesim::report
+}  // namespace reusesim::util

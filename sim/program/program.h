@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "mapping/array_model.h"
+#include "timing/array_timing.h"
 
-namespace reusesim::mapping {
+namespace reusesim::program {
 
 // kv_cache: the keys and values a decode step's attention reads for the tokens before it.
 enum class TensorRole { weights, inputs, outputs, state, kv_cache };
@@ -32,7 +32,7 @@ struct Step {
   TensorRole tensor = TensorRole::inputs;  // load / store: what moves
   std::uint64_t address = 0;               // load / store: first DRAM byte of the range
   std::uint64_t bytes = 0;                 // load / store: bytes moved; compute / vector: SRAM bytes read
-  GemmShape gemm;                          // compute
+  timing::GemmShape gemm;                          // compute
   std::int64_t macs = 0;                   // compute
   std::int64_t vector_ops = 0;             // vector, and a compute step's fused activation
   // compute: the k x n operand is read from the input buffer (a matmul's second activation)
@@ -59,7 +59,17 @@ struct LayerProgram {
   std::int64_t onchip_output_bytes = 0;
 };
 
+// One layer's program as the accelerator replays it, at its batch size.
+struct LayerRun {
+  std::int64_t batch = 1;
+  LayerProgram program;
+  // The first layer of a batch: it starts from the machine as built (DRAM banks precharged,
+  // queues empty, refresh timers and SRAM ports restarted), so each batch's numbers depend on
+  // its own work only, as if it ran alone.
+  bool starts_batch = false;
+};
+
 // The bytes a DRAM access of `bytes` from `address` moves when it is widened to whole bursts.
 std::uint64_t burst_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t burst_bytes);
 
-}  // namespace reusesim::mapping
+}  // namespace reusesim::program

@@ -1,8 +1,8 @@
-#include "workload/utf8.h"
+#include "util/utf8.h"
 
 #include <cstdio>
 
-namespace reusesim::workload {
+namespace reusesim::util {
 
 std::optional<std::size_t> invalid_utf8_offset(const std::string& text) {
   const auto byte = [&](std::size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0u; };
@@ -45,4 +45,4 @@ std::string describe_byte(char byte) {
   return text;
 }
 
-}  // namespace reusesim::workload
+}  // namespace reusesim::util

@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace reusesim::config {
+namespace reusesim::util {
 
 // Where a value came from. line/column are 1-based; line 0 means "no line", e.g. a value
 // given on the command line with --set (then `file` holds the whole `--set ...` argument).
@@ -58,4 +58,4 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 // " (did you mean \"x\"?)" or "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
-}  // namespace reusesim::config
+}  // namespace reusesim::util

@@ -1,19 +1,19 @@
-#include "mapping/array_model.h"
+#include "timing/array_timing.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "mapping/mapper.h"
-#include "workload/shape.h"
+#include "util/checked_math.h"
 
-namespace reusesim::mapping {
+
+namespace reusesim::timing {
 
 namespace {
 
-using workload::checked_add;
-using workload::checked_mul;
-using workload::checked_product;
+using util::checked_add;
+using util::checked_mul;
+using util::checked_product;
 
 void require_positive(std::int64_t value, const char* what) {
   if (value <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(value));
@@ -35,23 +35,23 @@ struct SystolicMapping {
   std::int64_t rows_dim = 0, cols_dim = 0, streamed = 0, fill_drain = 0;
 };
 
-SystolicMapping systolic_mapping(const hw::ComputeSpec& array, const GemmShape& gemm) {
+SystolicMapping systolic_mapping(const spec::ComputeSpec& array, const GemmShape& gemm) {
   require_positive(array.rows, "systolic array rows");
   require_positive(array.cols, "systolic array cols");
   const std::int64_t r = array.rows;
   const std::int64_t c = array.cols;
   switch (array.dataflow) {
-    case hw::Dataflow::os:  // (M, N) on (R, C), K streamed: T + R + C - 2
+    case spec::Dataflow::os:  // (M, N) on (R, C), K streamed: T + R + C - 2
       return {gemm.m, gemm.n, gemm.k, checked_add(r, c)};
-    case hw::Dataflow::ws:  // (K, N) on (R, C), M streamed: 2R + C + T - 2
+    case spec::Dataflow::ws:  // (K, N) on (R, C), M streamed: 2R + C + T - 2
       return {gemm.k, gemm.n, gemm.m, checked_add(checked_mul(2, r), c)};
-    case hw::Dataflow::is:  // (K, M) on (R, C), N streamed: 2R + C + T - 2
+    case spec::Dataflow::is:  // (K, M) on (R, C), N streamed: 2R + C + T - 2
       break;
   }
   return {gemm.k, gemm.m, gemm.n, checked_add(checked_mul(2, r), c)};
 }
 
-ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+ArrayCycles systolic_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
   const SystolicMapping on = systolic_mapping(array, gemm);
   const std::int64_t r = array.rows;
   const std::int64_t c = array.cols;
@@ -60,7 +60,7 @@ ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm)
   result.folds = checked_mul(ceil_div(gemm.groups, groups_per_fold(array, gemm)),
                              checked_mul(ceil_div(on.rows_dim, r), ceil_div(on.cols_dim, c)));
   const std::int64_t per_fold = checked_add(checked_add(on.streamed, on.fill_drain), -2);
-  if (array.double_buffered_stationary && array.dataflow != hw::Dataflow::os) {
+  if (array.double_buffered_stationary && array.dataflow != spec::Dataflow::os) {
     // The first fold as ever; each later one starts when the one before has streamed its T rows
     // and its own stationary tile has shifted in (R cycles, behind the stream): max(T, R) apart.
     result.cycles = checked_add(per_fold, checked_mul(result.folds - 1, std::max(on.streamed, r)));
@@ -71,17 +71,17 @@ ArrayCycles systolic_cycles(const hw::ComputeSpec& array, const GemmShape& gemm)
   return result;
 }
 
-ArrayCycles vector_mac_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+ArrayCycles vector_mac_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
   require_positive(array.units, "vector_mac units");
   require_positive(array.lanes, "vector_mac lanes");
   require_positive(gemm.k_row == 0 ? gemm.k : gemm.k_row, "GEMM kernel row");
   ArrayCycles result;
   std::int64_t cycles_per_pass = ceil_div(gemm.k, array.lanes);
   switch (array.lane_dimension) {
-    case hw::LaneDimension::k:
+    case spec::LaneDimension::k:
       result.folds = checked_product({gemm.groups, gemm.m, ceil_div(gemm.n, array.units)});
       break;
-    case hw::LaneDimension::kernel_row: {
+    case spec::LaneDimension::kernel_row: {
       // Every kernel row starts on lane 0; a tile that cuts a row ends on a shorter one.
       const std::int64_t row = std::min(gemm.k_row == 0 ? gemm.k : gemm.k_row, gemm.k);
       result.folds = checked_product({gemm.groups, gemm.m, ceil_div(gemm.n, array.units)});
@@ -89,7 +89,7 @@ ArrayCycles vector_mac_cycles(const hw::ComputeSpec& array, const GemmShape& gem
                                     ceil_div(gemm.k % row, array.lanes));
       break;
     }
-    case hw::LaneDimension::output_channels:
+    case spec::LaneDimension::output_channels:
       result.folds = checked_product({gemm.groups, ceil_div(gemm.m, array.units), ceil_div(gemm.n, array.lanes)});
       cycles_per_pass = gemm.k;
       break;
@@ -101,37 +101,37 @@ ArrayCycles vector_mac_cycles(const hw::ComputeSpec& array, const GemmShape& gem
 
 }  // namespace
 
-std::int64_t groups_per_fold(const hw::ComputeSpec& array, const GemmShape& gemm) {
-  if (array.kind != hw::ArrayKind::systolic) return 1;
+std::int64_t groups_per_fold(const spec::ComputeSpec& array, const GemmShape& gemm) {
+  if (array.kind != spec::ArrayKind::systolic) return 1;
   const SystolicMapping on = systolic_mapping(array, gemm);
   if (on.rows_dim > array.rows || on.cols_dim > array.cols) return 1;
   return std::min(array.rows / on.rows_dim, array.cols / on.cols_dim);
 }
 
-ArrayCycles gemm_cycles(const hw::ComputeSpec& array, const GemmShape& gemm) {
+ArrayCycles gemm_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
   require_positive(gemm.m, "GEMM dimension M");
   require_positive(gemm.n, "GEMM dimension N");
   require_positive(gemm.k, "GEMM dimension K");
   require_positive(gemm.groups, "GEMM groups");
   switch (array.kind) {
-    case hw::ArrayKind::systolic: return systolic_cycles(array, gemm);
-    case hw::ArrayKind::vector_mac: return vector_mac_cycles(array, gemm);
+    case spec::ArrayKind::systolic: return systolic_cycles(array, gemm);
+    case spec::ArrayKind::vector_mac: return vector_mac_cycles(array, gemm);
   }
   throw std::invalid_argument("unknown compute array kind");
 }
 
-std::int64_t vector_cycles(const hw::ComputeSpec& array, std::int64_t ops) {
+std::int64_t vector_cycles(const spec::ComputeSpec& array, std::int64_t ops) {
   require_positive(array.vector_ops_per_cycle, "vector_ops_per_cycle");
   if (ops < 0) throw std::invalid_argument("vector op count must not be negative, got " + std::to_string(ops));
   return ceil_div(ops, array.vector_ops_per_cycle);
 }
 
-std::optional<double> sram_bound_ops_per_second(const hw::AcceleratorSpec& accelerator) {
-  const hw::ComputeSpec& array = accelerator.compute;
-  const auto operand_bytes = static_cast<double>(element_bytes(accelerator));
+std::optional<double> sram_bound_ops_per_second(const spec::AcceleratorSpec& accelerator) {
+  const spec::ComputeSpec& array = accelerator.compute;
+  const auto operand_bytes = static_cast<double>(accelerator.element_bytes());
   // Bytes per compute cycle that one access stream of the buffer holding `kind` delivers.
-  const auto supply = [&](hw::TensorKind kind) {
-    for (const hw::SramBufferSpec& buffer : accelerator.sram.buffers) {
+  const auto supply = [&](spec::TensorKind kind) {
+    for (const spec::SramBufferSpec& buffer : accelerator.sram.buffers) {
       if (std::find(buffer.holds.begin(), buffer.holds.end(), kind) != buffer.holds.end()) {
         return static_cast<double>(buffer.banks * buffer.bank_width_bytes) * accelerator.sram.clock_mhz / array.clock_mhz;
       }
@@ -139,22 +139,22 @@ std::optional<double> sram_bound_ops_per_second(const hw::AcceleratorSpec& accel
     return 0.0;
   };
   double input_elements = 0, weight_elements = 0;  // demanded per compute cycle
-  if (array.kind == hw::ArrayKind::vector_mac) {
+  if (array.kind == spec::ArrayKind::vector_mac) {
     input_elements = static_cast<double>(array.lanes);
     weight_elements = static_cast<double>(array.units * array.lanes);
-  } else if (array.dataflow == hw::Dataflow::ws) {
+  } else if (array.dataflow == spec::Dataflow::ws) {
     input_elements = static_cast<double>(array.rows);
-  } else if (array.dataflow == hw::Dataflow::is) {
+  } else if (array.dataflow == spec::Dataflow::is) {
     weight_elements = static_cast<double>(array.rows);
   } else {
     input_elements = static_cast<double>(array.rows);
     weight_elements = static_cast<double>(array.cols);
   }
   double fraction = 1.0;
-  if (input_elements > 0) fraction = std::min(fraction, supply(hw::TensorKind::inputs) / (input_elements * operand_bytes));
-  if (weight_elements > 0) fraction = std::min(fraction, supply(hw::TensorKind::weights) / (weight_elements * operand_bytes));
+  if (input_elements > 0) fraction = std::min(fraction, supply(spec::TensorKind::inputs) / (input_elements * operand_bytes));
+  if (weight_elements > 0) fraction = std::min(fraction, supply(spec::TensorKind::weights) / (weight_elements * operand_bytes));
   if (fraction >= 1.0) return std::nullopt;
   return fraction * array.peak_ops_per_second();
 }
 
-}  // namespace reusesim::mapping
+}  // namespace reusesim::timing

@@ -1,8 +1,8 @@
-#include "hw/dram_stats.h"
+#include "results/dram_stats.h"
 
 #include <algorithm>
 
-namespace reusesim::hw {
+namespace reusesim::results {
 
 void LatencyHistogram::add(std::int64_t cycles) {
   ++count_;
@@ -126,4 +126,4 @@ DramFigures figures_of(const DramChannelStats& stats) {
   return figures;
 }
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::results

@@ -1,0 +1,62 @@
+#pragma once
+// What the replay of one layer at one batch size produced: plain data, no SystemC, so that energy,
+// report and trace read results without linking the simulator.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/dram_stats.h"
+
+namespace reusesim::results {
+
+struct BatchDram {
+  DramFigures total;
+  std::vector<DramFigures> channels;
+};
+
+// Bank words one SRAM buffer read and wrote (SramStats::read_words, write_words).
+struct SramWords {
+  std::int64_t read_words = 0;
+  std::int64_t write_words = 0;
+};
+
+struct LayerResult {
+  std::string layer;
+  std::string type;
+  std::string mapping;
+  std::int64_t batch = 0;
+  std::int64_t cycles = 0;          // compute clock: from the layer's start to its last store
+  std::int64_t compute_cycles = 0;  // the array (or vector unit) busy
+  // Cycles the array waited, by cause; with compute_cycles they add up to cycles.
+  std::int64_t stall_weights = 0, stall_inputs = 0, stall_output_drain = 0, stall_sram = 0, stall_vector = 0;
+  std::int64_t macs = 0;
+  std::int64_t vector_ops = 0;
+  std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0, dram_write_output_bytes = 0;
+  std::int64_t dram_read_kv_cache_bytes = 0;  // a decode step's attention reading the earlier tokens' keys and values
+  // The layer's own DRAM traffic, whenever it moved (its weights prefetched during the layer before
+  // included), burst-widened as the channels see it: the program's bytes.
+  std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
+  // What the memory did between the layer's start and end, whichever layer it was for: all
+  // channels, and each channel (none for an ideal memory).
+  DramFigures dram;
+  std::vector<DramFigures> dram_channels;
+  // On a batch's last layer: the same from the batch's start to its end (a batch's latency
+  // percentiles are not the layers' combined).
+  std::optional<BatchDram> batch_dram;
+  // Residency across layers (from the program): input bytes read from on-chip data, output bytes kept.
+  std::int64_t onchip_read_input_bytes = 0, onchip_kept_output_bytes = 0;
+  std::int64_t sram_read_bytes = 0, sram_write_bytes = 0;
+  std::vector<SramWords> sram_words;  // per buffer, in the accelerator's order
+  // Output elements of GEMM tiles added into the accumulators (each a read and a write of one).
+  std::int64_t accumulator_updates = 0;
+  double seconds = 0;
+
+  std::int64_t stall_cycles() const {
+    return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector;
+  }
+};
+
+}  // namespace reusesim::results
