@@ -7,9 +7,6 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 
-# col NAME: the named column of $out's first CSV row (a CSV reader: the mapping text holds commas).
-col() { /usr/bin/python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))[sys.argv[1]])' "$1" <<<"$out"; }
-
 # ddr3-1066 (docs/energy-model.md; the preset's comments): 4 x8 devices at 1.5 V, tCK 1.875 ns, so
 # 11.25 pJ per mA-clock. Per command: activate (60 - 45.6) x tRAS 20 x 11.25 = 3,240 pJ; precharge
 # (60 - 33) x (tRC 27 - 20) x 11.25 = 2,126.25; read burst (130 - 45.6) x 4 x 11.25 = 3,798 plus I/O
@@ -21,11 +18,11 @@ col() { /usr/bin/python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdi
 # (0.14625 us), the row open all along: 3,240 + 16 x (3,798 + 1,103.36) + 78 x 513 = 121,675.76 pJ
 # over 512 B = 4,096 bits: 29.706 pJ per bit.
 expect 0 "seq_read energy" -- "$REUSESIM" memtest --dram ddr3-1066 --pattern seq_read --requests 8 --format csv
-same "seq_read time" "$(col simulated_time_us)" "0.14625"
-same "seq_read commands" "$(col activates) $(col precharges) $(col read_commands)" "1 0 16"
-same "seq_read energy" "$(col dram_energy_uj)" "0.12167576"
-same "seq_read pJ/bit" "$(col dram_pj_per_bit)" "29.70599609"
-seq_per_bit=$(col dram_pj_per_bit)
+same "seq_read time" "$(csv_col simulated_time_us <<<"$out")" "0.14625"
+same "seq_read commands" "$(csv_col activates,precharges,read_commands <<<"$out")" "1,0,16"
+same "seq_read energy" "$(csv_col dram_energy_uj <<<"$out")" "0.12167576"
+seq_per_bit=$(csv_col dram_pj_per_bit <<<"$out")
+same "seq_read pJ/bit" "$seq_per_bit" "29.70599609"
 
 # --- 8 requests to one bank, each to another row: every one after the first is a conflict. ---
 # A request's ACT comes tRC = 27 clocks after the one before (PRE at tRAS 20 after its ACT, then
@@ -34,17 +31,18 @@ seq_per_bit=$(col dram_pj_per_bit)
 # 8 x 3,240 + 7 x 2,126.25 + 16 x (3,798 + 1,103.36) + 162 x 513 + 49 x 371.25 = 220,522.76 pJ,
 # 53.839 pJ per bit.
 expect 0 "bank_conflict energy" -- "$REUSESIM" memtest --dram ddr3-1066 --pattern bank_conflict --requests 8 --format csv
-same "bank_conflict time" "$(col simulated_time_us)" "0.395625"
-same "bank_conflict commands" "$(col activates) $(col precharges) $(col read_commands)" "8 7 16"
-same "bank_conflict energy" "$(col dram_energy_uj)" "0.22052276"
-same "bank_conflict pJ/bit" "$(col dram_pj_per_bit)" "53.83856445"
+same "bank_conflict time" "$(csv_col simulated_time_us <<<"$out")" "0.395625"
+same "bank_conflict commands" "$(csv_col activates,precharges,read_commands <<<"$out")" "8,7,16"
+same "bank_conflict energy" "$(csv_col dram_energy_uj <<<"$out")" "0.22052276"
+conflict_per_bit=$(csv_col dram_pj_per_bit <<<"$out")
+same "bank_conflict pJ/bit" "$conflict_per_bit" "53.83856445"
 checks=$((checks + 1))
-awk -v a="$seq_per_bit" -v b="$(col dram_pj_per_bit)" 'BEGIN { exit !(a < b) }' ||
+awk -v a="$seq_per_bit" -v b="$conflict_per_bit" 'BEGIN { exit !(a < b) }' ||
   { echo "FAIL: a row-hit stream should cost less per bit than a bank-conflict stream"; failures=$((failures + 1)); }
 
 # --- A DRAM without currents: the energy columns are empty, the rest as before. ---
 expect 0 "hbm2 energy" -- "$REUSESIM" memtest --dram hbm2 --pattern seq_read --requests 64 --format csv
-same "hbm2 no energy" "$(col dram_energy_uj)|$(col dram_pj_per_bit)" "|"
+same "hbm2 no energy" "$(csv_col dram_energy_uj,dram_pj_per_bit <<<"$out")" ","
 
 # --- check reads technology tables, told by their keys or with --kind. ---
 expect 0 "check technologies" -- "$REUSESIM" check "$SRC/configs/energy/45nm.yaml" "$SRC/configs/energy/7nm.yaml"
@@ -56,7 +54,7 @@ same "bad technology message" "$err" "$work/mine.yaml:3:16: error: add_pj.int8: 
 
 # --- run: energy only with a technology. ---
 expect 0 "run without technology" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" --format csv
-same "no technology, no energy" "$(col energy_total_uj)|$(col tops_per_w)" "|"
+same "no technology, no energy" "$(csv_col energy_total_uj,tops_per_w --where layer=fc1 <<<"$out")" ","
 expect 0 "run with technology" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" \
   --set technology=45nm --set compute.number_format=int --format csv
 checks=$((checks + 1))
@@ -94,10 +92,8 @@ done
 # Per sample: the whole MLP at batches 1 and 8 on 2 variants (4 network rows); its layers, and fc1
 # picked at batches 1 and 16.
 same "energy networks rows" "$(($(wc -l <"$work/res/figure_energy_networks.csv") - 1))" "4"
-kinds=$(/usr/bin/python3 -c 'import collections, csv, sys
-counts = collections.Counter(row["kind"] for row in csv.DictReader(open(sys.argv[1])))
-print(counts["network"], counts["layer"])' "$work/res/figure_energy_layers.csv")
-same "energy layers kinds" "$kinds" "$(( $(grep -c 'type: ' "$SRC/models/mlp.yaml") * 4 )) 4"
+kinds=$(csv_col kind "$work/res/figure_energy_layers.csv")
+same "energy layers kinds" "$(grep -cx network <<<"$kinds") $(grep -cx layer <<<"$kinds")" "$(( $(grep -c 'type: ' "$SRC/models/mlp.yaml") * 4 )) 4"
 expect 0 "figure again" -- "$REUSESIM" figure "$work/res"
 for file in figure_energy.png figure_energy.svg figure_design.png figure_design.svg; do
   checks=$((checks + 1))

@@ -10,8 +10,7 @@ D=$SRC/tests/data/onnx
 
 # total_of MODEL COLUMN: the TOTAL row's value of an analyze column.
 total_of() {
-  "$REUSESIM" analyze --model "$1" --format csv |
-    awk -F, -v column="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == column) c = i } $1 == "TOTAL" { print $c }'
+  "$REUSESIM" analyze --model "$1" --format csv | csv_col "$2" --where layer=TOTAL
 }
 
 # import NAME [ARGS]: imports $D/NAME.onnx into $work/NAME.yaml.
@@ -72,9 +71,10 @@ contains "gated_gru mul" "$(cat "$work/gated_gru.yaml")" "{name: Mul, type: mul,
 # ResNet-50 from ONNX on Snowflake: every layer's row equals the zoo model's (names aside); the zoo
 # appends a softmax, which is its only extra row.
 expect 0 "run imported resnet50" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$work/resnet50.yaml" --format csv
-imported=$(sed '$d' <<<"$out" | cut -d, -f3-)
+unnamed=$(head -1 <<<"$out" | tr , '\n' | grep -vxe batch -e layer | paste -sd,)  # every column but the names
+imported=$(sed '$d' <<<"$out" | csv_col "$unnamed")
 expect 0 "run zoo resnet50" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$SRC/models/resnet50.yaml" --format csv
-same "resnet50 rows as the zoo's" "$imported" "$(grep -v ',prob,softmax,' <<<"$out" | sed '$d' | cut -d, -f3-)"
+same "resnet50 rows as the zoo's" "$imported" "$(grep -v ',prob,softmax,' <<<"$out" | sed '$d' | csv_col "$unnamed")"
 
 # Standard output without -o; the same text as the file.
 expect 0 "import to standard output" -- "$REUSESIM" import onnx "$D/resnet50.onnx"

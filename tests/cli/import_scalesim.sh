@@ -9,11 +9,6 @@ source "$(dirname "$0")/lib.sh"
 
 D=$SRC/tests/data/scalesim
 
-# column MODEL_CSV_OUTPUT NAME: the named column of every row, one per line ("layer value").
-column() {
-  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $2, $c }' <<<"$1"
-}
-
 # import_run TOPOLOGY CONFIG: imports both and runs the model on the accelerator (batch 1, CSV).
 import_run() {
   expect 0 "import $1 with $2" -- "$REUSESIM" import scalesim "$D/$1.csv" --config "$D/$2.cfg" \
@@ -34,19 +29,19 @@ import_run() {
 #   conv4 48 x 3,518 = 168,864              conv5 4 x 8 = 32 x 3,518 = 112,576
 # and nothing stalls, so cycles = compute cycles.
 import_run alexnet scale_8mib_calc
-same "alexnet MACs" "$(column "$out" macs)" "Conv1 105415200
-Conv2 325017600
-Conv3 107053056
-Conv4 160579584
-Conv5 107053056
-TOTAL 805118496"
-same "alexnet os compute cycles" "$(column "$out" compute_cycles)" "Conv1 121125
-Conv2 334832
-Conv3 113568
-Conv4 168864
-Conv5 112576
-TOTAL 850965"
-same "alexnet os no stalls" "$(column "$out" cycles)" "$(column "$out" compute_cycles)"
+same "alexnet MACs" "$(csv_col layer,macs <<<"$out")" "Conv1,105415200
+Conv2,325017600
+Conv3,107053056
+Conv4,160579584
+Conv5,107053056
+TOTAL,805118496"
+same "alexnet os compute cycles" "$(csv_col layer,compute_cycles <<<"$out")" "Conv1,121125
+Conv2,334832
+Conv3,113568
+Conv4,168864
+Conv5,112576
+TOTAL,850965"
+same "alexnet os no stalls" "$(csv_col layer,cycles <<<"$out")" "$(csv_col layer,compute_cycles <<<"$out")"
 contains "conv1 input covers the windows" "$(cat "$work/alexnet.yaml")" \
   "{name: Conv1, type: conv2d, input: {channels: 3, height: 227, width: 227}, out_channels: 96, kernel: 11, stride: 4, bias: false}"
 contains "accelerator from scale.cfg" "$(cat "$work/scale_8mib_calc.yaml")" \
@@ -59,26 +54,26 @@ contains "CALC: unlimited memory" "$(cat "$work/scale_8mib_calc.yaml")" "dram: {
 #   conv3 ceil(2304/256) x ceil(384/256) = 18 x 887 = 15,966
 #   conv4 14 x 2 = 28 x 887 = 24,836                      conv5 14 x 887 = 12,418
 import_run alexnet google
-same "alexnet ws compute cycles" "$(column "$out" compute_cycles)" "Conv1 7582
-Conv2 12950
-Conv3 15966
-Conv4 24836
-Conv5 12418
-TOTAL 73752"
+same "alexnet ws compute cycles" "$(csv_col layer,compute_cycles <<<"$out")" "Conv1,7582
+Conv2,12950
+Conv3,15966
+Conv4,24836
+Conv5,12418
+TOTAL,73752"
 contains "accelerator from google.cfg" "$(cat "$work/google.yaml")" "name: GoogleTPU_v1_ws"
 
 # The M, N, K row Test 1 (256, 128, 256) is a GEMM of 256 x 256 by 256 x 128: 8,388,608 MACs; on
 # the 256x256 ws array one fold of 2 x 256 + 256 + 256 - 2 = 1,022 cycles.
 import_run test_mnk_input google
-same "GEMM MACs" "$(column "$out" macs | head -1)" "Test_1 8388608"
-same "GEMM compute cycles" "$(column "$out" compute_cycles | head -1)" "Test_1 1022"
+same "GEMM MACs" "$(csv_col layer,macs <<<"$out" | head -1)" "Test_1,8388608"
+same "GEMM compute cycles" "$(csv_col layer,compute_cycles <<<"$out" | head -1)" "Test_1,1022"
 contains "GEMM as a linear layer" "$(cat "$work/test_mnk_input.yaml")" \
   "{name: Test_1, type: linear, input: {sequence: 256, features: 256}, out_features: 128, bias: false}"
 
 # scale.cfg as published (64 KiB SRAMs, USER mode: 64 bytes a cycle): the same MACs, and the
 # memory of 64 GB/s at 1 GHz makes the layers wait.
 import_run alexnet scale
-same "scale.cfg MACs" "$(column "$out" macs | tail -1)" "TOTAL 805118496"
+same "scale.cfg MACs" "$(csv_col layer,macs <<<"$out" | tail -1)" "TOTAL,805118496"
 contains "USER: ideal memory of the bandwidth" "$(cat "$work/scale.yaml")" "dram: {ideal: {bandwidth_gbps: 64, latency_ns: 0}}"
 
 # Bad input: exit 2 naming the file, line, row, column or key; nothing written.

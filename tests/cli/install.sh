@@ -34,7 +34,7 @@ contains "shipped files beside the binary" "$out" "shipped files (DRAM presets, 
 expect 0 "installed run" -- installed run --arch "$S/configs/snowflake.yaml" --model "$S/models/alexnet.yaml" --layers fc6 --format csv
 contains "installed run MACs" "$out" "1,fc6,linear,37748736,"
 checks=$((checks + 1))
-energy=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "energy_total_uj") c = i } NR == 2 { print $c }' <<<"$out")
+energy=$(csv_col energy_total_uj --where layer=fc6 <<<"$out")
 [ -n "$energy" ] && [ "$energy" != "-" ] || { echo "FAIL: installed run has no energy ($energy)"; failures=$((failures + 1)); }
 expect 0 "installed memtest by preset name" -- installed memtest --dram ddr4-2400 --pattern seq_read --requests 1000 --format csv
 contains "memtest preset" "$out" "ddr4-2400"

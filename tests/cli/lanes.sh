@@ -8,17 +8,12 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 
-# column NAME: the value of column NAME in the conv1 row of $out (csv).
-column() {
-  awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } $2 == "conv1" { print $c }' <<<"$out"
-}
-
 for case in "alexnet_owt 399300 0.6768722225" "googlenet 702464 0.6514417484" "resnet50 702464 0.6514417484"; do
   read -r model compute efficiency <<<"$case"
   expect 0 "$model conv1 on snowflake" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" \
     --model "$SRC/models/$model.yaml" --layers conv1 --format csv
-  same "$model conv1 compute cycles" "$(column compute_cycles)" "$compute"
-  same "$model conv1 efficiency" "$(column efficiency)" "$efficiency"
+  same "$model conv1 compute cycles" "$(csv_col compute_cycles --where layer=conv1 <<<"$out")" "$compute"
+  same "$model conv1 efficiency" "$(csv_col efficiency --where layer=conv1 <<<"$out")" "$efficiency"
 done
 
 finish

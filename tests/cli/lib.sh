@@ -82,8 +82,40 @@ same() {
   fi
 }
 
-# The closing line ctest's output shows, and the exit status.
+# csv_col NAME[,NAME...] [--where COLUMN=VALUE] [FILE]: the named columns of a CSV's data rows (of
+# FILE, else standard input; the first line is the header), a row a line, several names' values
+# joined by commas (unquoted); --where keeps the rows whose COLUMN is VALUE. Read with a CSV reader
+# (mapping texts hold commas). A name the header lacks is a failed check, printed with the header
+# and counted by finish even from $(...), so a renamed column can never pass.
+csv_col() {
+  /usr/bin/python3 -c 'import csv, os, sys
+names, *args = sys.argv[1:]
+names, where = names.split(","), []
+if args[:1] == ["--where"]:
+    where, args = args[1].split("=", 1), args[2:]
+rows = csv.reader(open(args[0], newline="") if args else sys.stdin)
+header = next(rows, [])
+missing = [n for n in names + where[:1] if n not in header]
+if missing:
+    sys.exit("FAIL: csv_col: no column %s in the header: %s" % (", ".join(missing), ",".join(header) or "(none: the CSV is empty)"))
+try:
+    for row in rows:
+        if not where or row[header.index(where[0])] == where[1]:
+            print(",".join(row[header.index(n)] for n in names))
+    sys.stdout.flush()
+except BrokenPipeError:  # the reader had enough (head -1)
+    os._exit(0)' "$@" ||
+    { echo "  (csv_col $* at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]})" | tee -a "$work/csv_col.failed" >&2; return 1; }
+}
+
+# The closing line ctest's output shows, and the exit status; csv_col's failures count here.
 finish() {
+  if [ -s "$work/csv_col.failed" ]; then
+    local failed
+    failed=$(wc -l <"$work/csv_col.failed")
+    checks=$((checks + failed))
+    failures=$((failures + failed))
+  fi
   echo "$((checks - failures)) passed, $failures failed"
   [ "$failures" -eq 0 ]
 }

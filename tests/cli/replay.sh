@@ -98,9 +98,8 @@ expect 0 "hand-written program" -- replay --arch "$small" --program "$work/hand.
 quiet "hand-written program"
 # 1 x 16 x 16 = 256 MACs; reads 256 B + one 64-byte burst, writes one burst (DDR4 bursts are 64 B).
 contains "hand row" "$out" "1,hand 1,linear,256,"
-checks=$((checks + 1))
-awk -F, 'NR == 2 { ok = ($14 == 16 && $15 == 320 && $16 == 64 && $17 == 256 && $18 == 64) } END { exit ok ? 0 : 1 }' <<<"$out" ||
-  { echo "FAIL: hand-written totals: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
+same "hand-written totals" "$(csv_col vector_ops,dram_read_bytes,dram_write_bytes,dram_read_weight_bytes,dram_read_input_bytes \
+  --where 'layer=hand 1' <<<"$out")" "16,320,64,256,64"
 
 # --- Malformed programs: every problem as file:line:col, exit 2, no report. ---
 cat >"$work/bad.program" <<'PROGRAM'
@@ -159,9 +158,7 @@ same "no report for a program that does not fit" "$out" ""
 # clamped to 32 KiB (2,048 cycles).
 printf 'layer vec type relu batch 1\nmapping by hand\nvector ops 16 bytes 1073741824 after -\nend\n' >"$work/vec.program"
 expect 0 "a vector step reading 1 GiB" -- replay --arch "$small" --program "$work/vec.program" --format csv
-checks=$((checks + 1))
-awk -F, 'NR == 2 { ok = ($5 == 67108864 && $23 == 1073741824) } END { exit ok ? 0 : 1 }' <<<"$out" ||
-  { echo "FAIL: 1 GiB vector read: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
+same "1 GiB vector read" "$(csv_col cycles,sram_read_bytes --where layer=vec <<<"$out")" "67108864,1073741824"
 # A compute step whose SRAM bytes are just its 16 x 16 int8 weight tile reads 256 bytes, no more
 # (it was charged a phantom input byte: 257).
 cat >"$work/tile.program" <<'PROGRAM'
@@ -172,9 +169,7 @@ compute m 1 n 16 k 16 vector_ops 0 bytes 256 after 0
 end
 PROGRAM
 expect 0 "compute step of weights only" -- replay --arch "$small" --program "$work/tile.program" --format csv
-checks=$((checks + 1))
-awk -F, 'NR == 2 { ok = ($23 == 256 && $24 == 256) } END { exit ok ? 0 : 1 }' <<<"$out" ||
-  { echo "FAIL: sram bytes of a weights-only compute step: $(sed -n 2p <<<"$out")"; failures=$((failures + 1)); }
+same "sram bytes of a weights-only compute step" "$(csv_col sram_read_bytes,sram_write_bytes --where layer=tile <<<"$out")" "256,256"
 
 # --- Each batch starts from the same machine: the rows of a batch do not depend on the batches before. ---
 run --arch "$small" --model "$SRC/models/mlp.yaml" --batch 4,4 --format csv --dump-program "$work/fours.program" >"$work/run.csv"

@@ -39,8 +39,8 @@ if ls -a "$work/results" | grep -q partial; then echo "FAIL: a partial file was 
 # DRAM statistics: every read or write command moves one 64-byte burst (ddr4-2400: 64 bits x BL 8),
 # so over the batch (TOTAL) the commands account for every DRAM byte; dram_channels.csv's TOTAL rows
 # add up to the TOTAL row.
-total_of() {  # total_of FILE NAME: column NAME of the TOTAL row
-  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } $2 == "TOTAL" { s += $c } END { print s }' "$1"
+total_of() {  # total_of FILE NAME: column NAME summed over the TOTAL rows
+  csv_col "$2" --where layer=TOTAL "$1" | awk '{ s += $1 } END { print s }'
 }
 same "TOTAL read commands x 64 = DRAM read bytes" "$(( $(total_of "$work/results/results.csv" dram_read_commands) * 64 ))" \
   "$(total_of "$work/results/results.csv" dram_read_bytes)"
@@ -58,12 +58,12 @@ contains "results.json has the channels" "$(cat "$work/results/results.json")" '
 expect 0 "set both files" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --set dram.channels=2 --set model.layers.fc1.out_features=50 --format csv
 # fc1 1000 -> 50 feeds fc2 50 -> 100: 1000*50 + 50*100 + 2 * 100*100 + 100*10 = 76,000 MACs.
 contains "model override took" "$out" "1,TOTAL,,76000,"
-# An ideal memory: no DRAM column commands, so row_hit_rate (column 24) is empty on every row,
+# An ideal memory: no DRAM column commands, so row_hit_rate is empty on every row,
 # and config.json says what the memory was.
 sed '/^dram:/,$d' "$A/small.yaml" >"$work/ideal.yaml"
 printf 'dram:\n  ideal: unlimited\n' >>"$work/ideal.yaml"
 expect 0 "run on an ideal memory" -- "$REUSESIM" run --arch "$work/ideal.yaml" --model "$M/mlp.yaml" --format csv --out "$work/ideal"
-same "ideal memory: no row_hit_rate" "$(tail -n +2 <<<"$out" | grep -v '^ ' | cut -d, -f26 | sort -u)" ""
+same "ideal memory: no row_hit_rate" "$(csv_col row_hit_rate <<<"$out" | sort -u)" ""
 contains "ideal memory in config.json" "$(cat "$work/ideal/config.json")" '"ideal": "unlimited"'
 
 # Every batch of a run starts from the same machine (DRAM banks precharged, queues empty, refresh
@@ -93,9 +93,9 @@ contains "nothing fits message" "$err" "layer fc: the pinned tiling m1 n1000 k10
 # --layers and --layer-types run part of a model; the TOTAL row adds up only those layers.
 expect 0 "layers subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layers fc1,fc3 --format csv
 # fc1 is 1000 -> 100 and fc3 100 -> 100 (models/mlp.yaml): 100,000 + 10,000 MACs.
-same "subset rows" "$(cut -d, -f1-4 <<<"$out" | tail -n +2 | tr '\n' ' ')" "1,fc1,linear,100000 1,fc3,linear,10000 1,TOTAL,,110000 "
+same "subset rows" "$(csv_col batch,layer,type,macs <<<"$out" | tr '\n' ' ')" "1,fc1,linear,100000 1,fc3,linear,10000 1,TOTAL,,110000 "
 expect 0 "layer types subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/lstm_lm.yaml" --layer-types lstm --format csv
-same "only lstm rows" "$(tail -n +2 <<<"$out" | cut -d, -f3 | sort -u | tr '\n' ' ')" " lstm "
+same "only lstm rows" "$(csv_col type <<<"$out" | sort -u | tr '\n' ' ')" " lstm "
 expect 2 "unknown layer" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layers fc9
 contains "unknown layer message" "$err" '--layers: model mlp has no layer "fc9" (did you mean "fc1"?)'
 expect 2 "unknown type" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layer-types lnear
@@ -108,7 +108,8 @@ contains "empty selection message" "$err" "--layers and --layer-types select no 
 for model in alexnet googlenet resnet50; do
   expect 0 "$model on snowflake" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/$model.yaml" --format csv
   checks=$((checks + 1))
-  awk -F, '$3 == "conv2d" { ops += 2 * $4; seconds += $6 } END { exit !(ops / seconds / 128e9 >= 0.9) }' <<<"$out" ||
+  csv_col macs,time_s --where type=conv2d <<<"$out" |
+    awk -F, '{ ops += 2 * $1; seconds += $2 } END { exit !(ops / seconds / 128e9 >= 0.9) }' ||
     { echo "FAIL: $model convolutions below 90 % of the compute roof"; failures=$((failures + 1)); }
 done
 
@@ -116,9 +117,10 @@ done
 # 4.27 GB/s DRAM bandwidth in Gops/s at batch 1; at batch 64 over 8 times the Gops/s.
 expect 0 "deepspeech2 batch sweep" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/deepspeech2.yaml" --batch 1,64 --format csv
 checks=$((checks + 1))
-awk -F, '$2 == "gru2" { gops[$1] = $28; intensity[$1] = $27 }
-         END { exit !(intensity[1] > 0.9 && intensity[1] < 1.1 && gops[1] > 3.5 && gops[1] < 4.3 && gops[64] > 8 * gops[1]) }' <<<"$out" ||
-  { echo "FAIL: deepspeech2 gru2 does not climb: $(grep ',gru2,' <<<"$out" | cut -d, -f1,27,28)"; failures=$((failures + 1)); }
+gru2=$(csv_col batch,arithmetic_intensity,gops --where layer=gru2 <<<"$out")
+awk -F, '{ intensity[$1] = $2; gops[$1] = $3 }
+         END { exit !(intensity[1] > 0.9 && intensity[1] < 1.1 && gops[1] > 3.5 && gops[1] < 4.3 && gops[64] > 8 * gops[1]) }' <<<"$gru2" ||
+  { echo "FAIL: deepspeech2 gru2 does not climb: $gru2"; failures=$((failures + 1)); }
 
 # Deterministic: the same inputs give byte-identical output.
 "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/alexnet.yaml" --format csv >"$work/a.csv"

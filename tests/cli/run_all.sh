@@ -18,9 +18,10 @@ expect 0 "ideal device csv" -- "$REUSESIM" analyze --model "$M/alexnet.yaml" --p
 # conv1 at 120 Tops/s: 2 x 105,415,200 / 120e12 = 1.7569 us; 618,348 B / 1.7569 us = 351.95 GB/s in,
 # 1,161,600 B / 1.7569 us = 661.16 GB/s out, 139,776 B / 1.7569 us = 79.56 GB/s of weights.
 checks=$((checks + 1))
-awk -F, '$1 == "conv1" { ok = ($13 > 1.7569 && $13 < 1.7570 && $14 > 351.94 && $14 < 351.96 &&
-                                $15 > 661.15 && $15 < 661.17 && $16 > 79.55 && $16 < 79.57) }
-         END { exit ok ? 0 : 1 }' <<<"$out" || { echo "FAIL: conv1 ideal bandwidths: $(grep ^conv1 <<<"$out")"; failures=$((failures + 1)); }
+csv_col ideal_time_us,input_gbps,output_gbps,weight_gbps --where layer=conv1 <<<"$out" |
+  awk -F, '{ ok = ($1 > 1.7569 && $1 < 1.7570 && $2 > 351.94 && $2 < 351.96 &&
+                 $3 > 661.15 && $3 < 661.17 && $4 > 79.55 && $4 < 79.57) }
+           END { exit ok ? 0 : 1 }' || { echo "FAIL: conv1 ideal bandwidths: $(grep ^conv1 <<<"$out")"; failures=$((failures + 1)); }
 
 expect 0 "analyze json" -- "$REUSESIM" analyze --model "$M/mlp.yaml" --batch 256 --format json
 contains "json batch" "$out" '"batch": 256'

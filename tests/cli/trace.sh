@@ -16,9 +16,9 @@ contains "says where failures are" "$err" "failed jobs are listed with their err
 jobs_csv=$(cat "$work/r1/jobs.csv")
 same "jobs.csv header" "$(head -1 <<<"$jobs_csv")" "job,accelerator,model,selection,sequence_phase,sequence,context,compute.operand_bits,batch,status,error"
 # Expansion order: accelerator files, then sweep values, then model entries, then batch sizes.
-same "job order" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f1 | tr '\n' ' ')" \
+same "job order" "$(csv_col job <<<"$jobs_csv" | tr '\n' ' ')" \
   "0001-small-compute.operand_bits=8-mlp-b1 0002-small-compute.operand_bits=8-mlp-b16 0003-small-compute.operand_bits=8-pinned-b16 0004-small-compute.operand_bits=16-mlp-b1 0005-small-compute.operand_bits=16-mlp-b16 0006-small-compute.operand_bits=16-pinned-b16 0007-snowflake-compute.operand_bits=8-mlp-b1 0008-snowflake-compute.operand_bits=8-mlp-b16 0009-snowflake-compute.operand_bits=8-pinned-b16 0010-snowflake-compute.operand_bits=16-mlp-b1 0011-snowflake-compute.operand_bits=16-mlp-b16 0012-snowflake-compute.operand_bits=16-pinned-b16 "
-same "statuses" "$(tail -n +2 <<<"$jobs_csv" | cut -d, -f10 | sort | uniq -c | tr -s ' ' | tr '\n' ';')" " 11 done; 1 failed;"
+same "statuses" "$(csv_col status <<<"$jobs_csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" " 11 done; 1 failed;"
 contains "the failed job's row" "$jobs_csv" '0006-small-compute.operand_bits=16-pinned-b16,small,pinned,all,,,,16,16,failed,"reusesim run: error: layer fc1: the pinned tiling'
 checks=$((checks + 1))
 [ -s "$work/r1/jobs/0006-small-compute.operand_bits=16-pinned-b16.failed/stderr.txt" ] ||
@@ -99,7 +99,7 @@ checks=$((checks + 1))
 if find "$work/r3" -name '*.partial' | grep -q .; then echo "FAIL: an interrupted job left a partial directory"; failures=$((failures + 1)); fi
 expect 0 "resume after SIGINT" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --resume --jobs 2 --no-figure
 contains "first job not redone" "$err" "already finished, 0 failed"
-same "all four jobs' rows" "$(tail -n +2 "$work/r3/networks.csv" | cut -d, -f1 | tr '\n' ' ')" \
+same "all four jobs' rows" "$(csv_col job "$work/r3/networks.csv" | tr '\n' ' ')" \
   "0001-snowflake-deepspeech2-gru-b1 0002-snowflake-deepspeech2-gru-b2 0003-snowflake-deepspeech2-gru-b4 0004-snowflake-deepspeech2-gru-b8 "
 
 # SIGKILL mid-run: the workers die with the trace, nothing else is lost, and --resume completes
@@ -215,7 +215,7 @@ expect 2 "a --resume on a directory in use" -- "$REUSESIM" trace "$work/slow.yam
 contains "resume names the first trace" "$err" "is in use by another reusesim trace (process $first)"
 wait "$first"
 same "the first trace finished" "$?" "0"
-same "its own jobs only" "$(tail -n +2 "$work/r9/jobs.csv" | cut -d, -f1,9 | tr '\n' ' ')" \
+same "its own jobs only" "$(csv_col job,status "$work/r9/jobs.csv" | tr '\n' ' ')" \
   "0001-snowflake-deepspeech2-gru-b1,done 0002-snowflake-deepspeech2-gru-b2,done "
 
 # --job-timeout: a job past its limit is killed and recorded as failed with the reason; the others
@@ -234,7 +234,7 @@ YAML
 expect 4 "a job past --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r10" --jobs 1 --job-timeout 3 --no-figure
 contains "the timeout is reported" "$err" "FAILED 0001-small-long_lstm-b1: timed out after 3 s and was killed (--job-timeout sets the limit)"
 contains "the other job ran" "$err" "1 job(s) run, 0 already finished, 1 failed"
-same "jobs.csv says why" "$(tail -n +2 "$work/r10/jobs.csv" | cut -d, -f1,9,10)" "0001-small-long_lstm-b1,failed,timed out after 3 s and was killed (--job-timeout sets the limit)
+same "jobs.csv says why" "$(csv_col job,status,error "$work/r10/jobs.csv")" "0001-small-long_lstm-b1,failed,timed out after 3 s and was killed (--job-timeout sets the limit)
 0002-small-mlp-b1,done,"
 expect 2 "a negative --job-timeout" -- "$REUSESIM" trace "$work/timeout.yaml" --out "$work/r11" --job-timeout -1
 contains "the --job-timeout range" "$err" "--job-timeout: expected seconds from 0 (no limit) to 10000000, got -1"

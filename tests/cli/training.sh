@@ -14,13 +14,13 @@ contains "phase after layer" "$(head -1 <<<"$csv")" "batch,layer,phase,type,macs
 same "peak memory last" "$(head -1 <<<"$csv" | awk -F, '{ print $NF }')" "peak_memory_bytes"
 # 5 forward rows, 5 dgrad (fc1's is its ReLU's backward only), 5 wgrad, 5 updates, TOTAL; and the header.
 same "rows" "$(wc -l <<<"$csv")" "22"
-same "phases in order" "$(tail -n +2 <<<"$csv" | cut -d, -f3 | uniq | tr '\n' ' ')" "forward dgrad wgrad dgrad wgrad dgrad wgrad dgrad wgrad dgrad wgrad update step "
+same "phases in order" "$(csv_col phase <<<"$csv" | uniq | tr '\n' ' ')" "forward dgrad wgrad dgrad wgrad dgrad wgrad dgrad wgrad dgrad wgrad update step "
 # 3 x 33,536,000 forward MACs less fc1's dgrad (100,000 x 256 = 25,600,000): 75,008,000.
 contains "step MACs" "$csv" "256,TOTAL,step,,75008000,"
 # The step's peak memory is footprint's at snowflake's 2-byte elements: weights, gradients and Adam's
 # two moments 4 x 262,820 = 1,051,280, every stored activation (1,410 x 256 x 2 = 721,920) and the
 # largest backward step, fc2's output and input gradients (200 x 256 x 2 = 102,400): 1,875,600.
-peak=$(tail -1 <<<"$csv" | awk -F, '{ print $NF }')
+peak=$(csv_col peak_memory_bytes --where layer=TOTAL <<<"$csv")
 same "peak memory" "$peak" "1875600"
 expect 0 "footprint of the same step" -- "$REUSESIM" footprint --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --dtype fp16 --format json
 contains "footprint agrees" "$out" "\"peak_bytes\": $peak"
@@ -48,7 +48,7 @@ YAML
 expect 0 "checkpointed step" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$work/waist.yaml" --batch 4 --mode train --optimizer sgd --checkpoint-segments 2 --format csv
 contains "recompute rows" "$out" "4,fc1,recompute,linear,65536,"
 contains "checkpointed step MACs" "$out" "4,TOTAL,step,,456704,"
-peak=$(tail -1 <<<"$out" | awk -F, '{ print $NF }')
+peak=$(csv_col peak_memory_bytes --where layer=TOTAL <<<"$out")
 expect 0 "checkpointed footprint" -- "$REUSESIM" footprint --model "$work/waist.yaml" --batch 4 --mode train --optimizer sgd --checkpoint-segments 2 --format json
 contains "checkpointed footprint agrees" "$out" "\"peak_bytes\": $peak"
 contains "checkpointed activations" "$out" '"peak_activation_bytes": 2896'
@@ -60,13 +60,13 @@ contains "segments with inference message" "$err" "--checkpoint-segments applies
 # Mixed precision: 2-byte weights and gradients, fp32 master weights and Adam state (12 B a
 # parameter): 131,410 x 16 = 2,102,560 + activations 721,920 + fc2's backward step 102,400.
 expect 0 "mixed-precision step" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --mixed-precision --format csv
-same "mixed-precision peak" "$(tail -1 <<<"$out" | awk -F, '{ print $NF }')" "2926880"
+same "mixed-precision peak" "$(csv_col peak_memory_bytes --where layer=TOTAL <<<"$out")" "2926880"
 expect 0 "mixed-precision footprint" -- "$REUSESIM" footprint --model "$M/mlp.yaml" --batch 256 --mode train --optimizer adam --mixed-precision --dtype fp16 --format json
 contains "mixed-precision footprint agrees" "$out" '"peak_bytes": 2926880'
 # ResNet-50: residual gradients held across their branch, batch-norms, flatten sharing a buffer;
 # run walks its programs, footprint the network, and they agree.
 expect 0 "resnet-50 step" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/resnet50.yaml" --batch 2 --mode train --optimizer adam --format csv
-peak=$(tail -1 <<<"$out" | awk -F, '{ print $NF }')
+peak=$(csv_col peak_memory_bytes --where layer=TOTAL <<<"$out")
 expect 0 "resnet-50 footprint" -- "$REUSESIM" footprint --model "$M/resnet50.yaml" --batch 2 --mode train --optimizer adam --dtype fp16 --format json
 contains "resnet-50 footprint agrees" "$out" "\"peak_bytes\": $peak"
 expect 2 "mixed precision on 1-byte elements" -- "$REUSESIM" run --arch "$A/tpu_v1.yaml" --model "$M/mlp.yaml" --mode train --optimizer adam --mixed-precision
@@ -105,8 +105,7 @@ models:
   - {model: $M/mlp.yaml, batch: [2], mode: train, optimizer: [sgd, adam]}
 YAML
 expect 0 "trace with training steps" -- "$REUSESIM" trace "$work/train_trace.yaml" --out "$work/trace" --no-figure
-same "networks: inference, then a step per optimizer" "$(cut -d, -f1,4,9,10 "$work/trace/networks.csv")" "job,selection,layer,phase
-0001-small-mlp-b2,all,TOTAL,
+same "networks: inference, then a step per optimizer" "$(csv_col job,selection,layer,phase "$work/trace/networks.csv")" "0001-small-mlp-b2,all,TOTAL,
 0002-small-mlp-train-sgd-b2,train sgd,TOTAL,step
 0003-small-mlp-train-adam-b2,train adam,TOTAL,step"
 contains "inference rows get an empty phase" "$(cat "$work/trace/layers.csv")" "0001-small-mlp-b2,small,mlp,all,,,,2,fc1,,linear,200000,"

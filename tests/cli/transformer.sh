@@ -5,14 +5,6 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 
-# total COLUMN...: those columns of $out's TOTAL rows, one row a line (a CSV reader: mapping texts
-# hold commas).
-total() {
-  /usr/bin/python3 -c 'import csv, sys
-for row in csv.DictReader(sys.stdin):
-    if row["layer"] == "TOTAL": print(" ".join(row[c] for c in sys.argv[1:]))' "$@" <<<"$out"
-}
-
 # TPU v1 (int8: a byte an element) on an ideal memory, so the bytes are the program's.
 sed -e '/^dram:/,$d' "$SRC/configs/tpu_v1.yaml" >"$work/tpu_ideal.yaml"
 echo "dram: {ideal: unlimited}" >>"$work/tpu_ideal.yaml"
@@ -27,9 +19,10 @@ echo "dram: {ideal: unlimited}" >>"$work/tpu_ideal.yaml"
 # = 155,136: 2 x 7,233,024 = 14,466,048.
 expect 0 "gpt2 decode" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=2 --phase decode --context 100 --batch 1,4 --format csv
-same "decode weights, cache, MACs" "$(total batch dram_read_weight_bytes dram_read_kv_cache_bytes macs)" \
-  "1 14178816 310272 14466048
-4 14183424 1241088 57864192"
+same "decode weights, cache, MACs" \
+  "$(csv_col batch,dram_read_weight_bytes,dram_read_kv_cache_bytes,macs --where layer=TOTAL <<<"$out")" \
+  "1,14178816,310272,14466048
+4,14183424,1241088,57864192"
 
 # --- The programs round-trip: replaying the dumped decode step gives the same table. ---
 expect 0 "gpt2 decode dump" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
@@ -43,7 +36,7 @@ same "replayed decode table" "$out" "$decode_table"
 # --- The same model's prefill of 101 tokens reads no cache. ---
 expect 0 "gpt2 prefill" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=2 --set model.parameters.seq_len=101 --format csv
-same "prefill reads no cache" "$(total dram_read_kv_cache_bytes)" "0"
+same "prefill reads no cache" "$(csv_col dram_read_kv_cache_bytes --where layer=TOTAL <<<"$out")" "0"
 prefill_table=$out
 
 # --- analyze: per-token MACs and KV-cache bytes of Llama-2-7B. ---
@@ -154,23 +147,19 @@ lm_trace "    phase: decode
     batch: [1, 2]" "    sequence: 40
     batch: 1"
 expect 0 "trace decode and prefill" -- "$REUSESIM" trace "$work/lm.yaml" --out "$work/lm" --jobs 2
-same "jobs with their phases" "$(cut -d, -f1-8 "$work/lm/jobs.csv")" \
-  "job,accelerator,model,selection,sequence_phase,sequence,context,batch
-0001-tpu_v1-tiny_lm-decode-L8-b1,tpu_v1,tiny_lm,all,decode,,8,1
+same "jobs with their phases" "$(csv_col job,accelerator,model,selection,sequence_phase,sequence,context,batch "$work/lm/jobs.csv")" \
+  "0001-tpu_v1-tiny_lm-decode-L8-b1,tpu_v1,tiny_lm,all,decode,,8,1
 0002-tpu_v1-tiny_lm-decode-L8-b2,tpu_v1,tiny_lm,all,decode,,8,2
 0003-tpu_v1-tiny_lm-decode-L32-b1,tpu_v1,tiny_lm,all,decode,,32,1
 0004-tpu_v1-tiny_lm-decode-L32-b2,tpu_v1,tiny_lm,all,decode,,32,2
 0005-tpu_v1-tiny_lm-S40-b1,tpu_v1,tiny_lm,all,,40,,1"
 out=$(cat "$work/lm/networks.csv")
-same "MACs, weights and KV cache per job" \
-  "$(/usr/bin/python3 -c 'import csv, sys
-for row in csv.DictReader(sys.stdin):
-    print(row["job"][:4], row["macs"], row["dram_read_weight_bytes"], row["dram_read_kv_cache_bytes"])' <<<"$out")" \
-  "0001 17536 16448 1152
-0002 35072 16512 2304
-0003 20608 16448 4224
-0004 41216 16512 8448
-0005 860160 18944 0"
+same "MACs, weights and KV cache per job" "$(csv_col job,macs,dram_read_weight_bytes,dram_read_kv_cache_bytes <<<"$out")" \
+  "0001-tpu_v1-tiny_lm-decode-L8-b1,17536,16448,1152
+0002-tpu_v1-tiny_lm-decode-L8-b2,35072,16512,2304
+0003-tpu_v1-tiny_lm-decode-L32-b1,20608,16448,4224
+0004-tpu_v1-tiny_lm-decode-L32-b2,41216,16512,8448
+0005-tpu_v1-tiny_lm-S40-b1,860160,18944,0"
 expect 0 "the same decode step by hand" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.yaml" --model "$work/tiny_lm.yaml" \
   --phase decode --context 8 --batch 2 --format csv
 same "a trace job is the run it names" "$(cat "$work/lm/jobs/0002-tpu_v1-tiny_lm-decode-L8-b2/results.csv")" "$out"
