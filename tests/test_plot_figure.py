@@ -1,35 +1,33 @@
 #!/usr/bin/python3
-"""Unit tests of the label placer of scripts/plot_figure.py: the work it does per label must not
-grow with the markers piled up under the candidate positions or with the labels placed elsewhere
-(a 3,000-job trace has thousands of both), and its faster search must pick what the exhaustive
-rule picks. Work is counted as calls of the geometric tests of Box, not timed. Also: a panel without
-a DRAM roof (an unlimited ideal memory)."""
+"""Unit tests of the label placer of the roofline figure (python/reusesim/plot/labels.py): the work
+it does per label must not grow with the markers piled up under the candidate positions or with the
+labels placed elsewhere (a 3,000-job trace has thousands of both), and its faster search must pick
+what the exhaustive rule picks. Work is counted as calls of the geometric tests of Box, not timed.
+Also: a panel without a DRAM roof (an unlimited ideal memory)."""
 
-import importlib.util
 import math
 import os
 import sys
 import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "plot_figure.py")
-spec = importlib.util.spec_from_file_location("plot_figure", SCRIPT)
-pf = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pf)
-import matplotlib.pyplot as plt  # noqa: E402  (the script selects the Agg backend)
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "python"))
+from reusesim.plot import csv_input, geometry, labels, roofline  # noqa: E402
+from reusesim.plot.output import DPI, plt  # noqa: E402
 
-R_LAYER_PT = math.sqrt(pf.S_LAYER) / 2
+R_LAYER_PT = math.sqrt(roofline.S_LAYER) / 2
 
 
 def new_placer():
     """A Placer on one 6.6 x 4.9 in log-log panel, 1..1000 on both axes."""
-    fig = plt.figure(figsize=(pf.PANEL_W_IN, pf.PANEL_H_IN), dpi=pf.DPI)
+    fig = plt.figure(figsize=(roofline.PANEL_W_IN, roofline.PANEL_H_IN), dpi=DPI)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(1, 1000)
     ax.set_ylim(1, 1000)
-    return fig, pf.Placer(ax, fig.canvas.get_renderer())
+    return fig, labels.Placer(ax, fig.canvas.get_renderer())
 
 
 class Counting:
@@ -38,9 +36,9 @@ class Counting:
 
     def __enter__(self):
         self.calls = dict.fromkeys(self.NAMES, 0)
-        self.saved = {name: getattr(pf.Box, name) for name in self.NAMES}
+        self.saved = {name: getattr(geometry.Box, name) for name in self.NAMES}
         for name, test in self.saved.items():
-            setattr(pf.Box, name, self.counted(name, test))
+            setattr(geometry.Box, name, self.counted(name, test))
         return self
 
     def counted(self, name, test):
@@ -51,7 +49,7 @@ class Counting:
 
     def __exit__(self, *_):
         for name, test in self.saved.items():
-            setattr(pf.Box, name, test)
+            setattr(geometry.Box, name, test)
 
 
 class PlacerWork(unittest.TestCase):
@@ -71,7 +69,7 @@ class PlacerWork(unittest.TestCase):
                 for _ in range(k):
                     pl.add_marker(10, 10, 20.0)
                 with Counting() as work:
-                    placed = pl.place_point_label(10, 10, R_LAYER_PT, "b64", pf.FS_BATCH, False)
+                    placed = pl.place_point_label(10, 10, R_LAYER_PT, "b64", roofline.FS_BATCH, False)
                 self.assertFalse(placed)
                 self.assertEqual(work.calls, {"hits_circle": 24, "overlaps": 0, "contains": 0})
 
@@ -84,12 +82,12 @@ class PlacerWork(unittest.TestCase):
         # evaluation, no geometric test at all (the exhaustive rule made 24 x 300 overlap tests).
         _, pl = new_placer()
         for i in range(300):
-            pl.place_point_label(1.5 * 1.022 ** i, 1.5, R_LAYER_PT, f"b{i}", pf.FS_BATCH, False)
+            pl.place_point_label(1.5 * 1.022 ** i, 1.5, R_LAYER_PT, f"b{i}", roofline.FS_BATCH, False)
         evaluations = []
         evaluate = pl.evaluate
         pl.evaluate = lambda *args, **kw: evaluations.append(1) or evaluate(*args, **kw)
         with Counting() as work:
-            self.assertTrue(pl.place_point_label(100, 300, R_LAYER_PT, "mlp b1", pf.FS_SERIES, True))
+            self.assertTrue(pl.place_point_label(100, 300, R_LAYER_PT, "mlp b1", roofline.FS_SERIES, True))
         self.assertEqual(len(evaluations), 1)
         self.assertEqual(work.calls, {"hits_circle": 0, "overlaps": 0, "contains": 0})
 
@@ -132,7 +130,7 @@ class PlacerChoice(unittest.TestCase):
         for i, (x, y) in enumerate(sweep):
             mandatory = i % 10 == 0
             text = f"sweep b{i}" if mandatory else f"b{i}"
-            w, h = pl.text_size(text, pf.FS_BATCH)
+            w, h = pl.text_size(text, roofline.FS_BATCH)
             p, r = pl.px(x, y), R_LAYER_PT * pl.ppt
             rings = [([1.5, 4.5], 0.0)] + ([([9, 15, 23, 33, 46, 62, 80], 10.0)] if mandatory else [])
             for gaps, base in rings:
@@ -141,7 +139,7 @@ class PlacerChoice(unittest.TestCase):
                 index = None if chosen is None else next(i for i, c in enumerate(candidates) if c[0] is chosen[0])
                 self.assertEqual(index, self.exhaustive_choice(pl, candidates, mandatory))
                 compared += 1
-            pl.place_point_label(x, y, R_LAYER_PT, text, pf.FS_BATCH, mandatory)
+            pl.place_point_label(x, y, R_LAYER_PT, text, roofline.FS_BATCH, mandatory)
         self.assertEqual(compared, 60 + 6)
 
 
@@ -149,7 +147,7 @@ class GridCount(unittest.TestCase):
     def test_items_spanning_cells_are_counted_once(self):
         # Cells of 10: the item (5..25, 5..25) sits in 3 x 3 cells, (12, 12) in one. A query of
         # (0..30, 0..30) visits all 9 cells and counts each item once; with first it stops at 1.
-        grid = pf.Grid(10)
+        grid = geometry.Grid(10)
         wide, small = (5, 5, 25, 25), (12, 12, 12, 12)
         grid.add(*wide, wide)
         grid.add(*small, small)
@@ -170,13 +168,13 @@ class IdealMemoryPanel(unittest.TestCase):
 
     def roofs(self, rows):
         with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-            f.write(",".join(pf.ROOF_COLUMNS) + "\n" + rows)
+            f.write(",".join(csv_input.ROOF_COLUMNS) + "\n" + rows)
         self.addCleanup(os.unlink, f.name)
-        return pf.load_roofs(f.name)
+        return csv_input.load_roofs(f.name, self.fail)
 
     @staticmethod
     def point(x, y, batch):
-        p = pf.Point()
+        p = csv_input.Point()
         p.line, p.panel, p.kind, p.model, p.layer, p.type = batch, "ideal", "network", "mlp", "", "network"
         p.series, p.batch, p.x, p.y = "mlp", batch, x, y
         p.sweep, p.text, p.mandatory, p.label_kind = None, None, False, None
@@ -185,14 +183,14 @@ class IdealMemoryPanel(unittest.TestCase):
     def test_empty_dram_gbps_reads_as_no_dram_roof(self):
         (roof,) = self.roofs("ideal,tpu_v1,91750.4,,,\n")
         self.assertEqual((roof.peak, roof.dram, roof.ridge, roof.sram), (91750.4, None, None, None))
-        with self.assertRaisesRegex(pf.InputError, r":2: ridge_ops_per_byte: 30 without a dram_gbps"):
+        with self.assertRaisesRegex(csv_input.InputError, r":2: ridge_ops_per_byte: 30 without a dram_gbps"):
             self.roofs("ideal,tpu_v1,91750.4,,30,\n")
 
     def test_flat_roof_over_the_points_range_and_a_note(self):
         # Points at 0.5 and 7.5 ops/B: x from 0.5 / 2.2 to 7.5 x 2.2 = 0.23..16.5, 1.86 decades,
         # widened evenly to 2: 0.21..17.7. The roof is one flat segment across it at the peak.
         (roof,) = self.roofs("ideal,tpu_v1,91750.4,,,256\n")
-        fig = pf.build_figure([roof], [self.point(0.5, 20, 1), self.point(7.5, 300, 16)], "")
+        fig = roofline.build_figure([roof], [self.point(0.5, 20, 1), self.point(7.5, 300, 16)], "")
         ax = fig.axes[0]
         xlo, xhi = ax.get_xlim()
         self.assertAlmostEqual(math.log10(xhi / xlo), 2.0)
@@ -201,7 +199,7 @@ class IdealMemoryPanel(unittest.TestCase):
         self.assertEqual(list(roof_line.get_xdata()), [xlo, xhi])
         self.assertEqual(list(roof_line.get_ydata()), [91750.4, 91750.4])
         texts = [t.get_text() for t in ax.texts]
-        self.assertIn(pf.IDEAL_MEMORY_TEXT, texts)
+        self.assertIn(roofline.IDEAL_MEMORY_TEXT, texts)
         self.assertIn("91,750 Gops/s peak", texts)
         self.assertFalse([t for t in texts if t.startswith("ridge") or t.endswith("GB/s DRAM")])
         self.assertNotIn("ridge point", [t.get_text() for t in fig.legends[0].get_texts()])
@@ -209,7 +207,7 @@ class IdealMemoryPanel(unittest.TestCase):
     def test_limits_without_points(self):
         # Nothing to span: 1..100 ops/B, widened by 2.2 each side.
         (roof,) = self.roofs("ideal,tpu_v1,91750.4,,,\n")
-        (xlo, xhi), (ylo, yhi) = pf.axis_limits(roof, [])
+        (xlo, xhi), (ylo, yhi) = roofline.axis_limits(roof, [])
         self.assertAlmostEqual(xlo, 1 / 2.2)
         self.assertAlmostEqual(xhi, 220.0)
         self.assertLess(ylo, 91750.4)

@@ -2,7 +2,8 @@
 # End-to-end checks of energy (docs/energy-model.md): memtest's DRAM energy equals the
 # DRAMPower-style sum for the commands issued, row hits cost less per bit than bank conflicts, run
 # leaves the energy columns empty without a technology, a trace over a hardware sweep writes the
-# energy and design-space figures byte-identically, and bad figure input is refused.
+# energy and design-space figures byte-identically, and bad figure input is refused and an unwritable
+# figure reported, both under plot_energy.py's own name.
 # Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -112,5 +113,10 @@ expect 2 "plot_energy bad kind" -- /usr/bin/python3 "$SRC/scripts/plot_energy.py
 same "plot_energy kind message" "$err" "plot_energy.py: error: $work/bad_layers.csv:2: kind: expected network or layer, got 'conv'"
 checks=$((checks + 1))
 [ ! -e "$work/bad_energy.png" ] || { echo "FAIL: bad input still wrote a figure"; failures=$((failures + 1)); }
+# A figure that cannot be written: the error names plot_energy.py (it used to say plot_figure.py,
+# whose writing code it shares).
+expect 2 "plot_energy unwritable" -- /usr/bin/python3 "$SRC/scripts/plot_energy.py" "$work/res/figure_energy_layers.csv" \
+  "$work/res/figure_energy_networks.csv" "$work/none/fig"
+same "plot_energy write message" "$err" "plot_energy.py: error: $work/none/fig_energy.png: cannot write: No such file or directory"
 
 finish

@@ -2,8 +2,9 @@
 # `cmake --install` into a temporary prefix, moved elsewhere afterwards so no path compiled into the
 # binary can point at it, then the installed binary run with no REUSESIM_* variables from another
 # directory: it finds its DRAM presets, technology tables and plotting scripts beside itself
-# (share/reusesim), runs a model and draws a trace's figures; with share/reusesim hidden it says
-# where it looked (the installed binary never falls back on the build or source tree).
+# (share/reusesim; the scripts' package in share/reusesim/python), runs a model and draws a trace's
+# figures; with share/reusesim hidden it says where it looked (the installed binary never falls back
+# on the build or source tree).
 # Run by ctest with REUSESIM (the binary), SRC (the source tree) and the cmake command as $1.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -16,7 +17,8 @@ S=$P/share/reusesim
 for file in bin/reusesim share/reusesim/configs/dram/ddr3-1066.yaml share/reusesim/configs/energy/45nm.yaml \
             share/reusesim/configs/snowflake.yaml share/reusesim/models/resnet50.yaml \
             share/reusesim/traces/snowflake_figure.yaml share/reusesim/scripts/plot_figure.py \
-            share/reusesim/scripts/plot_energy.py; do
+            share/reusesim/scripts/plot_energy.py share/reusesim/python/reusesim/__init__.py \
+            share/reusesim/python/reusesim/plot/commands.py; do
   checks=$((checks + 1))
   [ -f "$P/$file" ] || { echo "FAIL: not installed: $file"; failures=$((failures + 1)); }
 done

@@ -6,7 +6,7 @@ set -u
 source "$(dirname "$0")/lib.sh"
 
 cd "$SRC" || exit 1
-sources=(README.md CMakeLists.txt docs sim tests models configs traces scripts)
+sources=(README.md CMakeLists.txt docs sim tests models configs traces scripts python)
 # Split so that this script does not match itself.
 outside_notes="DESIGN""[.]md|[.][.]/shared/"
 expect 1 "no file cites notes outside the repository" -- grep -rInE "$outside_notes" "${sources[@]}"

@@ -1,0 +1,73 @@
+"""The command lines of scripts/plot_figure.py and scripts/plot_energy.py. Each takes the name of
+the program that calls it and puts it on every note and error; errors exit with status 2."""
+
+import argparse
+import sys
+
+from . import energy, roofline
+from .csv_input import (LAYER_COLUMNS, NETWORK_COLUMNS, POINT_COLUMNS, ROOF_COLUMNS, InputError, load_layers,
+                        load_networks, load_points, load_roofs)
+from .output import OutputError, save, use_style
+
+
+class Program:
+    """The messages of one program, on stderr: `NAME: note: ...` and `NAME: error: ...`."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def note(self, msg):
+        print(f"{self.name}: note: {msg}", file=sys.stderr)
+
+    def fail(self, msg):
+        print(f"{self.name}: error: {msg}", file=sys.stderr)
+        sys.exit(2)
+
+
+def run(prog, argv, description, inputs, out_help, draw):
+    """The command line INPUT... OUT_PREFIX [--title TEXT] of the program prog: inputs are
+    [(metavar, help)], each read as args.<metavar in lower case>. Sets the figures' style and calls
+    draw(args, note); InputError and OutputError exit with status 2. Returns 0."""
+    program = Program(prog)
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    for metavar, help_text in inputs + [("OUT_PREFIX", out_help)]:
+        ap.add_argument(metavar.lower(), metavar=metavar, help=help_text)
+    ap.add_argument("--title", default="", help="figure title")
+    args = ap.parse_args(argv)
+    use_style()
+    try:
+        draw(args, program.note)
+    except (InputError, OutputError) as e:
+        program.fail(str(e))
+    return 0
+
+
+def plot_figure(prog, argv=None):
+    """POINTS_CSV ROOFS_CSV OUT_PREFIX [--title TEXT]: the roofline figure, OUT_PREFIX.png/.svg."""
+    def draw(args, note):
+        roofs = load_roofs(args.roofs_csv, note)
+        points = load_points(args.points_csv, {r.panel for r in roofs}, note)
+        save(roofline.build_figure(roofs, points, args.title), args.out_prefix)
+
+    return run(prog, argv, "Draw the Snowflake-style arithmetic-intensity (roofline) figure from the CSV files of "
+               "`reusesim figure`: writes OUT_PREFIX.png and OUT_PREFIX.svg.",
+               [("POINTS_CSV", ",".join(POINT_COLUMNS)), ("ROOFS_CSV", ",".join(ROOF_COLUMNS))],
+               "writes OUT_PREFIX.png and OUT_PREFIX.svg", draw)
+
+
+def plot_energy(prog, argv=None):
+    """LAYERS_CSV NETWORKS_CSV OUT_PREFIX [--title TEXT]: the energy breakdown,
+    OUT_PREFIX_energy.png/.svg, and for networks on several variants the design space,
+    OUT_PREFIX_design.png/.svg."""
+    def draw(args, note):
+        groups = load_layers(args.layers_csv)
+        networks = load_networks(args.networks_csv)
+        if groups:
+            save(energy.breakdown_figure(groups, args.title, note), args.out_prefix + "_energy")
+        if len({row["panel"] for row in networks}) > 1:
+            save(energy.design_figure(networks, args.title, note), args.out_prefix + "_design")
+
+    return run(prog, argv, "Draw the energy breakdown and design-space figures from the energy CSV files of "
+               "`reusesim figure`.",
+               [("LAYERS_CSV", ",".join(LAYER_COLUMNS)), ("NETWORKS_CSV", ",".join(NETWORK_COLUMNS))],
+               "writes OUT_PREFIX_energy.png/.svg and, for a hardware sweep, OUT_PREFIX_design.png/.svg", draw)

@@ -1,0 +1,253 @@
+"""The CSV files the figures read (written by `reusesim figure`, sim/trace/figure.cpp): reading
+them, checking every value and turning them into what the figures draw. Bad input raises
+InputError with `FILE:LINE: ...`; extra columns are ignored; notes (input read but not drawn as
+it is) go to the `note` callable each loader is given.
+
+The roofline figure (reusesim.plot.roofline):
+
+ROOFS_CSV (figure_roofs.csv), one row per panel, in panel order:
+  panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops
+    peak_gops           compute roof, 1e9 ops/s (1 MAC = 2 ops)
+    dram_gbps           DRAM bandwidth, 1e9 bytes/s (slope roof: gops = dram_gbps * ops_per_byte);
+                        empty: no DRAM roof (an unlimited ideal memory, `dram: {ideal: unlimited}`)
+    ridge_ops_per_byte  peak_gops / dram_gbps (empty: computed; a mismatch > 1% is a note);
+                        must be empty when dram_gbps is: without a DRAM slope there is no ridge
+    sram_gops           SRAM-bandwidth ceiling in Gops/s, empty when SRAM does not bind
+
+POINTS_CSV (figure_points.csv), one row per point:
+  panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency
+    panel         must name a panel of ROOFS_CSV
+    kind          `network` or `layer`
+    type          layer type (any string; one fixed colour per type)
+    series        points of one (panel, kind, series) with more than one batch form a batch sweep
+    batch         positive integer (may be empty: never part of a sweep)
+    ops_per_byte, gops
+                  empty, zero or non-finite: the point is skipped (counted in a note)
+    efficiency    not drawn; checked to be numeric when present
+
+The energy figures (reusesim.plot.energy, docs/energy-model.md):
+
+LAYERS_CSV (figure_energy_layers.csv), one row per layer of a job:
+  panel,kind,model,batch,layer,dram_uj,sram_uj,array_uj,vector_uj,dma_uj,static_uj
+    kind: `network` (a layer of a whole-network job) or `layer` (a layer a trace entry picked);
+    energy per sample (the job's energy / its batch) in microjoules, by component; an empty dram_uj
+    is an ideal memory (drawn as 0)
+NETWORKS_CSV (figure_energy_networks.csv), one row per whole-network job:
+  panel,sweep,model,batch,latency_s,energy_uj,ops
+    panel: the accelerator variant; sweep: its swept values ("dram.channels=2 ..."), empty when
+    nothing is swept; latency_s: the batch's time; energy_uj: per sample; ops: 1 MAC = 2 ops
+"""
+
+import csv
+import math
+
+ROOF_COLUMNS = ["panel", "accelerator", "peak_gops", "dram_gbps", "ridge_ops_per_byte", "sram_gops"]
+POINT_COLUMNS = ["panel", "kind", "model", "layer", "type", "series", "batch", "ops_per_byte", "gops",
+                 "efficiency"]
+ENERGY_COLUMNS = ["dram_uj", "sram_uj", "array_uj", "vector_uj", "dma_uj", "static_uj"]
+LAYER_COLUMNS = ["panel", "kind", "model", "batch", "layer"] + ENERGY_COLUMNS
+NETWORK_COLUMNS = ["panel", "sweep", "model", "batch", "latency_s", "energy_uj", "ops"]
+
+
+class InputError(Exception):
+    """Bad input; the message names the file and, where there is one, the line."""
+
+
+# --------------------------------------------------------------------------------------------
+# Any CSV file
+
+def read_csv(path, required):
+    """Returns [(line, {column: value})] of the data rows; raises InputError."""
+    try:
+        f = open(path, newline="", encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: cannot open: {e.strerror or e}")
+    rows = []
+    line = 1
+    with f:
+        reader = csv.reader(f)
+        try:
+            header = None
+            for row in reader:
+                line = reader.line_num
+                if header is None:
+                    header = [h.strip() for h in row]
+                    if header and header[0].startswith("\ufeff"):
+                        header[0] = header[0][1:]
+                    missing = [c for c in required if c not in header]
+                    if missing:
+                        raise InputError(
+                            f"{path}:{line}: missing column{'s' if len(missing) > 1 else ''} "
+                            f"{', '.join(missing)} (expected header: {','.join(required)})")
+                    continue
+                if not row or all(not c.strip() for c in row):
+                    continue
+                if len(row) != len(header):
+                    raise InputError(f"{path}:{line}: {len(row)} fields, the header has {len(header)}")
+                rows.append((line, dict(zip(header, row))))
+            if header is None:
+                raise InputError(f"{path}:1: empty file (expected header: {','.join(required)})")
+        except csv.Error as e:
+            raise InputError(f"{path}:{reader.line_num or line}: malformed CSV: {e}")
+        except UnicodeDecodeError:
+            raise InputError(f"{path}:{reader.line_num + 1}: not valid UTF-8")
+        except OSError as e:
+            raise InputError(f"{path}: cannot read: {e.strerror or e}")
+    return rows
+
+
+def parse_number(path, line, col, text, optional=False):
+    """The number in text; None when it is empty and optional; raises InputError."""
+    s = text.strip()
+    if not s:
+        if optional:
+            return None
+        raise InputError(f"{path}:{line}: {col}: empty value, expected a number")
+    try:
+        return float(s)
+    except ValueError:
+        raise InputError(f"{path}:{line}: {col}: non-numeric value {s!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# The roofline figure
+
+class Roof:
+    """One panel of the roofline figure: peak (Gops/s), dram (GB/s) and ridge (ops/B), both None
+    for an ideal memory, sram (Gops/s) or None."""
+    __slots__ = ("panel", "accelerator", "peak", "dram", "ridge", "sram")
+
+
+class Point:
+    """One point of the roofline figure, x in ops/B and y in Gops/s; line is its line in
+    POINTS_CSV. The figure fills in r_pt (marker radius), sweep, the label's text and kind, and
+    whether the label must be drawn."""
+    __slots__ = ("line", "panel", "kind", "model", "layer", "type", "series", "batch", "x", "y",
+                 "r_pt", "label_kind", "text", "mandatory", "sweep")
+
+
+def load_roofs(path, note):
+    """The panels of ROOFS_CSV, in order; raises InputError."""
+    roofs = []
+    seen = {}
+    for line, r in read_csv(path, ROOF_COLUMNS):
+        roof = Roof()
+        roof.panel = r["panel"].strip()
+        if not roof.panel:
+            raise InputError(f"{path}:{line}: panel: empty")
+        if roof.panel in seen:
+            raise InputError(f"{path}:{line}: panel {roof.panel!r} repeated (first at line {seen[roof.panel]})")
+        seen[roof.panel] = line
+        roof.accelerator = r["accelerator"].strip()
+        for col in ("peak_gops", "dram_gbps"):
+            v = parse_number(path, line, col, r[col], optional=col == "dram_gbps")
+            if v is not None and not (math.isfinite(v) and v > 0):
+                raise InputError(f"{path}:{line}: {col}: {r[col].strip()!r} is not a positive number")
+            setattr(roof, "peak" if col == "peak_gops" else "dram", v)
+        ridge = parse_number(path, line, "ridge_ops_per_byte", r["ridge_ops_per_byte"], optional=True)
+        if ridge is not None and not (math.isfinite(ridge) and ridge > 0):
+            raise InputError(f"{path}:{line}: ridge_ops_per_byte: {r['ridge_ops_per_byte'].strip()!r} "
+                             "is not a positive number")
+        if roof.dram is None:
+            if ridge is not None:
+                raise InputError(f"{path}:{line}: ridge_ops_per_byte: {ridge:g} without a dram_gbps "
+                                 "(an empty dram_gbps means no DRAM roof, so no ridge)")
+            roof.ridge = None
+        else:
+            computed = roof.peak / roof.dram
+            if ridge is not None and abs(ridge - computed) > 0.01 * computed:
+                note(f"{path}:{line}: ridge_ops_per_byte {ridge:g} differs from peak_gops/dram_gbps "
+                     f"= {computed:g}; drawing the ridge at {computed:g}")
+            roof.ridge = computed
+        sram = parse_number(path, line, "sram_gops", r["sram_gops"], optional=True)
+        if sram is not None and not (math.isfinite(sram) and sram > 0):
+            raise InputError(f"{path}:{line}: sram_gops: {r['sram_gops'].strip()!r} is not a positive number")
+        roof.sram = sram
+        roofs.append(roof)
+    if not roofs:
+        raise InputError(f"{path}:2: no panel rows")
+    return roofs
+
+
+def load_points(path, panels, note):
+    """The drawable points of POINTS_CSV, whose panels must be in the set panels; raises
+    InputError."""
+    points = []
+    skipped = 0
+    for line, r in read_csv(path, POINT_COLUMNS):
+        p = Point()
+        p.line = line
+        p.panel = r["panel"].strip()
+        if p.panel not in panels:
+            raise InputError(f"{path}:{line}: panel {p.panel!r} is not in the roofs file")
+        p.kind = r["kind"].strip()
+        if p.kind not in ("network", "layer"):
+            raise InputError(f"{path}:{line}: kind: {p.kind!r}, expected network or layer")
+        p.model = r["model"].strip()
+        p.layer = r["layer"].strip()
+        p.type = r["type"].strip() or ("network" if p.kind == "network" else "other")
+        p.series = r["series"].strip()
+        b = parse_number(path, line, "batch", r["batch"], optional=True)
+        if b is not None and not (math.isfinite(b) and b >= 1 and b == int(b)):
+            raise InputError(f"{path}:{line}: batch: {r['batch'].strip()!r} is not a positive integer")
+        p.batch = None if b is None else int(b)
+        x = parse_number(path, line, "ops_per_byte", r["ops_per_byte"], optional=True)
+        y = parse_number(path, line, "gops", r["gops"], optional=True)
+        parse_number(path, line, "efficiency", r["efficiency"], optional=True)
+        if x is None or y is None or not (math.isfinite(x) and math.isfinite(y) and x > 0 and y > 0):
+            skipped += 1
+            continue
+        p.x, p.y = x, y
+        p.sweep = None
+        p.text = None
+        p.mandatory = False
+        p.label_kind = None
+        points.append(p)
+    if skipped:
+        note(f"{path}: skipped {skipped} point{'s' if skipped != 1 else ''} with an empty, zero or "
+             "non-finite ops_per_byte or gops")
+    return points
+
+
+# --------------------------------------------------------------------------------------------
+# The energy figures
+
+def batch_of(path, line, text):
+    """The batch column of the energy files: a positive integer; raises InputError."""
+    value = parse_number(path, line, "batch", text)
+    if value < 1 or value != int(value):
+        raise InputError(f"{path}:{line}: batch: expected a positive integer, got {text!r}")
+    return int(value)
+
+
+def load_layers(path):
+    """LAYERS_CSV as [(title, [(bar label, {energy column: uJ})])]: the panels in first-seen order;
+    raises InputError."""
+    panels = {}
+    for line, row in read_csv(path, LAYER_COLUMNS):
+        batch = batch_of(path, line, row["batch"])
+        parts = {c: parse_number(path, line, c, row[c], optional=(c == "dram_uj")) or 0.0 for c in ENERGY_COLUMNS}
+        if any(v < 0 or not math.isfinite(v) for v in parts.values()):
+            raise InputError(f"{path}:{line}: energies must be finite and not negative")
+        if row["kind"] == "network":
+            title, bar = f"{row['model']}, batch {batch} on {row['panel']}", row["layer"]
+        elif row["kind"] == "layer":
+            title, bar = f"{row['model']}/{row['layer']} on {row['panel']}", f"b{batch}"
+        else:
+            raise InputError(f"{path}:{line}: kind: expected network or layer, got {row['kind']!r}")
+        panels.setdefault(title, []).append((bar, parts))
+    return list(panels.items())
+
+
+def load_networks(path):
+    """NETWORKS_CSV as [{panel, sweep, model, batch, latency (s), energy (uJ)}]; raises
+    InputError."""
+    rows = []
+    for line, row in read_csv(path, NETWORK_COLUMNS):
+        latency = parse_number(path, line, "latency_s", row["latency_s"])
+        energy = parse_number(path, line, "energy_uj", row["energy_uj"])
+        if not (latency > 0 and energy > 0 and math.isfinite(latency) and math.isfinite(energy)):
+            raise InputError(f"{path}:{line}: latency_s and energy_uj must be positive")
+        rows.append(dict(panel=row["panel"], sweep=row["sweep"], model=row["model"],
+                         batch=batch_of(path, line, row["batch"]), latency=latency, energy=energy))
+    return rows
