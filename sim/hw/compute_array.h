@@ -1,6 +1,6 @@
 #pragma once
 // The compute array (systolic or vector-MAC clusters) and its vector unit, timed per tile from
-// the closed-form cycle model (sim/mapping/array_model.h): no per-cycle or per-PE processes.
+// the closed-form cycle model (sim/timing/array_timing.h): no per-cycle or per-PE processes.
 // Callers' threads ask how long a step takes and wait; the array counts what it did.
 
 #include <systemc>

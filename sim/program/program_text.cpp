@@ -390,7 +390,7 @@ class Reader {
     }
   }
 
-  // By default the limits of run (mapping/program.h), so that a replay stays within the memory
+  // By default the limits of run (program/program.h), so that a replay stays within the memory
   // and time of one: the first step beyond them stops the reading.
   void check_step_limits(int line) {
     ++steps_;

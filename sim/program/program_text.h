@@ -65,7 +65,7 @@ std::string write_programs(const std::vector<ProgramRecord>& programs);
 // A layer of more than `limits.layer_steps` steps or a text of more than `limits.total_steps`
 // is refused at the first step beyond the limit, before the rest is read.
 struct StepLimits {
-  std::size_t layer_steps = kMaxLayerSteps;  // the limits of `run` (mapping/program.h)
+  std::size_t layer_steps = kMaxLayerSteps;  // the limits of `run` (program/program.h)
   std::size_t total_steps = kMaxRunSteps;
 };
 std::vector<ProgramRecord> read_programs(const std::string& text, const std::string& origin,

@@ -19,7 +19,7 @@ enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary (syst
 // (compute.output_path; docs/mapping-and-replay.md, "Fusion into the output path").
 enum class OutputStage { activation, batchnorm, add, pooling };
 
-// What a vector-MAC unit's lanes consume side by side (mapping/array_model.h).
+// What a vector-MAC unit's lanes consume side by side (timing/array_timing.h).
 enum class LaneDimension { kernel_row, output_channels, k };
 
 struct ComputeSpec {

@@ -10,7 +10,7 @@
 //   shards/              a sharded trace's split, shard records, Slurm scripts and logs (shard.h)
 // Tables are rebuilt from the finished jobs in plan order, so they do not depend on which worker
 // finished first, and are written atomically. The directory, jobs/ and every job directory are
-// ReuseSim's (report/output_files.h): each manifest names what ReuseSim wrote there, and only that
+// ReuseSim's (util/output_files.h): each manifest names what ReuseSim wrote there, and only that
 // is ever replaced or deleted.
 
 #include <cstddef>
