@@ -19,17 +19,16 @@ ALLOWED = {
     "timing": ["spec", "util"],
     "program": ["timing", "spec", "util"],
     "mapping": ["program", "timing", "workload", "spec", "util"],
-    "results": ["spec", "util"],
+    "results": ["program", "spec", "util"],
     "hw": ["program", "results", "timing", "spec", "util"],
     "simulate": ["hw", "mapping", "program", "results", "timing", "workload", "spec", "util"],
-    "config": ["workload", "timing", "spec", "util"],
+    "config": ["workload", "spec", "util"],
     "energy": ["results", "spec", "util"],
-    "report": ["simulate", "energy", "hw", "results", "program", "workload", "spec", "util"],
+    "report": ["energy", "results", "program", "workload", "spec", "util"],
     "import": ["config", "workload", "spec", "util"],
-    "trace": ["simulate", "config", "report", "mapping", "timing", "workload", "spec", "util"],
+    "trace": ["config", "report", "mapping", "program", "timing", "workload", "spec", "util"],
     "cli": ["trace", "import", "report", "energy", "config", "simulate", "hw", "results", "mapping", "program",
             "timing", "workload", "spec", "util"],
-    "fuzz": ["trace", "report", "config", "simulate", "mapping", "program", "timing", "workload", "spec", "util"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"')

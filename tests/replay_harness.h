@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "fixtures.h"
 #include "simulate/plan.h"
 #include "simulate/replay.h"
 
@@ -34,15 +34,14 @@ layers:
 // through the driver (every invariant checked), recording to `timeline` if given.
 inline Replayed replay(const std::string& arch, const std::vector<std::string>& overrides,
                        const std::string& model_text, const std::vector<std::int64_t>& batches,
-                       reusesim::hw::TimelineRecorder* timeline = nullptr) {
+                       reusesim::results::TimelineRecorder* timeline = nullptr) {
   namespace config = reusesim::config;
   namespace simulate = reusesim::simulate;
-  const std::string arch_file = std::string(REUSESIM_SOURCE_DIR) + "/configs/" + arch + ".yaml";
-  const reusesim::spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, overrides);
+  const reusesim::spec::AcceleratorSpec spec = fixtures::shipped_accelerator(arch, overrides);
   const config::LoadedModel model = config::load_model_text(model_text, "model.yaml");
   std::vector<std::size_t> layers(model.network.layers.size());
   for (std::size_t i = 0; i < layers.size(); ++i) layers[i] = i;
-  simulate::RunPlan plan = simulate::plan_inference(spec, model.network, batches, layers, arch_file);
+  simulate::RunPlan plan = simulate::plan_inference(spec, model.network, batches, layers, arch);
   Replayed replayed;
   for (const reusesim::program::LayerRun& run : plan.runs) replayed.programs.push_back(run.program);
   const simulate::Replay replay = simulate::replay(spec, std::move(plan.runs), timeline);

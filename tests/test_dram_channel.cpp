@@ -20,7 +20,7 @@ struct Outcome {
 };
 
 // Runs `requests` through a DMA engine into the memory and returns what happened.
-Outcome run(const spec::DramSpec& spec, std::vector<timing::MemoryRequest> requests, std::int64_t outstanding,
+Outcome run(const spec::DramSpec& spec, std::vector<spec::MemoryRequest> requests, std::int64_t outstanding,
             std::uint64_t request_bytes = 64) {
   hw::MemoryTester tester("tester", spec, std::move(requests), request_bytes, outstanding);
   sc_core::sc_start();
@@ -34,7 +34,7 @@ Outcome run(const spec::DramSpec& spec, std::vector<timing::MemoryRequest> reque
   return outcome;
 }
 
-std::vector<timing::MemoryRequest> pattern(const spec::DramSpec& spec, const std::string& name, std::int64_t count) {
+std::vector<spec::MemoryRequest> pattern(const spec::DramSpec& spec, const std::string& name, std::int64_t count) {
   return timing::make_traffic_pattern(name, count, 64, spec, timing::DramAddressMapper(spec));
 }
 
@@ -42,7 +42,7 @@ std::vector<timing::MemoryRequest> pattern(const spec::DramSpec& spec, const std
 
 TEST_CASE("ddr4: an idle read to a closed bank takes tRCD + CL + burst", "[dram-channel]") {
   const spec::DramSpec spec = config::load_dram("ddr4-2400");
-  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 0}}, 1);
+  const Outcome outcome = run(spec, {spec::MemoryRequest{0, false, 0}}, 1);
   // ACT at 0, RD at tRCD = 17, data from 17 + CL 17 = 34 for BL/2 = 4 clocks: done at 38.
   CHECK(outcome.finish_cycles == 38);
   CHECK(outcome.dram.read_latency.total_cycles() == 38);
@@ -55,7 +55,7 @@ TEST_CASE("ddr4: a row hit completes CL + burst after it issues", "[dram-channel
   // Two reads of one row (the second 4 KiB in, still column bits only above bg: same bank group 0,
   // column 64), one at a time: the first ends at 38 as above; the second arrives then, finds the
   // row open (tCCD_L from the RD at 17 allows 23) and issues at 38, ending at 38 + 17 + 4 = 59.
-  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 0}, timing::MemoryRequest{4096, false, 0}}, 1);
+  const Outcome outcome = run(spec, {spec::MemoryRequest{0, false, 0}, spec::MemoryRequest{4096, false, 0}}, 1);
   CHECK(outcome.finish_cycles == 59);
   CHECK(outcome.dram.read_latency.total_cycles() == 38 + 21);
   CHECK(outcome.dram.row_hits == 1);
@@ -118,7 +118,7 @@ TEST_CASE("ddr4: row_hit_rate counts column commands, so a long request to one r
   // RDs follow tCCD_L = 6 apart in the open row and hit: 15 of 16 columns, where counting one per
   // request would give 0 of 1. The last RD at 17 + 15 * 6 = 107 ends its data at 107 + CL 17 + 4 = 128.
   const spec::DramSpec spec = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,co,ch"});
-  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 0}}, 1, 1024);
+  const Outcome outcome = run(spec, {spec::MemoryRequest{0, false, 0}}, 1, 1024);
   CHECK(outcome.dram.reads == 1);
   CHECK(outcome.dram.activates == 1);
   CHECK(outcome.dram.columns() == 16);
@@ -148,12 +148,12 @@ TEST_CASE("the DMA engine splits transfers where a bank's row run ends", "[dram-
   // ddr4-2400's mapping puts bank groups right above the burst offset: a 1 KiB transfer is 16
   // separate 64-byte requests. With the column lowest, 1 KiB stays in one row: one request.
   const spec::DramSpec interleaved = config::load_dram("ddr4-2400");
-  CHECK(run(interleaved, {timing::MemoryRequest{0, false, 0}}, 4, 1024).dma.requests == 16);
+  CHECK(run(interleaved, {spec::MemoryRequest{0, false, 0}}, 4, 1024).dma.requests == 16);
 }
 
 TEST_CASE("the DMA engine keeps a row-local transfer whole", "[dram-channel]") {
   const spec::DramSpec row_major = config::load_dram("ddr4-2400", {"address_mapping=ro,ra,bg,ba,ch,co"});
-  const Outcome outcome = run(row_major, {timing::MemoryRequest{0, false, 0}}, 4, 1024);
+  const Outcome outcome = run(row_major, {spec::MemoryRequest{0, false, 0}}, 4, 1024);
   CHECK(outcome.dma.requests == 1);
   // One ACT, then 16 bursts at tCCD_L = 6 (same bank group): RD at 17 + 6k, the last (k = 15)
   // at 107, data ends at 107 + 17 + 4 = 128.
@@ -163,7 +163,7 @@ TEST_CASE("the DMA engine keeps a row-local transfer whole", "[dram-channel]") {
 TEST_CASE("a trace's earliest issue cycle holds a request back", "[dram-channel]") {
   const spec::DramSpec spec = config::load_dram("ddr4-2400");
   // Issued at cycle 1,000 to a closed bank: done at 1,000 + 38.
-  const Outcome outcome = run(spec, {timing::MemoryRequest{0, false, 1000}}, 1);
+  const Outcome outcome = run(spec, {spec::MemoryRequest{0, false, 1000}}, 1);
   CHECK(outcome.finish_cycles == 1038);
   CHECK(outcome.dram.read_latency.total_cycles() == 38);
 }
@@ -172,7 +172,7 @@ TEST_CASE("the DMA engine widens a transfer to the whole bursts it touches", "[d
   const spec::DramSpec spec = config::load_dram("ddr4-2400");
   // 64 bytes from address 32 touch the bursts at 0 and 64: 128 bytes move, as two 64-byte
   // requests (ddr4-2400's runs are one burst long), and nothing fails.
-  const Outcome outcome = run(spec, {timing::MemoryRequest{32, false, 0}}, 1);
+  const Outcome outcome = run(spec, {spec::MemoryRequest{32, false, 0}}, 1);
   CHECK(outcome.dram.read_bytes == 128);
   CHECK(outcome.dma.requests == 2);
   CHECK(outcome.dma.failed_requests == 0);
@@ -184,9 +184,9 @@ namespace {
 // ro,ra,ba,co,bg,ch), all handed over at cycle 0; returns the read's latency in clocks.
 std::int64_t read_latency_behind_writes(std::int64_t writes) {
   const spec::DramSpec spec = config::load_dram("ddr4-2400");  // queue 32, drain from 24 down to 8
-  std::vector<timing::MemoryRequest> requests;
-  for (std::int64_t i = 0; i < writes; ++i) requests.push_back(timing::MemoryRequest{static_cast<std::uint64_t>(i) * 64, true, 0});
-  requests.push_back(timing::MemoryRequest{std::uint64_t{1} << 17, false, 0});
+  std::vector<spec::MemoryRequest> requests;
+  for (std::int64_t i = 0; i < writes; ++i) requests.push_back(spec::MemoryRequest{static_cast<std::uint64_t>(i) * 64, true, 0});
+  requests.push_back(spec::MemoryRequest{std::uint64_t{1} << 17, false, 0});
   return run(spec, requests, 64).dram.read_latency.total_cycles();
 }
 
@@ -325,7 +325,7 @@ TEST_CASE("controller: drain_all drains the full write queue to empty, then R", 
 
 // Reads to bank 0 at cycle 0: R1 row 0, R2 row 1, R3 row 0 (column 1).
 namespace {
-const std::vector<timing::MemoryRequest> kOneBankRequests{{0x0, false, 0}, {0x40000, false, 0}, {0x100, false, 0}};
+const std::vector<spec::MemoryRequest> kOneBankRequests{{0x0, false, 0}, {0x40000, false, 0}, {0x100, false, 0}};
 }  // namespace
 
 TEST_CASE("controller: without command queues FR-FCFS takes a later hit before a conflict", "[dram-channel]") {
@@ -350,7 +350,7 @@ TEST_CASE("controller: per-bank command queues of one serve a bank in order", "[
 
 // Write W then read R, both to row 0 of bank 0, one request in flight at a time.
 namespace {
-const std::vector<timing::MemoryRequest> kWriteThenRead{{0x0, true, 0}, {0x100, false, 0}};
+const std::vector<spec::MemoryRequest> kWriteThenRead{{0x0, true, 0}, {0x100, false, 0}};
 }  // namespace
 
 TEST_CASE("controller: a write that is not posted holds its requester until written", "[dram-channel]") {

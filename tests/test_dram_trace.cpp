@@ -19,7 +19,7 @@
 
 using reusesim::util::InputError;
 using reusesim::config::load_dram_trace_text;
-using reusesim::timing::MemoryRequest;
+using reusesim::spec::MemoryRequest;
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "fixtures.h"
 #include "mapping/mapper.h"
 #include "mapping/training_mapper.h"
 #include "simulate/invariants.h"
@@ -17,22 +17,10 @@ using namespace reusesim;
 
 namespace {
 
-// A 64 -> 32 linear layer without bias at int8: 64 x 32 = 2,048 MACs a sample, 2,048 weight bytes,
-// 32 output bytes a sample.
-const char* const kLinear = R"(
-name: linear
-precision: int8
-input: {features: 64}
-layers:
-  - {name: fc, type: linear, out_features: 32, bias: false}
-)";
-
-// configs/small.yaml: a 16 x 16 array at 1 GHz, 2 x 256 x 1e9 = 512e9 ops/s; its memory replaced
-// by an ideal one of 1 GB/s (1e9 bytes/s) so the bounds below are round numbers.
+// configs/small.yaml (512e9 ops/s) on an ideal memory of 1 GB/s (1e9 bytes/s): the bounds below
+// are round numbers.
 spec::AcceleratorSpec small_on_one_gbps() {
-  spec::AcceleratorSpec spec = config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml");
-  spec.dram.ideal = spec::IdealMemorySpec{false, 1.0, 0.0};
-  return spec;
+  return fixtures::small_with_dram("  ideal: {bandwidth_gbps: 1, latency_ns: 0}\n");
 }
 
 struct Mapped {
@@ -41,7 +29,7 @@ struct Mapped {
 };
 
 Mapped map_linear(const spec::AcceleratorSpec& spec, std::int64_t batch) {
-  Mapped mapped{config::load_model_text(kLinear, "linear.yaml"), {}};
+  Mapped mapped{config::load_model_text(fixtures::kSmallLinear, "linear.yaml"), {}};
   mapped.mapping = mapping::map_network(mapped.model.network, batch, spec);
   return mapped;
 }
@@ -166,7 +154,7 @@ TEST_CASE("invariant: a training step's programs have the analysis's MACs", "[in
   // One linear layer, batch 4: forward 8,192 MACs, wgrad 8,192, no dgrad (the first layer's input
   // needs no gradient): 16,384. Dropping the wgrad program leaves 8,192.
   const spec::AcceleratorSpec spec = small_on_one_gbps();
-  const config::LoadedModel model = config::load_model_text(kLinear, "linear.yaml");
+  const config::LoadedModel model = config::load_model_text(fixtures::kSmallLinear, "linear.yaml");
   const workload::TrainingOptions training;
   std::vector<mapping::TrainingProgram> step = mapping::map_training_step(model.network, 4, spec, training);
   CHECK(simulate::training_step_problem(model.network, step, 4, 1, 1).empty());
@@ -176,7 +164,7 @@ TEST_CASE("invariant: a training step's programs have the analysis's MACs", "[in
   REQUIRE(wgrad != step.end());
   step.erase(wgrad);
   CHECK(simulate::training_step_problem(model.network, step, 4, 1, 1) ==
-        "model linear (batch 4): the training step's programs have 8192 MACs, the analysis 16384");
+        "model small_linear (batch 4): the training step's programs have 8192 MACs, the analysis 16384");
 }
 
 TEST_CASE("the plan refuses a run past the step limit, naming the layer, accelerator and batch", "[invariants][plan]") {
@@ -184,7 +172,7 @@ TEST_CASE("the plan refuses a run past the step limit, naming the layer, acceler
   // weights, load inputs, compute, store = 4 steps a batch. Three batches are 12 steps: past a
   // limit of 10 at the third.
   const spec::AcceleratorSpec spec = small_on_one_gbps();
-  const config::LoadedModel model = config::load_model_text(kLinear, "linear.yaml");
+  const config::LoadedModel model = config::load_model_text(fixtures::kSmallLinear, "linear.yaml");
   REQUIRE(simulate::plan_inference(spec, model.network, {4, 4}, {0}, "small.yaml", 10).runs.size() == 2);
   try {
     simulate::plan_inference(spec, model.network, {4, 4, 4}, {0}, "small.yaml", 10);

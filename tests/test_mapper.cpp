@@ -4,18 +4,14 @@
 
 #include <tuple>
 
-#include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "fixtures.h"
 #include "mapping/mapper.h"
 #include "timing/array_timing.h"
 
 using namespace reusesim;
 
 namespace {
-
-spec::AcceleratorSpec accelerator(const std::string& name, const std::vector<std::string>& overrides = {}) {
-  return config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/" + name + ".yaml", overrides);
-}
 
 config::LoadedModel zoo(const std::string& name) {
   return config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/" + name + ".yaml");
@@ -48,14 +44,14 @@ program::LayerProgram map_pinned_linear(int features, const std::string& tiling,
       "name: linear" + width + "\nprecision: int8\ninput: {features: " + width + "}\nlayers:\n" +
           "  - {name: fc, type: linear, out_features: " + width + ", bias: false, tiling: " + tiling + "}\n",
       "m.yaml");
-  return map_all(model.network, batch, accelerator("small")).front();
+  return map_all(model.network, batch, fixtures::shipped_accelerator("small")).front();
 }
 
 }  // namespace
 
 TEST_CASE("mapper: every program replays exactly the layer's MACs and vector work", "[mapper]") {
   for (const std::string arch : {"small", "snowflake", "tpu_v1"}) {
-    const spec::AcceleratorSpec spec = accelerator(arch);
+    const spec::AcceleratorSpec spec = fixtures::shipped_accelerator(arch);
     for (const std::string model_name : {"alexnet", "googlenet", "mobilenet_v1", "deepspeech2", "lstm_lm"}) {
       const config::LoadedModel model = zoo(model_name);
       for (std::int64_t batch : {1, 4}) {
@@ -75,7 +71,7 @@ TEST_CASE("mapper: every program replays exactly the layer's MACs and vector wor
 }
 
 TEST_CASE("mapper: steps only wait for earlier steps, and loads fit their buffer", "[mapper]") {
-  const spec::AcceleratorSpec spec = accelerator("small");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
   // small: weights 32 KiB, inputs 32 KiB, outputs 16 KiB; double buffering halves each.
   for (const program::LayerProgram& program : map_all(zoo("resnet50").network, 2, spec)) {
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
@@ -104,7 +100,7 @@ input: {features: 128}
 layers:
   - {name: fc, type: linear, out_features: 128, bias: false}
 )", "m.yaml");
-  const auto programs = map_all(model.network, 256, accelerator("small"));
+  const auto programs = map_all(model.network, 256, fixtures::shipped_accelerator("small"));
   CHECK(weight_load_bytes(programs.front()) == 16'384);
   CHECK(programs.front().mapping == "gemm 256x128x128, tiles m256 n32 k64, order n-m");
   CHECK(programs.front().estimated_cycles == 19'328);
@@ -112,7 +108,7 @@ layers:
 
 TEST_CASE("mapper: at batch 1 a linear layer moves each weight once", "[mapper]") {
   // 4096 x 4096 fp16 on snowflake: M = 1, a single M tile: 4096 * 4096 * 2 = 33,554,432 bytes.
-  const auto programs = map_all(zoo("linear4096").network, 1, accelerator("snowflake"));
+  const auto programs = map_all(zoo("linear4096").network, 1, fixtures::shipped_accelerator("snowflake"));
   CHECK(weight_load_bytes(programs.front()) == 4096LL * 4096 * 2);
 }
 
@@ -128,7 +124,7 @@ input: {sequence: 5, features: 8}
 layers:
   - {name: gru, type: gru, hidden_size: 16}
 )", "m.yaml");
-  const auto programs = map_all(model.network, 2, accelerator("small"));
+  const auto programs = map_all(model.network, 2, fixtures::shipped_accelerator("small"));
   const program::LayerProgram& program = programs.front();
   std::int64_t weight_loads = 0, computes = 0, stores = 0;
   std::int32_t previous_compute = -1;
@@ -158,7 +154,7 @@ TEST_CASE("mapper: weights that do not fit stream every step", "[mapper]") {
   // lstm_lm's LSTM: 4 * 1024 gate columns of 1024 + 1024 weights and 2 biases (b_ih, b_hh),
   // 4 * 1024 * 2050 * 2 B = 16.0 MiB against snowflake's weight buffer: they stream from DRAM,
   // biases with their columns, at every one of the 35 steps.
-  const auto programs = map_all(zoo("lstm_lm").network, 1, accelerator("snowflake"));
+  const auto programs = map_all(zoo("lstm_lm").network, 1, fixtures::shipped_accelerator("snowflake"));
   const program::LayerProgram& lstm = programs[1];
   REQUIRE(lstm.layer == "lstm1");
   CHECK(weight_load_bytes(lstm) == 35LL * 4 * 1024 * 2050 * 2);
@@ -180,7 +176,7 @@ input: {sequence: 4, features: 1024}
 layers:
   - {name: gru, type: gru, hidden_size: 16}
 )";
-  const spec::AcceleratorSpec tiny = accelerator("small", {"sram.buffers.inputs.capacity_kib=1"});
+  const spec::AcceleratorSpec tiny = fixtures::shipped_accelerator("small", {"sram.buffers.inputs.capacity_kib=1"});
   const config::LoadedModel model = config::load_model_text(text, "m.yaml");
   const program::LayerProgram program = map_all(model.network, 1, tiny).front();
   CHECK(program.mapping ==
@@ -198,7 +194,7 @@ layers:
 }
 
 TEST_CASE("mapper: flatten, to_sequence and concat are views that move nothing", "[mapper]") {
-  const auto programs = map_all(zoo("googlenet").network, 1, accelerator("small"));
+  const auto programs = map_all(zoo("googlenet").network, 1, fixtures::shipped_accelerator("small"));
   const auto network = zoo("googlenet").network;
   for (std::size_t i = 0; i < programs.size(); ++i) {
     const auto type = network.layers[i].spec.type;
@@ -250,7 +246,7 @@ input: {sequence: 4, features: 8}
 layers:
   - {name: lstm, type: lstm, hidden_size: 16, num_layers: 2, bidirectional: true}
 )", "m.yaml");
-  const std::vector<program::LayerProgram> programs = map_all(model.network, 1, accelerator("small"));
+  const std::vector<program::LayerProgram> programs = map_all(model.network, 1, fixtures::shipped_accelerator("small"));
   const program::LayerProgram& program = programs.front();
   std::vector<std::int32_t> weight_loads, stores;
   std::int32_t first_upper_x = -1;
@@ -305,7 +301,7 @@ TEST_CASE("mapper: biases load with their weights, once when the weights stay re
                                                "  - {name: flat, type: flatten}\n"
                                                "  - {name: fc, type: linear, out_features: 16}\n"
                                                "  - {name: fc2, type: linear, out_features: 8}\n");
-  const auto programs = map_all(model.network, 4, accelerator("small"));
+  const auto programs = map_all(model.network, 4, fixtures::shipped_accelerator("small"));
   CHECK(weight_load_bytes(programs[0]) == 296);
   CHECK(weight_load_bytes(programs[3]) == 136);
   for (std::size_t i = 0; i < programs.size(); ++i) {
@@ -327,7 +323,7 @@ TEST_CASE("mapper: without return_sequences only the last step of a recurrent la
   const config::LoadedModel model =
       int8_model("{sequence: 5, features: 8}", "  - {name: lstm, type: lstm, hidden_size: 16, return_sequences: false}\n"
                                                "  - {name: fc, type: linear, out_features: 4}\n");
-  const auto programs = map_all(model.network, 2, accelerator("small"));
+  const auto programs = map_all(model.network, 2, fixtures::shipped_accelerator("small"));
   const program::LayerProgram& program = programs.front();
   std::int64_t stores = 0, computes = 0;
   for (const program::Step& step : program.steps) {
@@ -352,7 +348,7 @@ TEST_CASE("mapper: stacked layers without return_sequences keep their sequences 
       "  - {name: lstm, type: lstm, hidden_size: 16, num_layers: 3, bidirectional: true, return_sequences: false}\n"
       "  - {name: fc, type: linear, out_features: 4}\n");
   const auto layouts = mapping::layout_network(model.network, 1, 1);
-  const auto programs = map_all(model.network, 1, accelerator("small"));
+  const auto programs = map_all(model.network, 1, fixtures::shipped_accelerator("small"));
   const program::LayerProgram& program = programs.front();
   std::vector<const program::Step*> stores;
   for (const program::Step& step : program.steps) {
@@ -374,7 +370,7 @@ TEST_CASE("mapper: depthwise channels share the array's folds", "[mapper]") {
   // cycles: 342 (one channel after the other: 8 x 114 = 912).
   const config::LoadedModel model = int8_model("{channels: 8, height: 6, width: 6}",
                                                "  - {name: dw, type: conv2d, depthwise: true, kernel: 3, padding: 1, bias: false}\n");
-  const spec::AcceleratorSpec spec = accelerator("small", {"compute.rows=32"});
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small", {"compute.rows=32"});
   const program::LayerProgram program = map_all(model.network, 1, spec).front();
   CHECK(program.mapping == "gemm 36x1x9 x8 groups, tiles g8 m36 n1 k9, order n-m, weights stay for all m");
   std::int64_t cycles = 0;
@@ -398,7 +394,7 @@ TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at acc
         "name: l\nprecision: int8\ninput: {features: 1000}\nlayers:\n"
         "  - {name: fc, type: linear, out_features: 1000, bias: false" + tiling + "}\n",
         "m.yaml");
-    return map_all(model.network, 64, accelerator("small", overrides)).front();
+    return map_all(model.network, 64, fixtures::shipped_accelerator("small", overrides)).front();
   };
   const std::string accumulators = "accumulators.capacity_kib=16";
   CHECK(map_linear(", tiling: {m: 32, n: 64, k: 250, order: n-m}", {accumulators}).mapping ==
@@ -425,7 +421,7 @@ TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at acc
 // Lanes along all of K would give ceil(363/16) = 23 and ceil(147/16) = 10 cycles a pass (98.6 %,
 // 91.9 %): the few-channel layers looked nearly perfect.
 TEST_CASE("mapper: snowflake's lanes along a kernel row leave conv1's row tails idle", "[mapper]") {
-  const spec::AcceleratorSpec snowflake = accelerator("snowflake");
+  const spec::AcceleratorSpec snowflake = fixtures::shipped_accelerator("snowflake");
   for (const auto& [name, cycles, busy] : {std::make_tuple("alexnet_owt", 399'300, 33.0 / 48.0),
                                            std::make_tuple("googlenet", 702'464, 21.0 / 32.0),
                                            std::make_tuple("resnet50", 702'464, 21.0 / 32.0)}) {
@@ -477,7 +473,7 @@ TEST_CASE("mapper: a recurrent layer's tiling can be pinned", "[mapper]") {
       "name: g\nprecision: int8\ninput: {sequence: 5, features: 8}\nlayers:\n"
       "  - {name: gru, type: gru, hidden_size: 16, tiling: {m: 1, n: 16, k: 24, order: n-m}}\n",
       "m.yaml");
-  const spec::AcceleratorSpec small = accelerator("small");
+  const spec::AcceleratorSpec small = fixtures::shipped_accelerator("small");
   const program::LayerProgram program = map_all(model.network, 2, small).front();
   CHECK(program.mapping == "recurrent: 5 steps in order, tiles m1 n16 k24, 6 tile(s) a step, weights resident in SRAM (pinned)");
   std::int64_t compute = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fixtures.h"
 #include "replay_harness.h"
 #include "report/timeline_report.h"
 
@@ -13,10 +14,11 @@ using namespace reusesim;
 
 namespace {
 
-sc_core::sc_time ns(double value) { return sc_core::sc_time(value, sc_core::SC_NS); }
+// Nanoseconds as the recorder keeps time: picoseconds.
+std::uint64_t ns(std::uint64_t value) { return value * 1000; }
 
-std::int64_t cycles_of(const sc_core::sc_time& time, const sc_core::sc_time& period) {
-  return static_cast<std::int64_t>(std::llround(time / period));
+std::int64_t cycles_of(std::uint64_t ps, std::uint64_t period_ps) {
+  return static_cast<std::int64_t>(std::llround(static_cast<double>(ps) / static_cast<double>(period_ps)));
 }
 
 }  // namespace
@@ -26,7 +28,7 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   // so DRAM and compute cycles share edges; DDR4-2400's cycle counts: tRCD 17, CL 17, CWL 12,
   // a 64-byte burst holds the bus BL/2 = 4 clocks; address bits ro,ra,ba,co,bg: 0x40 is bank group 1.
   const spec::AcceleratorSpec spec =
-      config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/small.yaml", {"dram.tck_ns=1"});
+      fixtures::shipped_accelerator("small", {"dram.tck_ns=1"});
   program::LayerProgram program;
   program.layer = "tiny";
   program.type = "linear";
@@ -50,7 +52,9 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   store.after = {1};
   program.steps = {load, compute, store};
   program.macs = compute.macs;
-  hw::TimelineRecorder timeline;
+  program.dram_read_bytes = 64;  // one burst each way, as the driver checks
+  program.dram_write_bytes = 64;
+  results::TimelineRecorder timeline;
   const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{1, program}}, &timeline);
   INFO(replay.problem);
   REQUIRE(replay.problem.empty());
@@ -68,37 +72,37 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   CHECK(result.stall_weights == 38);
   CHECK(result.stall_output_drain == 33);
   REQUIRE(timeline.layers().size() == 1);
-  CHECK(timeline.layers()[0].start == sc_core::SC_ZERO_TIME);
-  CHECK(timeline.layers()[0].end == ns(133));
-  const std::vector<hw::ArraySpan>& array = timeline.array();
+  CHECK(timeline.layers()[0].start_ps == 0);
+  CHECK(timeline.layers()[0].end_ps == ns(133));
+  const std::vector<results::ArraySpan>& array = timeline.array();
   REQUIRE(array.size() == 3);
-  CHECK(array[0].activity == hw::ArrayActivity::stall_weights);
-  CHECK(array[0].start == sc_core::SC_ZERO_TIME);
-  CHECK(array[0].end == ns(38));
-  CHECK(array[1].activity == hw::ArrayActivity::compute);
-  CHECK(array[1].start == ns(38));
-  CHECK(array[1].end == ns(100));
+  CHECK(array[0].activity == results::ArrayActivity::stall_weights);
+  CHECK(array[0].start_ps == 0);
+  CHECK(array[0].end_ps == ns(38));
+  CHECK(array[1].activity == results::ArrayActivity::compute);
+  CHECK(array[1].start_ps == ns(38));
+  CHECK(array[1].end_ps == ns(100));
   CHECK(array[1].steps == 1);
-  CHECK(array[2].activity == hw::ArrayActivity::stall_output_drain);
-  CHECK(array[2].start == ns(100));
-  CHECK(array[2].end == ns(133));
+  CHECK(array[2].activity == results::ArrayActivity::stall_output_drain);
+  CHECK(array[2].start_ps == ns(100));
+  CHECK(array[2].end_ps == ns(133));
   // DMA: each engine's one transfer, from its submission to its last data.
-  const std::vector<hw::TransferSpan>& loads = timeline.transfers(hw::DmaTrack::load);
+  const std::vector<results::TransferSpan>& loads = timeline.transfers(results::DmaTrack::load);
   REQUIRE(loads.size() == 1);
   CHECK(loads[0].tensor == program::TensorRole::weights);
-  CHECK(loads[0].start == sc_core::SC_ZERO_TIME);
-  CHECK(loads[0].end == ns(38));
+  CHECK(loads[0].start_ps == 0);
+  CHECK(loads[0].end_ps == ns(38));
   CHECK(loads[0].bytes == 64);
-  const std::vector<hw::TransferSpan>& stores = timeline.transfers(hw::DmaTrack::store);
+  const std::vector<results::TransferSpan>& stores = timeline.transfers(results::DmaTrack::store);
   REQUIRE(stores.size() == 1);
   CHECK(stores[0].tensor == program::TensorRole::outputs);
-  CHECK(stores[0].start == ns(100));
-  CHECK(stores[0].end == ns(133));
+  CHECK(stores[0].start_ps == ns(100));
+  CHECK(stores[0].end_ps == ns(133));
   // DRAM: requests [0, 38] and [100, 133]; the 62-cycle gap is within the default join gap of
   // 64 cycles, so the channel shows one span of both.
   REQUIRE(timeline.dram_channels() == 1);
   REQUIRE(timeline.dram_spans(0).size() == 1);
-  const hw::ChannelSpan& channel = timeline.dram_spans(0)[0];
+  const results::ChannelSpan& channel = timeline.dram_spans(0)[0];
   CHECK(channel.start_cycle == 0);
   CHECK(channel.end_cycle == 133);
   CHECK(channel.requests == 2);
@@ -118,51 +122,51 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
 }
 
 TEST_CASE("timeline: the spans of a network agree with its per-layer results", "[timeline]") {
-  hw::TimelineRecorder timeline;
+  results::TimelineRecorder timeline;
   const Replayed replayed = replay("small", {}, kChainModel, {1, 4}, &timeline);
-  const sc_core::sc_time period = timeline.compute_period();
+  const std::uint64_t period = timeline.compute_period_ps();
   REQUIRE(timeline.layers().size() == replayed.results.size());
   std::int64_t read_bytes = 0, write_bytes = 0, requests = 0;
   for (std::size_t i = 0; i < replayed.results.size(); ++i) {
     const results::LayerResult& result = replayed.results[i];
-    const hw::LayerSpan& layer = timeline.layers()[i];
+    const results::LayerSpan& layer = timeline.layers()[i];
     INFO(result.layer << " batch " << result.batch);
     read_bytes += result.dram_read_bytes;
     write_bytes += result.dram_write_bytes;
     requests += result.dram.counters.reads + result.dram.counters.writes;
-    CHECK(cycles_of(layer.end - layer.start, period) == result.cycles);
+    CHECK(cycles_of(layer.end_ps - layer.start_ps, period) == result.cycles);
     // The array's spans tile the layer, and each kind adds up to its column.
-    sc_core::sc_time covered = layer.start;
-    sc_core::sc_time by_activity[static_cast<int>(hw::ArrayActivity::vector) + 1];
-    for (const hw::ArraySpan& span : timeline.array()) {
-      if (span.start < layer.start || span.end > layer.end) continue;
-      CHECK(span.start == covered);
-      covered = span.end;
-      by_activity[static_cast<int>(span.activity)] += span.end - span.start;
+    std::uint64_t covered = layer.start_ps;
+    std::uint64_t by_activity[static_cast<int>(results::ArrayActivity::vector) + 1] = {};
+    for (const results::ArraySpan& span : timeline.array()) {
+      if (span.start_ps < layer.start_ps || span.end_ps > layer.end_ps) continue;
+      CHECK(span.start_ps == covered);
+      covered = span.end_ps;
+      by_activity[static_cast<int>(span.activity)] += span.end_ps - span.start_ps;
     }
-    CHECK(covered == layer.end);
-    const auto cycles = [&](hw::ArrayActivity activity) { return cycles_of(by_activity[static_cast<int>(activity)], period); };
-    CHECK(cycles(hw::ArrayActivity::compute) + cycles(hw::ArrayActivity::vector) == result.compute_cycles);
-    CHECK(cycles(hw::ArrayActivity::stall_weights) == result.stall_weights);
-    CHECK(cycles(hw::ArrayActivity::stall_inputs) == result.stall_inputs);
-    CHECK(cycles(hw::ArrayActivity::stall_sram) == result.stall_sram);
-    CHECK(cycles(hw::ArrayActivity::stall_vector) == result.stall_vector);
+    CHECK(covered == layer.end_ps);
+    const auto cycles = [&](results::ArrayActivity activity) { return cycles_of(by_activity[static_cast<int>(activity)], period); };
+    CHECK(cycles(results::ArrayActivity::compute) + cycles(results::ArrayActivity::vector) == result.compute_cycles);
+    CHECK(cycles(results::ArrayActivity::stall_weights) == result.stall_weights);
+    CHECK(cycles(results::ArrayActivity::stall_inputs) == result.stall_inputs);
+    CHECK(cycles(results::ArrayActivity::stall_sram) == result.stall_sram);
+    CHECK(cycles(results::ArrayActivity::stall_vector) == result.stall_vector);
     // Output drain takes what rounding the other causes left over.
-    CHECK(std::abs(cycles(hw::ArrayActivity::stall_output_drain) - result.stall_output_drain) <= 2);
+    CHECK(std::abs(cycles(results::ArrayActivity::stall_output_drain) - result.stall_output_drain) <= 2);
   }
   // DMA spans follow each other; together they moved what the DRAM saw.
-  for (const hw::DmaTrack track : {hw::DmaTrack::load, hw::DmaTrack::store}) {
-    const std::vector<hw::TransferSpan>& spans = timeline.transfers(track);
+  for (const results::DmaTrack track : {results::DmaTrack::load, results::DmaTrack::store}) {
+    const std::vector<results::TransferSpan>& spans = timeline.transfers(track);
     std::int64_t bytes = 0;
     for (std::size_t i = 0; i < spans.size(); ++i) {
-      CHECK(spans[i].start <= spans[i].end);
-      if (i > 0) CHECK(spans[i - 1].end <= spans[i].start);
+      CHECK(spans[i].start_ps <= spans[i].end_ps);
+      if (i > 0) CHECK(spans[i - 1].end_ps <= spans[i].start_ps);
       bytes += spans[i].bytes;
     }
-    CHECK(bytes == (track == hw::DmaTrack::load ? read_bytes : write_bytes));
+    CHECK(bytes == (track == results::DmaTrack::load ? read_bytes : write_bytes));
   }
   // DRAM spans are apart by more than the join gap and count every request.
-  const std::vector<hw::ChannelSpan>& channel = timeline.dram_spans(0);
+  const std::vector<results::ChannelSpan>& channel = timeline.dram_spans(0);
   std::int64_t channel_requests = 0, channel_bytes = 0;
   for (std::size_t i = 0; i < channel.size(); ++i) {
     CHECK(channel[i].start_cycle < channel[i].end_cycle);

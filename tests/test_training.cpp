@@ -6,8 +6,8 @@
 #include <map>
 #include <utility>
 
-#include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "fixtures.h"
 #include "mapping/training_mapper.h"
 #include "workload/training.h"
 
@@ -21,7 +21,7 @@ workload::Network zoo(const std::string& name) {
 
 // Snowflake: 16-bit operands, so every tensor of the step has 2-byte elements.
 spec::AcceleratorSpec snowflake() {
-  return config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/snowflake.yaml");
+  return fixtures::shipped_accelerator("snowflake");
 }
 
 std::map<mapping::TrainingPhase, std::int64_t> macs_by_phase(const std::vector<mapping::TrainingProgram>& step) {
@@ -212,7 +212,7 @@ TEST_CASE("stored activations stay on chip where the accelerator keeps activatio
   // output on chip (no stores) and fc2's wgrad reads fc1's output (100 x 256 = 25,600 B) there.
   // Snowflake keeps nothing across layers: every output is stored.
   const spec::AcceleratorSpec tpu =
-      config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/tpu_v1.yaml");
+      fixtures::shipped_accelerator("tpu_v1");
   for (const auto& [spec, kept_bytes] : {std::pair<spec::AcceleratorSpec, std::int64_t>{tpu, 104'960},
                                          std::pair<spec::AcceleratorSpec, std::int64_t>{snowflake(), 0}}) {
     std::int64_t kept = 0, stores = 0, wgrad_onchip = -1;

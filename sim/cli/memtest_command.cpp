@@ -53,7 +53,7 @@ int memtest_command(const std::vector<std::string>& args) {
                        std::to_string(spec.burst_bytes()) + "-byte burst of " + dram_name);
     }
     const timing::DramAddressMapper mapper(spec);
-    std::vector<timing::MemoryRequest> stream;
+    std::vector<spec::MemoryRequest> stream;
     if (!pattern.empty()) {
       const auto names = timing::traffic_pattern_names();
       if (std::find(names.begin(), names.end(), pattern) == names.end()) {

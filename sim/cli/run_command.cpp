@@ -187,7 +187,7 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     const std::size_t layers = training ? report.phases.size() : selected.size();
-    std::optional<hw::TimelineRecorder> timeline;
+    std::optional<results::TimelineRecorder> timeline;
     if (!timeline_file.empty()) timeline.emplace();
     const simulate::Replay replay = simulate::replay(spec, std::move(plan.runs), timeline ? &*timeline : nullptr);
     if (replay.out_of_memory) return report_bad_input("run", replay.problem);

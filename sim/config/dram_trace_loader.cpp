@@ -60,10 +60,10 @@ bool parse_unsigned(const std::string& text, int base, std::uint64_t& value) {
   return *end == '\0' && errno != ERANGE;
 }
 
-std::vector<timing::MemoryRequest> parse_trace(std::istream& stream, const std::string& origin, std::uint64_t alignment) {
+std::vector<spec::MemoryRequest> parse_trace(std::istream& stream, const std::string& origin, std::uint64_t alignment) {
   if (alignment == 0) throw std::invalid_argument("DRAM trace alignment must be positive");
   util::Diagnostics diagnostics;
-  std::vector<timing::MemoryRequest> requests;
+  std::vector<spec::MemoryRequest> requests;
   std::string line;
   int line_number = 0;
   constexpr std::size_t kMaxReported = 20;  // a wrong file should not print a million lines
@@ -84,7 +84,7 @@ std::vector<timing::MemoryRequest> parse_trace(std::istream& stream, const std::
     }
     const std::vector<Field> fields = split_fields(line);
     if (fields.empty()) continue;
-    timing::MemoryRequest request;
+    spec::MemoryRequest request;
     std::string address = fields[0].text;
     if (address.size() > 2 && address[0] == '0' && (address[1] == 'x' || address[1] == 'X')) address = address.substr(2);
     if (!parse_unsigned(address, 16, request.address)) {
@@ -126,7 +126,7 @@ std::vector<timing::MemoryRequest> parse_trace(std::istream& stream, const std::
 
 }  // namespace
 
-std::vector<timing::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes) {
+std::vector<spec::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes) {
   const std::string not_regular = not_a_regular_file(path);
   std::ifstream stream;
   if (not_regular.empty()) stream.open(path);
@@ -138,7 +138,7 @@ std::vector<timing::MemoryRequest> load_dram_trace_file(const std::string& path,
   return parse_trace(stream, path, alignment_bytes);
 }
 
-std::vector<timing::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
+std::vector<spec::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
                                                     std::uint64_t alignment_bytes) {
   std::istringstream stream(text);
   return parse_trace(stream, origin, alignment_bytes);

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "timing/traffic_patterns.h"
+#include "spec/memory_request.h"
 
 namespace reusesim::config {
 
 // Addresses must be multiples of `alignment_bytes` (the request size). Throws InputError.
-std::vector<timing::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes);
-std::vector<timing::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
+std::vector<spec::MemoryRequest> load_dram_trace_file(const std::string& path, std::uint64_t alignment_bytes);
+std::vector<spec::MemoryRequest> load_dram_trace_text(const std::string& text, const std::string& origin,
                                                     std::uint64_t alignment_bytes);
 
 }  // namespace reusesim::config

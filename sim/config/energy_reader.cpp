@@ -5,6 +5,8 @@
 #include <sstream>
 #include <utility>
 
+#include "util/strings.h"
+
 namespace reusesim::config {
 
 namespace {
@@ -156,7 +158,7 @@ void check_energy_inputs(const spec::AcceleratorSpec& accelerator, const util::S
   if (operand.empty()) {
     diagnostics.error(technology, "compute.number_format",
                       "energy needs the operands' number format: add compute.number_format, one of " +
-                          join_words(spec::number_formats()) + " (with operand_bits it names the operand type, e.g. int8)");
+                          util::join(spec::number_formats(), ", ") + " (with operand_bits it names the operand type, e.g. int8)");
     return;
   }
   const std::string accumulator = spec::accumulator_type(operand, accelerator.accumulators.bits);

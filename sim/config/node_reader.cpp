@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "util/strings.h"
 #include "util/utf8.h"
 
 namespace reusesim::config {
@@ -107,12 +108,6 @@ std::optional<std::int64_t> read_integer(const ConfigNode& node, const std::stri
   return value;
 }
 
-std::string join_words(const std::vector<std::string>& words) {
-  std::string text;
-  for (std::size_t i = 0; i < words.size(); ++i) text += (i == 0 ? "" : ", ") + words[i];
-  return text;
-}
-
 std::optional<std::string> read_string(const ConfigNode& node, const std::string& path, util::Diagnostics& diagnostics) {
   if (!node.is_scalar() || node.scalar.empty()) {
     diagnostics.error(node.location, path, "expected a non-empty string, got " + node.describe());
@@ -128,7 +123,7 @@ std::optional<std::string> read_choice(const ConfigNode& node, const std::string
   }
   const std::string hint = node.is_scalar() ? util::did_you_mean(node.scalar, choices) : "";
   diagnostics.error(node.location, path,
-                    "expected one of " + join_words(choices) + ", got " + node.describe() + hint);
+                    "expected one of " + util::join(choices, ", ") + ", got " + node.describe() + hint);
   return std::nullopt;
 }
 

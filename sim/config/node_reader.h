@@ -100,7 +100,5 @@ std::vector<std::int64_t> read_integer_list(const ConfigNode& node, const std::s
                                             const ParameterScope* scope, util::Diagnostics& diagnostics);
 
 std::string join_key_path(const std::string& parent, const std::string& key);
-// "a, b, c".
-std::string join_words(const std::vector<std::string>& words);
 
 }  // namespace reusesim::config

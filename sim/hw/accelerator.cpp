@@ -20,13 +20,15 @@ spec::TensorKind kind_of(program::TensorRole role) {
   }
 }
 
-StallCause load_cause(program::TensorRole role) {
-  return role == program::TensorRole::weights ? StallCause::weights : StallCause::inputs;
+results::StallCause load_cause(program::TensorRole role) {
+  return role == program::TensorRole::weights ? results::StallCause::weights : results::StallCause::inputs;
 }
 
-// Load DMA tags: weights, and everything else a load brings (inputs, state, partial sums).
+// Tags of the transfers on each DMA engine, for completed_bytes(): the load engine's weights and
+// everything else it loads; the store engine carries outputs only.
 constexpr int kWeightTag = 0;
 constexpr int kInputTag = 1;
+constexpr int kOutputTag = 0;
 int load_tag(program::TensorRole role) { return role == program::TensorRole::weights ? kWeightTag : kInputTag; }
 
 // Picoseconds times bytes does not fit 64 bits.
@@ -44,7 +46,7 @@ std::int64_t to_cycles(const sc_core::sc_time& time, const sc_core::sc_time& per
 }  // namespace
 
 Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-                         TimelineRecorder* timeline)
+                         results::TimelineRecorder* timeline)
     : sc_core::sc_module(name),
       spec_(spec),
       mapper_(spec.dram),
@@ -60,7 +62,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
       timeline_(timeline) {
   REUSESIM_HAS_PROCESS(Accelerator);
   if (timeline_ != nullptr) {
-    timeline_->set_compute_period(array_.clock_period());
+    timeline_->set_compute_period_ps(picoseconds(array_.clock_period()));
     memory_->record_to(*timeline_);
   }
   memory_->bind(load_dma_.socket);
@@ -110,14 +112,14 @@ std::int64_t Accelerator::dram_bytes(const program::Step& step) const {
   return static_cast<std::int64_t>(program::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
 }
 
-void Accelerator::record_transfer(DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted) {
-  if (timeline_ != nullptr) timeline_->transfer(track, step.tensor, submitted, sc_core::sc_time_stamp(), dram_bytes(step));
+void Accelerator::record_transfer(results::DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted) {
+  if (timeline_ != nullptr) timeline_->transfer(track, step.tensor, picoseconds(submitted), picoseconds(sc_core::sc_time_stamp()), dram_bytes(step));
 }
 
-void Accelerator::charge(StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to) {
+void Accelerator::charge(results::StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to) {
   if (to <= from) return;
   stall_by_cause_[static_cast<int>(cause)] += to - from;
-  if (timeline_ != nullptr) timeline_->array_span(stall_activity(cause), from, to);
+  if (timeline_ != nullptr) timeline_->array_span(results::stall_activity(cause), picoseconds(from), picoseconds(to));
 }
 
 void Accelerator::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before,
@@ -129,7 +131,7 @@ void Accelerator::charge_wait(const sc_core::sc_time& ready, const MemoryProgres
   // it, in whole picoseconds (exact; the last load's own last bytes arrive then, so there are some).
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (last_arrived.kind != program::StepKind::load) {
-    charge(last_arrived.kind == program::StepKind::store ? StallCause::output_drain : StallCause::vector, ready, now);
+    charge(last_arrived.kind == program::StepKind::store ? results::StallCause::output_drain : results::StallCause::vector, ready, now);
     return;
   }
   const MemoryProgress after = memory_progress();
@@ -144,13 +146,14 @@ void Accelerator::charge_wait(const sc_core::sc_time& ready, const MemoryProgres
   const auto wait_ps = static_cast<Wide>((now - ready).value());
   const sc_core::sc_time weights_end = ready + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * weights / total));
   const sc_core::sc_time inputs_end = weights_end + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * inputs / total));
-  charge(StallCause::weights, ready, weights_end);
-  charge(StallCause::inputs, weights_end, inputs_end);
-  charge(StallCause::output_drain, inputs_end, now);
+  charge(results::StallCause::weights, ready, weights_end);
+  charge(results::StallCause::inputs, weights_end, inputs_end);
+  charge(results::StallCause::output_drain, inputs_end, now);
 }
 
 Accelerator::MemoryProgress Accelerator::memory_progress() const {
-  return {load_dma_.completed_bytes(kWeightTag), load_dma_.completed_bytes(kInputTag), store_dma_.completed_bytes(0)};
+  return {load_dma_.completed_bytes(kWeightTag), load_dma_.completed_bytes(kInputTag),
+          store_dma_.completed_bytes(kOutputTag)};
 }
 
 void Accelerator::finish(std::int32_t index) {
@@ -180,10 +183,11 @@ void Accelerator::transfer_engine(program::StepKind kind) {
         sram_access(spec::TensorKind::outputs, step.bytes, false);  // read out of the output buffer
       }
       const sc_core::sc_time submitted = sc_core::sc_time_stamp();
-      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, load_tag(step.tensor)},
+      const int tag = is_load ? load_tag(step.tensor) : kOutputTag;
+      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, tag},
                  [this, index, &step, is_load, submitted] {
                    if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
-                   record_transfer(is_load ? DmaTrack::load : DmaTrack::store, step, submitted);
+                   record_transfer(is_load ? results::DmaTrack::load : results::DmaTrack::store, step, submitted);
                    finish(index);
                  });
     }
@@ -227,7 +231,7 @@ void Accelerator::prefetch_next_weights() {
     load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME, kWeightTag},
                      [this, index, owner, &step, submitted] {
                        sram_access(spec::TensorKind::weights, step.bytes, true);
-                       record_transfer(DmaTrack::load, step, submitted);
+                       record_transfer(results::DmaTrack::load, step, submitted);
                        if (generation_ == owner) {
                          finish(index);  // its layer has started and waits for it
                        } else {
@@ -293,15 +297,16 @@ void Accelerator::compute_engine() {
       const std::int64_t own = step.kind == program::StepKind::compute ? array_cycles : busy;
       const sc_core::sc_time own_time = period * static_cast<double>(own);
       compute_busy_ += own_time;
-      stall_by_cause_[static_cast<int>(StallCause::vector)] += compute_time - own_time;
-      stall_by_cause_[static_cast<int>(StallCause::sram)] += duration - compute_time;
+      stall_by_cause_[static_cast<int>(results::StallCause::vector)] += compute_time - own_time;
+      stall_by_cause_[static_cast<int>(results::StallCause::sram)] += duration - compute_time;
       if (timeline_ != nullptr) {
         // The step's own cycles first, then the fused vector work beyond them, then the SRAM's.
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         const bool is_compute = step.kind == program::StepKind::compute;
-        timeline_->array_span(is_compute ? ArrayActivity::compute : ArrayActivity::vector, now, now + own_time);
-        timeline_->array_span(ArrayActivity::stall_vector, now + own_time, now + compute_time);
-        timeline_->array_span(ArrayActivity::stall_sram, now + compute_time, now + duration);
+        timeline_->array_span(is_compute ? results::ArrayActivity::compute : results::ArrayActivity::vector, picoseconds(now),
+                              picoseconds(now + own_time));
+        timeline_->array_span(results::ArrayActivity::stall_vector, picoseconds(now + own_time), picoseconds(now + compute_time));
+        timeline_->array_span(results::ArrayActivity::stall_sram, picoseconds(now + compute_time), picoseconds(now + duration));
       }
       sc_core::wait(duration);
       finish(static_cast<std::int32_t>(i));
@@ -342,7 +347,7 @@ void Accelerator::drive() {
     std::vector<SramStats> sram_before;
     for (const SramBuffer& buffer : buffers_) sram_before.push_back(buffer.stats());
     const sc_core::sc_time start = sc_core::sc_time_stamp();
-    if (timeline_ != nullptr) timeline_->begin_layer(start);
+    if (timeline_ != nullptr) timeline_->begin_layer(picoseconds(start));
     program_ = &run.program;
     done_.assign(run.program.steps.size(), false);
     finished_at_.assign(run.program.steps.size(), sc_core::SC_ZERO_TIME);
@@ -374,15 +379,16 @@ void Accelerator::drive() {
     // The array's last step ends before the last store: that tail is output drain.
     sc_core::sc_time attributed = compute_busy_;
     for (const sc_core::sc_time& stall : stall_by_cause_) attributed += stall;
-    stall_by_cause_[static_cast<int>(StallCause::output_drain)] += elapsed > attributed ? elapsed - attributed : sc_core::SC_ZERO_TIME;
+    stall_by_cause_[static_cast<int>(results::StallCause::output_drain)] += elapsed > attributed ? elapsed - attributed : sc_core::SC_ZERO_TIME;
     if (timeline_ != nullptr) {
-      timeline_->array_span(ArrayActivity::stall_output_drain, start + attributed, start + elapsed);
-      timeline_->end_layer(start + elapsed);
+      timeline_->array_span(results::ArrayActivity::stall_output_drain, picoseconds(start + attributed),
+                            picoseconds(start + elapsed));
+      timeline_->end_layer(picoseconds(start + elapsed));
     }
-    result.stall_weights = to_cycles(stall_by_cause_[static_cast<int>(StallCause::weights)], period);
-    result.stall_inputs = to_cycles(stall_by_cause_[static_cast<int>(StallCause::inputs)], period);
-    result.stall_sram = to_cycles(stall_by_cause_[static_cast<int>(StallCause::sram)], period);
-    result.stall_vector = to_cycles(stall_by_cause_[static_cast<int>(StallCause::vector)], period);
+    result.stall_weights = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::weights)], period);
+    result.stall_inputs = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::inputs)], period);
+    result.stall_sram = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::sram)], period);
+    result.stall_vector = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::vector)], period);
     // Rounding each cause separately could leave a cycle over or under: drain takes the rest.
     result.stall_output_drain = std::max<std::int64_t>(
         0, result.cycles - result.compute_cycles - result.stall_weights - result.stall_inputs - result.stall_sram -

@@ -23,7 +23,7 @@
 #include "hw/dma_engine.h"
 #include "hw/memory.h"
 #include "hw/sram_buffer.h"
-#include "hw/timeline_recorder.h"
+#include "results/timeline_recorder.h"
 #include "program/program.h"
 #include "results/layer_result.h"
 #include "timing/dram_address.h"
@@ -35,7 +35,7 @@ class Accelerator : public sc_core::sc_module {
 
   // With a `timeline`, every module records its activity there (see hw/timeline_recorder.h).
   Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-              TimelineRecorder* timeline = nullptr);
+              results::TimelineRecorder* timeline = nullptr);
 
   const std::vector<results::LayerResult>& results() const { return results_; }
   // The memory's counters over the whole run.
@@ -50,7 +50,7 @@ class Accelerator : public sc_core::sc_module {
   void store_engine();
   void transfer_engine(program::StepKind kind);
   void compute_engine();
-  // Waits for the next layer; returns false never (engines live for the whole simulation).
+  // Waits until a layer newer than `seen` starts and records it in `seen`.
   void wait_for_layer(std::uint64_t& seen);
   // Waits until every step `step` depends on has finished; returns the one that finished last.
   std::int32_t wait_for_dependencies(const program::Step& step);
@@ -66,9 +66,9 @@ class Accelerator : public sc_core::sc_module {
   // The DRAM bytes a load or store step moves: its burst-widened extent.
   std::int64_t dram_bytes(const program::Step& step) const;
   // Records a finished load or store to the timeline, when there is one.
-  void record_transfer(DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted);
+  void record_transfer(results::DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted);
   // Adds `from` to `to` to the stall of `cause` (and the timeline).
-  void charge(StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to);
+  void charge(results::StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to);
   // Bytes the memory has delivered so far: to the load DMA by role, and from the store DMA.
   struct MemoryProgress {
     std::int64_t weight_bytes, input_bytes, output_bytes;
@@ -91,7 +91,7 @@ class Accelerator : public sc_core::sc_module {
   // The memory's counters when the current batch started.
   results::DramChannelStats batch_dram_before_;
   std::vector<results::DramChannelStats> batch_channels_before_;
-  TimelineRecorder* timeline_;
+  results::TimelineRecorder* timeline_;
 
   // The layer being replayed.
   const program::LayerProgram* program_ = nullptr;
@@ -100,7 +100,7 @@ class Accelerator : public sc_core::sc_module {
   std::vector<sc_core::sc_time> finished_at_;
   std::int64_t remaining_ = 0;
   sc_core::sc_time compute_busy_;
-  sc_core::sc_time stall_by_cause_[kStallCauses];
+  sc_core::sc_time stall_by_cause_[results::kStallCauses];
   std::int64_t read_bytes_by_role_[5] = {0, 0, 0, 0, 0};
   std::int64_t write_bytes_ = 0;
   // Weight prefetch: the next layer's program (none at a batch's end), the room for it, and per

@@ -93,9 +93,9 @@ std::int64_t DramChannel::earliest_refresh_due() const {
   return refresh_due_.empty() ? timing::DramTimingState::kNever : *std::min_element(refresh_due_.begin(), refresh_due_.end());
 }
 
-void DramChannel::record_to(TimelineRecorder& timeline) {
+void DramChannel::record_to(results::TimelineRecorder& timeline) {
   timeline_ = &timeline;
-  timeline_track_ = timeline.add_dram_channel(period_);
+  timeline_track_ = timeline.add_dram_channel(picoseconds(period_));
 }
 
 std::int64_t DramChannel::now_cycle() const {

@@ -16,7 +16,7 @@
 #include <deque>
 #include <vector>
 
-#include "hw/timeline_recorder.h"
+#include "results/timeline_recorder.h"
 #include "results/dram_stats.h"
 #include "timing/dram_address.h"
 #include "timing/dram_timing.h"
@@ -43,7 +43,7 @@ class DramChannel : public sc_core::sc_module {
   // When the last data burst scheduled so far ends (commands are committed ahead of time).
   sc_core::sc_time data_end_time() const { return epoch_ + period_ * static_cast<double>(last_data_end_); }
   // Records every request to a track of its own in `timeline` from now on.
-  void record_to(TimelineRecorder& timeline);
+  void record_to(results::TimelineRecorder& timeline);
 
  private:
   struct Request {
@@ -185,7 +185,7 @@ class DramChannel : public sc_core::sc_module {
   std::vector<std::int64_t> open_banks_in_rank_;
   std::vector<std::int64_t> rank_active_since_;
   results::DramChannelStats stats_;
-  TimelineRecorder* timeline_ = nullptr;
+  results::TimelineRecorder* timeline_ = nullptr;
   std::size_t timeline_track_ = 0;
 };
 

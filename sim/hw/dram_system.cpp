@@ -66,7 +66,7 @@ void DramSystem::wait_until_idle() {
   }
 }
 
-void DramSystem::record_to(TimelineRecorder& timeline) {
+void DramSystem::record_to(results::TimelineRecorder& timeline) {
   for (DramChannel& channel : channels_) channel.record_to(timeline);
 }
 

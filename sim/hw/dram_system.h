@@ -12,7 +12,7 @@
 
 #include "hw/dram_channel.h"
 #include "hw/memory.h"
-#include "hw/timeline_recorder.h"
+#include "results/timeline_recorder.h"
 
 namespace reusesim::hw {
 
@@ -36,7 +36,7 @@ class DramSystem : public sc_core::sc_module, public Memory {
   bool restart() override;
   void wait_until_idle() override;
   // Every channel records its requests to `timeline`, one track each.
-  void record_to(TimelineRecorder& timeline) override;
+  void record_to(results::TimelineRecorder& timeline) override;
 
  private:
   using ChannelSocket = tlm_utils::simple_initiator_socket_tagged<DramSystem>;

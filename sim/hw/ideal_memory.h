@@ -30,7 +30,7 @@ class IdealMemory : public sc_core::sc_module, public Memory {
   bool restart() override;
   // Every request is answered when served: idle whenever the requesters have their answers.
   void wait_until_idle() override {}
-  void record_to(TimelineRecorder&) override {}
+  void record_to(results::TimelineRecorder&) override {}
 
  private:
   tlm::tlm_sync_enum nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,

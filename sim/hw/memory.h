@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hw/dram_channel.h"
-#include "hw/timeline_recorder.h"
+#include "results/timeline_recorder.h"
 
 namespace reusesim::hw {
 
@@ -32,7 +32,7 @@ class Memory {
   // Back to the state at construction, with time 0 now; false (nothing changed) if it is busy.
   virtual bool restart() = 0;
   // Records each request to `timeline` (a DRAM system only: an ideal memory has no tracks).
-  virtual void record_to(TimelineRecorder& timeline) = 0;
+  virtual void record_to(results::TimelineRecorder& timeline) = 0;
 };
 
 }  // namespace reusesim::hw

@@ -4,7 +4,7 @@
 
 namespace reusesim::hw {
 
-MemoryTester::MemoryTester(sc_core::sc_module_name name, const spec::DramSpec& spec, std::vector<timing::MemoryRequest> requests,
+MemoryTester::MemoryTester(sc_core::sc_module_name name, const spec::DramSpec& spec, std::vector<spec::MemoryRequest> requests,
                            std::uint64_t request_bytes, std::int64_t outstanding)
     : sc_core::sc_module(name),
       dram_("dram", spec),
@@ -23,7 +23,7 @@ void MemoryTester::feed() {
   // Keep the DMA engine's queue between half and a whole window full: one wake-up per half window.
   while (completed_ < static_cast<std::int64_t>(requests_.size())) {
     while (next < requests_.size() && in_dma_ < window_) {
-      const timing::MemoryRequest& request = requests_[next++];
+      const spec::MemoryRequest& request = requests_[next++];
       DmaTransfer transfer;
       transfer.address = request.address;
       transfer.bytes = request_bytes_;

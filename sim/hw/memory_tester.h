@@ -14,7 +14,7 @@ namespace reusesim::hw {
 
 class MemoryTester : public sc_core::sc_module {
  public:
-  MemoryTester(sc_core::sc_module_name name, const spec::DramSpec& spec, std::vector<timing::MemoryRequest> requests,
+  MemoryTester(sc_core::sc_module_name name, const spec::DramSpec& spec, std::vector<spec::MemoryRequest> requests,
                std::uint64_t request_bytes, std::int64_t outstanding);
 
   // When the last response arrived, or the last posted write was written if later (the simulated
@@ -29,7 +29,7 @@ class MemoryTester : public sc_core::sc_module {
 
   DramSystem dram_;
   DmaEngine dma_;
-  std::vector<timing::MemoryRequest> requests_;
+  std::vector<spec::MemoryRequest> requests_;
   std::uint64_t request_bytes_;
   std::int64_t window_;  // requests handed to the DMA engine ahead of completion
   std::int64_t in_dma_ = 0;

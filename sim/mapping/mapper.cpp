@@ -9,6 +9,7 @@
 #include "mapping/residency.h"
 #include "mapping/vector_mapper.h"
 #include "util/checked_math.h"
+#include "util/strings.h"
 
 namespace reusesim::mapping {
 
@@ -31,12 +32,6 @@ void count_on_chip(const workload::NetworkLayer& layer, std::int64_t batch, std:
   if (plan.output_on_chip) {
     program.onchip_output_bytes = bytes(plan.written_elements(layer));
   }
-}
-
-std::string join(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
 }
 
 }  // namespace
@@ -129,7 +124,7 @@ program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_
     default: map_vector(layer, batch, context, layout, program); break;
   }
   count_on_chip(layer, batch, context.e, plan, program);
-  if (!plan.absorbed.empty()) program.mapping += "; output path runs " + join(plan.absorbed);
+  if (!plan.absorbed.empty()) program.mapping += "; output path runs " + util::join(plan.absorbed, ", ");
   if (plan.output_on_chip) program.mapping += "; output kept on chip";
   return program;
 }

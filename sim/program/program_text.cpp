@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "timing/array_timing.h"
+#include "util/diagnostics.h"
+#include "util/strings.h"
 #include "util/utf8.h"
 
 namespace reusesim::program {
@@ -172,17 +174,12 @@ class Reader {
       error(open_->line, 1, "layer \"" + open_->record.program.layer + "\" has no \"end\"");
       close_layer(number);
     }
-    if (records_.empty() && errors_.empty()) error(0, 0, "the program has no layers");
-    if (!errors_.empty()) throw ProgramFormatError(messages());
+    if (records_.empty() && diagnostics_.empty()) error(0, 0, "the program has no layers");
+    if (!diagnostics_.empty()) throw ProgramFormatError(messages());
     return std::move(records_);
   }
 
  private:
-  struct Error {
-    int line, column;
-    std::string message;
-  };
-
   // The fields of one line, taken in order; the first missing or misplaced one stops the line.
   class Fields {
    public:
@@ -242,19 +239,15 @@ class Reader {
 
   void error(int line, int column, const std::string& message) {
     // Enough to sort and keep the first kMaxReported by line; a broken file cannot flood memory.
-    if (errors_.size() < 100 * kMaxReported) errors_.push_back(Error{line, column, message});
+    if (diagnostics_.size() < 100 * kMaxReported) diagnostics_.error(util::SourceLocation{origin_, line, column}, "", message);
   }
 
-  std::vector<std::string> messages() {
-    std::stable_sort(errors_.begin(), errors_.end(), [](const Error& a, const Error& b) {
-      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
-    });
+  // The first kMaxReported problems in reading order.
+  std::vector<std::string> messages() const {
     std::vector<std::string> result;
-    for (const Error& e : errors_) {
+    for (const util::Diagnostic& diagnostic : diagnostics_.in_reading_order()) {
       if (result.size() == kMaxReported) break;
-      std::string location = origin_;
-      if (e.line > 0) location += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
-      result.push_back(location + ": error: " + e.message);
+      result.push_back(util::format_diagnostic(diagnostic));
     }
     return result;
   }
@@ -655,23 +648,17 @@ class Reader {
   std::string origin_;
   std::uint64_t burst_bytes_;
   StepLimits limits_;
-  std::vector<Error> errors_;
+  util::Diagnostics diagnostics_;
   std::vector<ProgramRecord> records_;
   std::optional<OpenLayer> open_;
   std::size_t steps_ = 0;   // in every layer so far
   bool too_long_ = false;   // a step limit was passed: stop reading
 };
 
-std::string join_lines(const std::vector<std::string>& messages) {
-  std::string text;
-  for (const std::string& message : messages) text += message + "\n";
-  return text;
-}
-
 }  // namespace
 
 ProgramFormatError::ProgramFormatError(std::vector<std::string> messages)
-    : std::runtime_error(join_lines(messages)), messages_(std::move(messages)) {}
+    : std::runtime_error(messages.empty() ? "" : util::join(messages, "\n") + "\n"), messages_(std::move(messages)) {}
 
 std::string write_programs(const std::vector<ProgramRecord>& programs) {
   std::string text = std::string(kHeader) + std::to_string(kProgramFormatVersion) + "\n";

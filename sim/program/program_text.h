@@ -6,13 +6,14 @@
 //   # reusesim data-movement program, version 1
 //   layer <name> type <type> batch <b> [onchip_inputs <bytes>] [onchip_outputs <bytes>]
 //   mapping <free text to the end of the line>
-//   load <weights|inputs|outputs|state> addr 0x<hex> bytes <n> after <i,j,...|->
-//   compute m <m> n <n> k <k> vector_ops <v> bytes <sram bytes> after <...>
+//   load <weights|inputs|outputs|state|kv_cache> addr 0x<hex> bytes <n> after <i,j,...|->
+//   compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] vector_ops <v>
+//           bytes <sram bytes> after <...>
 //   vector ops <v> bytes <sram bytes> after <...>
 //   store outputs addr 0x<hex> bytes <n> after <...>
 //   end
 //
-// The reader checks everything strictly and reports every problem (up to 20) at once as
+// The reader checks everything strictly and reports the first 20 problems in line order at once as
 // `origin:line:col: error: message`; it recomputes each layer's totals (MACs = m*n*k per compute
 // step, vector ops, burst-widened DRAM bytes) rather than trusting the file. Writing what was read
 // gives back the same text: write(read(write(x))) == write(x).

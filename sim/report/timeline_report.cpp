@@ -47,10 +47,10 @@ class Members {
   std::string text_;
 };
 
-// Appends trace events, one a line. Times are exact: sc_time ticks printed as decimal microseconds.
+// Appends trace events, one a line. Times are exact: picoseconds printed as decimal microseconds.
 class TraceWriter {
  public:
-  TraceWriter() : ticks_per_us_(sc_core::sc_time(1, sc_core::SC_US).value()) {
+  TraceWriter() : ticks_per_us_(results::kPicosecondsPerMicrosecond) {
     for (std::uint64_t unit = ticks_per_us_; unit > 1; unit /= 10) ++fraction_digits_;
   }
 
@@ -62,7 +62,7 @@ class TraceWriter {
     metadata(pid, tid, "thread_name", Members().add("name", name));
     metadata(pid, tid, "thread_sort_index", Members().add("sort_index", tid));
   }
-  // A complete event from `start_ticks` to `end_ticks` (sc_time ticks).
+  // A complete event from `start_ticks` to `end_ticks` (picoseconds).
   void complete(int pid, int tid, const std::string& name, const char* category, std::uint64_t start_ticks,
                 std::uint64_t end_ticks, const Members& args) {
     event(Members().add("name", name).add("cat", category).add("ph", "X").add("pid", pid).add("tid", tid)
@@ -101,14 +101,14 @@ class TraceWriter {
   std::size_t events_ = 0;
 };
 
-std::string activity_name(hw::ArrayActivity activity) {
+std::string activity_name(results::ArrayActivity activity) {
   switch (activity) {
-    case hw::ArrayActivity::stall_weights: return "stall: weights";
-    case hw::ArrayActivity::stall_inputs: return "stall: inputs";
-    case hw::ArrayActivity::stall_output_drain: return "stall: output drain";
-    case hw::ArrayActivity::stall_sram: return "stall: sram";
-    case hw::ArrayActivity::stall_vector: return "stall: vector";
-    case hw::ArrayActivity::compute: return "compute";
+    case results::ArrayActivity::stall_weights: return "stall: weights";
+    case results::ArrayActivity::stall_inputs: return "stall: inputs";
+    case results::ArrayActivity::stall_output_drain: return "stall: output drain";
+    case results::ArrayActivity::stall_sram: return "stall: sram";
+    case results::ArrayActivity::stall_vector: return "stall: vector";
+    case results::ArrayActivity::compute: return "compute";
     default: return "vector";
   }
 }
@@ -119,8 +119,8 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-void write_layers(TraceWriter& writer, const RunReport& report, const hw::TimelineRecorder& timeline) {
-  const std::vector<hw::LayerSpan>& spans = timeline.layers();
+void write_layers(TraceWriter& writer, const RunReport& report, const results::TimelineRecorder& timeline) {
+  const std::vector<results::LayerSpan>& spans = timeline.layers();
   std::size_t layer_count = 0;
   for (const std::vector<results::LayerResult>& batch : report.batches) layer_count += batch.size();
   if (spans.size() != layer_count) {
@@ -137,13 +137,13 @@ void write_layers(TraceWriter& writer, const RunReport& report, const hw::Timeli
       macs += layer.macs;
     }
     const std::int64_t size = batch.front().batch;
-    writer.complete(kAcceleratorPid, kLayersTid, "batch " + std::to_string(size), "batch", spans[next].start.value(),
-                    spans[next + batch.size() - 1].end.value(),
+    writer.complete(kAcceleratorPid, kLayersTid, "batch " + std::to_string(size), "batch", spans[next].start_ps,
+                    spans[next + batch.size() - 1].end_ps,
                     Members().add("batch", size).add("layers", static_cast<std::int64_t>(batch.size()))
                         .add("cycles", cycles).add("macs", macs));
     for (const results::LayerResult& layer : batch) {
-      const hw::LayerSpan& span = spans[next++];
-      writer.complete(kAcceleratorPid, kLayersTid, layer.layer, "layer", span.start.value(), span.end.value(),
+      const results::LayerSpan& span = spans[next++];
+      writer.complete(kAcceleratorPid, kLayersTid, layer.layer, "layer", span.start_ps, span.end_ps,
                       Members().add("batch", layer.batch).add("type", layer.type).add("macs", layer.macs)
                           .add("cycles", layer.cycles).add("compute_cycles", layer.compute_cycles)
                           .add("stall_cycles", layer.stall_cycles()).add("stall_weights_cycles", layer.stall_weights)
@@ -155,29 +155,29 @@ void write_layers(TraceWriter& writer, const RunReport& report, const hw::Timeli
   }
 }
 
-void write_array(TraceWriter& writer, const hw::TimelineRecorder& timeline) {
-  const std::uint64_t period_ticks = timeline.compute_period().value();
-  for (const hw::ArraySpan& span : timeline.array()) {
-    const std::uint64_t ticks = (span.end - span.start).value();
+void write_array(TraceWriter& writer, const results::TimelineRecorder& timeline) {
+  const std::uint64_t period_ticks = timeline.compute_period_ps();
+  for (const results::ArraySpan& span : timeline.array()) {
+    const std::uint64_t ticks = span.end_ps - span.start_ps;
     Members args;
     args.add("cycles", static_cast<std::int64_t>((ticks + period_ticks / 2) / period_ticks));
     if (span.steps > 0) args.add("steps", span.steps);
-    writer.complete(kAcceleratorPid, kArrayTid, activity_name(span.activity), "array", span.start.value(),
-                    span.end.value(), args);
+    writer.complete(kAcceleratorPid, kArrayTid, activity_name(span.activity), "array", span.start_ps,
+                    span.end_ps, args);
   }
 }
 
-void write_transfers(TraceWriter& writer, const hw::TimelineRecorder& timeline, hw::DmaTrack track, int tid) {
-  for (const hw::TransferSpan& span : timeline.transfers(track)) {
-    writer.complete(kAcceleratorPid, tid, program::role_name(span.tensor), "dma", span.start.value(), span.end.value(),
+void write_transfers(TraceWriter& writer, const results::TimelineRecorder& timeline, results::DmaTrack track, int tid) {
+  for (const results::TransferSpan& span : timeline.transfers(track)) {
+    writer.complete(kAcceleratorPid, tid, program::role_name(span.tensor), "dma", span.start_ps, span.end_ps,
                     Members().add("transfers", span.transfers).add("bytes", span.bytes));
   }
 }
 
-void write_channel(TraceWriter& writer, const hw::TimelineRecorder& timeline, std::size_t channel) {
-  const std::uint64_t period_ticks = timeline.dram_period(channel).value();
+void write_channel(TraceWriter& writer, const results::TimelineRecorder& timeline, std::size_t channel) {
+  const std::uint64_t period_ticks = timeline.dram_period_ps(channel);
   const int tid = kFirstChannelTid + static_cast<int>(channel);
-  for (const hw::ChannelSpan& span : timeline.dram_spans(channel)) {
+  for (const results::ChannelSpan& span : timeline.dram_spans(channel)) {
     const auto start = static_cast<std::uint64_t>(span.start_cycle) * period_ticks;
     const auto end = static_cast<std::uint64_t>(span.end_cycle) * period_ticks;
     const std::string name = span.write_bytes == 0 ? "read" : span.read_bytes == 0 ? "write" : "read+write";
@@ -190,7 +190,7 @@ void write_channel(TraceWriter& writer, const hw::TimelineRecorder& timeline, st
 
 }  // namespace
 
-std::string render_timeline(const RunReport& report, const hw::TimelineRecorder& timeline) {
+std::string render_timeline(const RunReport& report, const results::TimelineRecorder& timeline) {
   TraceWriter writer;
   writer.name_process(kAcceleratorPid, "accelerator " + report.accelerator + ", model " + report.model);
   writer.name_thread(kAcceleratorPid, kLayersTid, "layers");
@@ -203,8 +203,8 @@ std::string render_timeline(const RunReport& report, const hw::TimelineRecorder&
   }
   write_layers(writer, report, timeline);
   write_array(writer, timeline);
-  write_transfers(writer, timeline, hw::DmaTrack::load, kLoadTid);
-  write_transfers(writer, timeline, hw::DmaTrack::store, kStoreTid);
+  write_transfers(writer, timeline, results::DmaTrack::load, kLoadTid);
+  write_transfers(writer, timeline, results::DmaTrack::store, kStoreTid);
   for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) write_channel(writer, timeline, channel);
   return writer.finish(Members().add("accelerator", report.accelerator).add("model", report.model)
                              .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3))

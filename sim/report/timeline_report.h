@@ -5,13 +5,13 @@
 
 #include <string>
 
-#include "hw/timeline_recorder.h"
+#include "results/timeline_recorder.h"
 #include "report/run_report.h"
 
 namespace reusesim::report {
 
 // The trace of the run `report` describes, from what `timeline` recorded during it. Throws
 // std::logic_error if the recorder saw another number of layers than the report has.
-std::string render_timeline(const RunReport& report, const hw::TimelineRecorder& timeline);
+std::string render_timeline(const RunReport& report, const results::TimelineRecorder& timeline);
 
 }  // namespace reusesim::report

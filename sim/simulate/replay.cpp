@@ -7,7 +7,7 @@
 
 namespace reusesim::simulate {
 
-Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs, hw::TimelineRecorder* timeline) {
+Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs, results::TimelineRecorder* timeline) {
   std::size_t steps = 0;
   for (const program::LayerRun& run : runs) steps += run.program.steps.size();
   // Keep the last SC_ERROR, to tell a simulation that ran out of memory (SystemC reports the

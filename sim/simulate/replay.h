@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hw/timeline_recorder.h"
+#include "results/timeline_recorder.h"
 #include "program/program.h"
 #include "results/layer_result.h"
 #include "spec/accelerator_spec.h"
@@ -26,6 +26,6 @@ struct Replay {
 // With a `timeline`, the modules record their activity there. Throws nothing after the
 // simulation: GCC's ASan takes a throw after SystemC's coroutines ran for a stack overflow.
 Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-              hw::TimelineRecorder* timeline = nullptr);
+              results::TimelineRecorder* timeline = nullptr);
 
 }  // namespace reusesim::simulate

@@ -9,11 +9,11 @@ std::vector<std::string> traffic_pattern_names() {
   return {"seq_read", "seq_write", "seq_mix", "random_read", "random_mix", "stride_row", "bank_conflict", "tile"};
 }
 
-std::vector<MemoryRequest> make_traffic_pattern(const std::string& name, std::int64_t count, std::uint64_t request_bytes,
+std::vector<spec::MemoryRequest> make_traffic_pattern(const std::string& name, std::int64_t count, std::uint64_t request_bytes,
                                                 const spec::DramSpec& spec, const DramAddressMapper& mapper) {
   constexpr std::uint64_t kRandomSpanBytes = std::uint64_t{1} << 30;
   constexpr std::uint64_t kTileRows = 32, kTileRowBytes = 256, kMatrixRowBytes = 4096;
-  std::vector<MemoryRequest> requests;
+  std::vector<spec::MemoryRequest> requests;
   requests.reserve(static_cast<std::size_t>(count));
   std::mt19937_64 random(12345);  // fixed seed: the same stream every run
   std::uniform_int_distribution<std::uint64_t> slot(0, kRandomSpanBytes / request_bytes - 1);
@@ -22,7 +22,7 @@ std::vector<MemoryRequest> make_traffic_pattern(const std::string& name, std::in
   const std::uint64_t tiles_across = kMatrixRowBytes / kTileRowBytes;
   for (std::int64_t i = 0; i < count; ++i) {
     const auto n = static_cast<std::uint64_t>(i);
-    MemoryRequest request;
+    spec::MemoryRequest request;
     if (name == "seq_read" || name == "seq_write" || name == "seq_mix") {
       request.address = n * request_bytes;
       request.is_write = name == "seq_write" || (name == "seq_mix" && n % 2 == 1);

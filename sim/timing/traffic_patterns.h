@@ -5,15 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "spec/memory_request.h"
 #include "timing/dram_address.h"
 
 namespace reusesim::timing {
-
-struct MemoryRequest {
-  std::uint64_t address = 0;
-  bool is_write = false;
-  std::int64_t earliest_cycle = 0;  // DRAM clocks; the request is not issued before
-};
 
 std::vector<std::string> traffic_pattern_names();
 
@@ -24,7 +19,7 @@ std::vector<std::string> traffic_pattern_names();
 //   bank_conflict                                one bank, a new row every request
 //   tile                                         32-row x 256-byte tiles of a row-major matrix 4096 bytes wide, tile after tile
 // Throws std::invalid_argument for an unknown name.
-std::vector<MemoryRequest> make_traffic_pattern(const std::string& name, std::int64_t count, std::uint64_t request_bytes,
+std::vector<spec::MemoryRequest> make_traffic_pattern(const std::string& name, std::int64_t count, std::uint64_t request_bytes,
                                                 const spec::DramSpec& spec, const DramAddressMapper& mapper);
 
 }  // namespace reusesim::timing

@@ -16,17 +16,12 @@
 #include "config/model_loader.h"
 #include "config/run_loader.h"
 #include "timing/array_timing.h"
+#include "util/strings.h"
 #include "workload/training.h"
 
 namespace reusesim::trace {
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string joined;
-  for (const std::string& item : items) joined += (joined.empty() ? "" : separator) + item;
-  return joined;
-}
 
 std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
 
@@ -62,7 +57,7 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
   const spec::AcceleratorSpec spec = config::load_accelerator_file(accelerator_file, assignments);
   TracePanel panel;
   panel.accelerator = spec.name;
-  panel.title = assignments.empty() ? spec.name : spec.name + ", " + join(assignments, ", ");
+  panel.title = assignments.empty() ? spec.name : spec.name + ", " + util::join(assignments, ", ");
   panel.accelerator_file = absolute(accelerator_file);
   panel.sweep = std::move(sweep);
   panel.peak_gops = spec.compute.peak_ops_per_second() / 1e9;
@@ -120,10 +115,10 @@ std::int64_t job_time_limit_seconds(std::size_t layers, std::int64_t macs_per_sa
 
 std::string TraceJob::selection() const {
   std::vector<std::string> parts;
-  if (!layers.empty()) parts.push_back("layers " + join(layers, "+"));
-  if (!layer_types.empty()) parts.push_back("types " + join(layer_types, "+"));
+  if (!layers.empty()) parts.push_back("layers " + util::join(layers, "+"));
+  if (!layer_types.empty()) parts.push_back("types " + util::join(layer_types, "+"));
   if (training()) parts.push_back("train " + optimizer);
-  return parts.empty() ? "all" : join(parts, ", ");
+  return parts.empty() ? "all" : util::join(parts, ", ");
 }
 
 std::string TraceJob::workload() const {
@@ -198,8 +193,8 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
               std::vector<std::string> words{plan.panels[panel].accelerator};
               for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
               words.push_back(job.model);
-              if (!job.layers.empty()) words.push_back(join(job.layers, "+"));
-              if (!job.layer_types.empty()) words.push_back(join(job.layer_types, "+"));
+              if (!job.layers.empty()) words.push_back(util::join(job.layers, "+"));
+              if (!job.layer_types.empty()) words.push_back(util::join(job.layer_types, "+"));
               if (!job.phase.empty()) words.push_back(job.phase);
               if (job.lengths.sequence > 0) words.push_back("S" + std::to_string(job.lengths.sequence));
               if (job.lengths.decode_context > 0) words.push_back("L" + std::to_string(job.lengths.decode_context));
@@ -207,7 +202,7 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
               words.push_back("b" + std::to_string(batch));
               char number[16];
               std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
-              job.id = std::string(number) + "-" + file_safe(join(words, "-")).substr(0, 96);
+              job.id = std::string(number) + "-" + file_safe(util::join(words, "-")).substr(0, 96);
               plan.jobs.push_back(std::move(job));
             }
           }
@@ -224,8 +219,8 @@ std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& jo
   std::vector<std::string> arguments{"run", "--arch", panel.accelerator_file, "--model", job.model_file,
                                      "--batch", std::to_string(job.batch), "--format", "csv", "--out", out_dir};
   for (const auto& [key, value] : panel.sweep) arguments.insert(arguments.end(), {"--set", key + "=" + value});
-  if (!job.layers.empty()) arguments.insert(arguments.end(), {"--layers", join(job.layers, ",")});
-  if (!job.layer_types.empty()) arguments.insert(arguments.end(), {"--layer-types", join(job.layer_types, ",")});
+  if (!job.layers.empty()) arguments.insert(arguments.end(), {"--layers", util::join(job.layers, ",")});
+  if (!job.layer_types.empty()) arguments.insert(arguments.end(), {"--layer-types", util::join(job.layer_types, ",")});
   if (!job.phase.empty()) arguments.insert(arguments.end(), {"--phase", job.phase});
   if (job.lengths.sequence > 0) arguments.insert(arguments.end(), {"--sequence", std::to_string(job.lengths.sequence)});
   if (job.lengths.decode_context > 0) {

@@ -58,9 +58,7 @@ void Diagnostics::error(const SourceLocation& location, const std::string& key_p
 
 std::string Diagnostics::to_string() const { return format_all(errors_); }
 
-void Diagnostics::throw_if_any() const {
-  if (errors_.empty()) return;
-  // Report in reading order: files as first met, then line and column.
+std::vector<Diagnostic> Diagnostics::in_reading_order() const {
   std::vector<std::string> files;
   for (const Diagnostic& diagnostic : errors_) {
     if (std::find(files.begin(), files.end(), diagnostic.location.file) == files.end()) {
@@ -74,7 +72,11 @@ void Diagnostics::throw_if_any() const {
   std::vector<Diagnostic> ordered = errors_;
   std::stable_sort(ordered.begin(), ordered.end(),
                    [&](const Diagnostic& a, const Diagnostic& b) { return rank(a) < rank(b); });
-  throw InputError(ordered);
+  return ordered;
+}
+
+void Diagnostics::throw_if_any() const {
+  if (!errors_.empty()) throw InputError(in_reading_order());
 }
 
 

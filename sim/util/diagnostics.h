@@ -35,6 +35,8 @@ class Diagnostics {
   const std::vector<Diagnostic>& errors() const { return errors_; }
   // All messages, one per line, in the order they were found.
   std::string to_string() const;
+  // The errors as a reader meets them: files in the order first met, then by line and column.
+  std::vector<Diagnostic> in_reading_order() const;
   // Throws InputError carrying every message when any error was recorded.
   void throw_if_any() const;
 

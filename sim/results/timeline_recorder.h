@@ -2,14 +2,13 @@
 // What `reusesim run --timeline` draws, recorded while the replay runs: layer boundaries, what
 // the compute array does (work, or a stall by cause), DMA transfers and DRAM channel activity.
 // Modules hold a pointer to a recorder that is null unless a timeline was asked for, so the
-// simulation pays one pointer test per hook when it is off. Records are sc_time values (DRAM:
-// channel cycles) kept in plain vectors; sim/report/timeline_report forms the JSON afterwards.
+// simulation pays one pointer test per hook when it is off. Records are simulated picoseconds
+// (DRAM: channel cycles) kept in plain vectors, without SystemC; sim/report/timeline_report forms
+// the JSON afterwards.
 //
 // Spans are merged as they come, which keeps the records small: contiguous spans of one kind on
 // the array and DMA tracks join; DRAM requests join into busy spans when the gap between them is
 // at most a threshold, which doubles whenever the channels together hold too many spans.
-
-#include <systemc>
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +16,9 @@
 
 #include "program/program.h"
 
-namespace reusesim::hw {
+namespace reusesim::results {
+
+constexpr std::uint64_t kPicosecondsPerMicrosecond = 1'000'000;
 
 // What the compute array waits for; indexes the accelerator's stall counters.
 enum class StallCause { weights, inputs, output_drain, sram, vector };
@@ -30,21 +31,21 @@ constexpr ArrayActivity stall_activity(StallCause cause) { return static_cast<Ar
 enum class DmaTrack { load, store };
 
 struct LayerSpan {
-  sc_core::sc_time start;
-  sc_core::sc_time end;
+  std::uint64_t start_ps = 0;
+  std::uint64_t end_ps = 0;
 };
 
 struct ArraySpan {
   ArrayActivity activity = ArrayActivity::compute;
-  sc_core::sc_time start;
-  sc_core::sc_time end;
+  std::uint64_t start_ps = 0;
+  std::uint64_t end_ps = 0;
   std::int64_t steps = 0;  // compute and vector spans: the program steps merged into the span
 };
 
 struct TransferSpan {
   program::TensorRole tensor = program::TensorRole::inputs;
-  sc_core::sc_time start;
-  sc_core::sc_time end;
+  std::uint64_t start_ps = 0;
+  std::uint64_t end_ps = 0;
   std::int64_t transfers = 0;
   std::int64_t bytes = 0;  // as DRAM moves them: whole bursts
 };
@@ -66,36 +67,36 @@ class TimelineRecorder {
                             std::size_t max_dram_spans = kDefaultMaxDramSpans);
 
   // Set up by the modules when they are given the recorder.
-  void set_compute_period(const sc_core::sc_time& period) { compute_period_ = period; }
+  void set_compute_period_ps(std::uint64_t period_ps) { compute_period_ps_ = period_ps; }
   // Returns the channel's track index.
-  std::size_t add_dram_channel(const sc_core::sc_time& period);
+  std::size_t add_dram_channel(std::uint64_t period_ps);
 
-  void begin_layer(const sc_core::sc_time& start);
-  void end_layer(const sc_core::sc_time& end);
+  void begin_layer(std::uint64_t start_ps);
+  void end_layer(std::uint64_t end_ps);
   // [start, end) of the array; empty spans are dropped.
-  void array_span(ArrayActivity activity, const sc_core::sc_time& start, const sc_core::sc_time& end);
+  void array_span(ArrayActivity activity, std::uint64_t start_ps, std::uint64_t end_ps);
   // A transfer handed to a DMA engine at `submitted`, finished at `done` (called when it finishes).
   // Engines work through their queue in order, so its span starts no earlier than the last one
   // on the track ended.
-  void transfer(DmaTrack track, program::TensorRole tensor, const sc_core::sc_time& submitted,
-                const sc_core::sc_time& done, std::int64_t bytes);
+  void transfer(DmaTrack track, program::TensorRole tensor, std::uint64_t submitted_ps, std::uint64_t done_ps,
+                std::int64_t bytes);
   // A request that arrived at `arrival_cycle` and whose data ends at `data_end_cycle`.
   void dram_request(std::size_t channel, std::int64_t arrival_cycle, std::int64_t data_end_cycle, std::int64_t bytes,
                     bool is_write);
 
-  const sc_core::sc_time& compute_period() const { return compute_period_; }
+  std::uint64_t compute_period_ps() const { return compute_period_ps_; }
   const std::vector<LayerSpan>& layers() const { return layers_; }
   const std::vector<ArraySpan>& array() const { return array_; }
   const std::vector<TransferSpan>& transfers(DmaTrack track) const { return transfers_[static_cast<std::size_t>(track)]; }
   std::size_t dram_channels() const { return channels_.size(); }
-  const sc_core::sc_time& dram_period(std::size_t channel) const { return channels_[channel].period; }
+  std::uint64_t dram_period_ps(std::size_t channel) const { return channels_[channel].period_ps; }
   const std::vector<ChannelSpan>& dram_spans(std::size_t channel) const { return channels_[channel].spans; }
   // Requests closer than this (in DRAM cycles) share a span.
   std::int64_t dram_join_gap_cycles() const { return dram_join_gap_cycles_; }
 
  private:
   struct Channel {
-    sc_core::sc_time period;
+    std::uint64_t period_ps = 0;
     std::vector<ChannelSpan> spans;  // in time order, gaps above the join threshold
   };
 
@@ -106,12 +107,12 @@ class TimelineRecorder {
   std::int64_t dram_join_gap_cycles_;
   std::size_t max_dram_spans_;
   std::size_t dram_span_count_ = 0;
-  sc_core::sc_time compute_period_;
-  sc_core::sc_time layer_start_;
+  std::uint64_t compute_period_ps_ = 0;
+  std::uint64_t layer_start_ps_ = 0;
   std::vector<LayerSpan> layers_;
   std::vector<ArraySpan> array_;
   std::vector<TransferSpan> transfers_[2];
   std::vector<Channel> channels_;
 };
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::results

@@ -4,7 +4,7 @@
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
-#include "fuzz/fuzz_support.h"
+#include "fuzz_support.h"
 #include "report/analyze_report.h"
 #include "report/footprint_report.h"
 

@@ -1,46 +1,46 @@
-#include "hw/timeline_recorder.h"
+#include "results/timeline_recorder.h"
 
 #include <algorithm>
 
-namespace reusesim::hw {
+namespace reusesim::results {
 
 TimelineRecorder::TimelineRecorder(std::int64_t dram_join_gap_cycles, std::size_t max_dram_spans)
     : dram_join_gap_cycles_(std::max<std::int64_t>(dram_join_gap_cycles, 0)),
       max_dram_spans_(std::max<std::size_t>(max_dram_spans, 1)) {}
 
-std::size_t TimelineRecorder::add_dram_channel(const sc_core::sc_time& period) {
-  channels_.push_back(Channel{period, {}});
+std::size_t TimelineRecorder::add_dram_channel(std::uint64_t period_ps) {
+  channels_.push_back(Channel{period_ps, {}});
   return channels_.size() - 1;
 }
 
-void TimelineRecorder::begin_layer(const sc_core::sc_time& start) { layer_start_ = start; }
+void TimelineRecorder::begin_layer(std::uint64_t start_ps) { layer_start_ps_ = start_ps; }
 
-void TimelineRecorder::end_layer(const sc_core::sc_time& end) { layers_.push_back(LayerSpan{layer_start_, end}); }
+void TimelineRecorder::end_layer(std::uint64_t end_ps) { layers_.push_back(LayerSpan{layer_start_ps_, end_ps}); }
 
-void TimelineRecorder::array_span(ArrayActivity activity, const sc_core::sc_time& start, const sc_core::sc_time& end) {
-  if (end <= start) return;
+void TimelineRecorder::array_span(ArrayActivity activity, std::uint64_t start_ps, std::uint64_t end_ps) {
+  if (end_ps <= start_ps) return;
   const std::int64_t steps = activity == ArrayActivity::compute || activity == ArrayActivity::vector ? 1 : 0;
   // Joins within a layer only, so each layer's spans add up to its own cycles.
-  if (!array_.empty() && array_.back().activity == activity && array_.back().end == start &&
-      array_.back().start >= layer_start_) {
-    array_.back().end = end;
+  if (!array_.empty() && array_.back().activity == activity && array_.back().end_ps == start_ps &&
+      array_.back().start_ps >= layer_start_ps_) {
+    array_.back().end_ps = end_ps;
     array_.back().steps += steps;
     return;
   }
-  array_.push_back(ArraySpan{activity, start, end, steps});
+  array_.push_back(ArraySpan{activity, start_ps, end_ps, steps});
 }
 
-void TimelineRecorder::transfer(DmaTrack track, program::TensorRole tensor, const sc_core::sc_time& submitted,
-                                const sc_core::sc_time& done, std::int64_t bytes) {
+void TimelineRecorder::transfer(DmaTrack track, program::TensorRole tensor, std::uint64_t submitted_ps,
+                                std::uint64_t done_ps, std::int64_t bytes) {
   std::vector<TransferSpan>& spans = transfers_[static_cast<std::size_t>(track)];
-  const sc_core::sc_time start = spans.empty() ? submitted : std::max(submitted, spans.back().end);
-  if (!spans.empty() && spans.back().tensor == tensor && spans.back().end == start) {
-    spans.back().end = done;
+  const std::uint64_t start_ps = spans.empty() ? submitted_ps : std::max(submitted_ps, spans.back().end_ps);
+  if (!spans.empty() && spans.back().tensor == tensor && spans.back().end_ps == start_ps) {
+    spans.back().end_ps = done_ps;
     ++spans.back().transfers;
     spans.back().bytes += bytes;
     return;
   }
-  spans.push_back(TransferSpan{tensor, start, done, 1, bytes});
+  spans.push_back(TransferSpan{tensor, start_ps, done_ps, 1, bytes});
 }
 
 void TimelineRecorder::dram_request(std::size_t channel, std::int64_t arrival_cycle, std::int64_t data_end_cycle,
@@ -82,4 +82,4 @@ void TimelineRecorder::coarsen_dram_spans() {
   }
 }
 
-}  // namespace reusesim::hw
+}  // namespace reusesim::results

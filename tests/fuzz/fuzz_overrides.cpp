@@ -7,7 +7,7 @@
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
-#include "fuzz/fuzz_support.h"
+#include "fuzz_support.h"
 
 using namespace reusesim;
 

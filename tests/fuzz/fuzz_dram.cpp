@@ -3,7 +3,7 @@
 // a few requests of every traffic pattern.
 
 #include "config/accelerator_loader.h"
-#include "fuzz/fuzz_support.h"
+#include "fuzz_support.h"
 #include "timing/dram_timing.h"
 #include "timing/traffic_patterns.h"
 
@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const timing::DramAddressMapper mapper(spec);
     const timing::DramTimingState timing(spec);
     for (const std::string& pattern : timing::traffic_pattern_names()) {
-      for (const timing::MemoryRequest& request : timing::make_traffic_pattern(pattern, 16, mapper.burst_bytes(), spec, mapper)) {
+      for (const spec::MemoryRequest& request : timing::make_traffic_pattern(pattern, 16, mapper.burst_bytes(), spec, mapper)) {
         mapper.decode(request.address);
         mapper.bytes_to_run_end(request.address);
       }

@@ -1,4 +1,4 @@
-// Replays inputs through one fuzz target (sim/fuzz/fuzz_<target>.cpp, linked in) the way libFuzzer
+// Replays inputs through one fuzz target (tests/fuzz/fuzz_<target>.cpp, linked in) the way libFuzzer
 // runs a crash file, so that a normal build and CI re-check past findings without clang.
 // Usage: fuzz_replay_<target> PATH... where a PATH is a file or a directory of files (not
 // recursive). Fails when a PATH is missing or empty, or when the target lets an exception escape.

@@ -5,7 +5,7 @@
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
-#include "fuzz/fuzz_support.h"
+#include "fuzz_support.h"
 #include "timing/dram_address.h"
 #include "timing/dram_timing.h"
 

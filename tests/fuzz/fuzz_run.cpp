@@ -4,7 +4,7 @@
 // round trip, as `reusesim trace --resume` and `reusesim figure` read it back.
 
 #include "config/run_loader.h"
-#include "fuzz/fuzz_support.h"
+#include "fuzz_support.h"
 #include "trace/trace_plan.h"
 
 using namespace reusesim;

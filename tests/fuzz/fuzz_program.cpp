@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/accelerator_loader.h"
-#include "fuzz/fuzz_support.h"
+#include "fuzz_support.h"
 
 using namespace reusesim;
 
