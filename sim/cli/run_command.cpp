@@ -70,9 +70,9 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
     }
   }
   for (const std::string& type : wanted_types) {
-    if (!workload::layer_type_from_name(type)) {
+    if (!util::from_name<workload::LayerType>(type)) {
       throw UsageError("--layer-types: unknown layer type \"" + type + "\"" +
-                       util::did_you_mean(type, workload::layer_type_names()));
+                       util::did_you_mean(type, util::names<workload::LayerType>()));
     }
   }
   std::vector<std::size_t> selected = workload::select_layers(network, wanted_names, wanted_types);

@@ -307,7 +307,7 @@ std::string render_run(const RunReport& report, Format format) {
     document["accelerator"] = report.accelerator;
     document["model"] = report.model;
     if (report.training) {
-      document["optimizer"] = workload::optimizer_name(report.training->optimizer);
+      document["optimizer"] = util::name(report.training->optimizer);
       if (report.training->checkpoint_segments > 1) document["checkpoint_segments"] = report.training->checkpoint_segments;
       if (report.training->mixed_precision) document["mixed_precision"] = true;
     }
@@ -324,7 +324,7 @@ std::string render_run(const RunReport& report, Format format) {
   std::string step;
   if (report.training) {
     const workload::TrainingOptions& training = *report.training;
-    step = ", training step with " + workload::optimizer_name(training.optimizer);
+    step = ", training step with " + util::name(training.optimizer);
     if (training.checkpoint_segments > 1) step += ", " + std::to_string(training.checkpoint_segments) + " checkpoint segments";
     if (training.mixed_precision) step += ", mixed precision (fp32 master weights and state)";
   }

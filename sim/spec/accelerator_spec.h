@@ -10,17 +10,37 @@
 #include <vector>
 
 #include "spec/energy_spec.h"
+#include "util/enum_names.h"
 
 namespace reusesim::spec {
 
+// Each enum's names (util/enum_names.h) are the words of the accelerator files
+// (docs/accelerator-format.md), which the loader reads and config.json writes.
 enum class ArrayKind { systolic, vector_mac };
+constexpr util::EnumNames<ArrayKind, 2> enum_names(ArrayKind) {
+  return {{{ArrayKind::systolic, "systolic"}, {ArrayKind::vector_mac, "vector_mac"}}};
+}
 enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary (systolic only)
+constexpr util::EnumNames<Dataflow, 3> enum_names(Dataflow) {
+  return {{{Dataflow::ws, "ws"}, {Dataflow::os, "os"}, {Dataflow::is, "is"}}};
+}
 // What the post-processing after the array can run on a GEMM's outputs on their way out
 // (compute.output_path; docs/mapping-and-replay.md, "Fusion into the output path").
 enum class OutputStage { activation, batchnorm, add, pooling };
+constexpr util::EnumNames<OutputStage, 4> enum_names(OutputStage) {
+  return {{{OutputStage::activation, "activation"},
+           {OutputStage::batchnorm, "batchnorm"},
+           {OutputStage::add, "add"},
+           {OutputStage::pooling, "pooling"}}};
+}
 
 // What a vector-MAC unit's lanes consume side by side (timing/array_timing.h).
 enum class LaneDimension { kernel_row, output_channels, k };
+constexpr util::EnumNames<LaneDimension, 3> enum_names(LaneDimension) {
+  return {{{LaneDimension::kernel_row, "kernel_row"},
+           {LaneDimension::output_channels, "output_channels"},
+           {LaneDimension::k, "k"}}};
+}
 
 struct ComputeSpec {
   ArrayKind kind = ArrayKind::systolic;
@@ -58,6 +78,9 @@ struct AccumulatorSpec {
 };
 
 enum class TensorKind { weights, inputs, outputs };
+constexpr util::EnumNames<TensorKind, 3> enum_names(TensorKind) {
+  return {{{TensorKind::weights, "weights"}, {TensorKind::inputs, "inputs"}, {TensorKind::outputs, "outputs"}}};
+}
 
 struct SramBufferSpec {
   std::string name;
@@ -95,14 +118,36 @@ struct SramSpec {
 };
 
 enum class PagePolicy { open, closed };
+constexpr util::EnumNames<PagePolicy, 2> enum_names(PagePolicy) {
+  return {{{PagePolicy::open, "open"}, {PagePolicy::closed, "closed"}}};
+}
 enum class RefreshMode { all_bank, per_bank, off };
+constexpr util::EnumNames<RefreshMode, 3> enum_names(RefreshMode) {
+  return {{{RefreshMode::all_bank, "all_bank"}, {RefreshMode::per_bank, "per_bank"}, {RefreshMode::off, "off"}}};
+}
+// watermarks is written as its {high, low} pair, drain_all as the word.
 enum class WriteDrainPolicy { watermarks, drain_all };
+constexpr util::EnumNames<WriteDrainPolicy, 2> enum_names(WriteDrainPolicy) {
+  return {{{WriteDrainPolicy::watermarks, "watermarks"}, {WriteDrainPolicy::drain_all, "drain_all"}}};
+}
 // Address fields, most significant first in DramSpec::address_mapping.
 enum class AddressField { channel, rank, bank_group, bank, row, column, pseudo_channel };
+constexpr util::EnumNames<AddressField, 7> enum_names(AddressField) {
+  return {{{AddressField::channel, "ch"},
+           {AddressField::rank, "ra"},
+           {AddressField::bank_group, "bg"},
+           {AddressField::bank, "ba"},
+           {AddressField::row, "ro"},
+           {AddressField::column, "co"},
+           {AddressField::pseudo_channel, "pc"}}};
+}
 // none: the fields as mapped. xor: the bank-group and bank indices are XORed with as many of the
 // row's lowest bits (permutation-based page interleaving), so rows that would share a bank spread
 // over the banks while a row's own addresses stay in one bank.
 enum class AddressHash { none, xor_bank };
+constexpr util::EnumNames<AddressHash, 2> enum_names(AddressHash) {
+  return {{{AddressHash::none, "none"}, {AddressHash::xor_bank, "xor"}}};
+}
 
 // JEDEC timing parameters, in memory clock cycles (tCK).
 struct DramTiming {
