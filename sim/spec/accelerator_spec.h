@@ -7,9 +7,11 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "spec/energy_spec.h"
+#include "spec/fields_equal.h"
 #include "util/enum_names.h"
 
 namespace reusesim::spec {
@@ -61,6 +63,11 @@ struct ComputeSpec {
   std::int64_t vector_ops_per_cycle = 0;  // pooling, activations, element-wise, softmax
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
 
+  auto fields() const {
+    return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, units, lanes, lane_dimension, clock_mhz,
+                    operand_bits, operand_type, vector_ops_per_cycle, output_path);
+  }
+
   bool output_path_has(OutputStage stage) const {
     return std::find(output_path.begin(), output_path.end(), stage) != output_path.end();
   }
@@ -75,6 +82,7 @@ struct AccumulatorSpec {
   std::int64_t capacity_bytes = 0;
   std::int64_t bits = 0;
   std::int64_t element_bytes() const { return (bits + 7) / 8; }
+  auto fields() const { return std::tie(capacity_bytes, bits); }
 };
 
 enum class TensorKind { weights, inputs, outputs };
@@ -93,11 +101,17 @@ struct SramBufferSpec {
   // keeps: [activations]: a layer's output may stay here for the layers that consume it (only on
   // a buffer that holds inputs and outputs; the default there).
   bool keeps_activations = false;
+
+  auto fields() const {
+    return std::tie(name, capacity_bytes, banks, bank_width_bytes, read_ports, write_ports, holds, keeps_activations);
+  }
 };
 
 struct SramSpec {
   double clock_mhz = 0;
   std::vector<SramBufferSpec> buffers;
+
+  auto fields() const { return std::tie(clock_mhz, buffers); }
 
   // The buffer that holds `kind` (validation guarantees one does; the first otherwise).
   std::size_t buffer_index(TensorKind kind) const {
@@ -157,6 +171,11 @@ struct DramTiming {
   std::int64_t tccd_s = 0, tccd_l = 0, trrd_s = 0, trrd_l = 0, tfaw = 0;
   std::int64_t twtr_s = 0, twtr_l = 0, twr = 0, trtp = 0, trfc = 0, trefi = 0;
   std::int64_t trfc_pb = 0;  // per-bank refresh: how long one bank is busy (refresh: per_bank only)
+
+  auto fields() const {
+    return std::tie(tck_ns, cl, cwl, trcd, trp, tras, trc, burst_length, tccd_s, tccd_l, trrd_s, trrd_l, tfaw, twtr_s,
+                    twtr_l, twr, trtp, trfc, trefi, trfc_pb);
+  }
 };
 
 // An ideal memory in place of the DRAM (docs/dram-model.md, "Ideal memory"): requests served in
@@ -165,6 +184,8 @@ struct IdealMemorySpec {
   bool unlimited = false;
   double bandwidth_gbps = 0;  // 1e9 bytes/s
   double latency_ns = 0;
+
+  auto fields() const { return std::tie(unlimited, bandwidth_gbps, latency_ns); }
 };
 
 // The controller in front of each channel (docs/dram-model.md, "Controller"). Cycles are memory
@@ -183,6 +204,11 @@ struct DramControllerSpec {
   std::int64_t frontend_latency_cycles = 0;  // from a request's arrival until the scheduler may pick it
   PagePolicy page_policy = PagePolicy::open;
   RefreshMode refresh = RefreshMode::all_bank;
+
+  auto fields() const {
+    return std::tie(read_queue_depth, write_queue_depth, command_queue_depth, write_drain, write_drain_high,
+                    write_drain_low, posted_writes, frontend_latency_cycles, page_policy, refresh);
+  }
 };
 
 struct DramSpec {
@@ -205,6 +231,11 @@ struct DramSpec {
   AddressHash address_hash = AddressHash::none;
   DramControllerSpec controller;
   std::optional<DramPowerSpec> power;  // IDD currents: DRAM energy (docs/energy-model.md)
+
+  auto fields() const {
+    return std::tie(ideal, name, standard, channels, ranks, bank_groups, banks_per_group, row_bytes, bus_bits,
+                    pseudo_channels, timing, address_mapping, address_hash, controller, power);
+  }
 
   // What one scheduled channel (a pseudo-channel in pseudo-channel mode) has.
   std::int64_t channel_bus_bits() const { return bus_bits / pseudo_channels; }
@@ -259,6 +290,8 @@ struct DramSpec {
 // order), which with the memory's latency bounds the bandwidth it can draw (Little's law).
 struct DmaSpec {
   std::int64_t outstanding_requests = 64;
+
+  auto fields() const { return std::tie(outstanding_requests); }
 };
 
 struct AcceleratorSpec {
@@ -270,6 +303,8 @@ struct AcceleratorSpec {
   DmaSpec dma;
   // The energy and area tables; none: the run reports no energy (docs/energy-model.md).
   std::optional<TechnologySpec> technology;
+
+  auto fields() const { return std::tie(name, compute, accumulators, sram, dram, dma, technology); }
 
   // Bytes per element on the accelerator: its operand width, whole bytes.
   std::int64_t element_bytes() const { return std::max<std::int64_t>(1, (compute.operand_bits + 7) / 8); }
