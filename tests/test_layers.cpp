@@ -34,7 +34,7 @@ Evaluated evaluate(const LayerSpec& layer, const std::vector<Shape>& inputs) {
 
 LayerSpec of_type(LayerType type) {
   LayerSpec layer;
-  layer.name = layer_type_name(type);
+  layer.name = reusesim::util::name(type);
   layer.type = type;
   return layer;
 }

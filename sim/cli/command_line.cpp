@@ -141,10 +141,8 @@ std::optional<workload::TrainingOptions> training_options(const ModeOptions& mod
     return std::nullopt;
   }
   if (mode.optimizer.empty()) throw UsageError("--optimizer is required with --mode train (sgd, momentum or adam)");
-  for (workload::Optimizer optimizer : {workload::Optimizer::sgd, workload::Optimizer::momentum, workload::Optimizer::adam}) {
-    if (mode.optimizer == workload::optimizer_name(optimizer)) {
-      return workload::TrainingOptions{optimizer, mode.checkpoint_segments, mode.mixed_precision};
-    }
+  if (const auto optimizer = util::from_name<workload::Optimizer>(mode.optimizer)) {
+    return workload::TrainingOptions{*optimizer, mode.checkpoint_segments, mode.mixed_precision};
   }
   throw UsageError("--optimizer: expected sgd, momentum or adam, got \"" + mode.optimizer + "\"");
 }

@@ -45,7 +45,7 @@ int footprint_command(const std::vector<std::string>& args) {
     const config::LoadedModel model = config::load_model_file(model_file, common.overrides, lengths);
     footprint.dtype = model.network.precision;
     if (!dtype.empty()) {
-      const auto precision = workload::precision_from_name(dtype);
+      const auto precision = util::from_name<workload::Precision>(dtype);
       if (!precision) throw UsageError("--dtype: expected fp32, fp16, bf16, int16 or int8, got \"" + dtype + "\"");
       footprint.dtype = *precision;
     }

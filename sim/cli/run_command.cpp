@@ -6,6 +6,7 @@
 
 #include "cli/command_line.h"
 #include "config/accelerator_loader.h"
+#include "config/accelerator_writer.h"
 #include "config/model_loader.h"
 #include "hw/accelerator.h"
 #include "mapping/mapper.h"
@@ -70,9 +71,9 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
     }
   }
   for (const std::string& type : wanted_types) {
-    if (!workload::layer_type_from_name(type)) {
+    if (!util::from_name<workload::LayerType>(type)) {
       throw UsageError("--layer-types: unknown layer type \"" + type + "\"" +
-                       util::did_you_mean(type, workload::layer_type_names()));
+                       util::did_you_mean(type, util::names<workload::LayerType>()));
     }
   }
   std::vector<std::size_t> selected = workload::select_layers(network, wanted_names, wanted_types);
@@ -206,7 +207,7 @@ int run_command(const std::vector<std::string>& args) {
       problem = util::output_files_problem(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
                                                        {"results.json", report::render_run(report, report::Format::json)},
                                                        {"dram_channels.csv", report::render_dram_channels(report)},
-                                                       {"config.json", report::resolved_accelerator_json(spec)},
+                                                       {"config.json", config::accelerator_json(spec)},
                                                        {"stats.txt", report::run_stats_legend(report.training.has_value())}});
       if (!problem.empty()) problem = "--out: " + problem;
     }

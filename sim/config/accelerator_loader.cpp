@@ -124,15 +124,6 @@ ConfigNode resolve_preset(const ConfigNode& node, const std::string& path, const
   return merged;
 }
 
-std::optional<spec::AddressField> address_field(const std::string& word) {
-  static const std::map<std::string, spec::AddressField> fields{
-      {"ch", spec::AddressField::channel}, {"ra", spec::AddressField::rank},   {"bg", spec::AddressField::bank_group},
-      {"ba", spec::AddressField::bank},    {"ro", spec::AddressField::row},    {"co", spec::AddressField::column},
-      {"pc", spec::AddressField::pseudo_channel}};
-  const auto found = fields.find(word);
-  return found == fields.end() ? std::nullopt : std::optional<spec::AddressField>(found->second);
-}
-
 // The fields, each once: ch, ra, bg, ba, ro, co, and pc exactly when pseudo-channels are on.
 std::vector<spec::AddressField> read_address_mapping(MapReader& reader, bool pseudo_channels) {
   std::vector<spec::AddressField> mapping;
@@ -160,7 +151,7 @@ std::vector<spec::AddressField> read_address_mapping(MapReader& reader, bool pse
     }
   }
   for (const std::string& w : words) {
-    const auto field = address_field(w);
+    const auto field = util::from_name<spec::AddressField>(w);
     if (!field) {
       reader.diagnostics().error(node->location, path, "unknown field \"" + w + "\"; " + expected);
       return {};
@@ -218,9 +209,7 @@ class DramReader {
     t.burst_length = power_of_two("burst_length", kBurstLength);
     read_pseudo_channels(dram);
     dram.address_mapping = read_address_mapping(reader_, dram.pseudo_channels > 1);
-    if (auto hash = reader_.choice_or("address_hash", "none", {"none", "xor"}); hash == "xor") {
-      dram.address_hash = spec::AddressHash::xor_bank;
-    }
+    dram.address_hash = reader_.enum_or("address_hash", spec::AddressHash::none);
     refuse_moved_keys();
     if (const ConfigNode* controller = reader_.required("controller")) {
       MapReader controller_reader(*controller, reader_.child_path("controller"), reader_.diagnostics());
@@ -277,8 +266,9 @@ class DramReader {
     const ConfigNode* node = reader.required("write_drain");
     if (node == nullptr) return;
     const std::string path = reader.child_path("write_drain");
-    if (node->is_scalar() && node->scalar == "drain_all") {
-      controller.write_drain = spec::WriteDrainPolicy::drain_all;
+    const spec::WriteDrainPolicy drain_all = spec::WriteDrainPolicy::drain_all;
+    if (node->is_scalar() && util::from_name<spec::WriteDrainPolicy>(node->scalar) == drain_all) {
+      controller.write_drain = drain_all;
       return;
     }
     if (!node->is_map()) {
@@ -312,14 +302,8 @@ class DramReader {
     read_write_drain(reader, controller);
     controller.posted_writes = reader.boolean_or("posted_writes", false);
     controller.frontend_latency_cycles = reader.integer_or("frontend_latency_cycles", 0, IntegerRange{0, 1 << 20});
-    if (auto policy = reader.required_choice("page_policy", {"open", "closed"})) {
-      controller.page_policy = *policy == "open" ? spec::PagePolicy::open : spec::PagePolicy::closed;
-    }
-    if (auto refresh = reader.required_choice("refresh", {"all_bank", "per_bank", "off"})) {
-      controller.refresh = *refresh == "all_bank"   ? spec::RefreshMode::all_bank
-                           : *refresh == "per_bank" ? spec::RefreshMode::per_bank
-                                                    : spec::RefreshMode::off;
-    }
+    controller.page_policy = reader.required_enum<spec::PagePolicy>("page_policy").value_or(spec::PagePolicy::open);
+    controller.refresh = reader.required_enum<spec::RefreshMode>("refresh").value_or(spec::RefreshMode::all_bank);
     reader.finish();
     return controller;
   }
@@ -438,13 +422,12 @@ std::vector<std::string> read_word_list_or_empty(const ConfigNode& node, const s
 
 spec::ComputeSpec read_compute(MapReader& reader) {
   spec::ComputeSpec compute;
-  const std::string kind = reader.required_choice("type", {"systolic", "vector_mac"}).value_or("");
-  compute.kind = kind == "vector_mac" ? spec::ArrayKind::vector_mac : spec::ArrayKind::systolic;
-  if (kind == "systolic") {
+  const std::optional<spec::ArrayKind> kind = reader.required_enum<spec::ArrayKind>("type");
+  compute.kind = kind.value_or(spec::ArrayKind::systolic);
+  if (kind == spec::ArrayKind::systolic) {
     compute.rows = reader.required_integer("rows", kCount).value_or(0);
     compute.cols = reader.required_integer("cols", kCount).value_or(0);
-    const std::string dataflow = reader.required_choice("dataflow", {"ws", "os", "is"}).value_or("ws");
-    compute.dataflow = dataflow == "os" ? spec::Dataflow::os : dataflow == "is" ? spec::Dataflow::is : spec::Dataflow::ws;
+    compute.dataflow = reader.required_enum<spec::Dataflow>("dataflow").value_or(spec::Dataflow::ws);
     compute.double_buffered_stationary = reader.boolean_or("double_buffered_stationary", false);
     if (compute.double_buffered_stationary && compute.dataflow == spec::Dataflow::os) {
       reader.diagnostics().error(reader.optional("double_buffered_stationary")->location,
@@ -452,15 +435,13 @@ spec::ComputeSpec read_compute(MapReader& reader) {
                                  "an output-stationary array keeps partial sums, not operands, in place: "
                                  "double_buffered_stationary applies to ws and is");
     }
-  } else if (kind == "vector_mac") {
+  } else if (kind == spec::ArrayKind::vector_mac) {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
-    const std::string lanes = reader.required_choice("lane_dimension", {"kernel_row", "output_channels", "k"}).value_or("k");
-    compute.lane_dimension = lanes == "kernel_row"        ? spec::LaneDimension::kernel_row
-                             : lanes == "output_channels" ? spec::LaneDimension::output_channels
-                                                          : spec::LaneDimension::k;
+    compute.lane_dimension =
+        reader.required_enum<spec::LaneDimension>("lane_dimension").value_or(spec::LaneDimension::k);
   }
-  if (kind == "systolic") {
+  if (kind == spec::ArrayKind::systolic) {
     if (const ConfigNode* lanes = reader.optional("lane_dimension")) {
       reader.diagnostics().error(lanes->location, reader.child_path("lane_dimension"),
                                  "lane_dimension applies to vector_mac arrays only (a systolic array maps the GEMM "
@@ -485,18 +466,17 @@ spec::ComputeSpec read_compute(MapReader& reader) {
   // into the output path").
   if (const ConfigNode* path = reader.optional("output_path")) {
     const std::string path_key = reader.child_path("output_path");
-    const std::vector<std::string> stages{"activation", "batchnorm", "add", "pooling"};
     const std::vector<std::string> words = read_word_list_or_empty(*path, path_key, reader.diagnostics());
     for (const std::string& word : words) {
-      const auto index = std::find(stages.begin(), stages.end(), word) - stages.begin();
-      if (index == static_cast<std::ptrdiff_t>(stages.size())) {
+      const std::optional<spec::OutputStage> stage = util::from_name<spec::OutputStage>(word);
+      if (!stage) {
         reader.diagnostics().error(path->location, path_key,
                                    "expected activation, batchnorm, add or pooling, got \"" + word + "\"" +
-                                       util::did_you_mean(word, stages));
-      } else if (compute.output_path_has(static_cast<spec::OutputStage>(index))) {
+                                       util::did_you_mean(word, util::names<spec::OutputStage>()));
+      } else if (compute.output_path_has(*stage)) {
         reader.diagnostics().error(path->location, path_key, "\"" + word + "\" is listed twice");
       } else {
-        compute.output_path.push_back(static_cast<spec::OutputStage>(index));
+        compute.output_path.push_back(*stage);
       }
     }
   }
@@ -541,7 +521,7 @@ spec::SramSpec read_sram(MapReader& reader) {
     return sram;
   }
   std::map<spec::TensorKind, std::string> holder;
-  const std::vector<std::string> kinds{"weights", "inputs", "outputs"};
+  const std::vector<std::string> kinds = util::names<spec::TensorKind>();
   for (std::size_t i = 0; i < buffers->items.size(); ++i) {
     const ConfigNode& item = buffers->items[i];
     const ConfigNode* name_node = item.is_map() ? item.find("name") : nullptr;
@@ -566,19 +546,18 @@ spec::SramSpec read_sram(MapReader& reader) {
       const std::string holds_path = buffer.child_path("holds");
       const std::vector<std::string> words = read_string_list(*holds, holds_path, diagnostics);
       for (const std::string& word : words) {
-        const auto kind_index = std::find(kinds.begin(), kinds.end(), word) - kinds.begin();
-        if (kind_index == static_cast<std::ptrdiff_t>(kinds.size())) {
+        const std::optional<spec::TensorKind> kind = util::from_name<spec::TensorKind>(word);
+        if (!kind) {
           diagnostics.error(holds->location, holds_path,
                             "expected weights, inputs or outputs, got \"" + word + "\"" + util::did_you_mean(word, kinds));
           continue;
         }
-        const auto kind = static_cast<spec::TensorKind>(kind_index);
-        if (!holder.emplace(kind, spec.name).second) {
+        if (!holder.emplace(*kind, spec.name).second) {
           diagnostics.error(holds->location, holds_path,
-                            word + " are already held by buffer \"" + holder[kind] + "\"");
+                            word + " are already held by buffer \"" + holder[*kind] + "\"");
           continue;
         }
-        spec.holds.push_back(kind);
+        spec.holds.push_back(*kind);
       }
     }
     // keeps (docs/mapping-and-replay.md, "On-chip residency across layers"): absent, a buffer that
@@ -608,9 +587,9 @@ spec::SramSpec read_sram(MapReader& reader) {
     buffer.finish();
     sram.buffers.push_back(spec);
   }
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    if (holder.count(static_cast<spec::TensorKind>(i)) == 0) {
-      diagnostics.error(buffers->location, reader.child_path("buffers"), "no buffer holds " + kinds[i]);
+  for (const std::string& kind : kinds) {
+    if (holder.count(*util::from_name<spec::TensorKind>(kind)) == 0) {
+      diagnostics.error(buffers->location, reader.child_path("buffers"), "no buffer holds " + kind);
     }
   }
   return sram;

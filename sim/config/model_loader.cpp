@@ -89,8 +89,8 @@ class ModelReader {
     if (!reader.valid()) return spec;
     spec.name = reader.required_name("name").value_or("");
     spec.source = reader.string_or("source", "");
-    if (auto precision = reader.required_choice("precision", workload::precision_names())) {
-      spec.precision = *workload::precision_from_name(*precision);
+    if (auto precision = reader.required_choice("precision", util::names<workload::Precision>())) {
+      spec.precision = *util::from_name<workload::Precision>(*precision);
     }
     if (const ConfigNode* parameters = reader.optional("parameters")) read_parameters(*parameters);
     if (const ConfigNode* input = reader.optional("input")) spec.input = read_input(*input, "input");
@@ -300,10 +300,11 @@ class ModelReader {
       origin.inputs.push_back(WrittenInput{names.previous, name, nullptr, reader.location(), reader.path()});
     }
     const std::optional<std::string> type = reader.required_string("type");
-    const std::optional<LayerType> parsed = type ? workload::layer_type_from_name(*type) : std::nullopt;
+    const std::optional<LayerType> parsed = type ? util::from_name<workload::LayerType>(*type) : std::nullopt;
     if (type && !parsed) {
       diagnostics_.error(reader.optional("type")->location, reader.child_path("type"),
-                         "unknown layer type \"" + *type + "\"" + util::did_you_mean(*type, workload::layer_type_names()));
+                         "unknown layer type \"" + *type + "\"" +
+                             util::did_you_mean(*type, util::names<workload::LayerType>()));
     }
     if (parsed) {
       layer.type = *parsed;
@@ -319,8 +320,8 @@ class ModelReader {
   void read_fields(MapReader& reader, LayerSpec& layer, const ParameterScope& scope) {
     const bool gemm_layer = layer.type == LayerType::conv2d || layer.type == LayerType::linear;
     if (gemm_layer) {
-      const std::string activation = reader.choice_or("activation", "none", workload::activation_names());
-      layer.activation = *workload::activation_from_name(activation);
+      const std::string activation = reader.choice_or("activation", "none", util::names<workload::Activation>());
+      layer.activation = *util::from_name<workload::Activation>(activation);
       if (const ConfigNode* tiling = reader.optional("tiling")) layer.tiling = read_tiling(*tiling, reader.child_path("tiling"), scope);
     }
     switch (layer.type) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/config_node.h"
+#include "util/enum_names.h"
 
 namespace reusesim::config {
 
@@ -75,6 +76,16 @@ class MapReader {
   // One of `choices`; an unknown word is reported with the list and a "did you mean" hint.
   std::optional<std::string> required_choice(const std::string& key, const std::vector<std::string>& choices);
   std::string choice_or(const std::string& key, const std::string& fallback, const std::vector<std::string>& choices);
+  // The same over an enum's names (util/enum_names.h).
+  template <typename Enum>
+  std::optional<Enum> required_enum(const std::string& key) {
+    const std::optional<std::string> word = required_choice(key, util::names<Enum>());
+    return word ? util::from_name<Enum>(*word) : std::nullopt;
+  }
+  template <typename Enum>
+  Enum enum_or(const std::string& key, Enum fallback) {
+    return util::from_name<Enum>(choice_or(key, util::name(fallback), util::names<Enum>())).value_or(fallback);
+  }
 
   // Reports keys that were never read. Call once, after reading everything.
   void finish();

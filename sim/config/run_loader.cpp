@@ -135,20 +135,22 @@ RunModel read_run_model(const ConfigNode& item, const std::string& path, const s
   if (const ConfigNode* types = reader.optional("layer_types")) {
     const std::string types_path = reader.child_path("layer_types");
     for (const std::string& type : read_string_list(*types, types_path, diagnostics)) {
-      if (!workload::layer_type_from_name(type)) {
+      if (!util::from_name<workload::LayerType>(type)) {
         diagnostics.error(types->location, types_path,
-                          "unknown layer type \"" + type + "\"" + util::did_you_mean(type, workload::layer_type_names()));
+                          "unknown layer type \"" + type + "\"" +
+                              util::did_you_mean(type, util::names<workload::LayerType>()));
       }
       model.layer_types.push_back(type);
     }
   }
   read_phase(reader, model);
-  const std::string mode = reader.choice_or("mode", "infer", {"infer", "train"});
+  const std::string mode = reader.choice_or("mode", "infer", util::names<workload::FootprintMode>());
   if (const ConfigNode* optimizers = reader.optional("optimizer")) {
     const std::string optimizer_path = reader.child_path("optimizer");
     if (mode != "train") diagnostics.error(optimizers->location, optimizer_path, "applies to mode: train only");
     for (const ConfigNode& value : optimizers->is_sequence() ? optimizers->items : std::vector<ConfigNode>{*optimizers}) {
-      const std::optional<std::string> optimizer = read_choice(value, optimizer_path, {"sgd", "momentum", "adam"}, diagnostics);
+      const std::optional<std::string> optimizer =
+          read_choice(value, optimizer_path, util::names<workload::Optimizer>(), diagnostics);
       if (!optimizer) continue;
       if (std::find(model.optimizers.begin(), model.optimizers.end(), *optimizer) != model.optimizers.end()) {
         diagnostics.error(value.location, optimizer_path, "the optimizer " + *optimizer + " is given twice; give each once");

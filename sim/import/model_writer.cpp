@@ -77,7 +77,7 @@ std::string fields_text(const LayerSpec& layer) {
       break;
     default: break;  // activations, batchnorm, add, mul, concat, flatten, views, softmax: no fields
   }
-  if (layer.activation != workload::Activation::none) add("activation", workload::activation_name(layer.activation));
+  if (layer.activation != workload::Activation::none) add("activation", util::name(layer.activation));
   return text;
 }
 
@@ -105,13 +105,13 @@ std::string model_yaml(const ImportedModel& model) {
   std::string text;
   for (const std::string& line : model.header) text += "# " + line + "\n";
   text += "name: " + spec.name + "\n";
-  text += "precision: " + workload::precision_name(spec.precision) + "\n";
+  text += "precision: " + util::name(spec.precision) + "\n";
   if (spec.input) text += "input: " + shape_text(*spec.input) + "\n";
   text += "layers:\n";
   std::string previous = workload::kModelInput;
   for (std::size_t i = 0; i < spec.layers.size(); ++i) {
     const LayerSpec& layer = spec.layers[i];
-    std::string line = "  - {name: " + layer.name + ", type: " + workload::layer_type_name(layer.type);
+    std::string line = "  - {name: " + layer.name + ", type: " + util::name(layer.type);
     if (layer.own_input) {
       line += ", input: " + shape_text(*layer.own_input);
     } else if (layer.inputs != std::vector<std::string>{previous}) {

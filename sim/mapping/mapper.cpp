@@ -102,7 +102,7 @@ program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_
                        const DramLayout& layout, const LayerPlan& plan) {
   program::LayerProgram program;
   program.layer = layer.spec.name;
-  program.type = workload::layer_type_name(layer.spec.type);
+  program.type = util::name(layer.spec.type);
   if (!plan.fused_into.empty()) {
     program.mapping = "fused into " + plan.fused_into + "'s output path";
     return program;

@@ -120,7 +120,7 @@ void read_saved(std::vector<Stream>& loads, std::int64_t& onchip_bytes, std::uin
 program::LayerProgram named(const workload::NetworkLayer& layer) {
   program::LayerProgram program;
   program.layer = layer.spec.name;
-  program.type = workload::layer_type_name(layer.spec.type);
+  program.type = util::name(layer.spec.type);
   return program;
 }
 
@@ -314,7 +314,7 @@ program::LayerProgram update_program(const workload::NetworkLayer& layer, const 
     ++ops_per_parameter;
   }
   return vector_program(layer, context, 0, 0, loads, stores, 0, checked_mul(layer.counts.params, ops_per_parameter),
-                        workload::optimizer_name(options.optimizer) + (options.mixed_precision ? " mixed-precision" : "") +
+                        util::name(options.optimizer) + (options.mixed_precision ? " mixed-precision" : "") +
                             " update");
 }
 
@@ -401,7 +401,7 @@ std::vector<TrainingProgram> map_step(const workload::Network& network, std::int
       std::int64_t onchip_bytes = 0;
       read_saved(loads, onchip_bytes, layouts[i].output, output_bytes, residency.on_chip[i]);
       dgrad = vector_program(layer, context, 0, 0, loads, {{program::TensorRole::outputs, output_gradient, output_bytes}},
-                             onchip_bytes, output_bytes / e, workload::activation_name(layer.spec.activation) + " backward");
+                             onchip_bytes, output_bytes / e, util::name(layer.spec.activation) + " backward");
     }
     if (!targets.empty()) {
       program::LayerProgram gemm = dgrad_program(layer, batch, context, layouts[i], forward, output_gradient, targets.front());

@@ -84,7 +84,7 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
     row.traffic = workload::compulsory_traffic(layer, options.batch, element_bytes);
     row.kv_cache_read_bytes = util::checked_product({layer.cached_elements(), options.batch, element_bytes});
     total.add(row);
-    table.add_row(cells(layer.spec.name, workload::layer_type_name(layer.spec.type), layer.output_shape.to_string(),
+    table.add_row(cells(layer.spec.name, util::name(layer.spec.type), layer.output_shape.to_string(),
                         row, options));
   }
   table.add_row(cells("TOTAL", "", "", total, options));
@@ -93,7 +93,7 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
 
 std::string render_analysis(const workload::Network& network, const AnalyzeOptions& options, Format format) {
   const Table table = analyze_table(network, options);
-  const std::string precision = workload::precision_name(network.precision);
+  const std::string precision = util::name(network.precision);
   const std::int64_t element_bytes = workload::bytes_per_element(network.precision);
   if (format == Format::csv) return table.to_csv();
   if (format == Format::json) {

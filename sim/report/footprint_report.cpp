@@ -34,9 +34,9 @@ std::string render_footprint(const workload::Network& network, const workload::F
                           footprint.activation_bytes, footprint.activation_gradient_bytes, footprint.im2col_bytes,
                           footprint.kv_cache_bytes));
   const bool train = options.mode == workload::FootprintMode::train;
-  const std::string mode = train ? "train" : "infer";
-  const std::string optimizer = train ? workload::optimizer_name(options.optimizer) : "none";
-  const std::string dtype = workload::precision_name(options.dtype);
+  const std::string mode = util::name(options.mode);
+  const std::string optimizer = train ? util::name(options.optimizer) : "none";
+  const std::string dtype = util::name(options.dtype);
   if (format == Format::csv) return table.to_csv();
   if (format == Format::json) {
     nlohmann::ordered_json document;

@@ -140,25 +140,6 @@ Table channel_table(const RunReport& report) {
   return table;
 }
 
-nlohmann::ordered_json controller_json(const spec::DramControllerSpec& controller) {
-  static const char* const kRefresh[] = {"all_bank", "per_bank", "off"};
-  nlohmann::ordered_json document{{"read_queue_depth", controller.read_queue_depth},
-                                  {"write_queue_depth", controller.write_queue_depth},
-                                  {"command_queue_depth", controller.command_queue_depth}};
-  if (controller.write_drain == spec::WriteDrainPolicy::watermarks) {
-    document["write_drain"] = "watermarks";
-    document["write_drain_high"] = controller.write_drain_high;
-    document["write_drain_low"] = controller.write_drain_low;
-  } else {
-    document["write_drain"] = "drain_all";
-  }
-  document["posted_writes"] = controller.posted_writes;
-  document["frontend_latency_cycles"] = controller.frontend_latency_cycles;
-  document["page_policy"] = controller.page_policy == spec::PagePolicy::open ? "open" : "closed";
-  document["refresh"] = kRefresh[static_cast<int>(controller.refresh)];
-  return document;
-}
-
 }  // namespace
 
 Table run_table(const RunReport& report) {
@@ -180,79 +161,6 @@ Table run_table(const RunReport& report) {
 }
 
 std::string render_dram_channels(const RunReport& report) { return channel_table(report).to_csv(); }
-
-std::string resolved_accelerator_json(const spec::AcceleratorSpec& spec) {
-  nlohmann::ordered_json document;
-  const spec::ComputeSpec& compute = spec.compute;
-  document["name"] = spec.name;
-  nlohmann::ordered_json& array = document["compute"];
-  if (compute.kind == spec::ArrayKind::systolic) {
-    array["type"] = "systolic";
-    array["rows"] = compute.rows;
-    array["cols"] = compute.cols;
-    array["dataflow"] = compute.dataflow == spec::Dataflow::ws ? "ws" : compute.dataflow == spec::Dataflow::os ? "os" : "is";
-    array["double_buffered_stationary"] = compute.double_buffered_stationary;
-  } else {
-    array["type"] = "vector_mac";
-    array["units"] = compute.units;
-    array["lanes"] = compute.lanes;
-  }
-  array["clock_mhz"] = compute.clock_mhz;
-  array["operand_bits"] = compute.operand_bits;
-  array["accumulator_bits"] = spec.accumulators.bits;
-  array["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
-  nlohmann::ordered_json output_path = nlohmann::ordered_json::array();
-  for (spec::OutputStage stage : compute.output_path) {
-    static const char* const kStages[] = {"activation", "batchnorm", "add", "pooling"};
-    output_path.push_back(kStages[static_cast<int>(stage)]);
-  }
-  array["output_path"] = output_path;
-  array["peak_gops"] = compute.peak_ops_per_second() / 1e9;
-  if (!compute.operand_type.empty()) array["operand_type"] = compute.operand_type;  // number_format + operand_bits
-  document["area"] = area_json(spec);
-  document["dma"]["outstanding_requests"] = spec.dma.outstanding_requests;
-  document["sram"]["clock_mhz"] = spec.sram.clock_mhz;
-  for (const spec::SramBufferSpec& buffer : spec.sram.buffers) {
-    nlohmann::ordered_json holds = nlohmann::ordered_json::array();
-    for (spec::TensorKind kind : buffer.holds) {
-      holds.push_back(kind == spec::TensorKind::weights ? "weights" : kind == spec::TensorKind::inputs ? "inputs" : "outputs");
-    }
-    document["sram"]["buffers"].push_back({{"name", buffer.name}, {"capacity_bytes", buffer.capacity_bytes},
-                                           {"banks", buffer.banks}, {"bank_width_bytes", buffer.bank_width_bytes},
-                                           {"read_ports", buffer.read_ports}, {"write_ports", buffer.write_ports},
-                                           {"holds", holds},
-                                           {"keeps", buffer.keeps_activations ? nlohmann::ordered_json::array({"activations"})
-                                                                              : nlohmann::ordered_json::array()}});
-  }
-  const spec::DramSpec& dram = spec.dram;
-  if (dram.ideal) {
-    if (dram.ideal->unlimited) {
-      document["dram"]["ideal"] = "unlimited";
-    } else {
-      document["dram"]["ideal"] = {{"bandwidth_gbps", dram.ideal->bandwidth_gbps}, {"latency_ns", dram.ideal->latency_ns}};
-    }
-    return json_document_text(document);
-  }
-  const spec::DramTiming& t = dram.timing;
-  std::string mapping;
-  for (spec::AddressField field : dram.address_mapping) {
-    static const char* const kNames[] = {"ch", "ra", "bg", "ba", "ro", "co", "pc"};
-    mapping += (mapping.empty() ? "" : ",") + std::string(kNames[static_cast<int>(field)]);
-  }
-  document["dram"] = {{"name", dram.name}, {"standard", dram.standard}, {"channels", dram.channels},
-                      {"ranks", dram.ranks}, {"bank_groups", dram.bank_groups}, {"banks_per_group", dram.banks_per_group},
-                      {"row_bytes", dram.row_bytes}, {"bus_bits", dram.bus_bits},
-                      {"pseudo_channels", dram.pseudo_channels}, {"tck_ns", t.tck_ns},
-                      {"cl", t.cl}, {"cwl", t.cwl}, {"trcd", t.trcd}, {"trp", t.trp}, {"tras", t.tras}, {"trc", t.trc},
-                      {"burst_length", t.burst_length}, {"tccd_s", t.tccd_s}, {"tccd_l", t.tccd_l},
-                      {"trrd_s", t.trrd_s}, {"trrd_l", t.trrd_l}, {"tfaw", t.tfaw}, {"twtr_s", t.twtr_s},
-                      {"twtr_l", t.twtr_l}, {"twr", t.twr}, {"trtp", t.trtp}, {"trfc", t.trfc}, {"trefi", t.trefi},
-                      {"address_mapping", mapping},
-                      {"address_hash", dram.address_hash == spec::AddressHash::xor_bank ? "xor" : "none"},
-                      {"controller", controller_json(dram.controller)},
-                      {"peak_gbps", dram.peak_bytes_per_second() / 1e9}};
-  return json_document_text(document);
-}
 
 std::string run_stats_legend(bool training) {
   const std::string step =
@@ -307,7 +215,7 @@ std::string render_run(const RunReport& report, Format format) {
     document["accelerator"] = report.accelerator;
     document["model"] = report.model;
     if (report.training) {
-      document["optimizer"] = workload::optimizer_name(report.training->optimizer);
+      document["optimizer"] = util::name(report.training->optimizer);
       if (report.training->checkpoint_segments > 1) document["checkpoint_segments"] = report.training->checkpoint_segments;
       if (report.training->mixed_precision) document["mixed_precision"] = true;
     }
@@ -324,7 +232,7 @@ std::string render_run(const RunReport& report, Format format) {
   std::string step;
   if (report.training) {
     const workload::TrainingOptions& training = *report.training;
-    step = ", training step with " + workload::optimizer_name(training.optimizer);
+    step = ", training step with " + util::name(training.optimizer);
     if (training.checkpoint_segments > 1) step += ", " + std::to_string(training.checkpoint_segments) + " checkpoint segments";
     if (training.mixed_precision) step += ", mixed precision (fp32 master weights and state)";
   }

@@ -32,8 +32,6 @@ Table run_table(const RunReport& report);
 std::string render_run(const RunReport& report, Format format);
 // Each batch's layers' (and TOTAL's) DRAM statistics per channel, as CSV: batch, layer, channel, ...
 std::string render_dram_channels(const RunReport& report);
-// The accelerator as the run used it (presets and --set overrides applied), as JSON.
-std::string resolved_accelerator_json(const spec::AcceleratorSpec& spec);
 // Units and conventions of every column, one per line ("column: unit, meaning"); with `training`
 // a training step's columns too.
 std::string run_stats_legend(bool training);

@@ -7,20 +7,42 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "spec/energy_spec.h"
+#include "spec/fields_equal.h"
+#include "util/enum_names.h"
 
 namespace reusesim::spec {
 
+// Each enum's names (util/enum_names.h) are the words of the accelerator files
+// (docs/accelerator-format.md), which the loader reads and config.json writes.
 enum class ArrayKind { systolic, vector_mac };
+constexpr util::EnumNames<ArrayKind, 2> enum_names(ArrayKind) {
+  return {{{ArrayKind::systolic, "systolic"}, {ArrayKind::vector_mac, "vector_mac"}}};
+}
 enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary (systolic only)
+constexpr util::EnumNames<Dataflow, 3> enum_names(Dataflow) {
+  return {{{Dataflow::ws, "ws"}, {Dataflow::os, "os"}, {Dataflow::is, "is"}}};
+}
 // What the post-processing after the array can run on a GEMM's outputs on their way out
 // (compute.output_path; docs/mapping-and-replay.md, "Fusion into the output path").
 enum class OutputStage { activation, batchnorm, add, pooling };
+constexpr util::EnumNames<OutputStage, 4> enum_names(OutputStage) {
+  return {{{OutputStage::activation, "activation"},
+           {OutputStage::batchnorm, "batchnorm"},
+           {OutputStage::add, "add"},
+           {OutputStage::pooling, "pooling"}}};
+}
 
 // What a vector-MAC unit's lanes consume side by side (timing/array_timing.h).
 enum class LaneDimension { kernel_row, output_channels, k };
+constexpr util::EnumNames<LaneDimension, 3> enum_names(LaneDimension) {
+  return {{{LaneDimension::kernel_row, "kernel_row"},
+           {LaneDimension::output_channels, "output_channels"},
+           {LaneDimension::k, "k"}}};
+}
 
 struct ComputeSpec {
   ArrayKind kind = ArrayKind::systolic;
@@ -41,6 +63,11 @@ struct ComputeSpec {
   std::int64_t vector_ops_per_cycle = 0;  // pooling, activations, element-wise, softmax
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
 
+  auto fields() const {
+    return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, units, lanes, lane_dimension, clock_mhz,
+                    operand_bits, operand_type, vector_ops_per_cycle, output_path);
+  }
+
   bool output_path_has(OutputStage stage) const {
     return std::find(output_path.begin(), output_path.end(), stage) != output_path.end();
   }
@@ -55,9 +82,13 @@ struct AccumulatorSpec {
   std::int64_t capacity_bytes = 0;
   std::int64_t bits = 0;
   std::int64_t element_bytes() const { return (bits + 7) / 8; }
+  auto fields() const { return std::tie(capacity_bytes, bits); }
 };
 
 enum class TensorKind { weights, inputs, outputs };
+constexpr util::EnumNames<TensorKind, 3> enum_names(TensorKind) {
+  return {{{TensorKind::weights, "weights"}, {TensorKind::inputs, "inputs"}, {TensorKind::outputs, "outputs"}}};
+}
 
 struct SramBufferSpec {
   std::string name;
@@ -70,11 +101,17 @@ struct SramBufferSpec {
   // keeps: [activations]: a layer's output may stay here for the layers that consume it (only on
   // a buffer that holds inputs and outputs; the default there).
   bool keeps_activations = false;
+
+  auto fields() const {
+    return std::tie(name, capacity_bytes, banks, bank_width_bytes, read_ports, write_ports, holds, keeps_activations);
+  }
 };
 
 struct SramSpec {
   double clock_mhz = 0;
   std::vector<SramBufferSpec> buffers;
+
+  auto fields() const { return std::tie(clock_mhz, buffers); }
 
   // The buffer that holds `kind` (validation guarantees one does; the first otherwise).
   std::size_t buffer_index(TensorKind kind) const {
@@ -95,14 +132,36 @@ struct SramSpec {
 };
 
 enum class PagePolicy { open, closed };
+constexpr util::EnumNames<PagePolicy, 2> enum_names(PagePolicy) {
+  return {{{PagePolicy::open, "open"}, {PagePolicy::closed, "closed"}}};
+}
 enum class RefreshMode { all_bank, per_bank, off };
+constexpr util::EnumNames<RefreshMode, 3> enum_names(RefreshMode) {
+  return {{{RefreshMode::all_bank, "all_bank"}, {RefreshMode::per_bank, "per_bank"}, {RefreshMode::off, "off"}}};
+}
+// watermarks is written as its {high, low} pair, drain_all as the word.
 enum class WriteDrainPolicy { watermarks, drain_all };
+constexpr util::EnumNames<WriteDrainPolicy, 2> enum_names(WriteDrainPolicy) {
+  return {{{WriteDrainPolicy::watermarks, "watermarks"}, {WriteDrainPolicy::drain_all, "drain_all"}}};
+}
 // Address fields, most significant first in DramSpec::address_mapping.
 enum class AddressField { channel, rank, bank_group, bank, row, column, pseudo_channel };
+constexpr util::EnumNames<AddressField, 7> enum_names(AddressField) {
+  return {{{AddressField::channel, "ch"},
+           {AddressField::rank, "ra"},
+           {AddressField::bank_group, "bg"},
+           {AddressField::bank, "ba"},
+           {AddressField::row, "ro"},
+           {AddressField::column, "co"},
+           {AddressField::pseudo_channel, "pc"}}};
+}
 // none: the fields as mapped. xor: the bank-group and bank indices are XORed with as many of the
 // row's lowest bits (permutation-based page interleaving), so rows that would share a bank spread
 // over the banks while a row's own addresses stay in one bank.
 enum class AddressHash { none, xor_bank };
+constexpr util::EnumNames<AddressHash, 2> enum_names(AddressHash) {
+  return {{{AddressHash::none, "none"}, {AddressHash::xor_bank, "xor"}}};
+}
 
 // JEDEC timing parameters, in memory clock cycles (tCK).
 struct DramTiming {
@@ -112,6 +171,11 @@ struct DramTiming {
   std::int64_t tccd_s = 0, tccd_l = 0, trrd_s = 0, trrd_l = 0, tfaw = 0;
   std::int64_t twtr_s = 0, twtr_l = 0, twr = 0, trtp = 0, trfc = 0, trefi = 0;
   std::int64_t trfc_pb = 0;  // per-bank refresh: how long one bank is busy (refresh: per_bank only)
+
+  auto fields() const {
+    return std::tie(tck_ns, cl, cwl, trcd, trp, tras, trc, burst_length, tccd_s, tccd_l, trrd_s, trrd_l, tfaw, twtr_s,
+                    twtr_l, twr, trtp, trfc, trefi, trfc_pb);
+  }
 };
 
 // An ideal memory in place of the DRAM (docs/dram-model.md, "Ideal memory"): requests served in
@@ -120,6 +184,8 @@ struct IdealMemorySpec {
   bool unlimited = false;
   double bandwidth_gbps = 0;  // 1e9 bytes/s
   double latency_ns = 0;
+
+  auto fields() const { return std::tie(unlimited, bandwidth_gbps, latency_ns); }
 };
 
 // The controller in front of each channel (docs/dram-model.md, "Controller"). Cycles are memory
@@ -138,6 +204,11 @@ struct DramControllerSpec {
   std::int64_t frontend_latency_cycles = 0;  // from a request's arrival until the scheduler may pick it
   PagePolicy page_policy = PagePolicy::open;
   RefreshMode refresh = RefreshMode::all_bank;
+
+  auto fields() const {
+    return std::tie(read_queue_depth, write_queue_depth, command_queue_depth, write_drain, write_drain_high,
+                    write_drain_low, posted_writes, frontend_latency_cycles, page_policy, refresh);
+  }
 };
 
 struct DramSpec {
@@ -160,6 +231,11 @@ struct DramSpec {
   AddressHash address_hash = AddressHash::none;
   DramControllerSpec controller;
   std::optional<DramPowerSpec> power;  // IDD currents: DRAM energy (docs/energy-model.md)
+
+  auto fields() const {
+    return std::tie(ideal, name, standard, channels, ranks, bank_groups, banks_per_group, row_bytes, bus_bits,
+                    pseudo_channels, timing, address_mapping, address_hash, controller, power);
+  }
 
   // What one scheduled channel (a pseudo-channel in pseudo-channel mode) has.
   std::int64_t channel_bus_bits() const { return bus_bits / pseudo_channels; }
@@ -214,6 +290,8 @@ struct DramSpec {
 // order), which with the memory's latency bounds the bandwidth it can draw (Little's law).
 struct DmaSpec {
   std::int64_t outstanding_requests = 64;
+
+  auto fields() const { return std::tie(outstanding_requests); }
 };
 
 struct AcceleratorSpec {
@@ -225,6 +303,8 @@ struct AcceleratorSpec {
   DmaSpec dma;
   // The energy and area tables; none: the run reports no energy (docs/energy-model.md).
   std::optional<TechnologySpec> technology;
+
+  auto fields() const { return std::tie(name, compute, accumulators, sram, dram, dma, technology); }
 
   // Bytes per element on the accelerator: its operand width, whole bytes.
   std::int64_t element_bytes() const { return std::max<std::int64_t>(1, (compute.operand_bits + 7) / 8); }

@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include "spec/fields_equal.h"
 
 namespace reusesim::spec {
 
@@ -22,6 +25,8 @@ std::string accumulator_type(const std::string& operand_type, std::int64_t accum
 struct SramEnergyPoint {
   double kib = 0;
   double pj_per_64_bits = 0;
+
+  auto fields() const { return std::tie(kib, pj_per_64_bits); }
 };
 
 struct TechnologySpec {
@@ -40,6 +45,11 @@ struct TechnologySpec {
   double dma_pj_per_byte = 0;      // moving a byte between the DRAM interface and a buffer
   double sram_leakage_uw_per_kib = 0;
   double logic_leakage_uw_per_um2 = 0;  // of the array's multipliers and adders
+
+  auto fields() const {
+    return std::tie(name, node_nm, multiply_pj, add_pj, multiply_area_um2, add_area_um2, sram_read, sram_write,
+                    sram_area_um2_per_kib, dma_pj_per_byte, sram_leakage_uw_per_kib, logic_leakage_uw_per_um2);
+  }
 };
 
 // One supply rail of a DRAM device: its voltage and the JEDEC IDD currents drawn from it (mA).
@@ -52,6 +62,8 @@ struct DramPowerRail {
   double idd4r = 0;  // burst reads
   double idd4w = 0;  // burst writes
   double idd5b = 0;  // burst (all-bank) refresh
+
+  auto fields() const { return std::tie(name, volts, idd0, idd2n, idd3n, idd4r, idd4w, idd5b); }
 };
 
 // A DRAM's power, DRAMPower-style (docs/energy-model.md, "DRAM"): the currents are one device's of
@@ -62,6 +74,8 @@ struct DramPowerSpec {
   // Driving and terminating the data bus, per bit moved (the controller's and the device's side).
   double io_read_pj_per_bit = 0;
   double io_write_pj_per_bit = 0;
+
+  auto fields() const { return std::tie(device_width_bits, rails, io_read_pj_per_bit, io_write_pj_per_bit); }
 };
 
 }  // namespace reusesim::spec

@@ -110,14 +110,6 @@ TrainingPeak training_peak(const Network& network, const Footprint& footprint, s
 
 }  // namespace
 
-std::string optimizer_name(Optimizer optimizer) {
-  switch (optimizer) {
-    case Optimizer::momentum: return "momentum";
-    case Optimizer::adam: return "adam";
-    default: return "sgd";
-  }
-}
-
 std::int64_t optimizer_state_per_parameter(Optimizer optimizer) {
   switch (optimizer) {
     case Optimizer::momentum: return 1;
@@ -142,7 +134,7 @@ Footprint compute_footprint(const Network& network, const FootprintOptions& opti
   for (const NetworkLayer& layer : network.layers) {
     LayerFootprint row;
     row.name = layer.spec.name;
-    row.type = layer_type_name(layer.spec.type);
+    row.type = util::name(layer.spec.type);
     row.weight_bytes = util::checked_mul(layer.counts.params, element_bytes);
     if (train) {
       row.gradient_bytes = row.weight_bytes;

@@ -15,12 +15,20 @@
 #include <string>
 #include <vector>
 
+#include "util/enum_names.h"
 #include "workload/network.h"
 
 namespace reusesim::workload {
 
+// The words of --mode and --optimizer and of a run file's mode and optimizer (util/enum_names.h).
 enum class FootprintMode { infer, train };
+constexpr util::EnumNames<FootprintMode, 2> enum_names(FootprintMode) {
+  return {{{FootprintMode::infer, "infer"}, {FootprintMode::train, "train"}}};
+}
 enum class Optimizer { sgd, momentum, adam };
+constexpr util::EnumNames<Optimizer, 3> enum_names(Optimizer) {
+  return {{{Optimizer::sgd, "sgd"}, {Optimizer::momentum, "momentum"}, {Optimizer::adam, "adam"}}};
+}
 
 struct FootprintOptions {
   std::int64_t batch = 1;
@@ -68,7 +76,6 @@ struct Footprint {
   std::int64_t peak_bytes = 0;
 };
 
-std::string optimizer_name(Optimizer optimizer);
 // Optimizer state values per parameter: SGD 0, momentum 1 (velocity), Adam 2 (two moments).
 std::int64_t optimizer_state_per_parameter(Optimizer optimizer);
 // Bytes the optimizer holds per parameter: its state at the dtype's size, or with mixed precision

@@ -1,7 +1,6 @@
 #include "workload/layer.h"
 
 #include <algorithm>
-#include <array>
 #include <utility>
 
 #include "util/checked_math.h"
@@ -9,50 +8,6 @@
 namespace reusesim::workload {
 
 namespace {
-
-constexpr std::array<std::pair<LayerType, const char*>, 28> kLayerTypeNames{{
-    {LayerType::conv2d, "conv2d"},       {LayerType::linear, "linear"},     {LayerType::rnn, "rnn"},
-    {LayerType::gru, "gru"},             {LayerType::lstm, "lstm"},         {LayerType::maxpool, "maxpool"},
-    {LayerType::avgpool, "avgpool"},     {LayerType::relu, "relu"},         {LayerType::relu6, "relu6"},
-    {LayerType::sigmoid, "sigmoid"},     {LayerType::tanh, "tanh"},         {LayerType::gelu, "gelu"},
-    {LayerType::silu, "silu"},           {LayerType::batchnorm, "batchnorm"}, {LayerType::layernorm, "layernorm"},
-    {LayerType::rmsnorm, "rmsnorm"},     {LayerType::add, "add"},           {LayerType::mul, "mul"},
-    {LayerType::concat, "concat"},       {LayerType::flatten, "flatten"},   {LayerType::to_sequence, "to_sequence"},
-    {LayerType::first_step, "first_step"},
-    {LayerType::softmax, "softmax"},     {LayerType::embedding, "embedding"}, {LayerType::matmul, "matmul"},
-    {LayerType::to_tokens, "to_tokens"}, {LayerType::class_token, "class_token"},
-    {LayerType::position_embedding, "position_embedding"},
-}};
-
-constexpr std::array<std::pair<Activation, const char*>, 7> kActivationNames{{
-    {Activation::none, "none"}, {Activation::relu, "relu"}, {Activation::relu6, "relu6"},
-    {Activation::sigmoid, "sigmoid"}, {Activation::tanh, "tanh"}, {Activation::gelu, "gelu"},
-    {Activation::silu, "silu"},
-}};
-
-// Lookups in the (value, name) tables above.
-template <typename Table, typename Value>
-std::string name_of(const Table& table, Value value, const char* fallback) {
-  for (const auto& [entry, name] : table) {
-    if (entry == value) return name;
-  }
-  return fallback;
-}
-
-template <typename Table>
-auto value_of(const Table& table, const std::string& name) -> std::optional<typename Table::value_type::first_type> {
-  for (const auto& [value, text] : table) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
-}
-
-template <typename Table>
-std::vector<std::string> names_of(const Table& table) {
-  std::vector<std::string> names;
-  for (const auto& entry : table) names.emplace_back(entry.second);
-  return names;
-}
 
 // Element operations per hidden unit per time step beyond the gate matrix products:
 // RNN: tanh (1). GRU: 3 gate nonlinearities + reset product + (1 - z), two products and a sum
@@ -79,7 +34,7 @@ std::int64_t window_count(std::int64_t size, std::int64_t kernel, std::int64_t s
 
 ShapeResult expect_single_input(const LayerSpec& layer, const std::vector<Shape>& inputs) {
   if (inputs.size() != 1) {
-    return fail("inputs", layer_type_name(layer.type) + " takes one input, got " + std::to_string(inputs.size()));
+    return fail("inputs", util::name(layer.type) + " takes one input, got " + std::to_string(inputs.size()));
   }
   return ok(inputs.front());
 }
@@ -123,7 +78,7 @@ ShapeResult infer_conv2d(const LayerSpec& layer, const Shape& in) {
 ShapeResult infer_pool(const LayerSpec& layer, const Shape& in) {
   const PoolParams& pool = layer.pool;
   if (in.kind != ShapeKind::image) {
-    return fail("", layer_type_name(layer.type) + " needs an image input, got " + in.describe());
+    return fail("", util::name(layer.type) + " needs an image input, got " + in.describe());
   }
   if (pool.global) return ok(Shape::image(in.channels, 1, 1));
   const HeightWidth stride = pool.stride.value_or(pool.kernel);
@@ -157,7 +112,7 @@ ShapeResult infer_linear(const LayerSpec& layer, const Shape& in) {
 ShapeResult infer_recurrent(const LayerSpec& layer, const Shape& in) {
   const RecurrentParams& rnn = layer.recurrent;
   if (in.kind != ShapeKind::sequence) {
-    return fail("", layer_type_name(layer.type) + " needs a sequence input, got " + in.describe() +
+    return fail("", util::name(layer.type) + " needs a sequence input, got " + in.describe() +
                         (in.kind == ShapeKind::image ? " (add a to_sequence layer)" : ""));
   }
   if (rnn.input_size && *rnn.input_size != in.features) {
@@ -192,7 +147,7 @@ ShapeResult infer_concat(const std::vector<Shape>& inputs) {
 
 // add and mul: element-wise over two or more tensors of one shape.
 ShapeResult infer_elementwise(LayerType type, const std::vector<Shape>& inputs) {
-  const std::string name = layer_type_name(type);
+  const std::string name = util::name(type);
   if (inputs.size() < 2) return fail("inputs", name + " takes two or more inputs, got " + std::to_string(inputs.size()));
   for (const Shape& in : inputs) {
     if (in != inputs.front()) {
@@ -237,10 +192,6 @@ ShapeResult infer_matmul(const LayerSpec& layer, const std::vector<Shape>& input
 
 }  // namespace
 
-std::string layer_type_name(LayerType type) { return name_of(kLayerTypeNames, type, "unknown"); }
-std::optional<LayerType> layer_type_from_name(const std::string& name) { return value_of(kLayerTypeNames, name); }
-std::vector<std::string> layer_type_names() { return names_of(kLayerTypeNames); }
-
 bool is_activation(LayerType type) {
   return type == LayerType::relu || type == LayerType::relu6 || type == LayerType::sigmoid ||
          type == LayerType::tanh || type == LayerType::gelu || type == LayerType::silu;
@@ -252,10 +203,6 @@ bool is_view(LayerType type) {
   return type == LayerType::flatten || type == LayerType::to_sequence || type == LayerType::to_tokens ||
          type == LayerType::first_step || type == LayerType::concat;
 }
-
-std::string activation_name(Activation activation) { return name_of(kActivationNames, activation, "none"); }
-std::optional<Activation> activation_from_name(const std::string& name) { return value_of(kActivationNames, name); }
-std::vector<std::string> activation_names() { return names_of(kActivationNames); }
 
 ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>& inputs) {
   if (layer.type == LayerType::concat) return infer_concat(inputs);
@@ -278,7 +225,7 @@ ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>&
     case LayerType::layernorm:
     case LayerType::rmsnorm:
       if (in.kind == ShapeKind::image) {
-        return fail("", layer_type_name(layer.type) + " normalizes features: it needs a vector or sequence input, got " +
+        return fail("", util::name(layer.type) + " normalizes features: it needs a vector or sequence input, got " +
                             in.describe());
       }
       return ok(in);
@@ -297,7 +244,7 @@ ShapeResult infer_output_shape(const LayerSpec& layer, const std::vector<Shape>&
     case LayerType::class_token:
     case LayerType::position_embedding:
       if (in.kind != ShapeKind::sequence) {
-        return fail("", layer_type_name(layer.type) + " needs a sequence input, got " + in.describe());
+        return fail("", util::name(layer.type) + " needs a sequence input, got " + in.describe());
       }
       return ok(layer.type == LayerType::class_token ? Shape::sequence(util::checked_add(in.steps, 1), in.features) : in);
     case LayerType::embedding:

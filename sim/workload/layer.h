@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "util/enum_names.h"
 #include "workload/shape.h"
 
 namespace reusesim::workload {
@@ -17,10 +18,22 @@ enum class LayerType {
   batchnorm, layernorm, rmsnorm, add, mul, concat, flatten, to_sequence, first_step, softmax, embedding, matmul,
   to_tokens, class_token, position_embedding
 };
-
-std::string layer_type_name(LayerType type);
-std::optional<LayerType> layer_type_from_name(const std::string& name);
-std::vector<std::string> layer_type_names();
+// The model files' words (util/enum_names.h).
+constexpr util::EnumNames<LayerType, 28> enum_names(LayerType) {
+  return {{
+      {LayerType::conv2d, "conv2d"},       {LayerType::linear, "linear"},     {LayerType::rnn, "rnn"},
+      {LayerType::gru, "gru"},             {LayerType::lstm, "lstm"},         {LayerType::maxpool, "maxpool"},
+      {LayerType::avgpool, "avgpool"},     {LayerType::relu, "relu"},         {LayerType::relu6, "relu6"},
+      {LayerType::sigmoid, "sigmoid"},     {LayerType::tanh, "tanh"},         {LayerType::gelu, "gelu"},
+      {LayerType::silu, "silu"},           {LayerType::batchnorm, "batchnorm"}, {LayerType::layernorm, "layernorm"},
+      {LayerType::rmsnorm, "rmsnorm"},     {LayerType::add, "add"},           {LayerType::mul, "mul"},
+      {LayerType::concat, "concat"},       {LayerType::flatten, "flatten"},   {LayerType::to_sequence, "to_sequence"},
+      {LayerType::first_step, "first_step"},
+      {LayerType::softmax, "softmax"},     {LayerType::embedding, "embedding"}, {LayerType::matmul, "matmul"},
+      {LayerType::to_tokens, "to_tokens"}, {LayerType::class_token, "class_token"},
+      {LayerType::position_embedding, "position_embedding"},
+  }};
+}
 bool is_activation(LayerType type);
 bool is_recurrent(LayerType type);
 // A view of its (first) input's buffer: no program of its own, no tensor of its own.
@@ -28,9 +41,13 @@ bool is_view(LayerType type);
 
 // Activation fused into a conv2d or linear layer: vector work, no extra tensor.
 enum class Activation { none, relu, relu6, sigmoid, tanh, gelu, silu };
-std::string activation_name(Activation activation);
-std::optional<Activation> activation_from_name(const std::string& name);
-std::vector<std::string> activation_names();
+constexpr util::EnumNames<Activation, 7> enum_names(Activation) {
+  return {{
+      {Activation::none, "none"}, {Activation::relu, "relu"}, {Activation::relu6, "relu6"},
+      {Activation::sigmoid, "sigmoid"}, {Activation::tanh, "tanh"}, {Activation::gelu, "gelu"},
+      {Activation::silu, "silu"},
+  }};
+}
 
 struct HeightWidth {
   std::int64_t height = 1;

@@ -220,7 +220,7 @@ std::vector<std::size_t> select_layers(const Network& network, const std::vector
   std::vector<std::size_t> selected;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     const LayerSpec& spec = network.layers[i].spec;
-    if (allows(names, spec.name) && allows(types, layer_type_name(spec.type))) selected.push_back(i);
+    if (allows(names, spec.name) && allows(types, util::name(spec.type))) selected.push_back(i);
   }
   return selected;
 }

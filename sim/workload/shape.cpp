@@ -68,23 +68,4 @@ std::int64_t bytes_per_element(Precision precision) {
   }
 }
 
-std::string precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::fp32: return "fp32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::int16: return "int16";
-    default: return "int8";
-  }
-}
-
-std::vector<std::string> precision_names() { return {"fp32", "fp16", "bf16", "int16", "int8"}; }
-
-std::optional<Precision> precision_from_name(const std::string& name) {
-  for (Precision precision : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::int16, Precision::int8}) {
-    if (precision_name(precision) == name) return precision;
-  }
-  return std::nullopt;
-}
-
 }  // namespace reusesim::workload

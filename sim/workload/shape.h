@@ -3,10 +3,10 @@
 // the products of dimensions that every count is built from.
 
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <vector>
+
+#include "util/enum_names.h"
 
 namespace reusesim::workload {
 
@@ -34,10 +34,15 @@ struct Shape {
 };
 
 enum class Precision { fp32, fp16, bf16, int16, int8 };
+// The model files' words (util/enum_names.h).
+constexpr util::EnumNames<Precision, 5> enum_names(Precision) {
+  return {{{Precision::fp32, "fp32"},
+           {Precision::fp16, "fp16"},
+           {Precision::bf16, "bf16"},
+           {Precision::int16, "int16"},
+           {Precision::int8, "int8"}}};
+}
 
 std::int64_t bytes_per_element(Precision precision);
-std::string precision_name(Precision precision);
-std::optional<Precision> precision_from_name(const std::string& name);
-std::vector<std::string> precision_names();
 
 }  // namespace reusesim::workload

@@ -21,7 +21,7 @@ bool has_backward(LayerType type) {
 std::string backward_problem(const Network& network) {
   for (const NetworkLayer& layer : network.layers) {
     if (has_backward(layer.spec.type)) continue;
-    return "layer " + layer.spec.name + " (type " + layer_type_name(layer.spec.type) +
+    return "layer " + layer.spec.name + " (type " + util::name(layer.spec.type) +
            ") has no backward pass in a training step; expected only conv2d, linear, relu, relu6, sigmoid, tanh, "
            "gelu, silu, maxpool, avgpool, batchnorm, layernorm, rmsnorm, add, softmax, flatten and to_sequence layers";
   }

@@ -1,9 +1,11 @@
 // Fuzz target: accelerator files (docs/accelerator-format.md). An accelerator that loads is also
 // readied for simulation as far as plain C++ goes: the DRAM address mapper and one channel's timing
 // state are built, and a tiny model with a layer of every MAC kind is mapped onto it, as
-// `reusesim run` does before it replays.
+// `reusesim run` does before it replays; and its config.json (config/accelerator_writer.h) loads
+// back as the same spec.
 
 #include "config/accelerator_loader.h"
+#include "config/accelerator_writer.h"
 #include "config/model_loader.h"
 #include "fuzz_support.h"
 #include "timing/dram_address.h"
@@ -33,6 +35,18 @@ layers:
   return model.network;
 }
 
+// A config.json that does not load is a finding too, not bad input.
+void check_config_json(const spec::AcceleratorSpec& accelerator) {
+  const std::string written = config::accelerator_json(accelerator);
+  try {
+    if (!(config::load_accelerator_text(written, "config.json") == accelerator)) {
+      throw fuzz::PropertyFailure("config.json loads back as another accelerator:\n" + written);
+    }
+  } catch (const util::InputError& error) {
+    throw fuzz::PropertyFailure(std::string("config.json does not load: ") + error.what() + "\n" + written);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -40,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Relative preset paths are found next to the shipped accelerators.
     const spec::AcceleratorSpec spec =
         config::load_accelerator_text(fuzz::input_text(data, size), fuzz::source_path("configs/fuzz.yaml"));
+    check_config_json(spec);
     const timing::DramAddressMapper mapper(spec.dram);
     mapper.decode(~std::uint64_t{0});
     const timing::DramTimingState timing(spec.dram);
