@@ -399,7 +399,6 @@ void Accelerator::drive() {
                              result.dram_read_kv_cache_bytes +
                              read_bytes_by_role_[static_cast<int>(program::TensorRole::outputs)];
     result.dram_write_bytes = write_bytes_;
-    result.dram_write_output_bytes = write_bytes_;
     result.prefetched_weight_bytes = prefetched_bytes_;
     const results::DramChannelStats dram_after = memory_->total_stats();
     const std::vector<results::DramChannelStats> channels_after = memory_->channel_stats();
