@@ -6,7 +6,6 @@
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
 #include "hw/systemc_compat.h"
-#include "timing/array_timing.h"
 
 namespace reusesim::hw {
 
@@ -286,12 +285,10 @@ void Accelerator::compute_engine() {
       } else {
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes, false));
       }
-      const std::int64_t array_cycles = step.kind == program::StepKind::compute ? timing::gemm_cycles(spec_.compute, step.gemm).cycles : 0;
-      const std::int64_t busy = array_.execute(step);
-      const sc_core::sc_time compute_time = period * static_cast<double>(busy);
+      const StepCycles cycles = array_.execute(step);
+      const sc_core::sc_time compute_time = period * static_cast<double>(cycles.busy);
       const sc_core::sc_time duration = std::max(compute_time, sram_done - sc_core::sc_time_stamp());
-      const std::int64_t own = step.kind == program::StepKind::compute ? array_cycles : busy;
-      const sc_core::sc_time own_time = period * static_cast<double>(own);
+      const sc_core::sc_time own_time = period * static_cast<double>(cycles.own);
       compute_busy_ += own_time;
       stall_by_cause_[static_cast<int>(StallCause::vector)] += compute_time - own_time;
       stall_by_cause_[static_cast<int>(StallCause::sram)] += duration - compute_time;
