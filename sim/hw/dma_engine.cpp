@@ -86,7 +86,6 @@ void DmaEngine::run() {
     ++pending.requests_in_flight;
     ++outstanding_;
     ++stats_.requests;
-    (pending.transfer.is_write ? stats_.write_bytes : stats_.read_bytes) += static_cast<std::int64_t>(bytes);
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum status = socket->nb_transport_fw(payload, phase, delay);

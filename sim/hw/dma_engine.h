@@ -33,8 +33,6 @@ constexpr int kDmaTags = 2;
 struct DmaStats {
   std::int64_t transfers = 0;
   std::int64_t requests = 0;
-  std::int64_t read_bytes = 0;
-  std::int64_t write_bytes = 0;
   std::int64_t failed_requests = 0;  // answered with an error status
 };
 
