@@ -501,7 +501,7 @@ layers:
   CHECK(scores.macs == 65'536);
   CHECK(scores.dram_read_weight_bytes == 0);
   CHECK(scores.dram_read_input_bytes == 2 * 2048);
-  CHECK(scores.dram_write_output_bytes == 2 * 32 * 64);  // 2 samples x 32 rows x 2 heads x 32 scores
+  CHECK(scores.dram_write_bytes == 2 * 32 * 64);  // 2 samples x 32 rows x 2 heads x 32 scores
   const program::LayerProgram& program = replayed.programs.back();
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::load) CHECK(step.tensor == program::TensorRole::inputs);

@@ -45,8 +45,7 @@ SramAccess tile(std::uint64_t address, std::uint64_t row_bytes, std::uint64_t ro
 sc_core::sc_time ns(double v) { return sc_core::sc_time(v, sc_core::SC_NS); }
 
 // Per-word reference: count the words every row touches in each bank; the busiest bank sets the cycles.
-std::int64_t reference_cycles(const SramAccess& a, std::uint64_t banks, std::uint64_t width,
-                              std::int64_t* conflict_cycles) {
+std::int64_t reference_cycles(const SramAccess& a, std::uint64_t banks, std::uint64_t width, std::int64_t* words_touched) {
   std::vector<std::int64_t> per_bank(banks, 0);
   std::int64_t words = 0;
   for (std::uint64_t r = 0; r < a.rows; ++r) {
@@ -58,7 +57,7 @@ std::int64_t reference_cycles(const SramAccess& a, std::uint64_t banks, std::uin
   }
   std::int64_t busiest = 0;
   for (std::int64_t c : per_bank) busiest = std::max(busiest, c);
-  *conflict_cycles = busiest - (words + static_cast<std::int64_t>(banks) - 1) / static_cast<std::int64_t>(banks);
+  *words_touched = words;
   return busiest;
 }
 
@@ -104,9 +103,6 @@ TEST_CASE("sram: 2-D tile whose row stride is a multiple of banks x width confli
   CHECK(sram.access_cycles(tile(0, 16, 8, 128)) == 8);
   // 200 rows of 16 B, stride 256 B: 200 words all in bank 0 -> 200 cycles (minimum 25).
   CHECK(sram.access_cycles(tile(0, 16, 200, 256)) == 200);
-  // Conflict cycles are counted: 8 - 4 = 4.
-  sram.reserve(tile(0, 64, 8, 1024));
-  CHECK(sram.stats().conflict_cycles == 4);
 }
 
 TEST_CASE("sram: 2-D tile whose row stride spreads rows over the banks", "[sram]") {
@@ -118,11 +114,9 @@ TEST_CASE("sram: 2-D tile whose row stride spreads rows over the banks", "[sram]
   CHECK(sram.access_cycles(tile(0, 16, 8, 144)) == 1);
   // 1000 rows of 16 B, stride 48 B = 3 words: banks 0, 3, 6, 1, 4, 7, 2, 5 repeat -> 125 per bank.
   CHECK(sram.access_cycles(tile(0, 16, 1000, 48)) == 125);
-  sram.reserve(tile(0, 64, 8, 1088));
-  CHECK(sram.stats().conflict_cycles == 0);
 }
 
-TEST_CASE("sram: 2-D access cycles match a per-word reference", "[sram]") {
+TEST_CASE("sram: 2-D access cycles and words match a per-word reference", "[sram]") {
   std::mt19937_64 rng(20240611);
   const std::vector<std::int64_t> bank_choices{1, 2, 3, 4, 5, 8, 16};
   const std::vector<std::int64_t> width_choices{1, 2, 4, 8, 12, 16, 32};
@@ -147,16 +141,16 @@ TEST_CASE("sram: 2-D access cycles match a per-word reference", "[sram]") {
     a.row_stride_bytes = a.row_bytes + rng() % 600;
     const std::uint64_t extent = (a.rows - 1) * a.row_stride_bytes + a.row_bytes;
     a.address = rng() % (static_cast<std::uint64_t>(sram.spec().capacity_bytes) - extent + 1);
-    std::int64_t expected_conflicts = 0;
+    std::int64_t expected_words = 0;
     const std::int64_t expected = reference_cycles(a, static_cast<std::uint64_t>(sram.spec().banks),
                                                    static_cast<std::uint64_t>(sram.spec().bank_width_bytes),
-                                                   &expected_conflicts);
+                                                   &expected_words);
     INFO("banks " << sram.spec().banks << " width " << sram.spec().bank_width_bytes << " address " << a.address
                   << " row " << a.row_bytes << " rows " << a.rows << " stride " << a.row_stride_bytes);
     REQUIRE(sram.access_cycles(a) == expected);
-    const std::int64_t conflicts_before = sram.stats().conflict_cycles;
+    const std::int64_t words_before = sram.stats().read_words;
     sram.reserve(a);
-    REQUIRE(sram.stats().conflict_cycles - conflicts_before == expected_conflicts);
+    REQUIRE(sram.stats().read_words - words_before == expected_words);
   }
 }
 
@@ -166,7 +160,6 @@ TEST_CASE("sram: two reads on one read port serialize", "[sram]") {
   // the port: cycles 8-16 -> 32 ns.
   CHECK(sram.reserve(read(0, 1024)) == ns(16));
   CHECK(sram.reserve(read(4096, 1024)) == ns(32));
-  CHECK(sram.stats().port_wait_cycles == 8);
 }
 
 TEST_CASE("sram: two read ports overlap", "[sram]") {
@@ -177,7 +170,6 @@ TEST_CASE("sram: two read ports overlap", "[sram]") {
   CHECK(sram.reserve(read(4096, 1024)) == ns(16));
   CHECK(sram.reserve(read(8192, 1024)) == ns(32));
   CHECK(sram.reserve(read(0, 16)) == ns(18));
-  CHECK(sram.stats().port_wait_cycles == 16);
 }
 
 // A read of more than the buffer holds re-reads it: whole passes, then the rest, all on one port.
@@ -190,8 +182,8 @@ TEST_CASE("sram: the passes and the tail of an oversized read run back to back o
   oversized.passes = 2;
   oversized.tail_bytes = 512;
   CHECK(sram.reserve(oversized) == ns(40));
-  CHECK(sram.stats().reads == 1);
   CHECK(sram.stats().read_bytes == 2560);
+  CHECK(sram.stats().read_words == 2 * 64 + 32);
   // The second port is still free at cycle 0.
   CHECK(sram.reserve(read(0, 16)) == ns(2));
 }
@@ -203,7 +195,6 @@ TEST_CASE("sram: a read and a write use separate ports", "[sram]") {
   CHECK(sram.reserve(write(4096, 1024)) == ns(16));
   // A second write waits for the write port only: cycles 8-16 -> 32 ns.
   CHECK(sram.reserve(write(8192, 1024)) == ns(32));
-  CHECK(sram.stats().port_wait_cycles == 8);
 }
 
 TEST_CASE("sram: the SRAM clock converts cycles to time", "[sram]") {
@@ -259,9 +250,6 @@ TEST_CASE("sram: requests during simulation start at the next SRAM clock edge", 
   CHECK(driver.done[1] == ns(38));
   CHECK(driver.done[2] == ns(24));
   CHECK(driver.done[3] == ns(116));
-  // Port wait counts from the arrival edge (cycle 3) to the start (cycle 11); rounding up to the
-  // edge itself is not counted as waiting.
-  CHECK(sram.stats().port_wait_cycles == 8);
 }
 
 namespace {
@@ -293,29 +281,24 @@ TEST_CASE("sram: an invalid access inside a thread is an SC_ERROR that stops the
   sc_core::sc_start();
   CHECK(driver.returned);
   CHECK(sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) == 1);
-  CHECK(sram.stats().reads == 0);
+  CHECK(sram.stats().read_bytes == 0);
 }
 
 TEST_CASE("sram: counters", "[sram]") {
   SramBuffer sram("sram_counters", spec_8x16(1, 1), 500);
-  sram.reserve(read(0, 1024));             // 8 cycles, no conflict
-  sram.reserve(read(8, 1024));             // 65 words: 9 cycles, minimum ceil(65 / 8) = 9, no conflict
-  sram.reserve(tile(0, 64, 8, 1024));      // 512 B, 8 cycles, 4 conflict cycles (see the tile test)
-  sram.reserve(write(0, 200));             // 13 words, 2 cycles
-  sram.reserve(write(0, 16 * 8 * 2));      // 256 B, 2 cycles
+  sram.reserve(read(0, 1024));             // 64 words
+  sram.reserve(read(8, 1024));             // 65 words (misaligned)
+  sram.reserve(tile(0, 64, 8, 1024));      // 512 B: 8 rows of 4 words
+  sram.reserve(write(0, 200));             // 13 words
+  sram.reserve(write(0, 16 * 8 * 2));      // 256 B, 16 words
   const auto& s = sram.stats();
-  CHECK(s.reads == 3);
-  CHECK(s.writes == 2);
   CHECK(s.read_bytes == 1024 + 1024 + 512);
   CHECK(s.write_bytes == 200 + 256);
-  CHECK(s.read_busy_cycles == 8 + 9 + 8);
-  CHECK(s.write_busy_cycles == 2 + 2);
-  CHECK(s.conflict_cycles == 4);
-  // One read port: the second and third reads wait 8 and 17 cycles; the second write waits 2.
-  CHECK(s.port_wait_cycles == 8 + 17 + 2);
+  CHECK(s.read_words == 64 + 65 + 32);
+  CHECK(s.write_words == 13 + 16);
   // access_cycles() is pure: no counter moves.
   CHECK(sram.access_cycles(read(0, 1024)) == 8);
-  CHECK(sram.stats().reads == 3);
+  CHECK(sram.stats().read_bytes == 1024 + 1024 + 512);
 }
 
 TEST_CASE("sram: invalid accesses throw std::invalid_argument", "[sram]") {
@@ -341,8 +324,8 @@ TEST_CASE("sram: invalid accesses throw std::invalid_argument", "[sram]") {
   CHECK(sram.access_cycles(read(0, 4096)) == 32);
   CHECK(sram.access_cycles(tile(4096 - 16 - 3 * 1024, 16, 4, 1024)) == 4);
   // A failed reserve changes nothing.
-  CHECK(sram.stats().reads == 0);
-  CHECK(sram.stats().writes == 0);
+  CHECK(sram.stats().read_bytes == 0);
+  CHECK(sram.stats().write_bytes == 0);
 }
 
 TEST_CASE("sram: invalid specs throw std::invalid_argument", "[sram]") {

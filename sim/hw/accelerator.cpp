@@ -6,7 +6,6 @@
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
 #include "hw/systemc_compat.h"
-#include "timing/array_timing.h"
 
 namespace reusesim::hw {
 
@@ -177,7 +176,7 @@ void Accelerator::transfer_engine(program::StepKind kind) {
       wait_for_dependencies(step);
       const auto index = static_cast<std::int32_t>(i);
       if (is_load) {
-        read_bytes_by_role_[static_cast<int>(step.tensor)] += dram_bytes(step);
+        read_bytes(step.tensor) += dram_bytes(step);
       } else {
         write_bytes_ += dram_bytes(step);
         sram_access(spec::TensorKind::outputs, step.bytes, false);  // read out of the output buffer
@@ -251,7 +250,7 @@ void Accelerator::adopt_prefetched_loads() {
     const program::Step& step = program_->steps[i];
     prefetched_[i] = true;
     const std::int64_t bytes = dram_bytes(step);
-    read_bytes_by_role_[static_cast<int>(step.tensor)] += bytes;
+    read_bytes(step.tensor) += bytes;
     prefetched_bytes_ += bytes;
     if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the layer's loads
       done_[i] = true;
@@ -290,12 +289,10 @@ void Accelerator::compute_engine() {
       } else {
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes, false));
       }
-      const std::int64_t array_cycles = step.kind == program::StepKind::compute ? timing::gemm_cycles(spec_.compute, step.gemm).cycles : 0;
-      const std::int64_t busy = array_.execute(step);
-      const sc_core::sc_time compute_time = period * static_cast<double>(busy);
+      const StepCycles cycles = array_.execute(step);
+      const sc_core::sc_time compute_time = period * static_cast<double>(cycles.busy);
       const sc_core::sc_time duration = std::max(compute_time, sram_done - sc_core::sc_time_stamp());
-      const std::int64_t own = step.kind == program::StepKind::compute ? array_cycles : busy;
-      const sc_core::sc_time own_time = period * static_cast<double>(own);
+      const sc_core::sc_time own_time = period * static_cast<double>(cycles.own);
       compute_busy_ += own_time;
       stall_by_cause_[static_cast<int>(results::StallCause::vector)] += compute_time - own_time;
       stall_by_cause_[static_cast<int>(results::StallCause::sram)] += duration - compute_time;
@@ -354,7 +351,7 @@ void Accelerator::drive() {
     remaining_ = static_cast<std::int64_t>(run.program.steps.size());
     compute_busy_ = sc_core::SC_ZERO_TIME;
     std::fill(std::begin(stall_by_cause_), std::end(stall_by_cause_), sc_core::SC_ZERO_TIME);
-    std::fill(std::begin(read_bytes_by_role_), std::end(read_bytes_by_role_), 0);
+    read_bytes_by_role_.fill(0);
     write_bytes_ = 0;
     adopt_prefetched_loads();
     const bool next_in_batch = r + 1 < runs_.size() && !runs_[r + 1].starts_batch;
@@ -397,15 +394,12 @@ void Accelerator::drive() {
     result.macs = compute.macs - compute_before.macs;
     result.vector_ops = compute.vector_ops - compute_before.vector_ops;
     result.accumulator_updates = compute.accumulator_updates - compute_before.accumulator_updates;
-    result.dram_read_weight_bytes = read_bytes_by_role_[static_cast<int>(program::TensorRole::weights)];
-    result.dram_read_input_bytes = read_bytes_by_role_[static_cast<int>(program::TensorRole::inputs)] +
-                                   read_bytes_by_role_[static_cast<int>(program::TensorRole::state)];
-    result.dram_read_kv_cache_bytes = read_bytes_by_role_[static_cast<int>(program::TensorRole::kv_cache)];
+    result.dram_read_weight_bytes = read_bytes(program::TensorRole::weights);
+    result.dram_read_input_bytes = read_bytes(program::TensorRole::inputs) + read_bytes(program::TensorRole::state);
+    result.dram_read_kv_cache_bytes = read_bytes(program::TensorRole::kv_cache);
     result.dram_read_bytes = result.dram_read_weight_bytes + result.dram_read_input_bytes +
-                             result.dram_read_kv_cache_bytes +
-                             read_bytes_by_role_[static_cast<int>(program::TensorRole::outputs)];
+                             result.dram_read_kv_cache_bytes + read_bytes(program::TensorRole::outputs);
     result.dram_write_bytes = write_bytes_;
-    result.dram_write_output_bytes = write_bytes_;
     result.prefetched_weight_bytes = prefetched_bytes_;
     const results::DramChannelStats dram_after = memory_->total_stats();
     const std::vector<results::DramChannelStats> channels_after = memory_->channel_stats();

@@ -13,6 +13,7 @@
 
 #include <systemc>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -77,6 +78,7 @@ class Accelerator : public sc_core::sc_module {
   // Charges the array's wait from `ready` to now: see docs/mapping-and-replay.md, "Stall causes".
   void charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, const program::Step& last_arrived);
   SramBuffer& buffer_for(spec::TensorKind kind);
+  std::int64_t& read_bytes(program::TensorRole role) { return read_bytes_by_role_[static_cast<std::size_t>(role)]; }
   sc_core::sc_time sram_access(spec::TensorKind kind, std::uint64_t bytes, bool is_write);
 
   spec::AcceleratorSpec spec_;
@@ -101,7 +103,7 @@ class Accelerator : public sc_core::sc_module {
   std::int64_t remaining_ = 0;
   sc_core::sc_time compute_busy_;
   sc_core::sc_time stall_by_cause_[results::kStallCauses];
-  std::int64_t read_bytes_by_role_[5] = {0, 0, 0, 0, 0};
+  std::array<std::int64_t, program::kTensorRoles> read_bytes_by_role_{};
   std::int64_t write_bytes_ = 0;
   // Weight prefetch: the next layer's program (none at a batch's end), the room for it, and per
   // step of it 0 (not prefetched), 1 (in flight) or 2 (done at prefetch_done_at_); the generation

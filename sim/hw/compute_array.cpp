@@ -7,19 +7,14 @@ namespace reusesim::hw {
 ComputeArray::ComputeArray(sc_core::sc_module_name name, const spec::ComputeSpec& spec)
     : sc_core::sc_module(name), spec_(spec), period_(1000.0 / spec.clock_mhz, sc_core::SC_NS) {}
 
-std::int64_t ComputeArray::execute(const program::Step& step) {
+StepCycles ComputeArray::execute(const program::Step& step) {
   const std::int64_t vector = timing::vector_cycles(spec_, step.vector_ops);
-  std::int64_t array = 0;
-  if (step.kind == program::StepKind::compute) {
-    array = timing::gemm_cycles(spec_, step.gemm).cycles;
-    stats_.macs += step.macs;
-    stats_.accumulator_updates += step.gemm.groups * step.gemm.m * step.gemm.n;
-    ++stats_.tiles;
-  }
   stats_.vector_ops += step.vector_ops;
-  stats_.array_cycles += array;
-  stats_.vector_cycles += vector;
-  return std::max(array, vector);
+  if (step.kind != program::StepKind::compute) return {vector, vector};
+  const std::int64_t gemm = timing::gemm_cycles(spec_, step.gemm).cycles;
+  stats_.macs += step.macs;
+  stats_.accumulator_updates += step.gemm.groups * step.gemm.m * step.gemm.n;
+  return {gemm, std::max(gemm, vector)};
 }
 
 }  // namespace reusesim::hw

@@ -15,21 +15,24 @@ namespace reusesim::hw {
 struct ComputeStats {
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
-  std::int64_t array_cycles = 0;   // cycles the MAC array was busy
-  std::int64_t vector_cycles = 0;  // cycles the vector unit was busy (in parallel with the array)
-  std::int64_t tiles = 0;
   // Output elements of the tiles added into the accumulators: groups x m x n per tile, each one
   // read and one write (the first K tile's read included: the accumulators add what they hold).
   std::int64_t accumulator_updates = 0;
+};
+
+// A step's cycles: its own work (a compute step's GEMM, a vector step's element operations), and
+// how long it occupies the array (fused vector work overlaps the MACs; the longer of the two counts).
+struct StepCycles {
+  std::int64_t own = 0;
+  std::int64_t busy = 0;
 };
 
 class ComputeArray : public sc_core::sc_module {
  public:
   ComputeArray(sc_core::sc_module_name name, const spec::ComputeSpec& spec);
 
-  // Cycles a compute or vector step occupies the array (fused vector work overlaps the MACs;
-  // the longer of the two counts), and records it.
-  std::int64_t execute(const program::Step& step);
+  // Cycles a compute or vector step occupies the array, and records it.
+  StepCycles execute(const program::Step& step);
   sc_core::sc_time clock_period() const { return period_; }
   const spec::ComputeSpec& spec() const { return spec_; }
   const ComputeStats& stats() const { return stats_; }

@@ -1,11 +1,24 @@
 #include "hw/dma_engine.h"
 
 #include <algorithm>
+#include <string>
 
 #include "hw/systemc_compat.h"
 #include "program/program.h"
 
 namespace reusesim::hw {
+
+namespace {
+
+// Reported, not thrown: the engine's callers run in SC_THREADs (see SramBuffer::reserve).
+bool known_tag(int tag) {
+  if (tag >= 0 && tag < kDmaTags) return true;
+  const std::string message = "DMA tag " + std::to_string(tag) + " is not one of 0 to " + std::to_string(kDmaTags - 1);
+  SC_REPORT_ERROR("reusesim/dma", message.c_str());
+  return false;
+}
+
+}  // namespace
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapper& mapper, std::int64_t max_outstanding,
                      std::uint64_t max_request_bytes)
@@ -28,7 +41,10 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapp
   SC_THREAD(run);
 }
 
+std::int64_t DmaEngine::completed_bytes(int tag) const { return known_tag(tag) ? completed_bytes_[tag] : 0; }
+
 void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_done) {
+  if (!known_tag(transfer.tag)) return;
   // DRAM moves whole bursts: widen the transfer to the bursts it touches.
   DmaTransfer widened = transfer;
   widened.address = transfer.address / mapper_.burst_bytes() * mapper_.burst_bytes();
@@ -70,7 +86,6 @@ void DmaEngine::run() {
     ++pending.requests_in_flight;
     ++outstanding_;
     ++stats_.requests;
-    (pending.transfer.is_write ? stats_.write_bytes : stats_.read_bytes) += static_cast<std::int64_t>(bytes);
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum status = socket->nb_transport_fw(payload, phase, delay);

@@ -33,8 +33,6 @@ constexpr int kDmaTags = 2;
 struct DmaStats {
   std::int64_t transfers = 0;
   std::int64_t requests = 0;
-  std::int64_t read_bytes = 0;
-  std::int64_t write_bytes = 0;
   std::int64_t failed_requests = 0;  // answered with an error status
 };
 
@@ -47,13 +45,15 @@ class DmaEngine : public sc_core::sc_module {
             std::uint64_t max_request_bytes);
 
   // Queues a transfer; `on_done` runs (in simulation context) when its last request completes.
+  // A tag outside 0 to kDmaTags - 1 is an SC_ERROR("reusesim/dma"), and nothing is queued.
   void submit(const DmaTransfer& transfer, std::function<void()> on_done = {});
   bool idle() const { return transfers_.empty() && outstanding_ == 0; }
   // Notified whenever the engine becomes idle.
   const sc_core::sc_event& idle_event() const { return idle_event_; }
   const DmaStats& stats() const { return stats_; }
   // Bytes of the responses received so far, of transfers with `tag`: what the memory has delivered.
-  std::int64_t completed_bytes(int tag) const { return completed_bytes_[tag]; }
+  // A tag out of range is an SC_ERROR("reusesim/dma"), and 0.
+  std::int64_t completed_bytes(int tag) const;
 
  private:
   struct Pending {

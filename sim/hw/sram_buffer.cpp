@@ -81,7 +81,7 @@ SramBuffer::Cost SramBuffer::cost(const SramAccess& access) const {
 
   if (access.rows == 1) {
     const std::uint64_t words = words_of(access.address);
-    return {static_cast<std::int64_t>(ceil_div(words, banks_)), 0, static_cast<std::int64_t>(words)};
+    return {static_cast<std::int64_t>(ceil_div(words, banks_)), static_cast<std::int64_t>(words)};
   }
 
   // A row's bank pattern depends only on its start modulo one sweep of all banks (sweep bytes),
@@ -122,9 +122,7 @@ SramBuffer::Cost SramBuffer::cost(const SramAccess& access) const {
     running += diff[b];
     busiest = std::max(busiest, running);
   }
-  const auto cycles = static_cast<std::int64_t>(base) + busiest;
-  const auto minimum = static_cast<std::int64_t>(ceil_div(total_words, banks_));
-  return {cycles, cycles - minimum, static_cast<std::int64_t>(total_words)};
+  return {static_cast<std::int64_t>(base) + busiest, static_cast<std::int64_t>(total_words)};
 }
 
 std::int64_t SramBuffer::access_cycles(const SramAccess& access) const {
@@ -164,7 +162,6 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
   Cost c = cost(access);
   const auto passes = static_cast<std::int64_t>(access.passes);
   c.cycles *= passes;
-  c.conflict_cycles *= passes;
   c.words *= passes;
   if (access.tail_bytes > 0) {
     SramAccess tail = access;
@@ -173,7 +170,6 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
     tail.tail_bytes = 0;
     const Cost tail_cost = cost(tail);
     c.cycles += tail_cost.cycles;
-    c.conflict_cycles += tail_cost.conflict_cycles;
     c.words += tail_cost.words;
   }
   const std::int64_t now = first_cycle_at_or_after(sc_core::sc_time_stamp());
@@ -186,19 +182,8 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
 
   const auto bytes = static_cast<std::int64_t>(access.rows * access.row_bytes) * passes +
                      static_cast<std::int64_t>(access.rows * access.tail_bytes);
-  if (access.is_write) {
-    ++stats_.writes;
-    stats_.write_bytes += bytes;
-    stats_.write_busy_cycles += c.cycles;
-    stats_.write_words += c.words;
-  } else {
-    ++stats_.reads;
-    stats_.read_bytes += bytes;
-    stats_.read_busy_cycles += c.cycles;
-    stats_.read_words += c.words;
-  }
-  stats_.conflict_cycles += c.conflict_cycles;
-  stats_.port_wait_cycles += start - now;
+  (access.is_write ? stats_.write_bytes : stats_.read_bytes) += bytes;
+  (access.is_write ? stats_.write_words : stats_.read_words) += c.words;
   return cycle_time(end);
 }
 

@@ -35,21 +35,13 @@ struct SramAccess {
   std::uint64_t tail_bytes = 0;
 };
 
+// What the reports use: bytes (sram_*_bytes) and bank words (SRAM energy).
 struct SramStats {
-  std::int64_t reads = 0;   // accesses
-  std::int64_t writes = 0;  // accesses
   std::int64_t read_bytes = 0;
   std::int64_t write_bytes = 0;
-  // Bank words read and written (each access touches whole words of bank_width_bytes): what
-  // SRAM energy counts.
+  // Bank words read and written (each access touches whole words of bank_width_bytes).
   std::int64_t read_words = 0;
   std::int64_t write_words = 0;
-  std::int64_t read_busy_cycles = 0;   // port-cycles occupied by reads (summed over ports)
-  std::int64_t write_busy_cycles = 0;  // port-cycles occupied by writes
-  // Cycles beyond the conflict-free minimum ceil(words touched / banks), reads and writes together.
-  std::int64_t conflict_cycles = 0;
-  // Cycles accesses waited for a free port after arriving (port contention), reads and writes together.
-  std::int64_t port_wait_cycles = 0;
 };
 
 class SramBuffer : public sc_core::sc_module {
@@ -80,7 +72,6 @@ class SramBuffer : public sc_core::sc_module {
  private:
   struct Cost {
     std::int64_t cycles = 0;
-    std::int64_t conflict_cycles = 0;
     std::int64_t words = 0;  // bank words touched
   };
   Cost cost(const SramAccess& access) const;  // of a valid access

@@ -14,6 +14,8 @@ namespace reusesim::program {
 
 // kv_cache: the keys and values a decode step's attention reads for the tokens before it.
 enum class TensorRole { weights, inputs, outputs, state, kv_cache };
+// How many roles there are, for arrays indexed by role: kv_cache must stay the last.
+constexpr std::size_t kTensorRoles = static_cast<std::size_t>(TensorRole::kv_cache) + 1;
 std::string role_name(TensorRole role);
 
 enum class StepKind { load, store, compute, vector };

@@ -1,8 +1,7 @@
 #include "report/energy_report.h"
 
 #include <cstdio>
-
-#include "energy/energy_model.h"
+#include <functional>
 
 namespace reusesim::report {
 
@@ -10,63 +9,133 @@ namespace {
 
 constexpr double kPjPerUj = 1e6;
 
-// DRAM parts as reported: activate + precharge, read and write bursts, refresh, background
-// (active and precharged standby), I/O.
-std::vector<Cell> dram_part_cells(const energy::DramEnergy& e) {
-  return {(e.activate_pj + e.precharge_pj) / kPjPerUj, (e.read_pj + e.write_pj) / kPjPerUj, e.refresh_pj / kPjPerUj,
-          (e.active_standby_pj + e.precharged_standby_pj) / kPjPerUj, e.io_pj / kPjPerUj};
+using energy::DramEnergy;
+using energy::EnergyBreakdown;
+using results::LayerResult;
+
+// The DRAM's energy by kind, in µJ: in run after the components', in memtest after its total.
+const std::vector<DramEnergyColumn>& dram_part_columns() {
+  const auto part = [](const char* name, const char* description, double (*pj)(const DramEnergy&)) {
+    return DramEnergyColumn{name, "uJ", description, Total::none, 3,
+                            [pj](const DramEnergy& e, const results::DramChannelStats&) { return Cell(pj(e) / kPjPerUj); },
+                            {}, {}};
+  };
+  static const std::vector<DramEnergyColumn> parts{
+      part("activate_uj", "activates and precharges", [](const DramEnergy& e) { return e.activate_pj + e.precharge_pj; }),
+      part("read_write_uj", "read and write bursts in the array", [](const DramEnergy& e) { return e.read_pj + e.write_pj; }),
+      part("refresh_uj", "refreshes", [](const DramEnergy& e) { return e.refresh_pj; }),
+      part("background_uj", "active and precharged standby",
+           [](const DramEnergy& e) { return e.active_standby_pj + e.precharged_standby_pj; }),
+      part("io_uj", "driving and terminating the data bus", [](const DramEnergy& e) { return e.io_pj; }),
+  };
+  return parts;
 }
 
-const std::vector<std::string> kDramParts{"activate", "read_write", "refresh", "background", "io"};
+LayerEnergyColumn layer_column(const char* name, const char* unit, const char* description, int decimals,
+                               std::function<Cell(const EnergyBreakdown&, const LayerResult&)> value,
+                               Legend legend = {}) {
+  return {name, unit, description, Total::none, decimals, std::move(value), {}, std::move(legend)};
+}
+
+// A component's energy in µJ.
+LayerEnergyColumn component(const char* name, const char* description, double EnergyBreakdown::*pj) {
+  return layer_column(name, "uJ", description, 3,
+                      [pj](const EnergyBreakdown& e, const LayerResult&) { return Cell(e.*pj / kPjPerUj); });
+}
+
+double ops_of(const LayerResult& layer) { return 2.0 * static_cast<double>(layer.macs); }
+
+std::vector<LayerEnergyColumn> make_layer_energy_columns() {
+  std::vector<LayerEnergyColumn> columns{
+      layer_column("energy_total_uj", "uJ", "the sum of the components'", 3,
+                   [](const EnergyBreakdown& e, const LayerResult&) { return Cell(e.total_pj() / kPjPerUj); }),
+      layer_column("energy_dram_uj", "uJ", "the DRAM's (empty for an ideal memory)", 3,
+                   [](const EnergyBreakdown& e, const LayerResult&) {
+                     return e.dram ? Cell(e.dram->total_pj() / kPjPerUj) : Cell();
+                   }),
+      component("energy_sram_uj", "SRAM bank words read and written", &EnergyBreakdown::sram_pj),
+      component("energy_array_uj", "MACs and accumulator reads and writes", &EnergyBreakdown::array_pj),
+      component("energy_vector_uj", "element operations on the vector unit", &EnergyBreakdown::vector_pj),
+      component("energy_dma_uj", "bytes between the DRAM interface and the buffers", &EnergyBreakdown::dma_pj),
+      component("energy_static_uj", "SRAM and array leakage", &EnergyBreakdown::static_pj)};
+  columns = under_one_line(std::move(columns),
+                           {Legend::line, "energy_*_uj (with a technology, docs/energy-model.md)",
+                            "microjoules over the layer's time, by component: dram (commands, background and I/O, "
+                            "from the DRAM's IDD currents; empty for an ideal memory), sram (bank words read and "
+                            "written), array (MACs and accumulator reads and writes), vector (element operations), "
+                            "dma (bytes between the DRAM interface and the buffers), static (SRAM and array "
+                            "leakage); total is their sum",
+                            {}});
+  append(columns, under_one_line(nested<EnergyBreakdown, LayerResult>(
+                                     dram_part_columns(), "energy_dram_", std::nullopt,
+                                     [](const DramEnergyColumn& part, const EnergyBreakdown& e, const LayerResult& layer) {
+                                       return e.dram ? part.value(*e.dram, layer.dram.counters) : Cell();
+                                     }),
+                                 {Legend::line, "energy_dram_*_uj",
+                                  "the DRAM's part by kind: activate (activates and precharges), read_write (bursts "
+                                  "in the array), refresh, background (active and precharged standby), io (driving "
+                                  "and terminating the data bus)",
+                                  {}}));
+  // TOPS/W = 1e12 ops / J = ops per pJ.
+  append(columns, {layer_column("pj_per_op", "pJ/op", "picojoules per op (1 MAC = 2 ops)", 3,
+                                [](const EnergyBreakdown& e, const LayerResult& layer) {
+                                  const double ops = ops_of(layer);
+                                  return ops > 0 && e.total_pj() > 0 ? Cell(e.total_pj() / ops) : Cell();
+                                }),
+                   layer_column("tops_per_w", "TOPS/W", "1e12 ops per joule", 4,
+                                [](const EnergyBreakdown& e, const LayerResult& layer) {
+                                  const double ops = ops_of(layer);
+                                  return ops > 0 && e.total_pj() > 0 ? Cell(ops / e.total_pj()) : Cell();
+                                },
+                                {Legend::joined, "", "", {}}),
+                   layer_column("power_w", "W", "average watts over the layer's time", 4,
+                                [](const EnergyBreakdown& e, const LayerResult& layer) {
+                                  return layer.seconds > 0 ? Cell(e.total_pj() * 1e-12 / layer.seconds) : Cell();
+                                },
+                                {Legend::joined, "", "", {}})});
+  return columns;
+}
 
 }  // namespace
 
-std::vector<Column> layer_energy_columns() {
-  std::vector<Column> columns{{"energy_total_uj", 3}, {"energy_dram_uj", 3},   {"energy_sram_uj", 3},
-                              {"energy_array_uj", 3}, {"energy_vector_uj", 3}, {"energy_dma_uj", 3},
-                              {"energy_static_uj", 3}};
-  for (const std::string& part : kDramParts) columns.push_back({"energy_dram_" + part + "_uj", 3});
-  columns.insert(columns.end(), {{"pj_per_op", 3}, {"tops_per_w", 4}, {"power_w", 4}});
+const std::vector<LayerEnergyColumn>& layer_energy_columns() {
+  static const std::vector<LayerEnergyColumn> columns = make_layer_energy_columns();
   return columns;
 }
 
-std::vector<Cell> layer_energy_cells(const spec::AcceleratorSpec& spec, const results::LayerResult& layer) {
-  std::vector<Cell> cells(layer_energy_columns().size());
-  if (!spec.technology) return cells;
-  const energy::EnergyBreakdown e = energy::layer_energy(spec, layer);
-  const double total_pj = e.total_pj();
-  const double ops = 2.0 * static_cast<double>(layer.macs);
-  std::vector<Cell> row{total_pj / kPjPerUj};
-  row.push_back(e.dram ? Cell(e.dram->total_pj() / kPjPerUj) : Cell());
-  for (double pj : {e.sram_pj, e.array_pj, e.vector_pj, e.dma_pj, e.static_pj}) row.emplace_back(pj / kPjPerUj);
-  if (e.dram) {
-    for (Cell& cell : dram_part_cells(*e.dram)) row.push_back(std::move(cell));
-  } else {
-    row.resize(row.size() + kDramParts.size());
-  }
-  // TOPS/W = 1e12 ops / J = ops per pJ.
-  row.push_back(ops > 0 && total_pj > 0 ? Cell(total_pj / ops) : Cell());
-  row.push_back(ops > 0 && total_pj > 0 ? Cell(ops / total_pj) : Cell());
-  row.push_back(layer.seconds > 0 ? Cell(total_pj * 1e-12 / layer.seconds) : Cell());
-  return row;
+std::optional<energy::EnergyBreakdown> layer_energy_of(const spec::AcceleratorSpec& spec, const LayerResult& layer) {
+  if (!spec.technology) return std::nullopt;
+  return energy::layer_energy(spec, layer);
 }
 
-std::vector<Column> dram_energy_columns() {
-  std::vector<Column> columns{{"dram_energy_uj", 3}};
-  for (const std::string& part : kDramParts) columns.push_back({"dram_energy_" + part + "_uj", 3});
-  columns.push_back({"dram_pj_per_bit", 3});
+const std::vector<DramEnergyColumn>& dram_energy_columns() {
+  static const std::vector<DramEnergyColumn> columns = [] {
+    std::vector<DramEnergyColumn> all{{"dram_energy_uj", "uJ", "the DRAM's energy over the simulated time", Total::none,
+                                       3,
+                                       [](const DramEnergy& e, const results::DramChannelStats&) {
+                                         return Cell(e.total_pj() / kPjPerUj);
+                                       },
+                                       {}, {}}};
+    append(all, nested<DramEnergy, results::DramChannelStats>(
+                    dram_part_columns(), "dram_energy_", std::nullopt,
+                    [](const DramEnergyColumn& part, const DramEnergy& e, const results::DramChannelStats& counters) {
+                      return part.value(e, counters);
+                    }));
+    all.push_back({"dram_pj_per_bit", "pJ/bit", "picojoules per bit of data moved", Total::none, 3,
+                   [](const DramEnergy& e, const results::DramChannelStats& counters) {
+                     const double bits = 8.0 * static_cast<double>(counters.read_bytes + counters.write_bytes);
+                     return bits > 0 ? Cell(e.total_pj() / bits) : Cell();
+                   },
+                   {}, {}});
+    return all;
+  }();
   return columns;
 }
 
-std::vector<Cell> dram_energy_cells(const spec::DramSpec& dram, const results::DramChannelStats& counters, double seconds,
-                                    std::int64_t channels) {
-  if (!dram.power) return std::vector<Cell>(dram_energy_columns().size());
-  const energy::DramEnergy e = energy::dram_energy(dram, counters, seconds / (dram.timing.tck_ns * 1e-9), channels);
-  std::vector<Cell> row{e.total_pj() / kPjPerUj};
-  for (Cell& cell : dram_part_cells(e)) row.push_back(std::move(cell));
-  const double bits = 8.0 * static_cast<double>(counters.read_bytes + counters.write_bytes);
-  row.push_back(bits > 0 ? Cell(e.total_pj() / bits) : Cell());
-  return row;
+std::optional<energy::DramEnergy> dram_energy_of(const spec::DramSpec& dram, const results::DramChannelStats& counters,
+                                                 double seconds, std::int64_t channels) {
+  if (!dram.power) return std::nullopt;
+  return energy::dram_energy(dram, counters, seconds / (dram.timing.tck_ns * 1e-9), channels);
 }
 
 nlohmann::ordered_json area_json(const spec::AcceleratorSpec& spec) {
@@ -86,18 +155,6 @@ std::string area_summary(const spec::AcceleratorSpec& spec) {
   std::snprintf(text, sizeof text, "area %.3f mm^2 (%s: array %.3f, SRAM %.3f, accumulators %.3f)", a.total_mm2(),
                 spec.technology->name.c_str(), a.array_um2 / 1e6, a.sram_um2 / 1e6, a.accumulator_um2 / 1e6);
   return text;
-}
-
-std::string energy_legend() {
-  return "energy_*_uj (with a technology, docs/energy-model.md): microjoules over the layer's time, by component: "
-         "dram (commands, background and I/O, from the DRAM's IDD currents; empty for an ideal memory), sram "
-         "(bank words read and written), array (MACs and accumulator reads and writes), vector (element "
-         "operations), dma (bytes between the DRAM interface and the buffers), static (SRAM and array leakage); "
-         "total is their sum\n"
-         "energy_dram_*_uj: the DRAM's part by kind: activate (activates and precharges), read_write (bursts in the "
-         "array), refresh, background (active and precharged standby), io (driving and terminating the data bus)\n"
-         "pj_per_op: picojoules per op (1 MAC = 2 ops); tops_per_w: 1e12 ops per joule; power_w: average watts over "
-         "the layer's time\n";
 }
 
 }  // namespace reusesim::report

@@ -1,6 +1,8 @@
 #include "report/memtest_report.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "report/dram_stats_report.h"
 #include "report/energy_report.h"
@@ -20,57 +22,103 @@ constexpr const char* kConventions =
     "wall_time_s and requests_per_wall_second (with --wall-time only) are the only figures that "
     "vary run to run";
 
-// The statistics among the first columns (where they have always been), and the rest after them.
-const std::vector<std::string> kLeadingStats{"read_latency_mean_ns", "read_latency_p50_ns", "read_latency_p99_ns",
-                                             "row_hit_rate", "activates", "refreshes"};
-
-std::vector<Cell> row_cells(const MemtestResult& result, const results::DramChannelStats& dram, const std::string& channel,
-                            double peak_share) {
-  const results::DramFigures figures = results::figures_of(dram);
+double achieved_gbps(const results::DramChannelStats& dram, const MemtestRow& row) {
   const double bytes = static_cast<double>(dram.read_bytes + dram.write_bytes);
-  const double achieved = result.simulated_seconds > 0 ? bytes / result.simulated_seconds / 1e9 : 0;
-  const double peak = result.spec.peak_bytes_per_second() / 1e9 * peak_share;
-  const double tck_ns = result.spec.timing.tck_ns;
-  std::vector<Cell> row{result.pattern, result.memory, result.requests, result.request_bytes, result.outstanding,
-                        dram.read_bytes, dram.write_bytes, result.simulated_seconds * 1e6, achieved, peak,
-                        peak > 0 ? achieved / peak : 0.0};
-  for (Cell& cell : dram_stat_cells(kLeadingStats, &figures, tck_ns)) row.push_back(std::move(cell));
-  for (Cell& cell : dram_stat_cells(names_except(dram_stat_names(), kLeadingStats), &figures, tck_ns)) {
-    row.push_back(std::move(cell));
-  }
-  // One channel's row is that channel's energy; "all" is every scheduled channel's.
-  const std::int64_t channels = channel == "all" ? result.spec.scheduled_channels() : 1;
-  for (Cell& cell : dram_energy_cells(result.spec, dram, result.simulated_seconds, channels)) {
-    row.push_back(std::move(cell));
-  }
-  row.emplace_back(channel);
-  if (const auto wall = result.wall_seconds) {
-    row.emplace_back(*wall);
-    row.emplace_back(static_cast<double>(result.requests) / std::max(*wall, 1e-9));
-  }
-  return row;
+  return row.test.simulated_seconds > 0 ? bytes / row.test.simulated_seconds / 1e9 : 0;
+}
+
+double peak_gbps(const MemtestRow& row) { return row.test.spec.peak_bytes_per_second() / 1e9 * row.peak_share; }
+
+// A column read from the test, the same on every row.
+template <typename T>
+MemtestColumn of_test(const char* name, const char* unit, const char* description, T MemtestResult::*field) {
+  return {name, unit, description, Total::none, 0,
+          [field](const results::DramChannelStats&, const MemtestRow& row) { return Cell(row.test.*field); }, {}, {}};
+}
+
+// A column read from the row's counters.
+MemtestColumn of_row(const char* name, const char* unit, const char* description,
+                     std::int64_t results::DramChannelStats::*counter) {
+  return {name, unit, description, Total::none, 0,
+          [counter](const results::DramChannelStats& dram, const MemtestRow&) { return Cell(dram.*counter); }, {}, {}};
+}
+
+MemtestColumn derived(const char* name, const char* unit, const char* description, int decimals,
+                      std::function<Cell(const results::DramChannelStats&, const MemtestRow&)> value) {
+  return {name, unit, description, Total::none, decimals, std::move(value), {}, {}};
+}
+
+// One channel's row is that channel's energy; "all" is every scheduled channel's.
+MemtestRow row_of(const MemtestResult& result, const results::DramChannelStats& dram, std::string channel,
+                  double peak_share, std::int64_t channels) {
+  return {result, std::move(channel), peak_share, results::figures_of(dram),
+          dram_energy_of(result.spec, dram, result.simulated_seconds, channels)};
 }
 
 }  // namespace
 
-Table memtest_table(const MemtestResult& result, bool per_channel) {
-  std::vector<Column> columns{{"pattern"}, {"memory"}, {"requests"}, {"request_bytes"}, {"outstanding"},
-                              {"read_bytes"}, {"write_bytes"}, {"simulated_time_us", 3}, {"achieved_gbps", 3},
-                              {"peak_gbps", 3}, {"efficiency", 4}};
-  for (Column& column : dram_stat_columns(kLeadingStats, "")) columns.push_back(std::move(column));
-  for (Column& column : dram_stat_columns(names_except(dram_stat_names(), kLeadingStats), "")) {
-    columns.push_back(std::move(column));
+std::vector<MemtestColumn> memtest_columns(bool wall_time) {
+  std::vector<MemtestColumn> columns{
+      of_test("pattern", "name", "the request stream: a pattern's name or a trace file", &MemtestResult::pattern),
+      of_test("memory", "name", "the DRAM: a preset or a file", &MemtestResult::memory),
+      of_test("requests", "requests", "requests the test issued (before the DMA engine split them)",
+              &MemtestResult::requests),
+      of_test("request_bytes", "bytes", "bytes of each request", &MemtestResult::request_bytes),
+      of_test("outstanding", "requests", "requests the DMA engine keeps in flight", &MemtestResult::outstanding),
+      of_row("read_bytes", "bytes", "bytes read", &results::DramChannelStats::read_bytes),
+      of_row("write_bytes", "bytes", "bytes written", &results::DramChannelStats::write_bytes),
+      derived("simulated_time_us", "us", "until the last response and the last posted write", 3,
+              [](const results::DramChannelStats&, const MemtestRow& row) {
+                return Cell(row.test.simulated_seconds * 1e6);
+              }),
+      derived("achieved_gbps", "GB/s", "1e9 bytes/s of data moved (reads + writes) over the simulated time", 3,
+              [](const results::DramChannelStats& dram, const MemtestRow& row) { return Cell(achieved_gbps(dram, row)); }),
+      derived("peak_gbps", "GB/s", "the memory's peak, or a channel's share of it", 3,
+              [](const results::DramChannelStats&, const MemtestRow& row) { return Cell(peak_gbps(row)); }),
+      derived("efficiency", "fraction", "achieved / peak", 4,
+              [](const results::DramChannelStats& dram, const MemtestRow& row) {
+                const double peak = peak_gbps(row);
+                return Cell(peak > 0 ? achieved_gbps(dram, row) / peak : 0.0);
+              })};
+  // The statistics among the first columns (where they have always been), and the rest after them.
+  const std::vector<std::string> leading{"read_latency_mean_ns", "read_latency_p50_ns", "read_latency_p99_ns",
+                                         "row_hit_rate", "activates", "refreshes"};
+  const auto stat = [](const DramStatColumn& column, const results::DramChannelStats&, const MemtestRow& row) {
+    return column.value(row.figures, row.test.spec.timing.tck_ns);
+  };
+  append(columns, nested<results::DramChannelStats, MemtestRow>(named(dram_stat_columns(), leading), "", std::nullopt, stat));
+  append(columns,
+         nested<results::DramChannelStats, MemtestRow>(all_but(dram_stat_columns(), leading), "", std::nullopt, stat));
+  append(columns, nested<results::DramChannelStats, MemtestRow>(
+                      dram_energy_columns(), "", std::nullopt,
+                      [](const DramEnergyColumn& column, const results::DramChannelStats& dram, const MemtestRow& row) {
+                        return row.energy ? column.value(*row.energy, dram) : Cell();
+                      }));
+  columns.push_back(derived("channel", "name", "all, or the channel whose share the row is (--per-channel)", 0,
+                            [](const results::DramChannelStats&, const MemtestRow& row) { return Cell(row.channel); }));
+  if (wall_time) {
+    // Set only when asked for (--wall-time): they vary run to run.
+    columns.push_back(derived("wall_time_s", "s", "seconds the simulation took", 3,
+                              [](const results::DramChannelStats&, const MemtestRow& row) {
+                                return Cell(*row.test.wall_seconds);
+                              }));
+    columns.push_back(derived("requests_per_wall_second", "requests/s", "requests simulated per second taken", 0,
+                              [](const results::DramChannelStats&, const MemtestRow& row) {
+                                return Cell(static_cast<double>(row.test.requests) / std::max(*row.test.wall_seconds, 1e-9));
+                              }));
   }
-  for (Column& column : dram_energy_columns()) columns.push_back(std::move(column));
-  columns.push_back({"channel"});
-  if (result.wall_seconds) columns.insert(columns.end(), {{"wall_time_s", 3}, {"requests_per_wall_second", 0}});
-  Table table(columns);
-  table.add_row(row_cells(result, result.dram, "all", 1.0));
+  return columns;
+}
+
+Table memtest_table(const MemtestResult& result, bool per_channel) {
+  const std::vector<MemtestColumn> columns = memtest_columns(result.wall_seconds.has_value());
+  Table table = table_of(columns);
+  table.add_row(cells_of(columns, result.dram, row_of(result, result.dram, "all", 1.0, result.spec.scheduled_channels())));
   if (per_channel) {
     // A channel's peak is its share of the memory's.
     const double share = 1.0 / static_cast<double>(std::max<std::size_t>(result.channels.size(), 1));
     for (std::size_t i = 0; i < result.channels.size(); ++i) {
-      table.add_row(row_cells(result, result.channels[i], std::to_string(i), share));
+      table.add_row(cells_of(columns, result.channels[i], row_of(result, result.channels[i], std::to_string(i), share, 1)));
     }
   }
   return table;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "energy/energy_model.h"
+#include "report/columns.h"
 #include "report/table.h"
 #include "results/dram_stats.h"
 #include "spec/accelerator_spec.h"
@@ -24,6 +26,18 @@ struct MemtestResult {
   double simulated_seconds = 0;  // until the last response
   std::optional<double> wall_seconds;  // set only when asked for (--wall-time): it varies run to run
 };
+
+// A row's place: the whole memory (channel "all") or one channel's share, and what its cells read.
+struct MemtestRow {
+  const MemtestResult& test;
+  std::string channel;
+  double peak_share;  // of the memory's peak bandwidth
+  results::DramFigures figures;
+  std::optional<energy::DramEnergy> energy;  // with the DRAM's power block
+};
+using MemtestColumn = ResultColumn<results::DramChannelStats, MemtestRow>;
+// The columns in order; wall_time_s and requests_per_wall_second last with `wall_time`.
+std::vector<MemtestColumn> memtest_columns(bool wall_time);
 
 // One row for the whole memory (channel "all"), then, with `per_channel`, one per channel.
 Table memtest_table(const MemtestResult& result, bool per_channel);

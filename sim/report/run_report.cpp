@@ -1,5 +1,6 @@
 #include "report/run_report.h"
 
+#include <functional>
 
 #include "report/dram_stats_report.h"
 #include "report/energy_report.h"
@@ -14,148 +15,254 @@ constexpr const char* kConventions =
     "GB/s = 1e9 bytes/s; stalls are cycles the array waited, by cause; tensors are sized at element_bytes, the "
     "accelerator's operand_bits rounded up to bytes (analyze and footprint size them by the model's precision)";
 
-const std::vector<Column> kLeadingColumns{
-    {"batch"}, {"layer"}, {"type"}, {"macs"}, {"cycles"}, {"time_s", 9}, {"compute_cycles"}, {"stall_cycles"},
-    {"stall_weights_cycles"}, {"stall_inputs_cycles"}, {"stall_output_drain_cycles"}, {"stall_sram_cycles"},
-    {"stall_vector_cycles"}, {"vector_ops"}, {"dram_read_bytes"}, {"dram_write_bytes"}, {"dram_read_weight_bytes"},
-    {"dram_read_input_bytes"}, {"dram_write_output_bytes"}, {"prefetched_weight_bytes"}, {"onchip_read_input_bytes"},
-    {"onchip_kept_output_bytes"}, {"sram_read_bytes"}, {"sram_write_bytes"},
-    {"dram_gbps", 3}, {"row_hit_rate", 4}, {"arithmetic_intensity", 3}, {"gops", 3}, {"efficiency", 4},
-    {"element_bytes"}, {"mapping"}};
+using results::LayerResult;
 
-// The DRAM statistics after the columns above (row_hit_rate has its place among them).
-const std::vector<std::string> kDramStats = names_except(dram_stat_names(), {"row_hit_rate"});
-
-results::LayerResult add(results::LayerResult total, const results::LayerResult& layer) {
-  total.cycles += layer.cycles;
-  total.compute_cycles += layer.compute_cycles;
-  total.stall_weights += layer.stall_weights;
-  total.stall_inputs += layer.stall_inputs;
-  total.stall_output_drain += layer.stall_output_drain;
-  total.stall_sram += layer.stall_sram;
-  total.stall_vector += layer.stall_vector;
-  total.macs += layer.macs;
-  total.vector_ops += layer.vector_ops;
-  total.dram_read_weight_bytes += layer.dram_read_weight_bytes;
-  total.dram_read_input_bytes += layer.dram_read_input_bytes;
-  total.dram_read_kv_cache_bytes += layer.dram_read_kv_cache_bytes;
-  total.dram_write_output_bytes += layer.dram_write_output_bytes;
-  total.prefetched_weight_bytes += layer.prefetched_weight_bytes;
-  total.onchip_read_input_bytes += layer.onchip_read_input_bytes;
-  total.onchip_kept_output_bytes += layer.onchip_kept_output_bytes;
-  total.dram_read_bytes += layer.dram_read_bytes;
-  total.dram_write_bytes += layer.dram_write_bytes;
-  total.sram_read_bytes += layer.sram_read_bytes;
-  total.sram_write_bytes += layer.sram_write_bytes;
-  total.sram_words.resize(layer.sram_words.size());
-  for (std::size_t i = 0; i < layer.sram_words.size(); ++i) {
-    total.sram_words[i].read_words += layer.sram_words[i].read_words;
-    total.sram_words[i].write_words += layer.sram_words[i].write_words;
-  }
-  total.accumulator_updates += layer.accumulator_updates;
-  total.seconds += layer.seconds;
-  return total;
+// A column the TOTAL adds up: the result's field.
+template <typename T>
+RunColumn summed(const char* name, const char* unit, const char* description, T LayerResult::*field,
+                 int decimals = 0, Legend legend = {}) {
+  return {name, unit, description, Total::sum, decimals,
+          [field](const LayerResult& r, const RunRow&) { return Cell(r.*field); },
+          [field](LayerResult& total, const LayerResult& layer) { total.*field += layer.*field; }, std::move(legend)};
 }
 
-// Every layer of every batch, each batch followed by its TOTAL row: visit(row, batch index, position
-// of the row in its batch, layers.size() for TOTAL).
-template <typename Visit>
-void for_each_row(const RunReport& report, Visit visit) {
-  for (std::size_t b = 0; b < report.batches.size(); ++b) {
-    const std::vector<results::LayerResult>& layers = report.batches[b];
-    results::LayerResult total;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      const results::LayerResult& layer = layers[i];
-      visit(layer, b, i);
-      total = add(total, layer);
-      total.batch = layer.batch;
-      // The batch's DRAM statistics come with its last layer: counters equal to the layers' sum,
-      // and latency percentiles over the whole batch.
-      if (layer.batch_dram) {
-        total.dram = layer.batch_dram->total;
-        total.dram_channels = layer.batch_dram->channels;
-      }
-    }
-    total.layer = "TOTAL";
-    visit(total, b, layers.size());
-  }
+RunColumn derived(const char* name, const char* unit, const char* description, Total total, int decimals,
+                  std::function<Cell(const LayerResult&, const RunRow&)> value, Legend legend = {}) {
+  return {name, unit, description, total, decimals, std::move(value), {}, std::move(legend)};
 }
 
-// The DRAM statistics of `stats` for the columns `names`: empty for an ideal memory.
-std::vector<Cell> dram_cells(const std::vector<std::string>& names, const results::DramFigures& stats,
-                             const spec::AcceleratorSpec& spec) {
-  return dram_stat_cells(names, spec.dram.ideal ? nullptr : &stats, spec.dram.timing.tck_ns);
+double ops_of(const LayerResult& r) { return 2.0 * static_cast<double>(r.macs); }
+std::int64_t dram_bytes_of(const LayerResult& r) { return r.dram_read_bytes + r.dram_write_bytes; }  // its own traffic
+
+// A DRAM statistic's cell: empty for an ideal memory, which issues no DRAM commands.
+Cell dram_stat_cell(const DramStatColumn& stat, const results::DramFigures& figures, const spec::AcceleratorSpec& spec) {
+  return spec.dram.ideal ? Cell() : stat.value(figures, spec.dram.timing.tck_ns);
 }
 
-std::vector<Cell> cells(const results::LayerResult& r, const spec::AcceleratorSpec& spec) {
-  const double ops = 2.0 * static_cast<double>(r.macs);
-  const std::int64_t dram_bytes = r.dram_read_bytes + r.dram_write_bytes;  // the layer's own traffic
-  const bool timed = r.seconds > 0;
-  const Cell gops = timed ? Cell(ops / r.seconds / 1e9) : Cell();
-  std::vector<Cell> row{r.batch, r.layer, r.type, r.macs, r.cycles, r.seconds, r.compute_cycles, r.stall_cycles(),
-          r.stall_weights, r.stall_inputs, r.stall_output_drain, r.stall_sram, r.stall_vector, r.vector_ops,
-          r.dram_read_bytes, r.dram_write_bytes, r.dram_read_weight_bytes, r.dram_read_input_bytes,
-          r.dram_write_output_bytes, r.prefetched_weight_bytes, r.onchip_read_input_bytes, r.onchip_kept_output_bytes,
-          r.sram_read_bytes, r.sram_write_bytes,
-          timed ? Cell(static_cast<double>(dram_bytes) / r.seconds / 1e9) : Cell(),
-          dram_cells({"row_hit_rate"}, r.dram, spec).front(),
-          dram_bytes > 0 ? Cell(ops / static_cast<double>(dram_bytes)) : Cell(), gops,
-          timed ? Cell(ops / r.seconds / spec.compute.peak_ops_per_second()) : Cell(), spec.element_bytes(),
-          r.mapping};
-  for (Cell& cell : dram_cells(kDramStats, r.dram, spec)) row.push_back(std::move(cell));
-  for (Cell& cell : layer_energy_cells(spec, r)) row.push_back(std::move(cell));
-  row.emplace_back(r.dram_read_kv_cache_bytes);
-  return row;
+// The layer's (TOTAL's: the batch's) DRAM statistics.
+std::vector<RunColumn> layer_dram_stats(const std::vector<DramStatColumn>& stats, const std::string& prefix,
+                                        Legend line) {
+  return under_one_line(nested<LayerResult, RunRow>(stats, prefix, Total::batch,
+                                                    [](const DramStatColumn& stat, const LayerResult& r, const RunRow& row) {
+                                                      return dram_stat_cell(stat, r.dram, row.report.spec);
+                                                    }),
+                        std::move(line));
 }
 
-// A training step's phase of the row at `position` in its batch ("step" for TOTAL).
-std::string phase_of(const RunReport& report, std::size_t position) {
-  return position < report.phases.size() ? report.phases[position] : "step";
-}
+// Columns without a line in stats.txt: one would change the file, which stays as it was.
+const Legend kUnlisted{Legend::unlisted, "", "", {}};
+// Columns a group's line explains.
+const Legend kCovered{Legend::covered, "", "", {}};
 
-// The leading columns, a training step's phase after the layer.
-std::vector<Column> with_phase(const RunReport& report, std::vector<Column> columns) {
-  if (report.training) columns.insert(columns.begin() + 2, Column{"phase"});
+std::vector<RunColumn> make_run_columns(bool training) {
+  std::vector<RunColumn> columns{
+      {"batch", "samples", "samples per run", Total::same, 0,
+       [](const LayerResult& r, const RunRow&) { return Cell(r.batch); },
+       [](LayerResult& total, const LayerResult& layer) { total.batch = layer.batch; }, {}},
+      derived("layer", "name", "the layer's name; TOTAL after a batch's layers", Total::label, 0,
+              [](const LayerResult& r, const RunRow& row) { return Cell(row.total() ? std::string("TOTAL") : r.layer); },
+              kUnlisted),
+      derived("type", "name", "the layer's type (conv, matmul, ...)", Total::empty, 0,
+              [](const LayerResult& r, const RunRow&) { return Cell(r.type); }, kUnlisted),
+      summed("macs", "MACs", "multiply-accumulates replayed (1 MAC = 2 ops)", &LayerResult::macs),
+      summed("cycles", "cycles", "compute-clock cycles from the layer's start to its last store", &LayerResult::cycles),
+      summed("time_s", "s", "seconds", &LayerResult::seconds, 9),
+      summed("compute_cycles", "cycles", "cycles the array (or the vector unit, for layers without MACs) was busy",
+             &LayerResult::compute_cycles),
+      derived("stall_cycles", "cycles",
+              "cycles - compute_cycles, split by cause into weights, inputs, output_drain, sram, vector",
+              Total::recompute, 0, [](const LayerResult& r, const RunRow&) { return Cell(r.stall_cycles()); }),
+      summed("stall_weights_cycles", "cycles", "stall cycles while the memory delivered weights",
+             &LayerResult::stall_weights, 0, kCovered),
+      summed("stall_inputs_cycles", "cycles", "stall cycles while the memory delivered inputs",
+             &LayerResult::stall_inputs, 0, kCovered),
+      summed("stall_output_drain_cycles", "cycles", "stall cycles waiting for stores (and after the array's last step)",
+             &LayerResult::stall_output_drain, 0, kCovered),
+      summed("stall_sram_cycles", "cycles", "stall cycles the SRAM took beyond the array's own", &LayerResult::stall_sram,
+             0, kCovered),
+      summed("stall_vector_cycles", "cycles", "stall cycles of vector work beyond the array's own",
+             &LayerResult::stall_vector, 0, kCovered),
+      summed("vector_ops", "ops", "element operations on the vector unit", &LayerResult::vector_ops, 0, kUnlisted),
+      summed("dram_read_bytes", "bytes", "bytes the layer's loads read", &LayerResult::dram_read_bytes, 0,
+             {Legend::line, "dram_*_bytes",
+              "bytes the layer's own loads and stores moved (burst-widened, as the DRAM sees them), whenever they "
+              "moved: weights prefetched during the layer before count for the layer that uses them",
+              {}}),
+      summed("dram_write_bytes", "bytes", "bytes the layer's stores wrote", &LayerResult::dram_write_bytes, 0, kCovered),
+      summed("dram_read_weight_bytes", "bytes", "of dram_read_bytes, the weights'", &LayerResult::dram_read_weight_bytes,
+             0, kCovered),
+      summed("dram_read_input_bytes", "bytes", "of dram_read_bytes, the inputs' (and a recurrent layer's state)",
+             &LayerResult::dram_read_input_bytes, 0, kCovered),
+      // Every store is an output's: dram_write_bytes again (the TOTAL's from the summed dram_write_bytes).
+      derived("dram_write_output_bytes", "bytes", "of dram_write_bytes, the outputs': all of it", Total::recompute, 0,
+              [](const LayerResult& r, const RunRow&) { return Cell(r.dram_write_bytes); }, kCovered),
+      summed("prefetched_weight_bytes", "bytes",
+             "of dram_read_weight_bytes, bytes loaded during the layer before (weight prefetch)",
+             &LayerResult::prefetched_weight_bytes),
+      summed("onchip_read_input_bytes", "bytes",
+             "bytes of input tensors (each once) read where an earlier layer kept them on chip, instead of from DRAM",
+             &LayerResult::onchip_read_input_bytes),
+      summed("onchip_kept_output_bytes", "bytes",
+             "bytes of the output kept on chip for the layers that consume it, instead of stored to DRAM",
+             &LayerResult::onchip_kept_output_bytes),
+      summed("sram_read_bytes", "bytes", "bytes read from the SRAM buffers", &LayerResult::sram_read_bytes, 0,
+             {Legend::line, "sram_*_bytes", "bytes read from and written to the SRAM buffers", {}}),
+      summed("sram_write_bytes", "bytes", "bytes written to the SRAM buffers", &LayerResult::sram_write_bytes, 0,
+             kCovered),
+      derived("dram_gbps", "GB/s", "1e9 bytes/s of the layer's own DRAM traffic over the layer's time",
+              Total::recompute, 3, [](const LayerResult& r, const RunRow&) {
+                return r.seconds > 0 ? Cell(static_cast<double>(dram_bytes_of(r)) / r.seconds / 1e9) : Cell();
+              })};
+  append(columns, layer_dram_stats(named(dram_stat_columns(), {"row_hit_rate"}), "",
+                                   {Legend::line, "",
+                                    "DRAM column commands (bursts) that found their row open, per column command; the "
+                                    "first column after an activate misses; over the layer's time; empty for an ideal "
+                                    "memory",
+                                    {}}));
+  append(columns,
+         {derived("arithmetic_intensity", "ops/byte", "ops per DRAM byte", Total::recompute, 3,
+                  [](const LayerResult& r, const RunRow&) {
+                    const std::int64_t bytes = dram_bytes_of(r);
+                    return bytes > 0 ? Cell(ops_of(r) / static_cast<double>(bytes)) : Cell();
+                  }),
+          derived("gops", "Gop/s", "1e9 ops/s achieved", Total::recompute, 3,
+                  [](const LayerResult& r, const RunRow&) {
+                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / 1e9) : Cell();
+                  }),
+          derived("efficiency", "fraction", "achieved ops/s / peak ops/s", Total::recompute, 4,
+                  [](const LayerResult& r, const RunRow& row) {
+                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / row.report.spec.compute.peak_ops_per_second())
+                                         : Cell();
+                  }),
+          derived("element_bytes", "bytes", "bytes per tensor element in the run, from the accelerator's operand_bits",
+                  Total::same, 0, [](const LayerResult&, const RunRow& row) { return Cell(row.report.spec.element_bytes()); }),
+          derived("mapping", "text",
+                  "the mapper's tiling and loop order; the layers its output path runs; \"fused into P's output path\" "
+                  "for a layer that runs in P's (its row has no cycles and no bytes)",
+                  Total::empty, 0, [](const LayerResult& r, const RunRow&) { return Cell(r.mapping); })});
+  append(columns,
+         layer_dram_stats(all_but(dram_stat_columns(), {"row_hit_rate"}), "dram_",
+                          {Legend::line, "dram_activates ... dram_write_latency_p99_ns (after mapping)",
+                           "what the DRAM did over the layer's time, whichever layer it was for (docs/dram-model.md, "
+                           "\"Statistics\"): commands by kind (activates, precharges, refreshes, read_commands and "
+                           "write_commands, one burst each), row_hits + row_misses + row_conflicts = column commands, "
+                           "turnarounds (column commands whose direction differs from the one before), write_drains "
+                           "(drains the write-drain policy started), read and write latency in ns (mean, p50, p99: from "
+                           "a request's arrival at its channel to the end of its data); empty for an ideal memory",
+                           "arithmetic_intensity"}));
+  append(columns, nested<LayerResult, RunRow>(layer_energy_columns(), "", Total::recompute,
+                                              [](const LayerEnergyColumn& column, const LayerResult& r, const RunRow& row) {
+                                                return row.energy ? column.value(*row.energy, r) : Cell();
+                                              }));
+  columns.push_back(summed("dram_read_kv_cache_bytes", "bytes",
+                           "bytes a decode step's attention read of the keys and values of the tokens before it (the KV "
+                           "cache); part of dram_read_bytes, not of dram_read_input_bytes",
+                           &LayerResult::dram_read_kv_cache_bytes, 0,
+                           {Legend::line, "dram_read_kv_cache_bytes (the last column)", "", "prefetched_weight_bytes"}));
+  if (!training) return columns;
+  // A training step's lines come first in the legend.
+  columns.insert(columns.begin() + 2,
+                 derived("phase", "name",
+                         "a training step's forward, recompute (a checkpointed segment's forward again), dgrad (input "
+                         "gradients: a GEMM, or a vector layer's backward), wgrad (weight gradients) or update (the "
+                         "optimizer's); step on TOTAL (docs/training.md)",
+                         Total::label, 0,
+                         [](const LayerResult&, const RunRow& row) {
+                           const std::vector<std::string>& phases = row.report.phases;
+                           return Cell(row.position < phases.size() ? phases[row.position] : "step");
+                         },
+                         {Legend::line, "phase (after layer)", "", ""}));
+  columns.push_back(derived("peak_memory_bytes", "bytes",
+                            "bytes the training step holds at its peak, walked from its programs; footprint --mode "
+                            "train derives the same from the network at element_bytes",
+                            Total::only, 0,
+                            [](const LayerResult&, const RunRow& row) {
+                              return row.total() ? Cell(row.report.peak_memory_bytes[row.batch]) : Cell();
+                            },
+                            {Legend::line, "peak_memory_bytes (the last column, on TOTAL)", "", ""}));
   return columns;
 }
 
-std::vector<Cell> with_phase(const RunReport& report, std::vector<Cell> row, std::size_t position) {
-  if (report.training) row.insert(row.begin() + 2, phase_of(report, position));
-  return row;
+// A batch's TOTAL: the columns' sums, the batch's DRAM statistics (they come with its last layer:
+// counters equal to the layers' sum, latency percentiles over the whole batch), and the counts the
+// energy reads that no column shows.
+LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<LayerResult>& layers) {
+  LayerResult total;
+  for (const LayerResult& layer : layers) {
+    accumulate(columns, total, layer);
+    if (layer.batch_dram) {
+      total.dram = layer.batch_dram->total;
+      total.dram_channels = layer.batch_dram->channels;
+    }
+    total.sram_words.resize(layer.sram_words.size());
+    for (std::size_t i = 0; i < layer.sram_words.size(); ++i) {
+      total.sram_words[i].read_words += layer.sram_words[i].read_words;
+      total.sram_words[i].write_words += layer.sram_words[i].write_words;
+    }
+    total.accumulator_updates += layer.accumulator_updates;
+  }
+  return total;
 }
 
-// Each layer's (and each TOTAL's) share of every channel: batch, layer, channel, then the counters.
+// Every layer of every batch, each batch followed by its TOTAL row.
+template <typename Visit>
+void for_each_row(const RunReport& report, const std::vector<RunColumn>& columns, Visit visit) {
+  for (std::size_t b = 0; b < report.batches.size(); ++b) {
+    const std::vector<LayerResult>& layers = report.batches[b];
+    for (std::size_t i = 0; i < layers.size(); ++i) visit(layers[i], RunRow{report, b, i, std::nullopt});
+    visit(total_of(columns, layers), RunRow{report, b, layers.size(), std::nullopt});
+  }
+}
+
+// Each layer's (and each TOTAL's) share of every channel.
 Table channel_table(const RunReport& report) {
-  std::vector<Column> columns = with_phase(report, {{"batch"}, {"layer"}, {"channel"}});
-  for (Column& column : dram_stat_columns(dram_stat_names(), "dram_")) columns.push_back(std::move(column));
-  Table table(columns);
-  const auto add_rows = [&](const results::LayerResult& r, std::size_t, std::size_t position) {
+  const std::vector<RunColumn>& run = run_columns(report.training.has_value());
+  const std::vector<ChannelColumn> columns = channel_columns(report.training.has_value());
+  Table table = table_of(columns);
+  for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
     for (std::size_t i = 0; i < r.dram_channels.size(); ++i) {
-      std::vector<Cell> row = with_phase(report, {r.batch, r.layer, static_cast<std::int64_t>(i)}, position);
-      for (Cell& cell : dram_cells(dram_stat_names(), r.dram_channels[i], report.spec)) row.push_back(std::move(cell));
-      table.add_row(std::move(row));
+      table.add_row(cells_of(columns, r.dram_channels[i], ChannelRow{r, row, static_cast<std::int64_t>(i)}));
     }
-  };
-  for_each_row(report, add_rows);
+  });
   return table;
 }
 
+// dram_channels.csv's line in stats.txt, after the DRAM statistics'.
+const LegendLine kChannelsLine{"dram_channels.csv",
+                               "dram_channels.csv (and dram_channels in results.json): the same per DRAM channel, one "
+                               "row per batch, layer (TOTAL included) and channel",
+                               "dram_activates"};
+
 }  // namespace
 
+const std::vector<RunColumn>& run_columns(bool training) {
+  static const std::vector<RunColumn> inference = make_run_columns(false);
+  static const std::vector<RunColumn> training_step = make_run_columns(true);
+  return training ? training_step : inference;
+}
+
+std::vector<ChannelColumn> channel_columns(bool training) {
+  std::vector<ChannelColumn> columns = nested<results::DramFigures, ChannelRow>(
+      named(run_columns(training), {"batch", "layer", "phase"}), "", std::nullopt,
+      [](const RunColumn& column, const results::DramFigures&, const ChannelRow& row) {
+        return column.value(row.layer, row.run);
+      });
+  columns.push_back({"channel", "index", "the DRAM channel (or pseudo-channel) whose share the row is", Total::same, 0,
+                     [](const results::DramFigures&, const ChannelRow& row) { return Cell(row.channel); }, {}, {}});
+  append(columns, nested<results::DramFigures, ChannelRow>(
+                      dram_stat_columns(), "dram_", Total::batch,
+                      [](const DramStatColumn& stat, const results::DramFigures& figures, const ChannelRow& row) {
+                        return dram_stat_cell(stat, figures, row.run.report.spec);
+                      }));
+  return columns;
+}
+
 Table run_table(const RunReport& report) {
-  std::vector<Column> columns = with_phase(report, kLeadingColumns);
-  for (Column& column : dram_stat_columns(kDramStats, "dram_")) columns.push_back(std::move(column));
-  for (Column& column : layer_energy_columns()) columns.push_back(std::move(column));
-  columns.push_back({"dram_read_kv_cache_bytes"});
-  if (report.training) columns.push_back({"peak_memory_bytes"});
-  Table table(columns);
-  for_each_row(report, [&](const results::LayerResult& r, std::size_t batch, std::size_t position) {
-    std::vector<Cell> row = with_phase(report, cells(r, report.spec), position);
-    if (report.training) {
-      row.emplace_back();
-      if (position == report.batches[batch].size()) row.back() = report.peak_memory_bytes[batch];
-    }
-    table.add_row(std::move(row));
+  const std::vector<RunColumn>& columns = run_columns(report.training.has_value());
+  Table table = table_of(columns);
+  for_each_row(report, columns, [&](const LayerResult& r, RunRow row) {
+    row.energy = layer_energy_of(report.spec, r);
+    table.add_row(cells_of(columns, r, row));
   });
   return table;
 }
@@ -163,48 +270,9 @@ Table run_table(const RunReport& report) {
 std::string render_dram_channels(const RunReport& report) { return channel_table(report).to_csv(); }
 
 std::string run_stats_legend(bool training) {
-  const std::string step =
-      training ? "phase (after layer): a training step's forward, recompute (a checkpointed segment's forward again), "
-                 "dgrad (input gradients: a GEMM, or a vector layer's backward), wgrad (weight gradients) or update "
-                 "(the optimizer's); step on TOTAL (docs/training.md)\n"
-                 "peak_memory_bytes (the last column, on TOTAL): bytes the training step holds at its peak, walked "
-                 "from its programs; footprint --mode train derives the same from the network at element_bytes\n"
-               : "";
-  return std::string(kConventions) + "\n" + step +
-         "batch: samples per run\n"
-         "macs: multiply-accumulates replayed (1 MAC = 2 ops)\n"
-         "cycles: compute-clock cycles from the layer's start to its last store\n"
-         "time_s: seconds\n"
-         "compute_cycles: cycles the array (or the vector unit, for layers without MACs) was busy\n"
-         "stall_cycles: cycles - compute_cycles, split by cause into weights, inputs, output_drain, sram, vector\n"
-         "dram_*_bytes: bytes the layer's own loads and stores moved (burst-widened, as the DRAM sees them), whenever "
-         "they moved: weights prefetched during the layer before count for the layer that uses them\n"
-         "prefetched_weight_bytes: of dram_read_weight_bytes, bytes loaded during the layer before (weight prefetch)\n"
-         "dram_read_kv_cache_bytes (the last column): bytes a decode step's attention read of the keys and values of the "
-         "tokens before it (the KV cache); part of dram_read_bytes, not of dram_read_input_bytes\n"
-         "onchip_read_input_bytes: bytes of input tensors (each once) read where an earlier layer kept them on chip, "
-         "instead of from DRAM\n"
-         "onchip_kept_output_bytes: bytes of the output kept on chip for the layers that consume it, instead of "
-         "stored to DRAM\n"
-         "sram_*_bytes: bytes read from and written to the SRAM buffers\n"
-         "dram_gbps: 1e9 bytes/s of the layer's own DRAM traffic over the layer's time\n"
-         "row_hit_rate: DRAM column commands (bursts) that found their row open, per column command; the first "
-         "column after an activate misses; over the layer's time; empty for an ideal memory\n"
-         "arithmetic_intensity: ops per DRAM byte\n"
-         "dram_activates ... dram_write_latency_p99_ns (after mapping): what the DRAM did over the layer's time, "
-         "whichever layer it was for (docs/dram-model.md, \"Statistics\"): commands by kind (activates, precharges, "
-         "refreshes, read_commands and write_commands, one burst each), row_hits + row_misses + row_conflicts = "
-         "column commands, turnarounds (column commands whose direction differs from the one before), write_drains "
-         "(drains the write-drain policy started), read and write latency in ns (mean, p50, p99: from a request's "
-         "arrival at its channel to the end of its data); empty for an ideal memory\n"
-         "dram_channels.csv (and dram_channels in results.json): the same per DRAM channel, one row per batch, layer "
-         "(TOTAL included) and channel\n"
-         "gops: 1e9 ops/s achieved\n"
-         "efficiency: achieved ops/s / peak ops/s\n"
-         "element_bytes: bytes per tensor element in the run, from the accelerator's operand_bits\n"
-         "mapping: the mapper's tiling and loop order; the layers its output path runs; \"fused into P's output path\" "
-         "for a layer that runs in P's (its row has no cycles and no bytes)\n" +
-         energy_legend();
+  std::vector<LegendLine> lines = legend_lines(run_columns(training));
+  lines.push_back(kChannelsLine);
+  return std::string(kConventions) + "\n" + legend_text(lines);
 }
 
 std::string render_run(const RunReport& report, Format format) {

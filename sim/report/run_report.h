@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "energy/energy_model.h"
+#include "report/columns.h"
 #include "report/table.h"
+#include "results/dram_stats.h"
 #include "results/layer_result.h"
 #include "spec/accelerator_spec.h"
 #include "workload/training.h"
@@ -26,14 +29,35 @@ struct RunReport {
   std::vector<std::int64_t> peak_memory_bytes;
 };
 
-// Layer rows, and after each batch's layers a row with layer = TOTAL. A training step's table has
-// a phase column after layer (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows.
+// Where a row of the run table stands, and what its cells read besides its LayerResult.
+struct RunRow {
+  const RunReport& report;
+  std::size_t batch;     // in report.batches
+  std::size_t position;  // in the batch; the batch's size on its TOTAL row
+  std::optional<energy::EnergyBreakdown> energy;  // with a technology, on the run table's rows
+  bool total() const { return position == report.batches[batch].size(); }
+};
+using RunColumn = ResultColumn<results::LayerResult, RunRow>;
+// The run table's columns in order. A training step's table has a phase column after layer
+// (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows.
+const std::vector<RunColumn>& run_columns(bool training);
+
+// A row of dram_channels.csv: one DRAM channel's share of a row of the run table.
+struct ChannelRow {
+  const results::LayerResult& layer;
+  const RunRow& run;
+  std::int64_t channel;
+};
+using ChannelColumn = ResultColumn<results::DramFigures, ChannelRow>;
+std::vector<ChannelColumn> channel_columns(bool training);
+
+// Layer rows, and after each batch's layers a row with layer = TOTAL.
 Table run_table(const RunReport& report);
 std::string render_run(const RunReport& report, Format format);
 // Each batch's layers' (and TOTAL's) DRAM statistics per channel, as CSV: batch, layer, channel, ...
 std::string render_dram_channels(const RunReport& report);
-// Units and conventions of every column, one per line ("column: unit, meaning"); with `training`
-// a training step's columns too.
+// The conventions, then the legend lines of the run table's columns and of dram_channels.csv, one
+// per line ("column: meaning"); with `training` a training step's columns too.
 std::string run_stats_legend(bool training);
 
 }  // namespace reusesim::report

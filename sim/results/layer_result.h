@@ -33,7 +33,8 @@ struct LayerResult {
   std::int64_t stall_weights = 0, stall_inputs = 0, stall_output_drain = 0, stall_sram = 0, stall_vector = 0;
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
-  std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0, dram_write_output_bytes = 0;
+  // Every store is an output's: the output bytes written are dram_write_bytes.
+  std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0;
   std::int64_t dram_read_kv_cache_bytes = 0;  // a decode step's attention reading the earlier tokens' keys and values
   // The layer's own DRAM traffic, whenever it moved (its weights prefetched during the layer before
   // included), burst-widened as the channels see it: the program's bytes.
