@@ -20,14 +20,15 @@ ALLOWED = {
     "program": ["timing", "spec", "util"],
     "mapping": ["program", "timing", "workload", "spec", "util"],
     "results": ["program", "spec", "util"],
-    "hw": ["program", "results", "timing", "spec", "util"],
+    "dram": ["results", "timing", "spec", "util"],
+    "hw": ["program", "dram", "results", "timing", "spec", "util"],
     "simulate": ["hw", "mapping", "program", "results", "timing", "workload", "spec", "util"],
     "config": ["workload", "spec", "util"],
     "energy": ["results", "spec", "util"],
     "report": ["energy", "results", "program", "workload", "spec", "util"],
     "import": ["config", "workload", "spec", "util"],
     "trace": ["config", "report", "mapping", "program", "timing", "workload", "spec", "util"],
-    "cli": ["trace", "import", "report", "energy", "config", "simulate", "hw", "results", "mapping", "program",
+    "cli": ["trace", "import", "report", "energy", "config", "simulate", "hw", "dram", "results", "mapping", "program",
             "timing", "workload", "spec", "util"],
 }
 

@@ -243,7 +243,7 @@ struct DramSpec {
   std::int64_t scheduled_channels() const { return channels * pseudo_channels; }
   std::int64_t burst_bytes() const { return channel_bus_bits() / 8 * timing.burst_length; }
 
-  // The refresh interval below which the channel's scheduler (sim/hw/dram_channel.cpp) may never
+  // The refresh interval below which the channel's controller (sim/dram/controller.h) may never
   // serve a request (docs/dram-model.md, "Refresh and progress"). A unit (a rank, or a bank with
   // per-bank refresh) due at cycle d takes no request command from d on; the last one, at d - 1
   // at the latest, lets the unit's banks close by d - 1 + `slip`: a bank activated then may
