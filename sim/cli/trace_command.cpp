@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <regex>
 #include <thread>
 
 #include "cli/command_line.h"
@@ -64,12 +63,17 @@ void print_summary(const trace::TraceSummary& summary) {
   std::cerr << "\n";
 }
 
+// 1 to `max_digits` decimal digits and nothing else.
+bool is_short_number(const std::string& text, std::size_t max_digits) {
+  return !text.empty() && text.size() <= max_digits && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
 // "K/N": shard K of N, K from 1 to N.
 trace::Shard parse_shard(const std::string& text) {
-  static const std::regex kShard(R"(([0-9]{1,6})/([0-9]{1,6}))");
-  std::smatch match;
-  if (std::regex_match(text, match, kShard)) {
-    const trace::Shard shard{std::stoul(match[1].str()), std::stoul(match[2].str())};
+  const std::size_t slash = text.find('/');
+  if (slash != std::string::npos && is_short_number(text.substr(0, slash), 6) &&
+      is_short_number(text.substr(slash + 1), 6)) {
+    const trace::Shard shard{std::stoul(text.substr(0, slash)), std::stoul(text.substr(slash + 1))};
     if (shard.number >= 1 && shard.number <= shard.count) return shard;
   }
   throw UsageError("--shard: expected K/N, shard K of N with 1 <= K <= N (e.g. 2/4 is the second of four), got \"" +
@@ -95,8 +99,10 @@ std::size_t shard_count(const po::variables_map& values, std::size_t jobs) {
 // What goes into #SBATCH lines must stay one option: no line breaks, and no blanks or quotes in
 // the paths and names sbatch reads there. `partition` and `time`: whether they were given.
 void check_slurm_options(const trace::SlurmOptions& options, const std::string& out_dir, bool partition, bool time) {
-  static const std::regex kName(R"([A-Za-z0-9_.,-]+)");
-  if (partition && !std::regex_match(options.partition, kName)) {
+  const bool is_name = !options.partition.empty() &&
+                       options.partition.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                           "0123456789_.,-") == std::string::npos;
+  if (partition && !is_name) {
     throw UsageError("--partition: expected a partition name (letters, digits, \"_.,-\"), got \"" + options.partition + "\"");
   }
   if (time && !trace::valid_slurm_time(options.time)) {
