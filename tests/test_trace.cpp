@@ -415,7 +415,7 @@ TEST_CASE("Slurm time limits are checked as sbatch reads them", "[trace][slurm]"
   for (const char* good : {"30", "10:00", "2:00:00", "1-0", "1-12:30", "2-00:00:00", "UNLIMITED"}) {
     CHECK(reusesim::trace::valid_slurm_time(good));
   }
-  for (const char* bad : {"", "1h", "-5", "1:2:3:4", "10 min", "1-", "30\n#SBATCH --x"}) {
+  for (const char* bad : {"", "1h", "-5", "1:2:3:4", "10 min", "1-", "1-2-3", "1:2:", "30\n#SBATCH --x"}) {
     CHECK_FALSE(reusesim::trace::valid_slurm_time(bad));
   }
 }

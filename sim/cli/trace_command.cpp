@@ -16,6 +16,7 @@
 #include "trace/trace_plan.h"
 #include "trace/trace_runner.h"
 #include "util/diagnostics.h"
+#include "util/strings.h"
 #include "util/utf8.h"
 
 namespace reusesim::cli {
@@ -65,7 +66,7 @@ void print_summary(const trace::TraceSummary& summary) {
 
 // 1 to `max_digits` decimal digits and nothing else.
 bool is_short_number(const std::string& text, std::size_t max_digits) {
-  return !text.empty() && text.size() <= max_digits && text.find_first_not_of("0123456789") == std::string::npos;
+  return text.size() <= max_digits && util::all_digits(text);
 }
 
 // "K/N": shard K of N, K from 1 to N.

@@ -2,14 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
 #include "trace/process.h"
 #include "trace/trace_runner.h"
+#include "util/strings.h"
 
 namespace reusesim::trace {
 
@@ -34,8 +35,12 @@ std::string job_name(const std::string& trace_name) {
 }  // namespace
 
 bool valid_slurm_time(const std::string& text) {
-  static const std::regex kTime(R"((\d+)|(\d+:\d+)|(\d+:\d+:\d+)|(\d+-\d+)|(\d+-\d+:\d+)|(\d+-\d+:\d+:\d+)|UNLIMITED)");
-  return std::regex_match(text, kTime);
+  // M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED, every field decimal digits.
+  if (text == "UNLIMITED") return true;
+  const std::vector<std::string> days_and_time = util::split(text, '-');
+  if (days_and_time.size() > 2 || (days_and_time.size() == 2 && !util::all_digits(days_and_time[0]))) return false;
+  const std::vector<std::string> fields = util::split(days_and_time.back(), ':');
+  return fields.size() <= 3 && std::all_of(fields.begin(), fields.end(), util::all_digits);
 }
 
 std::string array_script(const std::string& trace_name, const ShardSplit& split, const std::string& executable,
@@ -91,13 +96,15 @@ std::string submit(const std::string& sbatch, const std::vector<std::string>& ex
   arguments.insert(arguments.end(), extra.begin(), extra.end());
   arguments.push_back(script);
   const auto [exit, output] = run_capturing_output(sbatch, arguments);
-  // --parsable prints "id" or "id;cluster".
-  static const std::regex kJobId(R"((?:^|\n)(\d+)(;[^\n]*)?\n?$)");
-  std::smatch match;
-  if (!exit.ok() || !std::regex_search(output, match, kJobId)) {
+  // --parsable prints "id" or "id;cluster" as its last line.
+  std::string last_line = output;
+  if (!last_line.empty() && last_line.back() == '\n') last_line.pop_back();
+  last_line = last_line.substr(last_line.rfind('\n') + 1);  // npos + 1: the whole text
+  const std::string id = last_line.substr(0, last_line.find(';'));
+  if (!exit.ok() || !util::all_digits(id)) {
     throw std::runtime_error("sbatch " + shell_command({script}) + " failed (" + exit.describe() + "): " + output);
   }
-  return match[1].str();
+  return id;
 }
 
 }  // namespace reusesim::trace
