@@ -315,6 +315,27 @@ end
   CHECK(fc.cycles == 5112);
 }
 
+TEST_CASE("per-tensor DRAM columns: outputs read back count as inputs", "[replay][dram-bytes]") {
+  // A program that reads back 256 B of its outputs (partial sums it spilled) beside 1,024 B of
+  // weights and 64 B of inputs: dram_read_input_bytes = 64 + 256 = 320, and the per-tensor reads add
+  // up to dram_read_bytes, 1,344 (every range burst-aligned, so nothing is widened).
+  const spec::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 1, latency_ns: 0}\n");
+  const auto results = replay_program_text(spec, R"(layer fc type linear batch 1
+mapping by hand
+load weights addr 0x0 bytes 1024 after -
+load inputs addr 0x10000 bytes 64 after -
+load outputs addr 0x20000 bytes 256 after -
+compute m 1 n 16 k 64 vector_ops 0 bytes 1088 after 0,1,2
+store outputs addr 0x20000 bytes 256 after 3
+end
+)");
+  const results::LayerResult& fc = results.front();
+  CHECK(fc.dram_read_weight_bytes == 1024);
+  CHECK(fc.dram_read_input_bytes == 320);
+  CHECK(fc.dram_read_kv_cache_bytes == 0);
+  CHECK(fc.dram_read_bytes == 1344);
+}
+
 TEST_CASE("ideal memory: unlimited, a layer that fits the buffers takes exactly its compute cycles", "[replay][ideal-memory]") {
   // Every load and store completes the moment it is issued, and the 64 x 32 int8 weights (2 KiB),
   // 16 x 64 inputs (1 KiB) and 16 x 32 outputs fit small.yaml's buffers whole: nothing is left to

@@ -395,10 +395,13 @@ void Accelerator::drive() {
     result.vector_ops = compute.vector_ops - compute_before.vector_ops;
     result.accumulator_updates = compute.accumulator_updates - compute_before.accumulator_updates;
     result.dram_read_weight_bytes = read_bytes(program::TensorRole::weights);
-    result.dram_read_input_bytes = read_bytes(program::TensorRole::inputs) + read_bytes(program::TensorRole::state);
+    // Everything but weights and the KV cache is an input, as the stall causes count it: a
+    // recurrent layer's state, and outputs read back (partial sums of a program that spills them).
+    result.dram_read_input_bytes = read_bytes(program::TensorRole::inputs) + read_bytes(program::TensorRole::state) +
+                                   read_bytes(program::TensorRole::outputs);
     result.dram_read_kv_cache_bytes = read_bytes(program::TensorRole::kv_cache);
-    result.dram_read_bytes = result.dram_read_weight_bytes + result.dram_read_input_bytes +
-                             result.dram_read_kv_cache_bytes + read_bytes(program::TensorRole::outputs);
+    result.dram_read_bytes =
+        result.dram_read_weight_bytes + result.dram_read_input_bytes + result.dram_read_kv_cache_bytes;
     result.dram_write_bytes = write_bytes_;
     result.prefetched_weight_bytes = prefetched_bytes_;
     const results::DramChannelStats dram_after = memory_->total_stats();

@@ -91,7 +91,7 @@ std::vector<RunColumn> make_run_columns(bool training) {
       summed("dram_write_bytes", "bytes", "bytes the layer's stores wrote", &LayerResult::dram_write_bytes, 0, kCovered),
       summed("dram_read_weight_bytes", "bytes", "of dram_read_bytes, the weights'", &LayerResult::dram_read_weight_bytes,
              0, kCovered),
-      summed("dram_read_input_bytes", "bytes", "of dram_read_bytes, the inputs' (and a recurrent layer's state)",
+      summed("dram_read_input_bytes", "bytes", "of dram_read_bytes, the inputs' (a recurrent layer's state and outputs read back included)",
              &LayerResult::dram_read_input_bytes, 0, kCovered),
       // Every store is an output's: dram_write_bytes again (the TOTAL's from the summed dram_write_bytes).
       derived("dram_write_output_bytes", "bytes", "of dram_write_bytes, the outputs': all of it", Total::recompute, 0,
