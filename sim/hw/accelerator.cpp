@@ -84,9 +84,9 @@ sc_core::sc_time Accelerator::sram_access(spec::TensorKind kind, std::uint64_t b
   const auto capacity = static_cast<std::uint64_t>(buffer.spec().capacity_bytes);
   SramAccess access;
   access.is_write = is_write;
-  access.row_bytes = std::min(bytes, capacity);
-  access.passes = bytes / access.row_bytes;
-  access.tail_bytes = bytes % access.row_bytes;
+  access.bytes = std::min(bytes, capacity);
+  access.passes = bytes / access.bytes;
+  access.tail_bytes = bytes % access.bytes;
   return buffer.reserve(access);
 }
 

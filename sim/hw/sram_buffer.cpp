@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -26,12 +25,7 @@ const sc_core::sc_module_name& checked_spec(const sc_core::sc_module_name& name,
 }
 
 std::string describe(const SramAccess& access) {
-  std::string text = std::string(access.is_write ? "write" : "read") + " at address " + std::to_string(access.address) +
-                     " of " + std::to_string(access.row_bytes) + " B";
-  if (access.rows != 1) {
-    text += " x " + std::to_string(access.rows) + " rows, stride " + std::to_string(access.row_stride_bytes) + " B";
-  }
-  return text;
+  return std::string(access.is_write ? "write" : "read") + " of " + std::to_string(access.bytes) + " B";
 }
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
@@ -52,83 +46,21 @@ std::string SramBuffer::problem(const SramAccess& access) const {
   const auto fail = [&](const std::string& what) {
     return std::string("SRAM buffer \"") + name() + "\": " + describe(access) + ": " + what;
   };
-  if (access.row_bytes == 0 || access.rows == 0 || access.passes == 0) return fail("empty access (0 bytes)");
-  if (access.rows > 1 && access.row_stride_bytes < access.row_bytes) {
-    return fail("rows overlap (row stride smaller than the row)");
-  }
-  if (access.tail_bytes >= access.row_bytes) return fail("a tail of a whole row or more (add a pass)");
-  // Total bytes first, without overflow: rows * row_bytes > capacity.
-  if (access.row_bytes > capacity_ || access.rows > capacity_ / access.row_bytes) {
-    return fail("larger than the buffer capacity of " + std::to_string(capacity_) + " B");
-  }
-  // Extent (rows - 1) * stride + row_bytes, then address + extent, both <= capacity, without overflow.
-  const std::uint64_t rest = capacity_ - access.row_bytes;
-  if (access.rows > 1 && access.row_stride_bytes > rest / (access.rows - 1)) {
-    return fail("spans more than the buffer capacity of " + std::to_string(capacity_) + " B");
-  }
-  const std::uint64_t extent = (access.rows - 1) * (access.rows > 1 ? access.row_stride_bytes : 0) + access.row_bytes;
-  if (access.address > capacity_ - extent) {
-    return fail("ends at byte " + std::to_string(access.address) + " + " + std::to_string(extent) +
-         ", beyond the buffer capacity of " + std::to_string(capacity_) + " B");
-  }
+  if (access.bytes == 0 || access.passes == 0) return fail("empty access (0 bytes)");
+  if (access.tail_bytes >= access.bytes) return fail("a tail of a whole pass or more (add a pass)");
+  if (access.bytes > capacity_) return fail("larger than the buffer capacity of " + std::to_string(capacity_) + " B");
   return "";
 }
 
-SramBuffer::Cost SramBuffer::cost(const SramAccess& access) const {
-  const std::uint64_t n = access.row_bytes;
-  // Row starting at byte `start`: words first..last, banks interleaved word by word.
-  const auto words_of = [&](std::uint64_t start) { return (start + n - 1) / width_ - start / width_ + 1; };
-
-  if (access.rows == 1) {
-    const std::uint64_t words = words_of(access.address);
-    return {static_cast<std::int64_t>(ceil_div(words, banks_)), static_cast<std::int64_t>(words)};
-  }
-
-  // A row's bank pattern depends only on its start modulo one sweep of all banks (sweep bytes),
-  // so row r repeats row r - period. Visit each distinct row once with its multiplicity.
-  const std::uint64_t sweep = width_ * banks_;
-  const std::uint64_t stride = access.row_stride_bytes;
-  const std::uint64_t period = sweep / std::gcd(stride % sweep, sweep);  // gcd(0, s) = s: period 1
-  const std::uint64_t distinct = std::min(access.rows, period);
-  const std::uint64_t full_laps = access.rows / period;
-  const std::uint64_t extra_rows = access.rows % period;  // rows < extra_rows get one more repeat
-
-  // Per bank: `base` words for every bank plus a circular difference array for the partial laps.
-  std::uint64_t base = 0;
-  std::uint64_t total_words = 0;
-  std::vector<std::int64_t> diff(banks_ + 1, 0);
-  for (std::uint64_t r = 0; r < distinct; ++r) {
-    const std::uint64_t mult = full_laps + (r < extra_rows ? 1 : 0);
-    const std::uint64_t start = access.address + r * stride;
-    const std::uint64_t words = words_of(start);
-    total_words += mult * words;
-    base += mult * (words / banks_);
-    const std::uint64_t rem = words % banks_;
-    if (rem == 0) continue;
-    const std::uint64_t first_bank = (start / width_) % banks_;
-    const auto m = static_cast<std::int64_t>(mult);
-    diff[first_bank] += m;
-    if (first_bank + rem <= banks_) {
-      diff[first_bank + rem] -= m;
-    } else {
-      diff[banks_] -= m;
-      diff[0] += m;
-      diff[first_bank + rem - banks_] -= m;
-    }
-  }
-  std::int64_t running = 0;
-  std::int64_t busiest = 0;
-  for (std::uint64_t b = 0; b < banks_; ++b) {
-    running += diff[b];
-    busiest = std::max(busiest, running);
-  }
-  return {static_cast<std::int64_t>(base) + busiest, static_cast<std::int64_t>(total_words)};
+SramBuffer::Cost SramBuffer::cost(std::uint64_t bytes) const {
+  const std::uint64_t words = ceil_div(bytes, width_);
+  return {static_cast<std::int64_t>(ceil_div(words, banks_)), static_cast<std::int64_t>(words)};
 }
 
 std::int64_t SramBuffer::access_cycles(const SramAccess& access) const {
   const std::string invalid = problem(access);
   if (!invalid.empty()) throw std::invalid_argument(invalid);
-  return cost(access).cycles;
+  return cost(access.bytes).cycles;
 }
 
 void SramBuffer::restart() {
@@ -159,16 +91,12 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
     SC_REPORT_ERROR("reusesim/sram", invalid.c_str());
     return sc_core::sc_time_stamp();
   }
-  Cost c = cost(access);
+  Cost c = cost(access.bytes);
   const auto passes = static_cast<std::int64_t>(access.passes);
   c.cycles *= passes;
   c.words *= passes;
   if (access.tail_bytes > 0) {
-    SramAccess tail = access;
-    tail.row_bytes = access.tail_bytes;
-    tail.passes = 1;
-    tail.tail_bytes = 0;
-    const Cost tail_cost = cost(tail);
+    const Cost tail_cost = cost(access.tail_bytes);
     c.cycles += tail_cost.cycles;
     c.words += tail_cost.words;
   }
@@ -180,8 +108,7 @@ sc_core::sc_time SramBuffer::reserve(const SramAccess& access) {
   const std::int64_t end = start + c.cycles;
   *port = end;
 
-  const auto bytes = static_cast<std::int64_t>(access.rows * access.row_bytes) * passes +
-                     static_cast<std::int64_t>(access.rows * access.tail_bytes);
+  const auto bytes = static_cast<std::int64_t>(access.bytes) * passes + static_cast<std::int64_t>(access.tail_bytes);
   (access.is_write ? stats_.write_bytes : stats_.read_bytes) += bytes;
   (access.is_write ? stats_.write_words : stats_.read_words) += c.words;
   return cycle_time(end);

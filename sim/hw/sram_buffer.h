@@ -6,9 +6,11 @@
 // the SRAM clock) and returns the absolute time the access completes; the caller waits until then.
 // Port bookkeeping is in integer SRAM cycles; sc_time appears only at the edges.
 //
-// Bank model: bank = (address / bank_width_bytes) % banks. Each bank delivers one word
-// (bank_width_bytes) per cycle per port, so an access occupies its port for as many cycles as its
-// busiest bank has words. A word touched only partly (misaligned start or end) still costs a word.
+// Bank model: an access of n bytes is a run of ceil(n / bank_width_bytes) words interleaved word by
+// word over the banks, and each bank delivers one word per cycle per port, so it occupies its port
+// for ceil(words / banks) cycles. Programs carry no SRAM addresses, so the replay places every
+// access at the buffer's start: tile layouts, and the bank conflicts they would bring, are not
+// modelled.
 
 #include <cstdint>
 #include <string>
@@ -20,17 +22,13 @@
 
 namespace reusesim::hw {
 
-// `rows` runs of `row_bytes` contiguous bytes, run r starting at address + r * row_stride_bytes
-// (a tile out of a larger array). A plain contiguous access is rows = 1 (stride ignored).
+// `bytes` contiguous bytes from the buffer's start.
 struct SramAccess {
-  std::uint64_t address = 0;
-  std::uint64_t row_bytes = 0;
-  std::uint64_t rows = 1;
-  std::uint64_t row_stride_bytes = 0;
+  std::uint64_t bytes = 0;
   bool is_write = false;
   // The whole access repeated back to back on one port (a read of more than the buffer holds
-  // re-reads it: an im2col expansion, overlapping windows), then `tail_bytes` more of each row
-  // (less than a row) on the same port: what is left of such a read after its whole passes.
+  // re-reads it: an im2col expansion, overlapping windows), then `tail_bytes` more (less than
+  // `bytes`) on the same port: what is left of such a read after its whole passes.
   std::uint64_t passes = 1;
   std::uint64_t tail_bytes = 0;
 };
@@ -50,9 +48,8 @@ class SramBuffer : public sc_core::sc_module {
   // clock are positive.
   SramBuffer(sc_core::sc_module_name name, const spec::SramBufferSpec& spec, double clock_mhz);
 
-  // Cycles the access occupies one port. Pure; O(min(rows, banks * bank_width_bytes) + banks).
-  // Throws std::invalid_argument for an empty access, one larger than the capacity, one reaching
-  // past the capacity, or rows > 1 that overlap (row_stride_bytes < row_bytes).
+  // Cycles one pass of the access occupies its port. Pure. Throws std::invalid_argument for an
+  // empty access, one larger than the capacity, or a tail of `bytes` or more.
   std::int64_t access_cycles(const SramAccess& access) const;
 
   // Books the access on the port of its kind that can start it earliest (lowest index on ties),
@@ -74,7 +71,7 @@ class SramBuffer : public sc_core::sc_module {
     std::int64_t cycles = 0;
     std::int64_t words = 0;  // bank words touched
   };
-  Cost cost(const SramAccess& access) const;  // of a valid access
+  Cost cost(std::uint64_t bytes) const;  // of a valid access's pass of `bytes`
   std::string problem(const SramAccess& access) const;  // what makes the access invalid, or ""
 
   // The first SRAM clock edge at or after `time`.
