@@ -11,7 +11,6 @@
 #include "cli/command_line.h"
 #include "config/accelerator_loader.h"
 #include "config/config_node.h"
-#include "hw/accelerator.h"
 #include "program/program_text.h"
 #include "report/run_report.h"
 #include "simulate/replay.h"
