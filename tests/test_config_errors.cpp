@@ -1081,7 +1081,7 @@ TEST_CASE("hints: a key in another case, without its unit, or with another unit"
   CHECK(did_you_mean("modle", {"name", "compute", "model"}) == " (did you mean \"model\"?)");
 }
 
-TEST_CASE("--set: an override that sets nothing is an error", "[model-errors][overrides]") {
+TEST_CASE("overrides: a --set that sets nothing is an error", "[model-errors][overrides]") {
   const std::string model = image_model("  - {name: fc, type: linear, out_features: 4}\n");
   CHECK(load_error(model, {"layers.fc={}"}) ==
         "--set layers.fc={}: error: layers.fc: {} (an empty mapping) sets nothing: an override changes the fields it "
