@@ -11,6 +11,7 @@
 #include "import/import_error.h"
 #include "util/checked_math.h"
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace reusesim::import {
 
@@ -18,6 +19,9 @@ namespace {
 
 // Dimensions past 2^40 are absurd, as in model files.
 constexpr std::int64_t kMaxValue = std::int64_t{1} << 40;
+
+// As model files (docs/model-format.md): the written model must load.
+constexpr std::size_t kMaxLayers = 100'000;
 
 // The columns of SCALE-Sim's two topology formats, for messages.
 const std::string kHeaderColumns =
@@ -71,6 +75,16 @@ std::string file_name(const std::string& origin) {
   return slash == std::string::npos ? origin : origin.substr(slash + 1);
 }
 
+// What a comment of the written YAML may hold (the loader refuses control characters and bytes that
+// are not UTF-8 anywhere in a file): those bytes as '?'.
+std::string printable(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  while (const std::optional<std::size_t> offset = util::invalid_utf8_offset(text)) text[*offset] = '?';
+  return text;
+}
+
 std::string stem(const std::string& origin) {
   std::string name = file_name(origin);
   if (const std::size_t dot = name.rfind('.'); dot != std::string::npos && dot > 0) name.resize(dot);
@@ -106,6 +120,7 @@ ImportedModel import_scalesim_topology(const std::string& text, const std::strin
   std::vector<std::string> header;
   bool gemm = false;
   std::set<std::string> names;
+  std::map<std::string, int> name_copies;
   const std::vector<std::string> lines = lines_of(text);
   for (std::size_t number = 1; number <= lines.size(); ++number) {
     const std::vector<std::string> fields = fields_of(lines[number - 1]);
@@ -129,6 +144,19 @@ ImportedModel import_scalesim_topology(const std::string& text, const std::strin
       continue;
     }
     const std::string row_name = fields[0].empty() ? "(unnamed)" : fields[0];
+    // The name is kept in the layer's comment: one line of UTF-8, as every name ReuseSim reads.
+    if (printable(row_name) != row_name) {
+      const auto bad = std::find_if(row_name.begin(), row_name.end(),
+                                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+      const std::size_t offset = bad != row_name.end() ? static_cast<std::size_t>(bad - row_name.begin())
+                                                       : util::invalid_utf8_offset(row_name).value_or(0);
+      fail(number, "the layer name holds " + util::describe_byte(row_name[offset]) +
+                       (bad != row_name.end() ? ", a control character" : ", which is not UTF-8") +
+                       "; a name is one line of printable UTF-8 text");
+    }
+    if (model.spec.layers.size() == kMaxLayers) {
+      fail(number, "more than " + std::to_string(kMaxLayers) + " layers, the most a model file may have");
+    }
     if (fields.size() < header.size()) {
       fail(number, "row " + row_name + ": the " + header[fields.size()] + " column is missing (" +
                        std::to_string(header.size()) + " columns expected, " + std::to_string(fields.size()) + " found)");
@@ -147,8 +175,10 @@ ImportedModel import_scalesim_topology(const std::string& text, const std::strin
       values.push_back(*value);
     }
     LayerSpec layer;
-    std::string name = layer_name_from(row_name);
-    for (int copy = 2; !names.insert(name).second; ++copy) name = layer_name_from(row_name) + "_" + std::to_string(copy);
+    // A repeated name gets _2, _3, ...: each name's count is kept, so many repeats stay linear.
+    const std::string base = layer_name_from(row_name);
+    std::string name = base;
+    for (int& copies = name_copies[base]; !names.insert(name).second;) name = base + "_" + std::to_string(++copies + 1);
     layer.name = name;
     std::string comment = "line " + std::to_string(number) + ": " + row_name;
     if (gemm) {
@@ -199,9 +229,10 @@ ImportedModel import_scalesim_topology(const std::string& text, const std::strin
   if (model.spec.layers.empty()) {
     throw ImportError(origin + ": no layer rows (a topology needs a header and at least one layer)");
   }
-  model.header = {"Imported from " + file_name(origin) + " by `reusesim import scalesim` in SCALE-Sim's conventions:",
-                  "no padding, ceil((H - F + S) / S) outputs, 1-byte words (int8). The layers do not feed each",
-                  "other: each reads its own input from DRAM. Comments give each layer's line and row."};
+  model.header = {
+      "Imported from " + printable(file_name(origin)) + " by `reusesim import scalesim` in SCALE-Sim's conventions:",
+      "no padding, ceil((H - F + S) / S) outputs, 1-byte words (int8). The layers do not feed each",
+      "other: each reads its own input from DRAM. Comments give each layer's line and row."};
   build_imported(model, origin);
   return model;
 }
@@ -492,15 +523,22 @@ std::string accelerator_yaml(const ScaleSimConfig& config, const std::string& or
   const std::string dram = config.user_bandwidth
                                ? "{bandwidth_gbps: " + std::to_string(config.bandwidth_words_per_cycle) + ", latency_ns: 0}"
                                : "unlimited";
-  return "# Imported from " + file_name(origin) + " by `reusesim import scalesim`: SCALE-Sim's array, dataflow\n"
+  return "# Imported from " + printable(file_name(origin)) +
+         " by `reusesim import scalesim`: SCALE-Sim's array, dataflow\n"
          "# and SRAM sizes, 1-byte words at 1 GHz (a cycle is a nanosecond), SRAMs that feed a whole array\n"
          "# edge per cycle, and DRAM an ideal memory: " +
          std::string(config.user_bandwidth ? "USER mode's Bandwidth in bytes per cycle" : "unlimited (CALC mode)") +
          ".\n"
-         "name: " + config.run_name + "\n"
-         "compute: {type: systolic, rows: " + rows + ", cols: " + cols + ", dataflow: " + config.dataflow +
-         ", clock_mhz: 1000, operand_bits: 8, vector_ops_per_cycle: " + cols + "}\n"
-         "accumulators: {capacity_kib: " + std::to_string(config.ofmap_sram_kib) + ", bits: 32}\n"
+         "name: " +
+         config.run_name +
+         "\n"
+         "compute: {type: systolic, rows: " +
+         rows + ", cols: " + cols + ", dataflow: " + config.dataflow +
+         ", clock_mhz: 1000, operand_bits: 8, vector_ops_per_cycle: " + cols +
+         "}\n"
+         "accumulators: {capacity_kib: " +
+         std::to_string(config.ofmap_sram_kib) +
+         ", bits: 32}\n"
          "sram:\n"
          "  clock_mhz: 1000\n"
          "  buffers:\n" +

@@ -223,6 +223,19 @@ CSV
 expect 0 "a layer named null" -- "$REUSESIM" import scalesim "$work/null.csv"
 contains "null layer" "$out" "{name: null_, type: linear, input: {sequence: 4, features: 4}, out_features: 4, bias: false}"
 
+# The written model must load: a layer name (kept in its comment) is printable UTF-8, and a model
+# has at most 100,000 layers, so the 100,001st row is refused where it is.
+printf 'Layer, M, N, K,\nfc\001, 4, 4, 4,\nfc\377, 4, 4, 4,\n' >"$work/control.csv"
+expect 2 "a control character in a name" -- "$REUSESIM" import scalesim "$work/control.csv"
+same "control character message" "$err" "reusesim import scalesim: error: $work/control.csv:2: the layer name holds the byte 0x01, a control character; a name is one line of printable UTF-8 text"
+sed -i 2d "$work/control.csv"
+expect 2 "a name that is not UTF-8" -- "$REUSESIM" import scalesim "$work/control.csv"
+same "not UTF-8 message" "$err" "reusesim import scalesim: error: $work/control.csv:2: the layer name holds the byte 0xff, which is not UTF-8; a name is one line of printable UTF-8 text"
+awk 'BEGIN { print "Layer, M, N, K,"; for (i = 0; i < 100001; i++) print "fc, 2, 2, 2," }' >"$work/many.csv"
+expect 2 "100,001 layers" -- "$REUSESIM" import scalesim "$work/many.csv" -o "$work/many.yaml"
+same "100,001 layers message" "$err" "reusesim import scalesim: error: $work/many.csv:100002: more than 100000 layers, the most a model file may have"
+never_written "100,001 layers" "$work/many.yaml"
+
 # Outputs that name an input or each other are refused before anything is written, whatever the
 # spelling (paths compared by the file they name).
 cp "$D/alexnet.csv" "$work/topology.csv"
