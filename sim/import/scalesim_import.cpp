@@ -431,7 +431,11 @@ class ConfigReader {
       if (++references > kMaxInterpolationReferences) {
         throw ImportError(where + "more than " + std::to_string(kMaxInterpolationReferences) + " %(key)s references");
       }
-      interpolate(section, option->value, depth + 1, where, references, out);
+      if (option->value.find('%') == std::string::npos) {
+        out += option->value;
+      } else {
+        interpolate(section, option->value, depth + 1, where, references, out);
+      }
       if (out.size() > kMaxInterpolatedBytes) {
         throw ImportError(where + "longer than " + std::to_string(kMaxInterpolatedBytes) + " bytes once interpolated");
       }
