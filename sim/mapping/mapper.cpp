@@ -192,6 +192,10 @@ program::LayerProgram map_in_passes(const NetworkSetup& setup, std::size_t i, st
       if (!part.steps.empty())
         program.mapping += "; in " + std::to_string(passes) + " sub-batches of " + std::to_string(sub_batch);
     }
+    if (program.steps.size() + part.steps.size() > program::kMaxLayerSteps) {
+      throw MappingError("layer " + program.layer + ": its " + std::to_string(passes) + " sub-batches need more than " +
+                         std::to_string(program::kMaxLayerSteps) + " data-movement steps, the limit of one layer");
+    }
     append_steps(program, std::move(part), false);
   }
   program.passes = passes;  // also when empty (a fused layer, a view): it runs in its place among the passes
@@ -265,6 +269,10 @@ std::int64_t total_estimate(const NetworkMapping& mapped, const spec::Accelerato
   return total;
 }
 
+// At most this many sub-batches: each is the prefix mapped again, so the mapping time grows with
+// them (a batch of 64 in sub-batches of 1).
+constexpr std::int64_t kMaxSubBatches = 64;
+
 // Where a sub-batched prefix of the network may end: not inside a fused chain (its layers run in
 // the head's program), and not past a recurrent layer (its sequences are time-major in DRAM, so a
 // sub-batch is not one range) or a matmul (a batch's samples are its groups).
@@ -316,7 +324,8 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
   std::int64_t best = total_estimate(whole, accelerator, 0, count);
   std::size_t best_split = 0;
   std::int64_t best_sub_batch = batch;
-  for (std::int64_t sub_batch = batch / 2; limit > 0 && sub_batch >= 1 && batch % (2 * sub_batch) == 0;
+  for (std::int64_t sub_batch = batch / 2;
+       limit > 0 && sub_batch >= 1 && batch % (2 * sub_batch) == 0 && batch / sub_batch <= kMaxSubBatches;
        sub_batch /= 2) {
     NetworkMapping part;
     part.programs.resize(count);
@@ -340,8 +349,20 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
     }
   }
   if (best_split == 0) return whole;
-  NetworkMapping split = map_split(setup, best_split, best_sub_batch);
-  return total_estimate(split, accelerator, 0, count) < total_estimate(whole, accelerator, 0, count) ? split : whole;
+  NetworkMapping split;
+  try {
+    split = map_split(setup, best_split, best_sub_batch);
+  } catch (const MappingError&) {
+    return whole;  // its passes need more steps than a layer may have
+  }
+  const auto steps = [](const NetworkMapping& mapped) {
+    std::size_t total = 0;
+    for (const program::LayerProgram& program : mapped.programs) total += program.steps.size();
+    return total;
+  };
+  // Kept only when it is faster by the estimate and does not push the network past a run's steps.
+  const bool faster = total_estimate(split, accelerator, 0, count) < total_estimate(whole, accelerator, 0, count);
+  return faster && (steps(split) <= program::kMaxRunSteps || steps(split) <= steps(whole)) ? split : whole;
 }
 
 std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped) {
