@@ -26,6 +26,7 @@ struct GemmProblem {
   // the bytes of the tensor it writes (a fused pooling's is smaller): both spread over the output
   // tiles in proportion to their outputs.
   std::int64_t output_vector_ops = 0;
+  std::int64_t output_stage_ops = 0;  // of them, the busiest output-path stage's (a pipeline)
   std::int64_t written_bytes = 0;
   bool inputs_on_chip = false, output_on_chip = false;  // residency: no loads, no stores
   // The N x K operand ("weights" in the tiling's terms): a layer's weights, or a matmul's second
@@ -34,12 +35,21 @@ struct GemmProblem {
   bool b_on_chip = false;
   std::vector<Addend> addends;                           // fused adds' other operands
   std::uint64_t weights = 0, inputs = 0, output = 0;
+  std::uint64_t partial_sums = 0;  // DRAM scratch for partial sums that spill there
+  bool may_spill_to_dram = true;   // false: a tiling whose partial sums would go to DRAM is no candidate
 };
+
+// Where a K-tiled tile's partial sums wait between its K tiles (docs/mapping-and-replay.md,
+// "Accumulators"): in the accumulators, spilled to the output buffer, or spilled to DRAM.
+enum class PartialSumHome { accumulators, output_buffer, dram };
 
 struct GemmTiling {
   std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
   std::int64_t tm = 0, tn = 0, tk = 0;
   bool n_outer = true;
+  PartialSumHome partial_sums = PartialSumHome::accumulators;
+  std::int64_t sum_bytes = 4;          // bytes of one partial sum (the accumulators' width)
+  std::int64_t spill_piece_bytes = 0;  // a DRAM spill moves a tile's sums in pieces of at most this
   std::int64_t cycles = 0;
   std::int64_t dram_bytes = 0;
   std::int64_t tiles = 0;
@@ -50,6 +60,12 @@ struct GemmTiling {
 GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec& accelerator, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
                               const std::optional<workload::PinnedTiling>& pinned);
+
+// A compute step of a tile whose partial sums spill to the output buffer reads them back (every K
+// tile but the first) and writes them there (every one but the last): `sums` of the tile's groups
+// x m x n.
+void add_partial_sum_traffic(program::Step& compute, const GemmTiling& tiling, std::int64_t sums, bool first_k,
+                             bool last_k);
 
 // Both operands of a GEMM that are activations (a matmul's, a weight gradient's) share the input
 // buffer: each gets half of its room.
