@@ -46,6 +46,7 @@ int replay_command(const std::vector<std::string>& args) {
     if (!parse_arguments("replay", args, options, {}, values)) return kExitOk;
     const report::Format format = parse_format(common.format);
     const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
+    warn_of_energy_curves("replay", spec);
     std::vector<program::ProgramRecord> records;
     try {
       const std::string text = read_program_file(program_file);

@@ -148,6 +148,7 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides);
+    warn_of_energy_curves("run", spec);
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),

@@ -6,6 +6,7 @@
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
 #include "hw/systemc_compat.h"
+#include "results/cycle_count.h"
 
 namespace reusesim::hw {
 
@@ -36,10 +37,6 @@ __extension__ using Wide = unsigned __int128;
 std::unique_ptr<Memory> make_memory(const spec::DramSpec& spec) {
   if (spec.ideal) return std::make_unique<IdealMemory>("memory", spec);
   return std::make_unique<DramSystem>("dram", spec);
-}
-
-std::int64_t to_cycles(const sc_core::sc_time& time, const sc_core::sc_time& period) {
-  return static_cast<std::int64_t>(std::llround(time / period));
 }
 
 }  // namespace
@@ -218,6 +215,7 @@ void Accelerator::prefetch_next_weights() {
   prefetch_done_at_.assign(steps.size(), sc_core::SC_ZERO_TIME);
   const std::uint64_t owner = generation_ + 1;
   prefetch_owner_ = owner;
+  prefetch_started_at_ = sc_core::sc_time_stamp();
   std::int64_t room = prefetch_room_bytes_;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const program::Step& step = steps[i];
@@ -244,6 +242,7 @@ void Accelerator::prefetch_next_weights() {
 void Accelerator::adopt_prefetched_loads() {
   prefetched_.assign(program_->steps.size(), false);
   prefetched_bytes_ = 0;
+  prefetch_span_ = sc_core::SC_ZERO_TIME;
   if (prefetch_owner_ != generation_ + 1 || prefetch_state_.size() != program_->steps.size()) return;
   for (std::size_t i = 0; i < prefetch_state_.size(); ++i) {
     if (prefetch_state_[i] == 0) continue;
@@ -252,6 +251,9 @@ void Accelerator::adopt_prefetched_loads() {
     const std::int64_t bytes = dram_bytes(step);
     read_bytes(step.tensor) += bytes;
     prefetched_bytes_ += bytes;
+    // The prefetch's bytes moved from its start to its last arrival, or to now if one is still arriving.
+    const sc_core::sc_time moved_until = prefetch_state_[i] == 2 ? prefetch_done_at_[i] : sc_core::sc_time_stamp();
+    prefetch_span_ = std::max(prefetch_span_, moved_until - prefetch_started_at_);
     if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the layer's loads
       done_[i] = true;
       finished_at_[i] = prefetch_done_at_[i];
@@ -371,8 +373,7 @@ void Accelerator::drive() {
     result.onchip_kept_output_bytes = run.program.onchip_output_bytes;
     result.batch = run.batch;
     result.seconds = elapsed.to_seconds();
-    result.cycles = to_cycles(elapsed, period);
-    result.compute_cycles = to_cycles(compute_busy_, period);
+    result.dram_span_seconds = (elapsed + prefetch_span_).to_seconds();
     // The array's last step ends before the last store: that tail is output drain.
     sc_core::sc_time attributed = compute_busy_;
     for (const sc_core::sc_time& stall : stall_by_cause_) attributed += stall;
@@ -382,14 +383,23 @@ void Accelerator::drive() {
                             picoseconds(start + elapsed));
       timeline_->end_layer(picoseconds(start + elapsed));
     }
-    result.stall_weights = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::weights)], period);
-    result.stall_inputs = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::inputs)], period);
-    result.stall_sram = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::sram)], period);
-    result.stall_vector = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::vector)], period);
-    // Rounding each cause separately could leave a cycle over or under: drain takes the rest.
-    result.stall_output_drain = std::max<std::int64_t>(
-        0, result.cycles - result.compute_cycles - result.stall_weights - result.stall_inputs - result.stall_sram -
-               result.stall_vector);
+    // Busy time and stalls fill the layer's time end to end: counted as consecutive spans, their
+    // cycles add up to the layer's exactly (results/cycle_count.h).
+    const auto stall_ps = [&](results::StallCause cause) {
+      return picoseconds(stall_by_cause_[static_cast<int>(cause)]);
+    };
+    const std::vector<std::int64_t> cycles =
+        results::span_cycles({picoseconds(compute_busy_), stall_ps(results::StallCause::weights),
+                              stall_ps(results::StallCause::inputs), stall_ps(results::StallCause::sram),
+                              stall_ps(results::StallCause::vector), stall_ps(results::StallCause::output_drain)},
+                             picoseconds(period));
+    result.cycles = results::nearest_cycles(picoseconds(elapsed), picoseconds(period));
+    result.compute_cycles = cycles[0];
+    result.stall_weights = cycles[1];
+    result.stall_inputs = cycles[2];
+    result.stall_sram = cycles[3];
+    result.stall_vector = cycles[4];
+    result.stall_output_drain = cycles[5];
     const ComputeStats& compute = array_.stats();
     result.macs = compute.macs - compute_before.macs;
     result.vector_ops = compute.vector_ops - compute_before.vector_ops;

@@ -115,6 +115,10 @@ class Accelerator : public sc_core::sc_module {
   std::uint64_t prefetch_owner_ = 0;
   std::vector<bool> prefetched_;  // the running layer's steps that were prefetched
   std::int64_t prefetched_bytes_ = 0;
+  // When the last prefetch began; for the running layer, how long its prefetched loads took (from
+  // that start to the last one's arrival, or to the layer's start if one was still arriving then).
+  sc_core::sc_time prefetch_started_at_;
+  sc_core::sc_time prefetch_span_;
   sc_core::sc_event start_;
   sc_core::sc_event step_done_;
   sc_core::sc_event layer_done_;
