@@ -274,22 +274,28 @@ TEST_CASE("the plan refuses a run past its DRAM bytes or simulated time, naming 
   limits.max_dram_bytes = 4863;
   CHECK_THROWS_WITH(simulate::plan_inference(spec, model.network, {4, 4}, {0}, "small.yaml", limits),
                     "the run moves more than 4863 bytes through the DRAM model (the limit of one run, minutes of "
-                    "simulation; reached at layer fc with 4864); lower the batch size (or the context or sequence "
-                    "length), run fewer batch sizes or layers at once, or raise the limit with "
-                    "REUSESIM_MAX_DRAM_BYTES=<bytes> (accelerator small.yaml, batch 4)");
+                    "simulation): 4864 by layer fc; lower the batch size (or the context or sequence length), run "
+                    "fewer batch sizes or layers at once, or raise the limit with REUSESIM_MAX_DRAM_BYTES=<bytes> "
+                    "(accelerator small.yaml, batch 4)");
+  // Before mapping a batch, its weights alone (2,048 B) are held against the limit.
+  limits.max_dram_bytes = 2047;
+  CHECK_THROWS_WITH(simulate::plan_inference(spec, model.network, {4}, {0}, "small.yaml", limits),
+                    Catch::StartsWith("the run moves more than 2047 bytes through the DRAM model (the limit of one "
+                                      "run, minutes of simulation): 2048 with the weights and KV caches of batch 4 "
+                                      "alone; "));
   // Two batches take at least 4.864 us: past a limit of 4.8 us.
   limits = simulate::RunLimits{};
   limits.max_simulated_seconds = 4.8e-6;
   CHECK_THROWS_WITH(simulate::plan_inference(spec, model.network, {4, 4}, {0}, "small.yaml", limits),
                     "the run simulates more than 4.8e-06 s of the accelerator's time (the limit of one run, minutes "
-                    "of simulation; reached at layer fc, where its roofline bound comes to 4.864e-06 s); lower the "
-                    "batch size, run fewer batch sizes or layers at once, or raise the limit with "
-                    "REUSESIM_MAX_SIMULATED_SECONDS=<seconds> (accelerator small.yaml, batch 4)");
+                    "of simulation): its roofline bound is 4.864e-06 s by layer fc; lower the batch size, run fewer "
+                    "batch sizes or layers at once, or raise the limit with REUSESIM_MAX_SIMULATED_SECONDS=<seconds> "
+                    "(accelerator small.yaml, batch 4)");
 }
 
 TEST_CASE("run limits: the environment raises them; a value that is not a positive number is refused",
           "[invariants][plan]") {
-  CHECK(simulate::run_limits().max_dram_bytes == 10'000'000'000);
+  CHECK(simulate::run_limits().max_dram_bytes == 25'000'000'000);
   CHECK(simulate::run_limits().max_simulated_seconds == 60);
   setenv("REUSESIM_MAX_DRAM_BYTES", "50000000000", 1);
   setenv("REUSESIM_MAX_SIMULATED_SECONDS", "600.5", 1);

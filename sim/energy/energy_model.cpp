@@ -97,13 +97,28 @@ std::vector<std::string> curve_range_warnings(const spec::AcceleratorSpec& accel
       {"sram_read_pj_per_64_bits", &technology.sram_read}, {"sram_write_pj_per_64_bits", &technology.sram_write}};
   std::vector<std::string> warnings;
   for (const auto& [array, kib] : arrays) {
+    // The curves this array lies outside of; two with the same range and end value share a line.
+    const auto end_of = [kib = kib](const std::vector<spec::SramEnergyPoint>& curve) {
+      return kib < curve.front().kib ? curve.front() : curve.back();
+    };
+    std::vector<std::pair<std::string, const std::vector<spec::SramEnergyPoint>*>> outside;
     for (const auto& [key, curve] : curves) {
       if (kib >= curve->front().kib && kib <= curve->back().kib) continue;
-      const spec::SramEnergyPoint& end = kib < curve->front().kib ? curve->front() : curve->back();
+      const auto* previous = outside.empty() ? nullptr : outside.back().second;
+      if (previous != nullptr && curve->front().kib == previous->front().kib &&
+          curve->back().kib == previous->back().kib && end_of(*curve) == end_of(*previous)) {
+        outside.back().first += std::string(" and ") + key;
+        continue;
+      }
+      outside.emplace_back(key, curve);
+    }
+    for (const auto& [keys, curve] : outside) {
+      const spec::SramEnergyPoint end = end_of(*curve);
+      const bool both = keys.find(" and ") != std::string::npos;
       std::ostringstream warning;
-      warning << "technology " << technology.name << ": " << key << " covers " << kib_text(curve->front().kib) << " to "
-              << kib_text(curve->back().kib) << "; " << array << " (" << kib_text(kib) << ") take the energy at "
-              << kib_text(end.kib) << " (" << end.pj_per_64_bits
+      warning << "technology " << technology.name << ": " << keys << (both ? " cover " : " covers ")
+              << kib_text(curve->front().kib) << " to " << kib_text(curve->back().kib) << "; " << array << " ("
+              << kib_text(kib) << ") take the energy at " << kib_text(end.kib) << " (" << end.pj_per_64_bits
               << " pJ per 64 bits): a curve is not extrapolated beyond its points";
       warnings.push_back(warning.str());
     }

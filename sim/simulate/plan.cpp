@@ -56,25 +56,54 @@ class RunBuilder {
     }
     const std::int64_t bytes = added.dram_read_bytes + added.dram_write_bytes;
     dram_bytes_ = util::checked_add(dram_bytes_, bytes);
-    if (dram_bytes_ > limits_.max_dram_bytes) {
+    seconds_ += roofline_seconds(added.macs, bytes);
+    check(dram_bytes_, seconds_, "by layer " + added.layer, where);
+  }
+
+  // Before a batch is mapped: what its `layers` cannot do without, every GEMM's weights and every
+  // KV cache read once at the roofline, so that a run far past a limit is refused before its
+  // programs take memory (Llama-2-7B's decode at batch 20,000 took 12 GB to map).
+  void check_before_mapping(const workload::Network& network, const std::vector<std::size_t>& layers,
+                            std::int64_t batch, const std::string& where) {
+    const std::int64_t e = spec_.element_bytes();
+    std::int64_t bytes = dram_bytes_;
+    double seconds = seconds_;
+    for (std::size_t i : layers) {
+      const workload::NetworkLayer& layer = network.layers[i];
+      if (layer.counts.macs == 0) continue;  // a vector layer's parameters may be folded into its producer's
+      const std::int64_t needed = util::checked_add(workload::compulsory_traffic(layer, batch, e).weight,
+                                                    util::checked_product({layer.cached_elements(), batch, e}));
+      bytes = util::checked_add(bytes, needed);
+      seconds += roofline_seconds(util::checked_mul(layer.counts.macs, batch), needed);
+    }
+    check(bytes, seconds, "with the weights and KV caches of batch " + std::to_string(batch) + " alone", where);
+  }
+
+ private:
+  // What a layer of `macs` that moves `bytes` takes at least (an unlimited ideal memory has no DRAM bound).
+  double roofline_seconds(std::int64_t macs, std::int64_t bytes) const {
+    return std::max(2.0 * static_cast<double>(macs) / spec_.compute.peak_ops_per_second(),
+                    static_cast<double>(bytes) / spec_.dram.peak_bytes_per_second());
+  }
+
+  // Refuses a run whose DRAM bytes or roofline time (`reached`: at which point) pass their limits.
+  void check(std::int64_t bytes, double seconds, const std::string& reached, const std::string& where) const {
+    if (bytes > limits_.max_dram_bytes) {
       throw mapping::MappingError(
           "the run moves more than " + std::to_string(limits_.max_dram_bytes) +
-          " bytes through the DRAM model (the limit of one run, minutes of simulation; reached at layer " +
-          added.layer + " with " + std::to_string(dram_bytes_) +
-          "); lower the batch size (or the context or sequence length), run fewer batch sizes or layers at once, "
-          "or raise the limit with REUSESIM_MAX_DRAM_BYTES=<bytes>" +
+          " bytes through the DRAM model (the limit of one run, minutes of simulation): " + std::to_string(bytes) +
+          " " + reached +
+          "; lower the batch size (or the context or sequence length), run fewer batch sizes or "
+          "layers at once, or raise the limit with REUSESIM_MAX_DRAM_BYTES=<bytes>" +
           where);
     }
-    // The layer takes at least its roofline bound (an unlimited ideal memory has no DRAM bound).
-    seconds_ += std::max(2.0 * static_cast<double>(added.macs) / spec_.compute.peak_ops_per_second(),
-                         static_cast<double>(bytes) / spec_.dram.peak_bytes_per_second());
-    if (seconds_ > limits_.max_simulated_seconds) {
+    if (seconds > limits_.max_simulated_seconds) {
       throw mapping::MappingError(
           "the run simulates more than " + significant_digits(limits_.max_simulated_seconds) +
-          " s of the accelerator's time (the limit of one run, minutes of simulation; reached at layer " + added.layer +
-          ", where its roofline bound comes to " + significant_digits(seconds_) +
-          " s); lower the batch size, run fewer batch sizes or layers at once, or raise the limit with "
-          "REUSESIM_MAX_SIMULATED_SECONDS=<seconds>" +
+          " s of the accelerator's time (the limit of one run, minutes of simulation): its roofline bound is " +
+          significant_digits(seconds) + " s " + reached +
+          "; lower the batch size, run fewer batch sizes or "
+          "layers at once, or raise the limit with REUSESIM_MAX_SIMULATED_SECONDS=<seconds>" +
           where);
     }
   }
@@ -105,6 +134,7 @@ RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Networ
   RunPlan plan;
   RunBuilder builder(plan, spec, limits);
   for (std::int64_t batch : batches) {
+    builder.check_before_mapping(network, selected, batch, where(origin, batch));
     mapping::NetworkMapping mapped;
     try {
       mapped = mapping::map_network(network, batch, spec);
@@ -133,7 +163,10 @@ RunPlan plan_training(const spec::AcceleratorSpec& spec, const workload::Network
                       const std::string& origin, const RunLimits& limits) {
   RunPlan plan;
   RunBuilder builder(plan, spec, limits);
+  std::vector<std::size_t> every_layer(network.layers.size());
+  for (std::size_t i = 0; i < every_layer.size(); ++i) every_layer[i] = i;
   for (std::int64_t batch : batches) {
+    builder.check_before_mapping(network, every_layer, batch, where(origin, batch));
     std::vector<mapping::TrainingProgram> step;
     try {
       step = mapping::map_training_step(network, batch, spec, training);

@@ -17,13 +17,14 @@ namespace reusesim::simulate {
 
 // What one run may ask of the simulator, checked while it is planned, before anything is
 // simulated (docs/conventions.md, "Run limits"). Steps bound the plan's memory; the DRAM bytes and
-// the simulated time bound the simulation's wall time: the DRAM model simulates each burst (about
-// 40 MB a second on HBM2, 80 MB on one DDR3 channel, on one core of the 2-core machine the defaults
-// were measured on) and each refresh (about 2 s of wall time per simulated second on HBM2's 16
-// channels).
+// the simulated time bound the simulation's wall time. The DRAM model simulates every burst: 25 to
+// 80 MB a second on the 2-core machine the defaults were measured on (busy to quiet; 32-byte DDR3
+// and 64-byte HBM2 bursts alike), so 25 GB is 5 to 10 minutes, and the largest shipped job, the
+// ResNet-50 training step at batch 32 on snowflake (traces/training.yaml), moves 20.1 GB. Each
+// refresh is an event too: an idle HBM2 (16 channels) costs 2 s of wall time per simulated second.
 struct RunLimits {
   std::size_t max_steps = program::kMaxRunSteps;
-  std::int64_t max_dram_bytes = 10'000'000'000;  // every load and store, burst-widened: minutes
+  std::int64_t max_dram_bytes = 25'000'000'000;  // every load and store, burst-widened
   double max_simulated_seconds = 60;             // at least the roofline bound of every layer
 };
 
