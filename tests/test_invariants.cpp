@@ -11,6 +11,7 @@
 #include "fixtures.h"
 #include "mapping/mapper.h"
 #include "mapping/training_mapper.h"
+#include "results/cycle_count.h"
 #include "simulate/invariants.h"
 #include "simulate/plan.h"
 
@@ -308,4 +309,20 @@ TEST_CASE("run limits: the environment raises them; a value that is not a positi
   CHECK_THROWS_WITH(simulate::run_limits(), "REUSESIM_MAX_SIMULATED_SECONDS: expected a positive number, got \"-1\"");
   unsetenv("REUSESIM_MAX_DRAM_BYTES");
   unsetenv("REUSESIM_MAX_SIMULATED_SECONDS");
+}
+
+TEST_CASE("cycle counts: consecutive spans rounded where they end add up to their window's cycles", "[invariants]") {
+  // tpu_v4i's 1,050 MHz clock is 952 ps. Two stalls of 1,428 ps are 1.5 cycles each: rounded on
+  // their own, 2 + 2 = 4 cycles of a 2,856 ps (3.0-cycle) window. Rounded where each ends: the
+  // first ends at 1.5 -> 2, the second at 3.0 -> 3, so 2 and 1, and 3 in all.
+  CHECK(results::span_cycles({1428, 1428}, 952) == std::vector<std::int64_t>{2, 1});
+  CHECK(results::nearest_cycles(2856, 952) == 3);
+  // Halves round up, the rest to the nearest: 476 ps is 0.5 cycles, 475 ps 0.499.
+  CHECK(results::nearest_cycles(476, 952) == 1);
+  CHECK(results::nearest_cycles(475, 952) == 0);
+  // Compute 2,000 ps (2.10 cycles), weights 666 (0.70), inputs 666, an empty sram span, output drain
+  // 1,000 (1.05): ends at 2.10, 2.80, 3.50, 3.50, 4.55 -> 2, 3, 4, 4, 5 cycles; the spans 2, 1, 1, 0, 1.
+  const std::vector<std::int64_t> cycles = results::span_cycles({2000, 666, 666, 0, 1000}, 952);
+  CHECK(cycles == std::vector<std::int64_t>{2, 1, 1, 0, 1});
+  CHECK(results::nearest_cycles(2000 + 666 + 666 + 1000, 952) == 5);
 }
