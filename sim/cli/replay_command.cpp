@@ -46,7 +46,6 @@ int replay_command(const std::vector<std::string>& args) {
     if (!parse_arguments("replay", args, options, {}, values)) return kExitOk;
     const report::Format format = parse_format(common.format);
     const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
-    warn_of_energy_curves("replay", spec);
     std::vector<program::ProgramRecord> records;
     try {
       const std::string text = read_program_file(program_file);
@@ -77,6 +76,7 @@ int replay_command(const std::vector<std::string>& args) {
     const simulate::Replay replay = simulate::replay(spec, std::move(runs));
     if (replay.out_of_memory) return report_bad_input("replay", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
+    warn_of_energy_curves("replay", spec);  // of the energy the report shows
     report::RunReport report{spec.name, program_file, spec, {}, std::nullopt, {}, {}};
     for (std::size_t i = 0; i < replay.results.size(); ++i) {
       if (starts[i]) report.batches.emplace_back();
