@@ -50,21 +50,49 @@ const std::string kIdeal = "dram: {ideal: unlimited}\n";
 
 }  // namespace
 
+TEST_CASE("energy: an SRAM curve is not extrapolated past either end, and each array past one is named", "[energy]") {
+  // A steep curve, both points in the allowed range: 1 pJ at 1 KiB, 1,000 pJ at 2 KiB. Its slope,
+  // log(1000) / log(2) = 9.97, extended to the accumulators' 32 KiB gave 1000 x 16^9.97 = 1e15 pJ
+  // an access; the curve's last point, 1,000 pJ, is what they cost now. The buffers' banks (8 KiB)
+  // are past it too; the write curve (the 45 nm table's, 8 KiB to 1 MiB) covers every array.
+  const spec::AcceleratorSpec steep =
+      load("technology: {preset: 45nm, sram_read_pj_per_64_bits: [{kib: 1, pj: 1}, {kib: 2, pj: 1000}]}\n" + kIdeal);
+  CHECK(energy::sram_access_pj(*steep.technology, 32, 64, false) == Approx(1000));
+  // Between the points, log-log as before: 1.5 KiB is 2^0.585, so 1 x 1000^0.585 = 56.9 pJ.
+  CHECK(energy::sram_access_pj(*steep.technology, 1.5, 64, false) == Approx(std::pow(1000.0, std::log2(1.5))));
+  const std::vector<std::string> above = energy::curve_range_warnings(steep);
+  REQUIRE(above.size() == 3);
+  CHECK(above[2] == "technology " + steep.technology->name +
+                        ": sram_read_pj_per_64_bits covers 1 KiB to 2 KiB; the accumulators (32 KiB) take the energy "
+                        "at 2 KiB (1000 pJ per 64 bits): a curve is not extrapolated beyond its points");
+  // The same curve moved up to 1,024 and 2,048 KiB: extended down to the 8 KiB banks it gave
+  // (8 / 1024)^9.97 = 1e-21 pJ; its first point, 1 pJ, now.
+  const spec::AcceleratorSpec high = load(
+      "technology: {preset: 45nm, sram_write_pj_per_64_bits: [{kib: 1024, pj: 1}, {kib: 2048, pj: 1000}]}\n" + kIdeal);
+  CHECK(energy::sram_access_pj(*high.technology, 8, 64, true) == Approx(1));
+  const std::vector<std::string> below = energy::curve_range_warnings(high);
+  REQUIRE(below.size() == 3);
+  CHECK(below[0] == "technology " + high.technology->name +
+                        ": sram_write_pj_per_64_bits covers 1024 KiB to 2048 KiB; the banks of buffer w (8 KiB) take "
+                        "the energy at 1024 KiB (1 pJ per 64 bits): a curve is not extrapolated beyond its points");
+}
+
 TEST_CASE("energy: a MAC, an SRAM access and the area from the 45 nm table", "[energy]") {
   const spec::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
   REQUIRE(spec.technology);
   // Horowitz, ISSCC 2014: int8 multiply 0.2 pJ, int32 add 0.1 pJ (the accumulators are 32-bit).
   CHECK(energy::mac_pj(spec) == Approx(0.3));
   const spec::TechnologySpec& table = *spec.technology;
-  // 64-bit SRAM reads: 8 KiB 10 pJ, 32 KiB 20 pJ, 1 MiB 100 pJ; log-log between and beyond.
+  // 64-bit SRAM reads: 8 KiB 10 pJ, 32 KiB 20 pJ, 1 MiB 100 pJ; log-log between, the nearest end's beyond.
   CHECK(energy::sram_access_pj(table, 8, 64, false) == Approx(10));
   CHECK(energy::sram_access_pj(table, 32, 128, true) == Approx(40));  // twice the bits, twice the energy
   // 16 KiB: slope log(20/10)/log(32/8) = 0.5, 10 x 2^0.5.
   CHECK(energy::sram_access_pj(table, 16, 64, false) == Approx(10 * std::sqrt(2.0)));
-  // 4 KiB: the first segment extended down, 10 x 0.5^0.5.
-  CHECK(energy::sram_access_pj(table, 4, 64, false) == Approx(10 / std::sqrt(2.0)));
-  // 2 MiB: the last segment (slope log(100/20)/log(1024/32) = 0.46439) extended up.
-  CHECK(energy::sram_access_pj(table, 2048, 64, false) == Approx(100 * std::pow(2.0, std::log(5.0) / std::log(32.0))));
+  // 4 KiB and 2 MiB, outside the table: its ends' 10 and 100 pJ, not its end segments extended.
+  CHECK(energy::sram_access_pj(table, 4, 64, false) == Approx(10));
+  CHECK(energy::sram_access_pj(table, 2048, 64, false) == Approx(100));
+  // Every array of this accelerator is inside the table: no warning.
+  CHECK(energy::curve_range_warnings(spec).empty());
   // Area: 256 MAC units x (int8 multiplier 282 + int32 adder 137 um^2) = 107,264 um^2; SRAM
   // (32 + 64) KiB x 4,049 = 388,704 um^2; accumulators 32 KiB x 4,049 = 129,568 um^2; 0.625536 mm^2.
   const energy::AreaBreakdown area = energy::area(spec);

@@ -181,12 +181,17 @@ TEST_CASE("figure points: networks of whole-model jobs, layers with MACs, each o
   const auto results = [](const std::string& rows) {
     return "{\"rows\": [" + rows + "]}";
   };
+  // fc1's weights were prefetched during the layer before: its DRAM bytes moved over 1.25 x its
+  // time, so its point's y is its gops and efficiency / 1.25 (3.25 -> 2.6, 0.01 -> 0.008), under
+  // the DRAM slope where its gops over its own time would not be.
   const std::string fc1 =
-      R"({"layer": "fc1", "type": "linear", "macs": 100000, "arithmetic_intensity": 1.5, "gops": 3.25, "efficiency": 0.01})";
+      R"({"layer": "fc1", "type": "linear", "macs": 100000, "time_s": 2e-6, "dram_span_s": 2.5e-6, )"
+      R"("arithmetic_intensity": 1.5, "gops": 3.25, "efficiency": 0.01})";
   const std::string relu =
-      R"({"layer": "act", "type": "relu", "macs": 0, "arithmetic_intensity": null, "gops": 0.0, "efficiency": 0.0})";
-  const std::string total =
-      R"({"layer": "TOTAL", "type": "", "macs": 100000, "arithmetic_intensity": 1.25, "gops": 3, "efficiency": 0.0058})";
+      R"({"layer": "act", "type": "relu", "macs": 0, "time_s": 0, "dram_span_s": 0, "arithmetic_intensity": null, )"
+      R"("gops": 0.0, "efficiency": 0.0})";
+  const std::string total = R"({"layer": "TOTAL", "type": "", "macs": 100000, "time_s": 4e-6, "dram_span_s": 4e-6, )"
+                            R"("arithmetic_intensity": 1.25, "gops": 3, "efficiency": 0.0058})";
   for (const auto& job : plan.jobs) {
     write(dir / "jobs" / job.id / "results.json", results(fc1 + "," + relu + "," + total));
     write(dir / "jobs" / job.id / "job.json", "{}");
@@ -194,9 +199,9 @@ TEST_CASE("figure points: networks of whole-model jobs, layers with MACs, each o
   const reusesim::trace::FigureTables tables = reusesim::trace::figure_tables(plan, dir.string());
   CHECK(tables.points_csv ==
         "panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency\n"
-        "\"small, dram.channels=1\",layer,mlp,fc1,linear,mlp/fc1,1,1.5,3.25,0.01\n"
+        "\"small, dram.channels=1\",layer,mlp,fc1,linear,mlp/fc1,1,1.5,2.6,0.008\n"
         "\"small, dram.channels=1\",network,mlp,,,mlp,1,1.25,3,0.0058\n"
-        "\"small, dram.channels=1\",layer,mlp,fc1,linear,mlp/fc1,16,1.5,3.25,0.01\n");
+        "\"small, dram.channels=1\",layer,mlp,fc1,linear,mlp/fc1,16,1.5,2.6,0.008\n");
   // Ridge = peak / bandwidth = 512 / 19.208 = 26.656 ops/B.
   CHECK(tables.roofs_csv ==
         "panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops\n"

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <streambuf>
 
+#include "energy/energy_model.h"
 #include "import/import_error.h"
 #include "mapping/mapper.h"
 #include "util/checked_math.h"
@@ -205,6 +206,12 @@ std::int64_t positive_option(const std::string& option, std::int64_t value, std:
 int report_bad_input(const std::string& command, const std::string& problem) {
   std::cerr << "reusesim " << command << ": error: " << problem << "\n";
   return kExitBadInput;
+}
+
+void warn_of_energy_curves(const std::string& command, const spec::AcceleratorSpec& spec) {
+  for (const std::string& warning : energy::curve_range_warnings(spec)) {
+    std::cerr << "reusesim " << command << ": warning: " << warning << "\n";
+  }
 }
 
 int report_internal_error(const std::string& command, const std::string& problem) {

@@ -14,6 +14,7 @@
 
 #include "config/model_loader.h"
 #include "report/table.h"
+#include "spec/accelerator_spec.h"
 #include "workload/training.h"
 
 namespace reusesim::cli {
@@ -108,5 +109,9 @@ int import_command(const std::vector<std::string>& args);
 // where exceptions may not be used.
 int report_bad_input(const std::string& command, const std::string& problem);
 int report_internal_error(const std::string& command, const std::string& problem);
+
+// Prints what energy::curve_range_warnings says of `spec` to stderr, "reusesim COMMAND: warning: ...":
+// after a replay, before its report (a run that fails shows its error alone).
+void warn_of_energy_curves(const std::string& command, const spec::AcceleratorSpec& spec);
 
 }  // namespace reusesim::cli

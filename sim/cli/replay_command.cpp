@@ -76,6 +76,7 @@ int replay_command(const std::vector<std::string>& args) {
     const simulate::Replay replay = simulate::replay(spec, std::move(runs));
     if (replay.out_of_memory) return report_bad_input("replay", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
+    warn_of_energy_curves("replay", spec);  // of the energy the report shows
     report::RunReport report{spec.name, program_file, spec, {}, std::nullopt, {}, {}};
     for (std::size_t i = 0; i < replay.results.size(); ++i) {
       if (starts[i]) report.batches.emplace_back();

@@ -191,6 +191,7 @@ int run_command(const std::vector<std::string>& args) {
     const simulate::Replay replay = simulate::replay(spec, std::move(plan.runs), timeline ? &*timeline : nullptr);
     if (replay.out_of_memory) return report_bad_input("run", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
+    warn_of_energy_curves("run", spec);  // of the energy the report shows
     const std::vector<results::LayerResult>& results = replay.results;
     for (std::size_t b = 0; b < batches.size(); ++b) {
       report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),

@@ -1,6 +1,8 @@
 #include "energy/energy_model.h"
 
 #include <cmath>
+#include <sstream>
+#include <utility>
 
 namespace reusesim::energy {
 
@@ -57,9 +59,12 @@ DramEnergy dram_energy(const spec::DramSpec& dram, const results::DramChannelSta
 
 namespace {
 
-// log-log interpolation through the curve's points (extrapolated from the end segments).
+// log-log interpolation through the curve's points; outside them, the nearest end's energy: a table
+// says nothing of arrays smaller or larger than those it measured, and extending an end segment's
+// slope runs off without bound (a steep one to 1e96 uJ, a falling one to nothing).
 double curve_pj(const std::vector<spec::SramEnergyPoint>& curve, double kib) {
-  if (curve.size() == 1) return curve.front().pj_per_64_bits;
+  if (kib <= curve.front().kib) return curve.front().pj_per_64_bits;
+  if (kib >= curve.back().kib) return curve.back().pj_per_64_bits;
   std::size_t upper = 1;
   while (upper + 1 < curve.size() && kib > curve[upper].kib) ++upper;
   const spec::SramEnergyPoint& a = curve[upper - 1];
@@ -70,7 +75,56 @@ double curve_pj(const std::vector<spec::SramEnergyPoint>& curve, double kib) {
 
 double kib_of(std::int64_t bytes) { return static_cast<double>(bytes) / 1024.0; }
 
+std::string kib_text(double kib) {
+  std::ostringstream text;
+  text << kib << " KiB";
+  return text.str();
+}
+
 }  // namespace
+
+std::vector<std::string> curve_range_warnings(const spec::AcceleratorSpec& accelerator) {
+  if (!accelerator.technology) return {};
+  const spec::TechnologySpec& technology = *accelerator.technology;
+  // Each SRAM array the energy reads a curve at: every buffer's bank, and the accumulators.
+  std::vector<std::pair<std::string, double>> arrays;
+  for (const spec::SramBufferSpec& buffer : accelerator.sram.buffers) {
+    arrays.emplace_back("the banks of buffer " + buffer.name,
+                        kib_of(buffer.capacity_bytes) / static_cast<double>(buffer.banks));
+  }
+  arrays.emplace_back("the accumulators", kib_of(accelerator.accumulators.capacity_bytes));
+  const std::pair<const char*, const std::vector<spec::SramEnergyPoint>*> curves[] = {
+      {"sram_read_pj_per_64_bits", &technology.sram_read}, {"sram_write_pj_per_64_bits", &technology.sram_write}};
+  std::vector<std::string> warnings;
+  for (const auto& [array, kib] : arrays) {
+    // The curves this array lies outside of; two with the same range and end value share a line.
+    const auto end_of = [kib = kib](const std::vector<spec::SramEnergyPoint>& curve) {
+      return kib < curve.front().kib ? curve.front() : curve.back();
+    };
+    std::vector<std::pair<std::string, const std::vector<spec::SramEnergyPoint>*>> outside;
+    for (const auto& [key, curve] : curves) {
+      if (kib >= curve->front().kib && kib <= curve->back().kib) continue;
+      const auto* previous = outside.empty() ? nullptr : outside.back().second;
+      if (previous != nullptr && curve->front().kib == previous->front().kib &&
+          curve->back().kib == previous->back().kib && end_of(*curve) == end_of(*previous)) {
+        outside.back().first += std::string(" and ") + key;
+        continue;
+      }
+      outside.emplace_back(key, curve);
+    }
+    for (const auto& [keys, curve] : outside) {
+      const spec::SramEnergyPoint end = end_of(*curve);
+      const bool both = keys.find(" and ") != std::string::npos;
+      std::ostringstream warning;
+      warning << "technology " << technology.name << ": " << keys << (both ? " cover " : " covers ")
+              << kib_text(curve->front().kib) << " to " << kib_text(curve->back().kib) << "; " << array << " ("
+              << kib_text(kib) << ") take the energy at " << kib_text(end.kib) << " (" << end.pj_per_64_bits
+              << " pJ per 64 bits): a curve is not extrapolated beyond its points";
+      warnings.push_back(warning.str());
+    }
+  }
+  return warnings;
+}
 
 double sram_access_pj(const spec::TechnologySpec& technology, double kib, std::int64_t bits, bool is_write) {
   return curve_pj(is_write ? technology.sram_write : technology.sram_read, kib) * static_cast<double>(bits) / 64.0;

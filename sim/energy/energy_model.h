@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "results/dram_stats.h"
 #include "results/layer_result.h"
@@ -58,8 +59,14 @@ struct EnergyBreakdown {
 EnergyBreakdown layer_energy(const spec::AcceleratorSpec& accelerator, const results::LayerResult& layer);
 
 // pJ of one access of `bits` to an SRAM array of `kib` KiB, reading or writing (the technology's
-// curves, interpolated in log-log).
+// curves, interpolated in log-log; outside a curve's points, its nearest end's energy).
 double sram_access_pj(const spec::TechnologySpec& technology, double kib, std::int64_t bits, bool is_write);
+// One line for each SRAM array of `accelerator` (a buffer's bank, the accumulators) whose capacity
+// lies outside a curve of its technology, naming the table, the curve, its range, the capacity and
+// the energy used instead (docs/energy-model.md, "On-chip energy"); none without a technology.
+// Commands that report energy print them as warnings.
+std::vector<std::string> curve_range_warnings(const spec::AcceleratorSpec& accelerator);
+
 // pJ of one MAC: the operand type's multiply and the accumulator type's add.
 double mac_pj(const spec::AcceleratorSpec& accelerator);
 

@@ -7,6 +7,7 @@
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
 #include "hw/systemc_compat.h"
+#include "results/cycle_count.h"
 
 namespace reusesim::hw {
 
@@ -37,10 +38,6 @@ __extension__ using Wide = unsigned __int128;
 std::unique_ptr<Memory> make_memory(const spec::DramSpec& spec) {
   if (spec.ideal) return std::make_unique<IdealMemory>("memory", spec);
   return std::make_unique<DramSystem>("dram", spec);
-}
-
-std::int64_t to_cycles(const sc_core::sc_time& time, const sc_core::sc_time& period) {
-  return static_cast<std::int64_t>(std::llround(time / period));
 }
 
 }  // namespace
@@ -225,6 +222,7 @@ void Accelerator::prefetch_next_weights() {
   prefetch_done_at_.assign(steps.size(), sc_core::SC_ZERO_TIME);
   const std::uint64_t owner = generation_ + 1;
   prefetch_owner_ = owner;
+  prefetch_started_at_ = sc_core::sc_time_stamp();
   std::int64_t room = prefetch_room_bytes_;
   for (std::size_t i = next_first_step_; i < next_end_step_; ++i) {
     const program::Step& step = steps[i];
@@ -251,6 +249,7 @@ void Accelerator::prefetch_next_weights() {
 void Accelerator::adopt_prefetched_loads() {
   prefetched_.assign(program_->steps.size(), false);
   prefetched_bytes_ = 0;
+  prefetch_span_ = sc_core::SC_ZERO_TIME;
   if (prefetch_owner_ != generation_ + 1 || prefetch_state_.size() != program_->steps.size()) return;
   for (std::size_t i = 0; i < prefetch_state_.size(); ++i) {
     if (prefetch_state_[i] == 0) continue;
@@ -259,6 +258,9 @@ void Accelerator::adopt_prefetched_loads() {
     const std::int64_t bytes = dram_bytes(step);
     read_bytes(step.tensor) += bytes;
     prefetched_bytes_ += bytes;
+    // The prefetch's bytes moved from its start to its last arrival, or to now if one is still arriving.
+    const sc_core::sc_time moved_until = prefetch_state_[i] == 2 ? prefetch_done_at_[i] : sc_core::sc_time_stamp();
+    prefetch_span_ = std::max(prefetch_span_, moved_until - prefetch_started_at_);
     if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the layer's loads
       done_[i] = true;
       finished_at_[i] = prefetch_done_at_[i];
@@ -456,6 +458,7 @@ void Accelerator::drive() {
                             picoseconds(start + elapsed));
     }
     total.elapsed += elapsed;
+    total.dram_span += elapsed + prefetch_span_;
     total.compute += compute_busy_;
     for (std::size_t cause = 0; cause < results::kStallCauses; ++cause) total.stalls[cause] += stall_by_cause_[cause];
     for (std::size_t role = 0; role < program::kTensorRoles; ++role)
@@ -505,9 +508,6 @@ void Accelerator::drive() {
 
 results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
   const sc_core::sc_time period = array_.clock_period();
-  const auto stall = [&](results::StallCause cause) {
-    return to_cycles(total.stalls[static_cast<int>(cause)], period);
-  };
   results::LayerResult result;
   result.layer = run.program.layer;
   result.type = run.program.type;
@@ -516,16 +516,22 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.onchip_kept_output_bytes = run.program.onchip_output_bytes;
   result.batch = run.batch;
   result.seconds = total.elapsed.to_seconds();
-  result.cycles = to_cycles(total.elapsed, period);
-  result.compute_cycles = to_cycles(total.compute, period);
-  result.stall_weights = stall(results::StallCause::weights);
-  result.stall_inputs = stall(results::StallCause::inputs);
-  result.stall_sram = stall(results::StallCause::sram);
-  result.stall_vector = stall(results::StallCause::vector);
-  // Rounding each cause separately could leave a cycle over or under: drain takes the rest.
-  result.stall_output_drain =
-      std::max<std::int64_t>(0, result.cycles - result.compute_cycles - result.stall_weights - result.stall_inputs -
-                                    result.stall_sram - result.stall_vector);
+  result.dram_span_seconds = total.dram_span.to_seconds();
+  // Busy time and stalls fill the layer's time end to end: counted as consecutive spans, their
+  // cycles add up to the layer's exactly (results/cycle_count.h).
+  const auto stall_ps = [&](results::StallCause cause) { return picoseconds(total.stalls[static_cast<int>(cause)]); };
+  const std::vector<std::int64_t> cycles =
+      results::span_cycles({picoseconds(total.compute), stall_ps(results::StallCause::weights),
+                            stall_ps(results::StallCause::inputs), stall_ps(results::StallCause::sram),
+                            stall_ps(results::StallCause::vector), stall_ps(results::StallCause::output_drain)},
+                           picoseconds(period));
+  result.cycles = results::nearest_cycles(picoseconds(total.elapsed), picoseconds(period));
+  result.compute_cycles = cycles[0];
+  result.stall_weights = cycles[1];
+  result.stall_inputs = cycles[2];
+  result.stall_sram = cycles[3];
+  result.stall_vector = cycles[4];
+  result.stall_output_drain = cycles[5];
   result.macs = total.macs;
   result.vector_ops = total.vector_ops;
   result.accumulator_updates = total.accumulator_updates;

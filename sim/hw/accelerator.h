@@ -54,7 +54,8 @@ class Accelerator : public sc_core::sc_module {
   };
   // A layer's counters over its passes, turned into its LayerResult after the last one.
   struct RunTotals {
-    sc_core::sc_time first_start, elapsed, compute;
+    // dram_span: the passes' times, each with its prefetch's (LayerResult::dram_span_seconds).
+    sc_core::sc_time first_start, elapsed, compute, dram_span;
     sc_core::sc_time stalls[results::kStallCauses];
     std::array<std::int64_t, program::kTensorRoles> read_bytes{};
     std::int64_t write_bytes = 0, prefetched_bytes = 0, macs = 0, vector_ops = 0, accumulator_updates = 0;
@@ -152,6 +153,10 @@ class Accelerator : public sc_core::sc_module {
   std::uint64_t prefetch_owner_ = 0;
   std::vector<bool> prefetched_;  // the running layer's steps that were prefetched
   std::int64_t prefetched_bytes_ = 0;
+  // When the last prefetch began; for the running layer, how long its prefetched loads took (from
+  // that start to the last one's arrival, or to the layer's start if one was still arriving then).
+  sc_core::sc_time prefetch_started_at_;
+  sc_core::sc_time prefetch_span_;
   sc_core::sc_event start_;
   sc_core::sc_event step_done_;
   sc_core::sc_event layer_done_;

@@ -12,8 +12,10 @@ namespace {
 constexpr const char* kConventions =
     "1 MAC = 2 ops; cycles in the compute clock; gops = achieved 1e9 ops/s over the layer's time; efficiency = "
     "achieved / peak ops/s; arithmetic intensity = ops per DRAM byte (reads + writes, as the channels saw them); "
-    "GB/s = 1e9 bytes/s; stalls are cycles the array waited, by cause; tensors are sized at element_bytes, the "
-    "accelerator's operand_bits rounded up to bytes (analyze and footprint size them by the model's precision)";
+    "dram_gbps = DRAM bytes / dram_span_s, the time they moved in (the layer's, and its weights' prefetch during the "
+    "layer before); GB/s = 1e9 bytes/s; stalls are cycles the array waited, by cause; tensors are sized at "
+    "element_bytes, the accelerator's operand_bits rounded up to bytes (analyze and footprint size them by the "
+    "model's precision)";
 
 using results::LayerResult;
 
@@ -109,10 +111,19 @@ std::vector<RunColumn> make_run_columns(bool training) {
              {Legend::line, "sram_*_bytes", "bytes read from and written to the SRAM buffers", {}}),
       summed("sram_write_bytes", "bytes", "bytes written to the SRAM buffers", &LayerResult::sram_write_bytes, 0,
              kCovered),
-      derived("dram_gbps", "GB/s", "1e9 bytes/s of the layer's own DRAM traffic over the layer's time",
-              Total::recompute, 3, [](const LayerResult& r, const RunRow&) {
-                return r.seconds > 0 ? Cell(static_cast<double>(dram_bytes_of(r)) / r.seconds / 1e9) : Cell();
-              })};
+      derived("dram_gbps", "GB/s", "1e9 bytes/s of the layer's own DRAM traffic over dram_span_s, the time it moved in",
+              Total::recompute, 3,
+              [](const LayerResult& r, const RunRow& row) {
+                const double span = results::dram_span_seconds(r, row.total());
+                return span > 0 ? Cell(static_cast<double>(dram_bytes_of(r)) / span / 1e9) : Cell();
+              }),
+      derived("dram_span_s", "s",
+              "seconds in which the layer's own DRAM traffic moved: time_s, plus, when its weights were prefetched "
+              "during the layer before, the time from the prefetch's start to its last load's arrival (or to the "
+              "layer's start); on TOTAL the batch's time",
+              Total::recompute, 9,
+              [](const LayerResult& r, const RunRow& row) { return Cell(results::dram_span_seconds(r, row.total())); },
+              {Legend::joined, "", "", {}})};
   append(columns, layer_dram_stats(named(dram_stat_columns(), {"row_hit_rate"}), "",
                                    {Legend::line, "",
                                     "DRAM column commands (bursts) that found their row open, per column command; the "

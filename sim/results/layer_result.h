@@ -54,10 +54,21 @@ struct LayerResult {
   // Output elements of GEMM tiles added into the accumulators (each a read and a write of one).
   std::int64_t accumulator_updates = 0;
   double seconds = 0;
+  // The time the layer's own DRAM traffic moved in: `seconds`, plus, when weights were prefetched
+  // during the layer before, the time from the prefetch's start to its last load's arrival (or to
+  // the layer's start, if one was still arriving then).
+  double dram_span_seconds = 0;
 
   std::int64_t stall_cycles() const {
     return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector;
   }
 };
+
+// The seconds over which a row's own DRAM traffic moved, its DRAM rate's denominator: a layer's
+// dram_span_seconds, a batch's TOTAL (`batch_total`) its time, as no prefetch crosses a batch
+// (docs/conventions.md, "DRAM rates").
+inline double dram_span_seconds(const LayerResult& row, bool batch_total) {
+  return batch_total ? row.seconds : row.dram_span_seconds;
+}
 
 }  // namespace reusesim::results

@@ -1,15 +1,33 @@
 #include "simulate/invariants.h"
 
 #include <algorithm>
+#include <iomanip>
+#include <iterator>
+#include <sstream>
+#include <tuple>
 
 #include "util/checked_math.h"
 #include "workload/training.h"
 
 namespace reusesim::simulate {
 
+namespace {
+
+std::string where_of(const std::string& row, std::int64_t batch) {
+  return row + " (batch " + std::to_string(batch) + "): ";
+}
+
+}  // namespace
+
+std::string significant_digits(double value) {
+  std::ostringstream stream;
+  stream << std::setprecision(6) << value;
+  return stream.str();
+}
+
 std::string analysis_problem(const workload::NetworkLayer& layer, const program::LayerProgram& program,
                              const mapping::LayerPlan& plan, std::int64_t batch, std::int64_t element_bytes) {
-  const std::string where = "layer " + program.layer + " (batch " + std::to_string(batch) + "): ";
+  const std::string where = where_of("layer " + program.layer, batch);
   const std::int64_t analytic_macs = layer.counts.macs * batch;
   if (program.macs != analytic_macs) {
     return where + "the program has " + std::to_string(program.macs) + " MACs, the analysis " +
@@ -41,7 +59,7 @@ std::string training_step_problem(const workload::Network& network,
 
 std::string replay_problem(const results::LayerResult& result, const program::LayerProgram& program,
                            const spec::AcceleratorSpec& spec) {
-  const std::string where = "layer " + result.layer + " (batch " + std::to_string(result.batch) + "): ";
+  const std::string where = where_of("layer " + result.layer, result.batch);
   if (result.macs != program.macs) {
     return where + "replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs);
   }
@@ -50,16 +68,65 @@ std::string replay_problem(const results::LayerResult& result, const program::La
            std::to_string(result.dram_write_bytes) + " B of DRAM, the program moves " +
            std::to_string(program.dram_read_bytes) + " and " + std::to_string(program.dram_write_bytes);
   }
-  const double compute_bound = 2.0 * static_cast<double>(result.macs) / spec.compute.peak_ops_per_second();
-  // An unlimited ideal memory has infinite bandwidth: only the compute bound is left.
-  const std::int64_t inside_bytes = result.dram_read_bytes + result.dram_write_bytes - result.prefetched_weight_bytes;
-  const double memory_bound = static_cast<double>(inside_bytes) / spec.dram.peak_bytes_per_second();
-  const double bound = std::max(compute_bound, memory_bound);
-  if (result.seconds < bound * (1 - 1e-9)) {
-    return where + "simulated " + std::to_string(result.seconds) + " s beats the roofline bound " +
-           std::to_string(bound) + " s";
+  return row_problem(result, false, spec);
+}
+
+std::string row_problem(const results::LayerResult& row, bool batch_total, const spec::AcceleratorSpec& spec) {
+  const std::string where = where_of(batch_total ? "TOTAL" : "layer " + row.layer, row.batch);
+  const std::int64_t counts[] = {row.cycles,     row.compute_cycles,     row.stall_weights, row.stall_inputs,
+                                 row.stall_sram, row.stall_output_drain, row.stall_vector};
+  if (std::any_of(std::begin(counts), std::end(counts), [](std::int64_t n) { return n < 0; })) {
+    return where + "a negative cycle count";
+  }
+  if (row.cycles != row.compute_cycles + row.stall_cycles()) {
+    return where + std::to_string(row.cycles) + " cycles, but compute_cycles " + std::to_string(row.compute_cycles) +
+           " + stall_cycles " + std::to_string(row.stall_cycles()) + " = " +
+           std::to_string(row.compute_cycles + row.stall_cycles());
+  }
+  // Roofs as time bounds (an unlimited ideal memory's bandwidth is infinite: no bound), with room
+  // for the rounding of picoseconds to seconds.
+  const double ops = 2.0 * static_cast<double>(row.macs);
+  const double peak_ops = spec.compute.peak_ops_per_second();
+  if (row.seconds < ops / peak_ops * (1 - 1e-9)) {
+    return where + significant_digits(ops) + " ops in " + significant_digits(row.seconds) + " s is " +
+           significant_digits(ops / row.seconds / 1e9) + " Gops/s, above the compute peak of " +
+           significant_digits(peak_ops / 1e9);
+  }
+  // The layer's own bytes moved within its DRAM span; all but the prefetched within its time.
+  const double span = results::dram_span_seconds(row, batch_total);
+  if (span < row.seconds * (1 - 1e-9)) {
+    return where + "its DRAM span of " + significant_digits(span) + " s is shorter than its time, " +
+           significant_digits(row.seconds) + " s";
+  }
+  const double peak_bytes = spec.dram.peak_bytes_per_second();
+  const std::int64_t own = row.dram_read_bytes + row.dram_write_bytes;
+  const std::int64_t inside = batch_total ? own : own - row.prefetched_weight_bytes;
+  for (const auto& [bytes, seconds, window] :
+       {std::tuple(own, span, "its DRAM span"), std::tuple(inside, row.seconds, "its time")}) {
+    if (seconds < static_cast<double>(bytes) / peak_bytes * (1 - 1e-9)) {
+      return where + std::to_string(bytes) + " DRAM bytes within " + window + " of " + significant_digits(seconds) +
+             " s is " + significant_digits(static_cast<double>(bytes) / seconds / 1e9) +
+             " GB/s, above the memory's peak of " + significant_digits(peak_bytes / 1e9);
+    }
   }
   return "";
+}
+
+std::string batch_total_problem(const std::vector<results::LayerResult>& layers, const spec::AcceleratorSpec& spec) {
+  results::LayerResult total;
+  for (const results::LayerResult& layer : layers) {
+    total.batch = layer.batch;
+    for (std::int64_t results::LayerResult::*count :
+         {&results::LayerResult::cycles, &results::LayerResult::compute_cycles, &results::LayerResult::stall_weights,
+          &results::LayerResult::stall_inputs, &results::LayerResult::stall_output_drain,
+          &results::LayerResult::stall_sram, &results::LayerResult::stall_vector, &results::LayerResult::macs,
+          &results::LayerResult::dram_read_bytes, &results::LayerResult::dram_write_bytes,
+          &results::LayerResult::prefetched_weight_bytes}) {
+      total.*count += layer.*count;
+    }
+    total.seconds += layer.seconds;
+  }
+  return row_problem(total, true, spec);
 }
 
 std::string memory_total_problem(const std::vector<results::LayerResult>& layers,

@@ -1,11 +1,14 @@
 #include "simulate/plan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 
 #include "mapping/training_mapper.h"
 #include "simulate/invariants.h"
+#include "util/checked_math.h"
 
 namespace reusesim::simulate {
 
@@ -15,35 +18,123 @@ std::string where(const std::string& origin, std::int64_t batch) {
   return " (accelerator " + origin + ", batch " + std::to_string(batch) + ")";
 }
 
-// Appends a layer's program to the plan, refusing a run past `max_steps`.
+// A variable of the environment as a positive number (an integer with `integer`), or `fallback`
+// when it is not set.
+double positive_from_environment(const char* variable, double fallback, bool integer) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr) return fallback;
+  const std::string value = text;
+  double number = 0;
+  std::size_t used = 0;
+  try {
+    number = integer ? static_cast<double>(std::stoll(value, &used)) : std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || !(number > 0) || !std::isfinite(number)) {
+    throw mapping::MappingError(std::string(variable) + ": expected a positive " + (integer ? "integer" : "number") +
+                                ", got \"" + value + "\"");
+  }
+  return number;
+}
+
+// Appends a layer's program to the plan, refusing a run past one of its limits.
 class RunBuilder {
  public:
-  RunBuilder(RunPlan& plan, std::size_t max_steps) : plan_(plan), max_steps_(max_steps) {}
+  RunBuilder(RunPlan& plan, const spec::AcceleratorSpec& spec, const RunLimits& limits)
+      : plan_(plan), spec_(spec), limits_(limits) {}
   void add(std::int64_t batch, program::LayerProgram program, bool starts_batch, const std::string& where) {
     plan_.runs.push_back(program::LayerRun{batch, std::move(program), starts_batch});
-    steps_ += plan_.runs.back().program.steps.size();
-    if (steps_ > max_steps_) {
-      throw mapping::MappingError("the run needs more than " + std::to_string(max_steps_) +
-                                  " data-movement steps (the limit of one run; reached at layer " +
-                                  plan_.runs.back().program.layer + "); run fewer batch sizes or layers at once "
-                                  "(reusesim trace runs each batch size as a job of its own)" + where);
+    const program::LayerProgram& added = plan_.runs.back().program;
+    steps_ += added.steps.size();
+    if (steps_ > limits_.max_steps) {
+      throw mapping::MappingError("the run needs more than " + std::to_string(limits_.max_steps) +
+                                  " data-movement steps (the limit of one run; reached at layer " + added.layer +
+                                  "); run fewer batch sizes or layers at once "
+                                  "(reusesim trace runs each batch size as a job of its own)" +
+                                  where);
+    }
+    const std::int64_t bytes = added.dram_read_bytes + added.dram_write_bytes;
+    dram_bytes_ = util::checked_add(dram_bytes_, bytes);
+    seconds_ += roofline_seconds(added.macs, bytes);
+    check(dram_bytes_, seconds_, "by layer " + added.layer, where);
+  }
+
+  // Before a batch is mapped: what its `layers` cannot do without, every GEMM's weights and every
+  // KV cache read once at the roofline, so that a run far past a limit is refused before its
+  // programs take memory (Llama-2-7B's decode at batch 20,000 took 12 GB to map).
+  void check_before_mapping(const workload::Network& network, const std::vector<std::size_t>& layers,
+                            std::int64_t batch, const std::string& where) {
+    const std::int64_t e = spec_.element_bytes();
+    std::int64_t bytes = dram_bytes_;
+    double seconds = seconds_;
+    for (std::size_t i : layers) {
+      const workload::NetworkLayer& layer = network.layers[i];
+      if (layer.counts.macs == 0) continue;  // a vector layer's parameters may be folded into its producer's
+      const std::int64_t needed = util::checked_add(workload::compulsory_traffic(layer, batch, e).weight,
+                                                    util::checked_product({layer.cached_elements(), batch, e}));
+      bytes = util::checked_add(bytes, needed);
+      seconds += roofline_seconds(util::checked_mul(layer.counts.macs, batch), needed);
+    }
+    check(bytes, seconds, "with the weights and KV caches of batch " + std::to_string(batch) + " alone", where);
+  }
+
+ private:
+  // What a layer of `macs` that moves `bytes` takes at least (an unlimited ideal memory has no DRAM bound).
+  double roofline_seconds(std::int64_t macs, std::int64_t bytes) const {
+    return std::max(2.0 * static_cast<double>(macs) / spec_.compute.peak_ops_per_second(),
+                    static_cast<double>(bytes) / spec_.dram.peak_bytes_per_second());
+  }
+
+  // Refuses a run whose DRAM bytes or roofline time (`reached`: at which point) pass their limits.
+  void check(std::int64_t bytes, double seconds, const std::string& reached, const std::string& where) const {
+    if (bytes > limits_.max_dram_bytes) {
+      throw mapping::MappingError(
+          "the run moves more than " + std::to_string(limits_.max_dram_bytes) +
+          " bytes through the DRAM model (the limit of one run, minutes of simulation): " + std::to_string(bytes) +
+          " " + reached +
+          "; lower the batch size (or the context or sequence length), run fewer batch sizes or "
+          "layers at once, or raise the limit with REUSESIM_MAX_DRAM_BYTES=<bytes>" +
+          where);
+    }
+    if (seconds > limits_.max_simulated_seconds) {
+      throw mapping::MappingError(
+          "the run simulates more than " + significant_digits(limits_.max_simulated_seconds) +
+          " s of the accelerator's time (the limit of one run, minutes of simulation): its roofline bound is " +
+          significant_digits(seconds) + " s " + reached +
+          "; lower the batch size, run fewer batch sizes or "
+          "layers at once, or raise the limit with REUSESIM_MAX_SIMULATED_SECONDS=<seconds>" +
+          where);
     }
   }
 
  private:
   RunPlan& plan_;
-  std::size_t max_steps_;
+  const spec::AcceleratorSpec& spec_;
+  RunLimits limits_;
   std::size_t steps_ = 0;
+  std::int64_t dram_bytes_ = 0;
+  double seconds_ = 0;
 };
 
 }  // namespace
 
+RunLimits run_limits() {
+  RunLimits limits;
+  limits.max_dram_bytes = static_cast<std::int64_t>(
+      positive_from_environment("REUSESIM_MAX_DRAM_BYTES", static_cast<double>(limits.max_dram_bytes), true));
+  limits.max_simulated_seconds =
+      positive_from_environment("REUSESIM_MAX_SIMULATED_SECONDS", limits.max_simulated_seconds, false);
+  return limits;
+}
+
 RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Network& network,
                        const std::vector<std::int64_t>& batches, const std::vector<std::size_t>& selected,
-                       const std::string& origin, std::size_t max_run_steps) {
+                       const std::string& origin, const RunLimits& limits) {
   RunPlan plan;
-  RunBuilder builder(plan, max_run_steps);
+  RunBuilder builder(plan, spec, limits);
   for (std::int64_t batch : batches) {
+    builder.check_before_mapping(network, selected, batch, where(origin, batch));
     mapping::NetworkMapping mapped;
     try {
       mapped = mapping::map_network(network, batch, spec);
@@ -69,10 +160,13 @@ RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Networ
 
 RunPlan plan_training(const spec::AcceleratorSpec& spec, const workload::Network& network,
                       const std::vector<std::int64_t>& batches, const workload::TrainingOptions& training,
-                      const std::string& origin, std::size_t max_run_steps) {
+                      const std::string& origin, const RunLimits& limits) {
   RunPlan plan;
-  RunBuilder builder(plan, max_run_steps);
+  RunBuilder builder(plan, spec, limits);
+  std::vector<std::size_t> every_layer(network.layers.size());
+  for (std::size_t i = 0; i < every_layer.size(); ++i) every_layer[i] = i;
   for (std::int64_t batch : batches) {
+    builder.check_before_mapping(network, every_layer, batch, where(origin, batch));
     std::vector<mapping::TrainingProgram> step;
     try {
       step = mapping::map_training_step(network, batch, spec, training);

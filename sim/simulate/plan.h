@@ -15,6 +15,24 @@
 
 namespace reusesim::simulate {
 
+// What one run may ask of the simulator, checked while it is planned, before anything is
+// simulated (docs/conventions.md, "Run limits"). Steps bound the plan's memory; the DRAM bytes and
+// the simulated time bound the simulation's wall time. The DRAM model simulates every burst: 25 to
+// 80 MB a second on the 2-core machine the defaults were measured on (busy to quiet; 32-byte DDR3
+// and 64-byte HBM2 bursts alike), so 25 GB is 5 to 10 minutes, and the largest shipped job, the
+// ResNet-50 training step at batch 32 on snowflake (traces/training.yaml), moves 20.1 GB. Each
+// refresh is an event too: an idle HBM2 (16 channels) costs 2 s of wall time per simulated second.
+struct RunLimits {
+  std::size_t max_steps = program::kMaxRunSteps;
+  std::int64_t max_dram_bytes = 25'000'000'000;  // every load and store, burst-widened
+  double max_simulated_seconds = 60;             // at least the roofline bound of every layer
+};
+
+// The default limits, with REUSESIM_MAX_DRAM_BYTES (a positive integer) and
+// REUSESIM_MAX_SIMULATED_SECONDS (a positive number) in the environment raising or lowering
+// theirs; a value that is not one is a mapping::MappingError naming the variable.
+RunLimits run_limits();
+
 struct RunPlan {
   std::vector<program::LayerRun> runs;  // every batch's programs, batch after batch
   // Inference: the network layer each run replays, and the mapper's plan of it.
@@ -28,16 +46,16 @@ struct RunPlan {
 
 // The `selected` layers (positions in `network`) at each batch size, each mapped as it runs in the
 // whole network (residency, fusion). `origin` names the accelerator in errors: a layer that does
-// not map, or a run past program::kMaxRunSteps, is a mapping::MappingError ending in
+// not map, or a run past one of `limits`, is a mapping::MappingError ending in
 // " (accelerator ORIGIN, batch B)". A program that disagrees with the analysis is a
-// std::logic_error (a bug). `max_run_steps` is the run's limit (tests lower it).
+// std::logic_error (a bug).
 RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Network& network,
                        const std::vector<std::int64_t>& batches, const std::vector<std::size_t>& selected,
-                       const std::string& origin, std::size_t max_run_steps = program::kMaxRunSteps);
+                       const std::string& origin, const RunLimits& limits = run_limits());
 
 // A training step (workload/training.h) at each batch size: errors as plan_inference's.
 RunPlan plan_training(const spec::AcceleratorSpec& spec, const workload::Network& network,
                       const std::vector<std::int64_t>& batches, const workload::TrainingOptions& training,
-                      const std::string& origin, std::size_t max_run_steps = program::kMaxRunSteps);
+                      const std::string& origin, const RunLimits& limits = run_limits());
 
 }  // namespace reusesim::simulate

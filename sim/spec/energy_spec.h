@@ -37,8 +37,8 @@ struct TechnologySpec {
   std::map<std::string, double> add_pj;
   std::map<std::string, double> multiply_area_um2;
   std::map<std::string, double> add_area_um2;
-  // SRAM access energy against array capacity, by increasing kib; between and beyond the points
-  // it is interpolated (extrapolated) linearly in log(capacity) and log(energy).
+  // SRAM access energy against array capacity, by increasing kib; between the points it is
+  // interpolated linearly in log(capacity) and log(energy), beyond them it is the nearest end's.
   std::vector<SramEnergyPoint> sram_read;
   std::vector<SramEnergyPoint> sram_write;
   double sram_area_um2_per_kib = 0;

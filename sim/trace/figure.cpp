@@ -38,6 +38,20 @@ std::string number_text(const nlohmann::json& value) {
   return value.is_number() ? report::format_number(value.get<double>()) : "";
 }
 
+// A point's gops or efficiency: the row's ops over its DRAM span (dram_span_s), the time its own
+// DRAM bytes moved in, rather than over its time, so that with x = its ops per DRAM byte the point
+// sits under the DRAM slope (docs/conventions.md, "DRAM rates"). The span is the time but for a
+// layer whose weights were prefetched during the layer before: it adds the prefetch's time.
+std::string over_span(const nlohmann::json& row, const char* column) {
+  const nlohmann::json& value = row.at(column);
+  if (!value.is_number()) return "";
+  const nlohmann::json& time = row.at("time_s");
+  const nlohmann::json& span = row.at("dram_span_s");
+  const bool spans = time.is_number() && span.is_number() && span.get<double>() > 0;
+  return report::format_number(spans ? value.get<double>() * time.get<double>() / span.get<double>()
+                                     : value.get<double>());
+}
+
 // A row's layer as the figure names it: a training step's layer has a row per phase.
 std::string layer_label(const nlohmann::json& row) {
   const std::string phase = row.value("phase", "");
@@ -80,7 +94,7 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
                                report::csv_escape(job.workload()) + "," + report::csv_escape(layer) + "," +
                                report::csv_escape(type),
                            std::to_string(job.batch) + "," + number_text(row.at("arithmetic_intensity")) + "," +
-                               number_text(row.at("gops")) + "," + number_text(row.at("efficiency")),
+                               over_span(row, "gops") + "," + over_span(row, "efficiency"),
                            series});
   };
   tables.energy_layers_csv = "panel,kind,model,batch,layer,dram_uj,sram_uj,array_uj,vector_uj,dma_uj,static_uj\n";

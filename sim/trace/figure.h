@@ -1,8 +1,9 @@
 #pragma once
 // The arithmetic-intensity (roofline) figure of a trace's results: x = ops per DRAM byte,
-// y = achieved Gops/s (1 MAC = 2 ops), one panel per accelerator variant with its compute,
-// DRAM and (where it binds) SRAM roofs. This side gathers the points and roofs into two CSV
-// files; scripts/plot_figure.py (matplotlib) draws them as PNG and SVG.
+// y = achieved Gops/s (1 MAC = 2 ops) over the time the row's DRAM bytes moved in, one panel per
+// accelerator variant with its compute, DRAM and (where it binds) SRAM roofs. This side gathers
+// the points and roofs into two CSV files; scripts/plot_figure.py (matplotlib) draws them as PNG
+// and SVG.
 
 #include <string>
 

@@ -73,6 +73,32 @@ expect 0 "run json area" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --m
 # 4,049 um^2 per KiB = 0.583056 mm^2; 0.69032 mm^2.
 contains "area total" "$out" '"total_mm2": 0.69032'
 
+# --- SRAM curves are not extrapolated past their points (docs/energy-model.md). small's arrays:
+# the weights and inputs buffers' banks of 8 KiB, the outputs' of 4 KiB, 64 KiB of accumulators.
+# A steep curve, 1 pJ at 1 KiB and 1,000 pJ at 2 KiB, extended its slope (log 1000 / log 2 = 9.97)
+# to 64 KiB: 1000 x 32^9.97 = 1e18 pJ an access. Every array is past its last point now, so it
+# costs what a one-point curve of 1,000 pJ costs: the energies of the two runs are equal. The same
+# curve moved to 1,024 and 2,048 KiB is below every array: 1 pJ each, as a one-point curve of 1 pJ
+# (extended down, it gave (8 / 1024)^9.97 = 1e-21 pJ).
+energy_with_curve() {  # CURVE: run the MLP on small with it as both SRAM curves; $out, $err
+  sed -e 's/^  operand_bits: 8/&\n  number_format: int/' \
+    -e "s/^dram:/technology: {preset: 45nm, sram_read_pj_per_64_bits: $1, sram_write_pj_per_64_bits: $1}\n&/" \
+    "$SRC/configs/small.yaml" >"$work/curve.yaml"
+  expect 0 "run with curve $1" -- "$REUSESIM" run --arch "$work/curve.yaml" --model "$SRC/models/mlp.yaml" --format csv
+  energies=$(csv_col layer,energy_sram_uj,energy_array_uj,energy_total_uj <<<"$out")
+}
+energy_with_curve '[{kib: 1, pj: 1000}]'
+flat_high=$energies
+energy_with_curve '[{kib: 1, pj: 1}, {kib: 2, pj: 1000}]'
+same "a steep curve is not extended past its last point" "$energies" "$flat_high"
+contains "the accumulators past the curve" "$err" "reusesim run: warning: technology 45nm: sram_read_pj_per_64_bits and sram_write_pj_per_64_bits cover 1 KiB to 2 KiB; the accumulators (64 KiB) take the energy at 2 KiB (1000 pJ per 64 bits): a curve is not extrapolated beyond its points"
+contains "a bank past the curve" "$err" "the banks of buffer outputs (4 KiB) take the energy at 2 KiB"
+energy_with_curve '[{kib: 1024, pj: 1}]'
+flat_low=$energies
+energy_with_curve '[{kib: 1024, pj: 1}, {kib: 2048, pj: 1000}]'
+same "a curve is not extended below its first point" "$energies" "$flat_low"
+contains "a bank below the curve" "$err" "cover 1024 KiB to 2048 KiB; the banks of buffer weights (8 KiB) take the energy at 1024 KiB (1 pJ per 64 bits)"
+
 # --- A trace over a hardware sweep: energy tables and both energy figures, byte-identical. ---
 sed -e 's/^  operand_bits: 8/&\n  number_format: int/' -e 's/^dram:/technology: 45nm\n&/' "$SRC/configs/small.yaml" >"$work/small45.yaml"
 cat >"$work/sweep.yaml" <<YAML

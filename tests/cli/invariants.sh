@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # One network of models/ at batch 1 and 16 on one accelerator config: `reusesim run` checks on
 # every layer that the replayed MACs equal the analysis, the DRAM bytes equal the program's, and
-# the time is no shorter than the roofline bound, and exits 3 naming the layer if not.
+# on every row (TOTAL too) that cycles = compute_cycles + stall_cycles and no rate passes its roof,
+# and exits 3 naming the row if not. The rows it wrote are checked here again, as printed: on every
+# row cycles = compute_cycles + stall_cycles = compute_cycles + the stall_*_cycles, no count below
+# 0, dram_gbps no more than the memory's peak, gops no more than the compute peak, and the row's
+# point on the figure (x = arithmetic_intensity, y = ops over dram_span_s) under both roofs.
 # Usage (ctest sets REUSESIM and SRC): invariants.sh CONFIG MODEL [RUN OPTION]... (MODEL a name in
 # models/; the options, e.g. --set model.parameters.layers=2, go to `reusesim run`).
 # With REUSESIM_INVARIANT_LAYERS=per-type (the sanitizer build sets it, docs/sanitizers.md) only the
@@ -20,6 +24,40 @@ if [ "${REUSESIM_INVARIANT_LAYERS:-all}" = per-type ]; then
   first_of_each_type=$(csv_col layer,type <<<"$out" | awk -F, '$1 != "TOTAL" && !seen[$2]++ { print $1 }' | paste -sd,)
   layers=(--layers "$first_of_each_type")
 fi
-expect 0 "$config $model" -- "$REUSESIM" run --arch "$SRC/configs/$config.yaml" --model "$SRC/models/$model.yaml" --batch 1,16 --format csv "${layers[@]}" "${@:3}"
+expect 0 "$config $model" -- "$REUSESIM" run --arch "$SRC/configs/$config.yaml" --model "$SRC/models/$model.yaml" --batch 1,16 --format csv --out "$work/run" "${layers[@]}" "${@:3}"
 contains "$config $model total rows" "$out" "16,TOTAL,"
+checks=$((checks + 1))
+/usr/bin/python3 - "$work/run/results.json" <<'PYTHON' || failures=$((failures + 1))
+import json, sys
+document = json.load(open(sys.argv[1]))
+peak_gops, peak_gbps = document["peak_gops"], document["peak_dram_gbps"]  # peak_dram_gbps null: unlimited
+# Cells carry 10 significant digits: a rate may print up to 1e-9 of itself above its exact value.
+slack = 1 + 1e-8
+causes = ["stall_%s_cycles" % cause for cause in ["weights", "inputs", "output_drain", "sram", "vector"]]
+problems = []
+for row in document["rows"]:
+    name = "batch %s %s %s" % (row["batch"], row["layer"], row.get("phase", ""))
+    counts = [row["cycles"], row["compute_cycles"], row["stall_cycles"]] + [row[c] for c in causes]
+    if min(counts) < 0:
+        problems.append("%s: a negative cycle count" % name)
+    if row["cycles"] != row["compute_cycles"] + row["stall_cycles"] or row["stall_cycles"] != sum(row[c] for c in causes):
+        problems.append("%s: cycles %d, compute_cycles %d, stall_cycles %d, causes %d"
+                        % (name, row["cycles"], row["compute_cycles"], row["stall_cycles"], sum(row[c] for c in causes)))
+    if row["gops"] is not None and row["gops"] > peak_gops * slack:
+        problems.append("%s: %s Gops/s above the compute peak %s" % (name, row["gops"], peak_gops))
+    if peak_gbps is not None and row["dram_gbps"] is not None and row["dram_gbps"] > peak_gbps * slack:
+        problems.append("%s: %s GB/s above the DRAM peak %s" % (name, row["dram_gbps"], peak_gbps))
+    # The figure's point: y = ops over the span the row's DRAM bytes moved in (its time, in the
+    # results of a reusesim from before dram_span_s).
+    span = row.get("dram_span_s", row["time_s"])
+    if row["arithmetic_intensity"] is not None and span > 0:
+        y = 2 * row["macs"] / span / 1e9
+        roof = peak_gops if peak_gbps is None else min(peak_gops, row["arithmetic_intensity"] * peak_gbps)
+        if y > roof * slack:
+            problems.append("%s: figure point (%s ops/B, %s Gops/s) above its roof %s"
+                            % (name, row["arithmetic_intensity"], y, roof))
+for problem in problems:
+    print("FAIL: " + problem)
+sys.exit(1 if problems else 0)
+PYTHON
 finish

@@ -56,7 +56,11 @@ contains "10^12 MACs" "$out" "fc,linear,1000000,1000000000000,1000000000000,"
 expect 0 "analyze 1e6 x 1e6 at batch 1e6 on 1 Mops/s" -- "$REUSESIM" analyze --model "$work/big_linear.yaml" \
   --batch 1000000 --peak-tops 1e-6
 same "a huge time in exponent form" "$(awk '$1 == "TOTAL" { print $(NF - 4) }' <<<"$out")" "2.000e+18"
+# Its 10^12 weight bytes at int8 are past the DRAM bytes limit before anything is mapped; with
+# that limit raised, the tiling is.
 expect 2 "run 1e6 x 1e6" -- bash -c "$(declare -f limit_memory); limit_memory; exec \"\$0\" \"\$@\"" "$REUSESIM" run --arch "$A" --model "$work/big_linear.yaml"
+contains "1e6 x 1e6 bytes message" "$err" "the run moves more than 25000000000 bytes through the DRAM model (the limit of one run, minutes of simulation): 1000000000000 with the weights and KV caches of batch 1 alone"
+expect 2 "run 1e6 x 1e6, bytes limit raised" -- env REUSESIM_MAX_DRAM_BYTES=9000000000000000000 bash -c "$(declare -f limit_memory); limit_memory; exec \"\$0\" \"\$@\"" "$REUSESIM" run --arch "$A" --model "$work/big_linear.yaml"
 contains "1e6 x 1e6 message" "$err" "layer fc: every tiling that fits the SRAM buffers needs more than 4000000 tiles, the step limit of one layer; lower the batch size or give the buffers more capacity"
 
 # A sequence of 10^7 steps through an LSTM (256 -> 256): one GEMM per step is 10^7 GEMMs. The
@@ -78,10 +82,36 @@ contains "seq 1e7 message" "$err" "layer lstm: its program needs more than 40000
 # The same LSTM over 40,000 steps is 3,240,000 steps a batch, 81 per time step on small (tiles
 # m<batch> n1024 k16: 32 K tiles, each a weight load and a compute, 16 of them with an x(t) load,
 # and the store of h(t)): three batch sizes pass the 8,000,000-step limit of one run, which says to
-# split the run.
+# split the run. (At batch 2 it has moved 42 GB, past the DRAM bytes limit: raised here.)
 sed 's/sequence: 10000000/sequence: 40000/' "$work/long_seq.yaml" >"$work/seq40k.yaml"
-expect 2 "run over the run limit" -- bash -c "$(declare -f limit_memory); limit_memory; exec \"\$0\" \"\$@\"" "$REUSESIM" run --arch "$A" --model "$work/seq40k.yaml" --batch 1,2,3
+expect 2 "run over the run limit" -- env REUSESIM_MAX_DRAM_BYTES=100000000000 bash -c "$(declare -f limit_memory); limit_memory; exec \"\$0\" \"\$@\"" "$REUSESIM" run --arch "$A" --model "$work/seq40k.yaml" --batch 1,2,3
 contains "run limit message" "$err" "the run needs more than 8000000 data-movement steps (the limit of one run; reached at layer lstm); run fewer batch sizes or layers at once"
+
+# Decode steps whose KV caches the DRAM model would have to move are refused before anything is
+# mapped or simulated (each once ran for minutes: batch 1,000 of the case below took 35 s, 100,000
+# was still running after 300 s, 1,000,000 after 150 s at 1.7 GB). One GPT-2 block at a 1,023-token
+# context reads 2 x 1,023 x 768 = 1,571,328 cached keys and values a sample, 3,142,656 B at bf16;
+# its q, k, v, attn_proj (4 x 768 x 769), fc (768 x 3,072 + 3,072) and mlp_proj (3,072 x 768 + 768)
+# weights are 7,084,800 x 2 = 14,169,600 B. At batch 100,000: 314,265,600,000 + 14,169,600 =
+# 314,279,769,600 B, past the 25,000,000,000-byte limit of one run.
+T=$SRC/configs/tpu_v4i.yaml
+decode=(--model "$SRC/models/gpt2.yaml" --phase decode --context 1023 --set model.parameters.layers=1)
+expect 2 "decode batch 1e5" -- timeout 60 "$REUSESIM" run --arch "$T" "${decode[@]}" --batch 100000
+contains "decode batch 1e5 message" "$err" "the run moves more than 25000000000 bytes through the DRAM model (the limit of one run, minutes of simulation): 314279769600 with the weights and KV caches of batch 100000 alone; lower the batch size (or the context or sequence length), run fewer batch sizes or layers at once, or raise the limit with REUSESIM_MAX_DRAM_BYTES=<bytes> (accelerator $T, batch 100000)"
+expect 2 "decode batch 1e6" -- timeout 60 bash -c "$(declare -f limit_memory); limit_memory; exec \"\$0\" \"\$@\"" "$REUSESIM" run --arch "$T" "${decode[@]}" --batch 1000000
+contains "decode batch 1e6 message" "$err" "bytes through the DRAM model (the limit of one run, minutes of simulation): 3142670169600 with"
+# Llama-2-7B at a 4,095-token context and batch 20,000: 42.9 TB of KV cache, refused at once.
+expect 2 "llama decode batch 2e4" -- timeout 60 "$REUSESIM" run --arch "$T" --model "$SRC/models/llama2_7b.yaml" --phase decode --context 4095 --batch 20000
+contains "llama decode message" "$err" "with the weights and KV caches of batch 20000 alone; lower the batch size"
+# The environment moves the limits. The MLP on small at batch 1 moves some kilobytes: under a
+# limit of 1,000 bytes it is refused, and at 10^-9 simulated seconds too (its 131,000 MACs take
+# 2 x 131,000 / 512e9 = 0.51 us at least); a value that is not a number is refused by name.
+expect 2 "bytes limit from the environment" -- env REUSESIM_MAX_DRAM_BYTES=1000 "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml"
+contains "bytes limit message" "$err" "the run moves more than 1000 bytes through the DRAM model"
+expect 2 "time limit from the environment" -- env REUSESIM_MAX_SIMULATED_SECONDS=1e-9 "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml"
+contains "time limit message" "$err" "the run simulates more than 1e-09 s of the accelerator's time"
+expect 2 "bad limit in the environment" -- env REUSESIM_MAX_DRAM_BYTES=lots "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml"
+contains "bad limit message" "$err" "REUSESIM_MAX_DRAM_BYTES: expected a positive integer, got \"lots\""
 
 # 10^5 layers run, in bounded memory: 100,000 linear layers of 16 x 16 = 25,600,000 MACs.
 {
