@@ -383,6 +383,24 @@ TEST_CASE("controller: the front-end latency comes before the first command", "[
   CHECK(outcome.dram.read_latency.total_cycles() == 43);
 }
 
+TEST_CASE("controller: commands go ahead only to the next answer, so the request it brings finds the bus free",
+          "[dram-channel]") {
+  // One HBM2 channel (tCK 1 ns; bank group bits 6-7, column 8-12, bank 13-14): tRCD 14, CL 14,
+  // BL/2 2, tCCD_L 2. A (bank 0, column 0) at 0: ACT 0, RD 14, answered at 30. B1-B8 (bank 0,
+  // columns 1-8) at 20: RDs at 20, 22, ... With nine in flight, C (bank 1, closed) goes when A is
+  // answered, at 30. The controller commits B1-B5 (20-28) and stops at A's answer, 30: there it
+  // issues RD B6 at 30 (a row hit first), C's ACT at 31, B7 32, B8 34 (data ends 50), and C's RD at
+  // 31 + tRCD = 45, data ends 45 + 16 = 61. Committing up to the first data end of the pass at 20
+  // (36) would have taken the command bus through B8 (34), C's ACT at 35, its data ending at 65.
+  const spec::DramSpec spec = config::load_dram("hbm2", {"channels=1"});
+  std::vector<spec::MemoryRequest> requests{{0x0, false, 0}};
+  for (std::uint64_t column = 1; column <= 8; ++column) requests.push_back({column * 0x100, false, 20});
+  requests.push_back({0x2000, false, 0});
+  const Outcome outcome = run(spec, requests, 9);
+  CHECK(outcome.finish_cycles == 61);
+  CHECK(outcome.dram.activates == 2);
+}
+
 TEST_CASE("xor hashing: bank_conflict still finds one bank, one row per request", "[dram-channel]") {
   // The pattern builds row n of bank 0 through the mapper's encode, so hashing moves its addresses
   // but not its banks: as without hashing, one request per tRC, the 80th ending at 79 x 56 + 38.

@@ -30,6 +30,7 @@ void Controller::restart(std::int64_t now) {
   watchdog_.restart();
   command_bus_free_ = 0;
   last_data_end_ = 0;
+  answers_due_.clear();
   closed_for_conflict_.assign(closed_for_conflict_.size(), false);
   last_column_direction_ = -1;
   // The driver may be asleep on a plan made for the old epoch: it must call advance() again.
@@ -129,11 +130,16 @@ std::int64_t Controller::advance(std::int64_t now) {
 }
 
 void Controller::run_ahead(Candidate choice) {
-  // New requests come when responses reach their requesters (or when one starts new work): until
-  // the first data burst issued here ends, the queues are what the controller knows. Commands due
-  // before then are committed now, at their legal cycles, without a call each; a request arriving
-  // inside that window waits at most until its end.
-  std::int64_t horizon = refresh_.next_due();
+  // New requests come when answers reach their requesters (or when one starts new work): until the
+  // next answer, the queues are what the controller knows. Commands due before then are committed
+  // now, at their legal cycles, without a call each. The next answer is the first data end after
+  // now of a request scheduled earlier, or of the first one scheduled here: a horizon at the first
+  // burst scheduled here alone would miss the earlier ones, and a request they bring (say the next
+  // row of a stream) would find the command bus taken until the horizon, its ACT late by up to
+  // CL + BL/2 clocks. A request arriving from elsewhere inside the window waits at most until its end.
+  while (!answers_due_.empty() && answers_due_.front() <= now_) answers_due_.pop_front();
+  std::int64_t horizon = std::min(refresh_.next_due(), answers_due_.empty() ? timing::DramTimingState::kNever
+                                                                            : answers_due_.front());
   while (true) {
     const std::int64_t data_end = issue(choice);
     if (watchdog_.fired()) return;
@@ -199,6 +205,7 @@ void Controller::finish_column(const Candidate& choice, std::int64_t data_end) {
   last_column_direction_ = direction;
   if (--request.bursts_left > 0) return;
   const Completion done{request.tag, request.arrival_cycle, data_end, request.bytes, request.is_write};
+  if (done.tag != nullptr) answers_due_.push_back(data_end);
   const std::int64_t latency = data_end - request.arrival_cycle;
   if (done.is_write) {
     ++stats_.writes;

@@ -12,11 +12,13 @@
 //   standby.h        StandbyAccounting active and precharged standby per rank
 //   watchdog.h       Watchdog          requests starved by refreshes: give up rather than hang
 //
-// Commands are committed ahead of the current cycle, up to the end of the first data burst issued
-// or the next refresh (requests come when responses reach their requesters, so until then the
-// queues are what the controller knows); the driver sleeps until advance() says.
+// Commands are committed ahead of the current cycle, up to the next answer a requester gets (the
+// end of the data of a request already scheduled, or of the first one scheduled now) or the next
+// refresh: a requester that sends its next request when it has its answer can bring none sooner,
+// so until then the queues are what the controller knows; the driver sleeps until advance() says.
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,9 @@ class Controller {
   std::int64_t now_ = 0;  // the driver's current cycle, during advance()
   std::int64_t command_bus_free_ = 0;
   std::int64_t last_data_end_ = 0;
+  // When each scheduled request still to be answered has its answer (the end of its data),
+  // ascending: the data bus is in order. Posted writes were answered on arrival and are not here.
+  std::deque<std::int64_t> answers_due_;
   std::int64_t planned_wake_ = timing::DramTimingState::kNever;  // when the driver calls advance() next, unwoken
   std::vector<bool> closed_for_conflict_;  // per bank: its last row was closed for another row's request
   int last_column_direction_ = -1;  // 0 read, 1 write, -1 none yet: for turnarounds
