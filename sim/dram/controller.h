@@ -12,10 +12,11 @@
 //   standby.h        StandbyAccounting active and precharged standby per rank
 //   watchdog.h       Watchdog          requests starved by refreshes: give up rather than hang
 //
-// Commands are committed ahead of the current cycle, up to the next answer a requester gets (the
-// end of the data of a request already scheduled, or of the first one scheduled now) or the next
-// refresh: a requester that sends its next request when it has its answer can bring none sooner,
-// so until then the queues are what the controller knows; the driver sleeps until advance() says.
+// Commands are committed ahead of the current cycle, up to the end of the first data burst issued
+// or the next refresh (requests come when answers reach their requesters, so until then the
+// queues are mostly what the controller knows), and only up to the next answer while the queued
+// bursts would keep the data bus busy for less than a row conflict takes (a request that answer
+// brings must get its PRE or ACT in time); the driver sleeps until advance() says.
 
 #include <cstdint>
 #include <deque>
@@ -133,9 +134,11 @@ class Controller {
   // When each scheduled request still to be answered has its answer (the end of its data),
   // ascending: the data bus is in order. Posted writes were answered on arrival and are not here.
   std::deque<std::int64_t> answers_due_;
+  std::int64_t queued_bursts_ = 0;  // bursts of the queued requests not yet issued
   std::int64_t planned_wake_ = timing::DramTimingState::kNever;  // when the driver calls advance() next, unwoken
   std::vector<bool> closed_for_conflict_;  // per bank: its last row was closed for another row's request
   int last_column_direction_ = -1;  // 0 read, 1 write, -1 none yet: for turnarounds
+  std::int64_t conflict_cycles_;  // tRP + tRCD + CL + BL/2: a request to a conflicting row, arrival to data end
 };
 
 }  // namespace reusesim::dram
