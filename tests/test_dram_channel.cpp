@@ -383,6 +383,25 @@ TEST_CASE("controller: the front-end latency comes before the first command", "[
   CHECK(outcome.dram.read_latency.total_cycles() == 43);
 }
 
+TEST_CASE("controller: with few bursts queued, commands go ahead only to the next answer, so its request finds the bus free",
+          "[dram-channel]") {
+  // One HBM2 channel (tCK 1 ns; bank group bits 6-7, column 8-12, bank 13-14): tRCD 14, CL 14,
+  // BL/2 2, tCCD_L 2, tRP 14. A (bank 0, column 0) at 0: ACT 0, RD 14, answered at 30. B1-B8
+  // (bank 0, columns 1-8) arrive at 20. A request A's answer brings would find 8 x BL/2 = 16 clocks
+  // of bursts ahead of it, less than a row conflict takes (tRP + tRCD + CL + BL/2 = 44), so the
+  // pass at 20 commits B1-B5 (RDs 20-28) and stops at 30. With nine in flight, C (bank 1, closed)
+  // goes when A is answered, at 30: RD B6 at 30 (a hit first), C's ACT at 31, B7 32, B8 34 (data
+  // ends 50), C's RD at 31 + tRCD = 45, data ends 45 + 16 = 61. Committing to the first data end of
+  // the pass (36) would have taken the command bus through B8 (34): C's ACT at 35, done at 65.
+  const spec::DramSpec spec = config::load_dram("hbm2", {"channels=1"});
+  std::vector<spec::MemoryRequest> requests{{0x0, false, 0}};
+  for (std::uint64_t column = 1; column <= 8; ++column) requests.push_back({column * 0x100, false, 20});
+  requests.push_back({0x2000, false, 0});
+  const Outcome outcome = run(spec, requests, 9);
+  CHECK(outcome.finish_cycles == 61);
+  CHECK(outcome.dram.activates == 2);
+}
+
 TEST_CASE("xor hashing: bank_conflict still finds one bank, one row per request", "[dram-channel]") {
   // The pattern builds row n of bank 0 through the mapper's encode, so hashing moves its addresses
   // but not its banks: as without hashing, one request per tRC, the 80th ending at 79 x 56 + 38.

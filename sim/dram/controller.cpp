@@ -17,7 +17,8 @@ Controller::Controller(const spec::DramSpec& spec, FrontEnd& front_end)
       rows_(spec),
       standby_(spec.ranks),
       watchdog_(spec, refresh_.units()),
-      closed_for_conflict_(banks_.banks(), false) {}
+      closed_for_conflict_(banks_.banks(), false),
+      conflict_cycles_(spec.timing.trp + spec.timing.trcd + spec.timing.cl + spec.timing.burst_length / 2) {}
 
 void Controller::restart(std::int64_t now) {
   standby_.restart(now);
@@ -30,6 +31,8 @@ void Controller::restart(std::int64_t now) {
   watchdog_.restart();
   command_bus_free_ = 0;
   last_data_end_ = 0;
+  answers_due_.clear();
+  queued_bursts_ = 0;
   closed_for_conflict_.assign(closed_for_conflict_.size(), false);
   last_column_direction_ = -1;
   // The driver may be asleep on a plan made for the old epoch: it must call advance() again.
@@ -68,6 +71,7 @@ bool Controller::admit(RequestTag tag, std::uint64_t address, std::int64_t bytes
   request.arrival_cycle = arrival_cycle;
   request.ready_cycle = arrival_cycle + spec_.controller.frontend_latency_cycles;
   request.bursts_left = bytes / static_cast<std::int64_t>(mapper_.burst_bytes());
+  queued_bursts_ += request.bursts_left;
   const RequestRef ref = queues_.push(request);
   scheduler_.invalidate();
   // Wake the driver only if this request could go before what it is already waiting for.
@@ -129,11 +133,21 @@ std::int64_t Controller::advance(std::int64_t now) {
 }
 
 void Controller::run_ahead(Candidate choice) {
-  // New requests come when responses reach their requesters (or when one starts new work): until
-  // the first data burst issued here ends, the queues are what the controller knows. Commands due
-  // before then are committed now, at their legal cycles, without a call each; a request arriving
-  // inside that window waits at most until its end.
+  // New requests come when answers reach their requesters (or when one starts new work): until the
+  // next answer, the queues are what the controller knows. Commands due before the first data end
+  // of this pass are committed now, at their legal cycles, without a call each. The answers of
+  // requests scheduled earlier fall inside that window. A request one brings has its data after
+  // the bursts already scheduled and queued; if those keep the data bus busy for less than a row
+  // conflict takes from arrival (tRP + tRCD + CL + BL/2), its PRE or ACT must not wait for the
+  // window's end, so the window ends at that answer. (Streams with fewer requests in flight per
+  // channel lost up to CL + BL/2 clocks at every row switch; deeper queues keep the long window.)
+  while (!answers_due_.empty() && answers_due_.front() <= now_) answers_due_.pop_front();
   std::int64_t horizon = refresh_.next_due();
+  if (!answers_due_.empty()) {
+    const std::int64_t answer = answers_due_.front();
+    const std::int64_t bus_work = std::max<std::int64_t>(0, last_data_end_ - answer) + queued_bursts_ * timing_.burst_cycles();
+    if (bus_work < conflict_cycles_) horizon = std::min(horizon, answer);
+  }
   while (true) {
     const std::int64_t data_end = issue(choice);
     if (watchdog_.fired()) return;
@@ -188,6 +202,7 @@ void Controller::finish_column(const Candidate& choice, std::int64_t data_end) {
   last_data_end_ = data_end;
   Request& request = queues_.at(choice.request);
   ++(request.is_write ? stats_.write_commands : stats_.read_commands);
+  --queued_bursts_;
   if (!request.column_after_activate) {
     ++stats_.row_hits;
   } else {
@@ -199,6 +214,7 @@ void Controller::finish_column(const Candidate& choice, std::int64_t data_end) {
   last_column_direction_ = direction;
   if (--request.bursts_left > 0) return;
   const Completion done{request.tag, request.arrival_cycle, data_end, request.bytes, request.is_write};
+  if (done.tag != nullptr) answers_due_.push_back(data_end);
   const std::int64_t latency = data_end - request.arrival_cycle;
   if (done.is_write) {
     ++stats_.writes;

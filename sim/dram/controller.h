@@ -13,10 +13,13 @@
 //   watchdog.h       Watchdog          requests starved by refreshes: give up rather than hang
 //
 // Commands are committed ahead of the current cycle, up to the end of the first data burst issued
-// or the next refresh (requests come when responses reach their requesters, so until then the
-// queues are what the controller knows); the driver sleeps until advance() says.
+// or the next refresh (requests come when answers reach their requesters, so until then the
+// queues are mostly what the controller knows), and only up to the next answer while the queued
+// bursts would keep the data bus busy for less than a row conflict takes (a request that answer
+// brings must get its PRE or ACT in time); the driver sleeps until advance() says.
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -128,9 +131,14 @@ class Controller {
   std::int64_t now_ = 0;  // the driver's current cycle, during advance()
   std::int64_t command_bus_free_ = 0;
   std::int64_t last_data_end_ = 0;
+  // When each scheduled request still to be answered has its answer (the end of its data),
+  // ascending: the data bus is in order. Posted writes were answered on arrival and are not here.
+  std::deque<std::int64_t> answers_due_;
+  std::int64_t queued_bursts_ = 0;  // bursts of the queued requests not yet issued
   std::int64_t planned_wake_ = timing::DramTimingState::kNever;  // when the driver calls advance() next, unwoken
   std::vector<bool> closed_for_conflict_;  // per bank: its last row was closed for another row's request
   int last_column_direction_ = -1;  // 0 read, 1 write, -1 none yet: for turnarounds
+  std::int64_t conflict_cycles_;  // tRP + tRCD + CL + BL/2: a request to a conflicting row, arrival to data end
 };
 
 }  // namespace reusesim::dram

@@ -28,6 +28,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapp
       max_outstanding_(max_outstanding),
       max_request_bytes_(max_request_bytes),
       owners_(static_cast<std::size_t>(max_outstanding), transfers_.end()),
+      lane_of_slot_(static_cast<std::size_t>(max_outstanding), 0),
       responses_("responses") {
   REUSESIM_HAS_PROCESS(DmaEngine);
   socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
@@ -58,53 +59,90 @@ void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_don
 void DmaEngine::run() {
   while (true) {
     while (tlm::tlm_generic_payload* done = responses_.get_next_transaction()) complete(*done);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (next_to_issue_ == transfers_.end() || free_slots_.empty() || waiting_for_accept_) {
+    resume_lanes();
+    if (next_to_issue_ == transfers_.end() || free_slots_.empty()) {
       sc_core::wait(wake_events_);
       continue;
     }
-    Pending& pending = *next_to_issue_;
-    if (now < pending.transfer.not_before) {
-      sc_core::wait(pending.transfer.not_before - now, wake_events_);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (now < next_to_issue_->transfer.not_before) {
+      sc_core::wait(next_to_issue_->transfer.not_before - now, wake_events_);
       continue;
     }
-    const std::uint64_t address = pending.transfer.address + pending.issued_bytes;
-    std::uint64_t bytes = std::min(pending.transfer.bytes - pending.issued_bytes, mapper_.bytes_to_run_end(address));
-    if (max_request_bytes_ > 0) bytes = std::min(bytes, max_request_bytes_);
     const std::size_t slot_index = free_slots_.back();
     free_slots_.pop_back();
-    owners_[slot_index] = next_to_issue_;
-    tlm::tlm_generic_payload& payload = *payloads_[slot_index];
-    payload.set_command(pending.transfer.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    payload.set_address(address);
-    payload.set_data_length(static_cast<unsigned int>(bytes));
-    payload.set_data_ptr(nullptr);  // timing only: no data is stored
-    payload.set_streaming_width(static_cast<unsigned int>(bytes));
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    pending.issued_bytes += bytes;
-    if (pending.issued_bytes == pending.transfer.bytes) ++next_to_issue_;
-    ++pending.requests_in_flight;
-    ++outstanding_;
-    ++stats_.requests;
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const tlm::tlm_sync_enum status = socket->nb_transport_fw(payload, phase, delay);
-    if (status == tlm::TLM_COMPLETED) {
-      complete(payload);  // done at once: refused (an error response), or a posted write
-    } else if (status == tlm::TLM_ACCEPTED && phase == tlm::BEGIN_REQ) {
-      // The target's queue is full: in order, so nothing more is issued until it takes this one.
-      waiting_for_accept_ = true;
-      refused_ = &payload;
+    split_next(slot_index);
+  }
+}
+
+void DmaEngine::split_next(std::size_t slot_index) {
+  Pending& pending = *next_to_issue_;
+  const std::uint64_t address = pending.transfer.address + pending.issued_bytes;
+  std::uint64_t bytes = std::min(pending.transfer.bytes - pending.issued_bytes, mapper_.bytes_to_run_end(address));
+  if (max_request_bytes_ > 0) bytes = std::min(bytes, max_request_bytes_);
+  owners_[slot_index] = next_to_issue_;
+  tlm::tlm_generic_payload& payload = *payloads_[slot_index];
+  payload.set_command(pending.transfer.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  payload.set_address(address);
+  payload.set_data_length(static_cast<unsigned int>(bytes));
+  payload.set_data_ptr(nullptr);  // timing only: no data is stored
+  payload.set_streaming_width(static_cast<unsigned int>(bytes));
+  payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  pending.issued_bytes += bytes;
+  if (pending.issued_bytes == pending.transfer.bytes) ++next_to_issue_;
+  ++pending.requests_in_flight;
+  ++outstanding_;
+  ++stats_.requests;
+  const auto channel = static_cast<std::size_t>(mapper_.channel_index(mapper_.decode(address)));
+  const std::size_t lane = channel * 2 + (pending.transfer.is_write ? 1 : 0);
+  if (lane >= lanes_.size()) lanes_.resize(lane + 1);
+  lane_of_slot_[slot_index] = lane;
+  if (lanes_[lane].refused != nullptr || !lanes_[lane].waiting.empty()) {
+    lanes_[lane].waiting.push_back(slot_index);  // behind the request the memory has not taken yet
+  } else {
+    send(slot_index);
+  }
+}
+
+void DmaEngine::send(std::size_t slot_index) {
+  tlm::tlm_generic_payload& payload = *payloads_[slot_index];
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  const tlm::tlm_sync_enum status = socket->nb_transport_fw(payload, phase, delay);
+  if (status == tlm::TLM_COMPLETED) {
+    complete(payload);  // done at once: refused (an error response), or a posted write
+  } else if (status == tlm::TLM_ACCEPTED && phase == tlm::BEGIN_REQ) {
+    // Its channel's queue is full: the lane waits until the memory takes this one (END_REQ).
+    const std::size_t lane = lane_of_slot_[slot_index];
+    lanes_[lane].refused = &payload;
+    blocked_lanes_.push_back(lane);
+  }
+}
+
+void DmaEngine::resume_lanes() {
+  // Lanes in the order their requests were taken; each sends until it is refused again.
+  for (std::size_t next = 0; next < taken_lanes_.size(); ++next) {
+    Lane& lane = lanes_[taken_lanes_[next]];
+    while (lane.refused == nullptr && !lane.waiting.empty()) {
+      const std::size_t slot_index = lane.waiting.front();
+      lane.waiting.pop_front();
+      send(slot_index);
     }
   }
+  taken_lanes_.clear();
 }
 
 tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                               sc_core::sc_time& delay) {
   if (phase == tlm::END_REQ || phase == tlm::BEGIN_RESP) {
-    if (waiting_for_accept_ && &payload == refused_) {  // END_REQ, or its response: the target took it
-      waiting_for_accept_ = false;
+    // END_REQ, or the response, of a refused request: the memory took it, and its lane goes on.
+    for (auto lane = blocked_lanes_.begin(); lane != blocked_lanes_.end(); ++lane) {
+      if (lanes_[*lane].refused != &payload) continue;
+      lanes_[*lane].refused = nullptr;
+      taken_lanes_.push_back(*lane);
+      blocked_lanes_.erase(lane);
       work_event_.notify();
+      break;
     }
   }
   if (phase == tlm::BEGIN_RESP) {

@@ -1,8 +1,12 @@
 #pragma once
 // A DMA engine: takes transfers (address, bytes, direction), splits them into requests at burst
 // and row boundaries (so each request stays in one bank and row), and keeps a bounded number of
-// requests outstanding on its TLM-2.0 initiator socket, issuing them in order. One thread both
-// issues requests and retires responses (timing-annotated responses wait in a PEQ).
+// requests outstanding on its TLM-2.0 initiator socket. Transfers are split in order; each request
+// then goes out in its lane (its channel's reads or writes, as the memory queues them), in order
+// within the lane: a request the memory refuses (its queue full) holds back only the requests of
+// its own lane, and the others go on (no head-of-line blocking across channels). Requests complete
+// in any order; a transfer is done when all of its have. One thread both issues requests and
+// retires responses (timing-annotated responses wait in a PEQ).
 
 #include <systemc>
 #include <tlm>
@@ -10,6 +14,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <list>
 #include <memory>
@@ -63,7 +68,20 @@ class DmaEngine : public sc_core::sc_module {
     std::int64_t requests_in_flight = 0;
   };
 
+  // One channel's reads or writes. Invariant: a lane that is not blocked has nothing waiting.
+  struct Lane {
+    const tlm::tlm_generic_payload* refused = nullptr;  // sent, not yet taken by the memory
+    std::deque<std::size_t> waiting;  // slots split behind it, oldest first
+  };
+
   void run();
+  // Splits the next request of the oldest transfer with bytes left into slot `slot_index`, and
+  // sends it, or queues it behind its lane's refused request.
+  void split_next(std::size_t slot_index);
+  // Sends the request in `slot_index`; a refusal blocks its lane.
+  void send(std::size_t slot_index);
+  // Lanes whose refused request the memory has taken send what waits behind it.
+  void resume_lanes();
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void complete(tlm::tlm_generic_payload& payload);
@@ -79,9 +97,11 @@ class DmaEngine : public sc_core::sc_module {
   std::vector<std::list<Pending>::iterator> owners_;
   std::unordered_map<const tlm::tlm_generic_payload*, std::size_t> slot_of_;
   std::vector<std::size_t> free_slots_;
-  std::int64_t outstanding_ = 0;
-  bool waiting_for_accept_ = false;
-  const tlm::tlm_generic_payload* refused_ = nullptr;  // the request the target has not yet taken
+  std::vector<std::size_t> lane_of_slot_;
+  std::int64_t outstanding_ = 0;  // slots in use: requests sent, or split and waiting in a lane
+  std::vector<Lane> lanes_;  // by scheduled channel x 2 + (write ? 1 : 0), grown as channels appear
+  std::vector<std::size_t> blocked_lanes_;  // lanes with a refused request (few: scanned)
+  std::vector<std::size_t> taken_lanes_;  // blocked lanes whose refused request was since taken
   // Responses arrive annotated with the time their data ends; they complete at that time.
   tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
   sc_core::sc_event work_event_;

@@ -242,4 +242,23 @@ expect 0 "memtest --help" -- memtest --help
 contains "help: request pieces" "$(tr -s ' \n' ' ' <<<"$out")" "read latency counts each piece a DRAM channel serves, row_hit_rate each column command (burst)"
 contains "help: what limits outstanding" "$(tr -s ' \n' ' ' <<<"$out")" "by Little's law a stream moves at most outstanding x request bytes per request latency"
 
+# --- Streams over many HBM2 channels reach the timings' bounds (docs/dram-model.md, "What the timings allow"). ---
+# at_least NAME VALUE FLOOR: VALUE >= FLOOR.
+at_least() {
+  checks=$((checks + 1))
+  awk -v v="$2" -v f="$3" 'BEGIN { exit (v >= f) ? 0 : 1 }' || { echo "FAIL: $1: $2 < $3"; failures=$((failures + 1)); }
+}
+# Random reads open a row per 64 B burst: tFAW 30 allows 4 per 30 ns per channel, 8 channels x 4 x
+# 64 B / 30 ns = 68.27 GB/s, x (1 - tRFC 260 / tREFI 3900) = 63.72. A full channel queue must not
+# stop the others (the DMA's lanes): at least 95 % of that, 60.53 GB/s.
+gbps=$(memtest --dram hbm2 --pattern random_read --requests 50000 --format csv | csv_col achieved_gbps)
+at_least "random reads on 8 channels: 95 % of the tFAW bound" "$gbps" 60.53
+# 16 channels with 256 requests in flight (TPUv4i's DMA) hold 16 per channel: enough for a row switch
+# to a closed bank (tRCD + CL + BL/2 = 30 clocks, 15 bursts) but not to a bank with another row open
+# (tRP + 30 = 44, 22 bursts), which costs at most 44 - 16 x 2 = 12 clocks per 128 bursts (256 clocks)
+# of a channel's stream, if the controller takes the next row's PRE and ACT as soon as their request
+# arrives: at least 256 / 268 = 95.5 % of the refresh bound 512 x 0.9333 = 477.87 GB/s, 456.5.
+gbps=$(memtest --dram hbm2 --set channels=16 --outstanding 256 --pattern seq_read --requests 50000 --format csv | csv_col achieved_gbps)
+at_least "16 channels, 16 requests each: row switches cost at most a conflict's shortfall" "$gbps" 456.5
+
 finish
