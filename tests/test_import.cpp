@@ -225,6 +225,29 @@ TEST_CASE("ONNX: a weight must fit its input (group for Conv, transB for Gemm)",
         "node fc (Gemm): the weight w [10, 20] does not fit the input's 16 features: expected [10, 16] (transB 1)");
 }
 
+TEST_CASE("ONNX: recurrent and normalization parameters must fit their input", "[import]") {
+  // GRU, hidden 4, on [T 5, N 1, F 6] (time-major): W [1, 3 x 4, 6], R [1, 12, 4].
+  const auto gru = [](const std::string& w, const std::string& r) {
+    return model_text(node("GRU", {"x", "w", "r"}, "y", "gru", int_attribute("hidden_size", 4)) +
+                      input("x", {"5", "N", "6"}) + input("w", {"1", "12", w}) + input("r", {"1", "12", r}) +
+                      output("y"));
+  };
+  CHECK(refusal(gru("6", "4"), "N") == "imported");
+  CHECK(
+      refusal(gru("7", "4"), "N") ==
+      "node gru (GRU): the weight w [1, 12, 7] does not fit 6 input features, direction forward: expected [1, 12, 6]");
+  CHECK(refusal(gru("6", "5"), "N") ==
+        "node gru (GRU): the recurrence weight r [1, 12, 5] does not fit hidden_size 4, direction forward: expected "
+        "[1, 12, 4]");
+  // LayerNormalization over 64 features with a scale of 32: 2 x 64 parameters counted, 32 + 64 in
+  // the file (ONNX's own inference checks BatchNormalization's, not these).
+  const std::string ln =
+      model_text(node("LayerNormalization", {"x", "s", "b"}, "y", "ln") + input("x", {"1", "10", "64"}) +
+                 input("s", {"32"}) + input("b", {"64"}) + output("y"));
+  CHECK(refusal(ln) ==
+        "node ln (LayerNormalization): the parameter s [32] does not fit the input's 64 features: expected [64]");
+}
+
 TEST_CASE("ONNX: an operator that reads the data input and has no layer is named", "[import]") {
   const std::string x = input("x", {"1", "8"}) + input("w", {"8", "8"});
   CHECK(refusal(model_text(node("Sub", {"x", "w"}, "y", "s") + x + output("y"))) ==

@@ -168,8 +168,19 @@ class OnnxImporter {
     }
     std::map<std::string, const onnx::NodeProto*> producer;
     std::set<std::string> available;
-    for (const onnx::ValueInfoProto& input : graph.input()) available.insert(input.name());
-    for (const onnx::TensorProto& tensor : graph.initializer()) available.insert(tensor.name());
+    for (const onnx::TensorProto& tensor : graph.initializer()) {
+      available.insert(tensor.name());
+      declared_.emplace(tensor.name(), std::vector<std::int64_t>(tensor.dims().begin(), tensor.dims().end()));
+    }
+    for (const onnx::ValueInfoProto& input : graph.input()) {
+      available.insert(input.name());
+      if (!input.type().tensor_type().has_shape()) continue;
+      std::vector<std::int64_t> sizes;
+      for (const onnx::TensorShapeProto::Dimension& dim : input.type().tensor_type().shape().dim()) {
+        sizes.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+      }
+      declared_.emplace(input.name(), sizes);  // an initializer's own dimensions come first
+    }
     for (const onnx::NodeProto& node : graph.node()) {
       for (const std::string& output : node.output()) {
         if (!output.empty() && !producer.emplace(output, &node).second) {
@@ -188,7 +199,7 @@ class OnnxImporter {
              " computes it: the graph has a cycle or is not sorted (ONNX requires every node after those it reads)");
       }
       for (const std::string& output : node.output()) available.insert(output);
-      check_node_before_inference(node, graph);
+      check_node_before_inference(node);
     }
     node_ = nullptr;
   }
@@ -224,7 +235,7 @@ class OnnxImporter {
   }
 
  private:
-  void check_node_before_inference(onnx::NodeProto& node, const onnx::GraphProto& graph) {
+  void check_node_before_inference(onnx::NodeProto& node) {
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       fail("operators of domain " + node.domain() + " have no layer in ReuseSim's library");
     }
@@ -237,7 +248,7 @@ class OnnxImporter {
       if (attribute.has_g() || attribute.graphs_size() > 0) fail("attribute " + attribute.name() + " is a graph");
     }
     if (kWindowOps.count(op) > 0) {
-      if (op == "Conv" && ints_attribute(node, "kernel_shape").empty()) add_kernel_shape(node, graph);
+      if (op == "Conv" && ints_attribute(node, "kernel_shape").empty()) add_kernel_shape(node);
       const std::vector<std::int64_t> kernel = ints_attribute(node, "kernel_shape");
       if (kernel.size() != 2) {
         fail("kernel_shape " + ints_text(kernel) + ": only 2-D windows map (two values, height and width)");
@@ -271,26 +282,10 @@ class OnnxImporter {
   }
 
   // Conv's kernel_shape from its weight [M, C/group, kH, kW] as the file declares it.
-  void add_kernel_shape(onnx::NodeProto& node, const onnx::GraphProto& graph) const {
-    std::vector<std::int64_t> sizes;
-    bool declared = false;
-    for (const onnx::TensorProto& tensor : graph.initializer()) {
-      if (node.input_size() > 1 && tensor.name() == node.input(1)) {
-        sizes.assign(tensor.dims().begin(), tensor.dims().end());
-        declared = true;
-      }
-    }
-    for (const onnx::ValueInfoProto& input : graph.input()) {
-      if (declared || node.input_size() < 2 || input.name() != node.input(1) ||
-          !input.type().tensor_type().has_shape()) {
-        continue;
-      }
-      declared = true;
-      for (const onnx::TensorShapeProto::Dimension& dim : input.type().tensor_type().shape().dim()) {
-        sizes.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
-      }
-    }
-    if (!declared) fail("has no kernel_shape, and its weight's shape is not in the file");
+  void add_kernel_shape(onnx::NodeProto& node) const {
+    const auto found = node.input_size() > 1 ? declared_.find(node.input(1)) : declared_.end();
+    if (found == declared_.end()) fail("has no kernel_shape, and its weight's shape is not in the file");
+    const std::vector<std::int64_t>& sizes = found->second;
     if (sizes.size() != 4) fail("only 2-D convolutions map (the weight has " + ints_text(sizes) + ")");
     onnx::AttributeProto& kernel = *node.add_attribute();
     kernel.set_name("kernel_shape");
@@ -411,12 +406,12 @@ class OnnxImporter {
 
   // No graph input sits where only data can be: names the first operator that reads one.
   [[noreturn]] void no_data_input(const onnx::GraphProto& graph) {
+    std::set<std::string> graph_inputs;
+    for (const onnx::ValueInfoProto& info : graph.input()) graph_inputs.insert(info.name());
     for (const onnx::NodeProto& node : graph.node()) {
       for (int slot = 0; slot < node.input_size(); ++slot) {
         const std::string& input = node.input(slot);
-        const bool graph_input = std::any_of(graph.input().begin(), graph.input().end(),
-                                             [&](const onnx::ValueInfoProto& info) { return info.name() == input; });
-        if (!graph_input || constants_.count(input) > 0) continue;
+        if (graph_inputs.count(input) == 0 || constants_.count(input) > 0) continue;
         node_ = &node;
         fail("reads the graph input " + input + " as input " + std::to_string(slot) + ", where a " + node.op_type() +
              " may take a parameter, and no operator reads a graph input where only data can be (input 0 of Conv, "
@@ -786,11 +781,21 @@ class OnnxImporter {
 
   // A layer of one activation input whose output keeps its shape; `data_inputs` counts the inputs
   // that are activations (BatchNormalization's scale, shift, mean and variance are parameters).
+  // BatchNormalization's four and LayerNormalization's two are vectors of the channels (features).
   void import_unary(const onnx::NodeProto& node, LayerType type, int data_inputs) {
-    for (int slot = data_inputs; slot < node.input_size(); ++slot) {
-      if (present(node, slot)) parameter(node, slot, "parameter");
-    }
     const DataValue in = data(node, 0);
+    const Shape& shape = layer_shapes_.at(in.layer);
+    const bool normalization = type == LayerType::batchnorm || type == LayerType::layernorm;
+    const std::int64_t channels = shape.kind == ShapeKind::image ? shape.channels : shape.features;
+    for (int slot = data_inputs; slot < node.input_size(); ++slot) {
+      if (!present(node, slot)) continue;
+      const TensorDims dims = parameter(node, slot, "parameter");
+      if (normalization && dims.sizes != std::vector<std::int64_t>{channels}) {
+        fail("the parameter " + node.input(slot) + " " + dims_text(dims) + " does not fit the input's " +
+             std::to_string(channels) + (shape.kind == ShapeKind::image ? " channels" : " features") + ": expected [" +
+             std::to_string(channels) + "]");
+      }
+    }
     LayerSpec layer;
     layer.type = type;
     layer.inputs = {in.layer};
@@ -1068,6 +1073,7 @@ class OnnxImporter {
   std::map<std::string, std::string> flattened_;     // layer -> the flatten layer made of it
   std::map<std::string, std::size_t> unbiased_linear_;  // MatMul output -> its layer, for a bias Add
   const onnx::NodeProto* node_ = nullptr;  // the node being imported
+  std::map<std::string, std::vector<std::int64_t>> declared_;  // the file's own dimensions, before inference
   std::string data_input_;
   std::optional<workload::Precision> precision_;  // token ids: unknown until an embedding reads them
   ImportedModel result_;
