@@ -116,6 +116,21 @@ TEST_CASE("ONNX: the attributes shape inference divides by are checked before it
                            output("y"))) == "node t (Transpose): perm [0, 7] is not a permutation of the axes 0..1");
 }
 
+TEST_CASE("ONNX: a node must match ONNX's definition of its operator before shape inference reads it", "[import]") {
+  // Conv without its weight, Relu without an output, strides given as one INT.
+  CHECK(refusal(model_text(node("Conv", {"x"}, "y", "c", kKernel) + input("x", {"1", "3", "8", "8"}) + output("y"))) ==
+        "node c (Conv): does not match ONNX's definition of Conv at opset 17: Node (c) has input size 1 not in range "
+        "[min=2, max=3].");
+  CHECK(refusal(model_text("node { input: \"x\" name: \"r\" op_type: \"Relu\" }\n" + input("x", {"1", "8"}))) ==
+        "node r (Relu): does not match ONNX's definition of Relu at opset 17: Node (r) has output size 0 not in range "
+        "[min=1, max=1].");
+  CHECK(refusal(conv_model(kKernel + int_attribute("strides", 2))) ==
+        "node c (Conv): does not match ONNX's definition of Conv at opset 17: Mismatched attribute type in 'c : "
+        "strides'");
+  CHECK(refusal("ir_version: 8 graph { " + node("Relu", {"x"}, "y", "r") + input("x", {"1", "8"}) + output("y") +
+                "}") == "the model imports no version of ONNX's operator set (opset_import)");
+}
+
 TEST_CASE("ONNX: a zero kernel or channel count is refused with the node, never written", "[import]") {
   CHECK(refusal(conv_model(ints("kernel_shape", {0, 3}), "4, 3, 0, 3")) ==
         "node c (Conv): kernel_shape [0, 3]: each value must be 1..1099511627776");

@@ -1,5 +1,6 @@
 #include "import/onnx_import.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -162,6 +163,10 @@ class OnnxImporter {
   // its weight's (shape inference would otherwise index the input with the weight's rank).
   void check_before_inference(onnx::ModelProto& model) {
     onnx::GraphProto& graph = *model.mutable_graph();
+    for (const onnx::OperatorSetIdProto& set : model.opset_import()) {
+      if (set.domain().empty() || set.domain() == "ai.onnx") opset_ = set.version();
+    }
+    if (opset_ <= 0) fail("the model imports no version of ONNX's operator set (opset_import)");
     if (graph.node_size() > kMaxNodes) {
       fail("the graph has " + std::to_string(graph.node_size()) + " nodes, more than " + std::to_string(kMaxNodes) +
            " (a model file holds at most " + std::to_string(config::kMaxModelLayers) + " layers)");
@@ -223,12 +228,8 @@ class OnnxImporter {
     result_.spec.name = model_name();
     std::string producer = model.producer_name().empty() ? "an unnamed producer" : model.producer_name();
     if (!model.producer_version().empty()) producer += " " + model.producer_version();
-    std::int64_t opset = 0;
-    for (const onnx::OperatorSetIdProto& set : model.opset_import()) {
-      if (set.domain().empty() || set.domain() == "ai.onnx") opset = set.version();
-    }
     result_.header = {"Imported from " + base_name() + " by `reusesim import onnx` (written by " + producer +
-                          ", opset " + std::to_string(opset) + ").",
+                          ", opset " + std::to_string(opset_) + ").",
                       "Each layer's comment names the ONNX node (operator) it comes from; names are the node",
                       "names with characters the format does not allow ('/', '.', ...) turned into '_'."};
     return std::move(result_);
@@ -243,6 +244,15 @@ class OnnxImporter {
     if (kInferredOps.count(op) == 0) {
       fail("the operator " + op +
            " has no layer in ReuseSim's layer library; docs/import.md lists the operators that map");
+    }
+    // Inputs, outputs and attributes as ONNX defines the operator (shape inference reads them unchecked).
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(op, static_cast<int>(std::min<std::int64_t>(opset_, 1'000'000)), "");
+    if (schema == nullptr) fail("ONNX has no operator " + op + " at opset " + std::to_string(opset_));
+    try {
+      schema->Verify(node);
+    } catch (const std::exception& error) {
+      fail("does not match ONNX's definition of " + op + " at opset " + std::to_string(opset_) + ": " + error.what());
     }
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       if (attribute.has_g() || attribute.graphs_size() > 0) fail("attribute " + attribute.name() + " is a graph");
@@ -541,7 +551,7 @@ class OnnxImporter {
     if (op == "Gather") return import_embedding(node);
     if (op == "LSTM" || op == "GRU" || op == "RNN") return import_recurrent(node);
     if (op == "Identity" || op == "Dropout") {
-      data_[node.output(0)] = data_.at(node.input(0));
+      data_[node.output(0)] = data(node, 0);
       return;
     }
     if (kViewOps.count(op) > 0) return import_view(node);
@@ -597,6 +607,7 @@ class OnnxImporter {
 
   // Input `slot`, which must be a parameter: its known dimensions.
   TensorDims parameter(const onnx::NodeProto& node, int slot, const std::string& role) const {
+    if (!present(node, slot)) fail("has no input " + std::to_string(slot) + " (its " + role + ")");
     const std::string& name = node.input(slot);
     if (data_.count(name) > 0) {
       fail(role + " " + name + " is an activation, not a parameter; an operator on two activations of this "
@@ -1074,6 +1085,7 @@ class OnnxImporter {
   std::map<std::string, std::size_t> unbiased_linear_;  // MatMul output -> its layer, for a bias Add
   const onnx::NodeProto* node_ = nullptr;  // the node being imported
   std::map<std::string, std::vector<std::int64_t>> declared_;  // the file's own dimensions, before inference
+  std::int64_t opset_ = 0;                                     // the version of ONNX's operator set the model imports
   std::string data_input_;
   std::optional<workload::Precision> precision_;  // token ids: unknown until an embedding reads them
   ImportedModel result_;
