@@ -129,6 +129,23 @@ TEST_CASE("ONNX: a node must match ONNX's definition of its operator before shap
         "strides'");
   CHECK(refusal("ir_version: 8 graph { " + node("Relu", {"x"}, "y", "r") + input("x", {"1", "8"}) + output("y") +
                 "}") == "the model imports no version of ONNX's operator set (opset_import)");
+  // LSTM-1's shape inference read three dimensions of a rank-1 input (SIGSEGV).
+  const std::string lstm = node("LSTM", {"x", "w", "r"}, "y", "l", int_attribute("hidden_size", 2)) +
+                           input("x", {"4"}) + input("w", {"1", "8", "3"}) + input("r", {"1", "8", "2"}) + output("y");
+  CHECK(refusal("ir_version: 8 opset_import { version: 1 } graph { " + lstm + "}") ==
+        "opset 1: ReuseSim reads opset 7 (ONNX 1.2, 2018) and later, whose shape inference checks the ranks it reads "
+        "(before, LSTM's did not)");
+}
+
+TEST_CASE("ONNX: a constant must hold the values its dimensions say before shape inference reads it", "[import]") {
+  // ConstantOfShape of an int64 [2] initializer of 2 raw bytes (16 expected): libonnx read past them (SIGSEGV).
+  const std::string shape = "initializer { name: \"s\" data_type: 7 dims: 2 raw_data: \"\\000\\106\" }\n";
+  CHECK(refusal(model_text(node("ConstantOfShape", {"s"}, "y", "c") + shape + input("x", {"1", "8"}) + output("y"))) ==
+        "the initializer s [2] holds 2 bytes of int64, not the 2 values its dimensions say");
+  const std::string three =
+      "initializer { name: \"s\" data_type: 7 dims: 2 int64_data: 1 int64_data: 2 int64_data: 3 }\n";
+  CHECK(refusal(model_text(node("ConstantOfShape", {"s"}, "y", "c") + three + input("x", {"1", "8"}) + output("y"))) ==
+        "the initializer s [2] holds 3 values, not the 2 values its dimensions say");
 }
 
 TEST_CASE("ONNX: a zero kernel or channel count is refused with the node, never written", "[import]") {
@@ -278,7 +295,9 @@ TEST_CASE("ONNX: an operator that reads the data input and has no layer is named
   CHECK(refusal(model_text(node("Add", {"x", "x"}, "y", "a") + x + output("y"))) ==
         "node a (Add): reads the graph input x as input 0, where a Add may take a parameter" + where);
   // W x with W in the file: x sits where a MatMul takes its weight.
-  const std::string w = "initializer { name: \"w\" data_type: 1 dims: 4 dims: 8 }\n";
+  std::string w = "initializer { name: \"w\" data_type: 1 dims: 4 dims: 8";
+  for (int i = 0; i < 32; ++i) w += " float_data: 0";
+  w += " }\n";
   CHECK(refusal(model_text(node("MatMul", {"w", "x2"}, "y", "m") + w + input("x2", {"8", "2"}) + output("y"))) ==
         "node m (MatMul): reads the graph input x2 as input 1, where a MatMul may take a parameter" + where);
   CHECK(refusal(model_text(node("Relu", {"b"}, "a", "r1") + node("Relu", {"a"}, "b", "r2") + x + output("b"))) ==

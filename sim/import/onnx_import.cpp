@@ -85,6 +85,10 @@ const std::set<std::string> kInferredOps{"Conv",
                                          "Cast"};
 const std::set<std::string> kWindowOps{"Conv", "MaxPool", "AveragePool"};
 
+// Older operator sets' shape inference indexes dimensions it has not checked (LSTM-1 and RNN-1 on
+// an input of rank 1 crash the process); PyTorch exports opset 7 and later.
+constexpr std::int64_t kMinOpset = 7;
+
 // A graph larger than this is refused before shape inference (which takes time and memory per
 // node); a model file holds at most config::kMaxModelLayers layers anyway.
 constexpr int kMaxNodes = 1'000'000;
@@ -167,13 +171,19 @@ class OnnxImporter {
       if (set.domain().empty() || set.domain() == "ai.onnx") opset_ = set.version();
     }
     if (opset_ <= 0) fail("the model imports no version of ONNX's operator set (opset_import)");
+    if (opset_ < kMinOpset) {
+      fail("opset " + std::to_string(opset_) + ": ReuseSim reads opset " + std::to_string(kMinOpset) +
+           " (ONNX 1.2, 2018) and later, whose shape inference checks the ranks it reads (before, LSTM's did not)");
+    }
     if (graph.node_size() > kMaxNodes) {
       fail("the graph has " + std::to_string(graph.node_size()) + " nodes, more than " + std::to_string(kMaxNodes) +
            " (a model file holds at most " + std::to_string(config::kMaxModelLayers) + " layers)");
     }
     std::map<std::string, const onnx::NodeProto*> producer;
+    if (graph.sparse_initializer_size() > 0) fail("sparse initializers are not read");
     std::set<std::string> available;
     for (const onnx::TensorProto& tensor : graph.initializer()) {
+      check_tensor(tensor, "the initializer " + tensor.name());
       available.insert(tensor.name());
       declared_.emplace(tensor.name(), std::vector<std::int64_t>(tensor.dims().begin(), tensor.dims().end()));
     }
@@ -256,6 +266,11 @@ class OnnxImporter {
     }
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       if (attribute.has_g() || attribute.graphs_size() > 0) fail("attribute " + attribute.name() + " is a graph");
+      if (attribute.has_sparse_tensor() || attribute.sparse_tensors_size() > 0) {
+        fail("attribute " + attribute.name() + " is a sparse tensor, which is not read");
+      }
+      if (attribute.has_t()) check_tensor(attribute.t(), "attribute " + attribute.name());
+      for (const onnx::TensorProto& tensor : attribute.tensors()) check_tensor(tensor, "attribute " + attribute.name());
     }
     if (kWindowOps.count(op) > 0) {
       if (op == "Conv" && ints_attribute(node, "kernel_shape").empty()) add_kernel_shape(node);
@@ -288,6 +303,75 @@ class OnnxImporter {
       for (int slot = 1; slot < node.output_size(); ++slot) {
         if (!node.output(slot).empty()) fail("output " + std::to_string(slot) + " (Mean, InvStdDev) has no layer");
       }
+    }
+  }
+
+  // A tensor in the file (an initializer, a constant) must hold as many values as its dimensions
+  // say, as ONNX's checker requires: shape inference reads constants (shapes, axes) trusting it.
+  void check_tensor(const onnx::TensorProto& tensor, const std::string& what) const {
+    std::int64_t count = 1;
+    for (const std::int64_t size : tensor.dims()) {
+      if (size < 0 || size > config::kMaxModelDimension) {
+        fail(what + " has dimensions " + ints_text({tensor.dims().begin(), tensor.dims().end()}) +
+             "; a size must be 0.." + std::to_string(config::kMaxModelDimension));
+      }
+      // No file holds more values than this: past it, the count is only "too many".
+      count =
+          size != 0 && count > (config::kMaxModelDimension + 1) / size ? config::kMaxModelDimension + 1 : count * size;
+    }
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return;  // values in another file: never read
+    // Bytes a value takes in raw_data, and the values of the typed field that holds it otherwise.
+    std::int64_t bytes = 0, values = 0;
+    switch (tensor.data_type()) {
+      case onnx::TensorProto::FLOAT:
+        bytes = 4, values = tensor.float_data_size();
+        break;
+      case onnx::TensorProto::COMPLEX64:
+        bytes = 8, values = tensor.float_data_size() / 2;
+        break;
+      case onnx::TensorProto::DOUBLE:
+        bytes = 8, values = tensor.double_data_size();
+        break;
+      case onnx::TensorProto::COMPLEX128:
+        bytes = 16, values = tensor.double_data_size() / 2;
+        break;
+      case onnx::TensorProto::INT64:
+        bytes = 8, values = tensor.int64_data_size();
+        break;
+      case onnx::TensorProto::UINT32:
+        bytes = 4, values = tensor.uint64_data_size();
+        break;
+      case onnx::TensorProto::UINT64:
+        bytes = 8, values = tensor.uint64_data_size();
+        break;
+      case onnx::TensorProto::INT32:
+        bytes = 4, values = tensor.int32_data_size();
+        break;
+      case onnx::TensorProto::INT16:
+      case onnx::TensorProto::UINT16:
+      case onnx::TensorProto::FLOAT16:
+      case onnx::TensorProto::BFLOAT16:
+        bytes = 2, values = tensor.int32_data_size();
+        break;
+      case onnx::TensorProto::INT8:
+      case onnx::TensorProto::UINT8:
+      case onnx::TensorProto::BOOL:
+        bytes = 1, values = tensor.int32_data_size();
+        break;
+      case onnx::TensorProto::STRING:
+        values = tensor.string_data_size();
+        break;
+      default:
+        fail(what + " has element type " + std::to_string(tensor.data_type()) + ", which ONNX does not define");
+    }
+    const bool raw = tensor.has_raw_data();
+    if (raw && bytes == 0) fail(what + " holds strings as raw data, which ONNX does not allow");
+    const std::int64_t held = raw ? static_cast<std::int64_t>(tensor.raw_data().size()) / bytes : values;
+    if (held != count || (raw && static_cast<std::int64_t>(tensor.raw_data().size()) % bytes != 0)) {
+      fail(what + " " + ints_text({tensor.dims().begin(), tensor.dims().end()}) + " holds " +
+           (raw ? std::to_string(tensor.raw_data().size()) + " bytes of " + element_type_name(tensor.data_type())
+                : std::to_string(values) + " values") +
+           ", not the " + std::to_string(count) + " values its dimensions say");
     }
   }
 
