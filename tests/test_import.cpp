@@ -148,6 +148,16 @@ TEST_CASE("ONNX: a constant must hold the values its dimensions say before shape
         "the initializer s [2] holds 3 values, not the 2 values its dimensions say");
 }
 
+TEST_CASE("ONNX: declared ranks and shape inputs are bounded before shape inference builds them", "[import]") {
+  // ConstantOfShape of a shape declared with 2^62 values: shape inference added 2^62 dimensions.
+  CHECK(refusal(model_text(node("ConstantOfShape", {"s"}, "y", "c") + input("s", {"4611686018427387904"}, 7) +
+                           input("x", {"1", "8"}) + output("y"))) ==
+        "node c (ConstantOfShape): its shape input s has 4611686018427387904 values, a rank over 64");
+  std::vector<std::string> dims(65, "1");
+  CHECK(refusal(model_text(node("Relu", {"x"}, "y", "r") + input("x", dims) + output("y"))) ==
+        "the tensor x is declared with 65 dimensions, more than 64");
+}
+
 TEST_CASE("ONNX: a zero kernel or channel count is refused with the node, never written", "[import]") {
   CHECK(refusal(conv_model(ints("kernel_shape", {0, 3}), "4, 3, 0, 3")) ==
         "node c (Conv): kernel_shape [0, 3]: each value must be 1..1099511627776");

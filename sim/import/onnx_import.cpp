@@ -89,6 +89,35 @@ const std::set<std::string> kWindowOps{"Conv", "MaxPool", "AveragePool"};
 // an input of rank 1 crash the process); PyTorch exports opset 7 and later.
 constexpr std::int64_t kMinOpset = 7;
 
+// How a TensorProto holds values of each element type: bytes a value takes in raw_data (0: never
+// raw), or the typed field that holds them (complex numbers: two entries a value).
+struct Storage {
+  std::int64_t bytes;
+  int (onnx::TensorProto::*field)() const;  // the typed field's size
+  std::int64_t fields_per_value;
+};
+const std::map<int, Storage> kStorage{{onnx::TensorProto::FLOAT, {4, &onnx::TensorProto::float_data_size, 1}},
+                                      {onnx::TensorProto::COMPLEX64, {8, &onnx::TensorProto::float_data_size, 2}},
+                                      {onnx::TensorProto::DOUBLE, {8, &onnx::TensorProto::double_data_size, 1}},
+                                      {onnx::TensorProto::COMPLEX128, {16, &onnx::TensorProto::double_data_size, 2}},
+                                      {onnx::TensorProto::INT64, {8, &onnx::TensorProto::int64_data_size, 1}},
+                                      {onnx::TensorProto::UINT32, {4, &onnx::TensorProto::uint64_data_size, 1}},
+                                      {onnx::TensorProto::UINT64, {8, &onnx::TensorProto::uint64_data_size, 1}},
+                                      {onnx::TensorProto::INT32, {4, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::INT16, {2, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::UINT16, {2, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::FLOAT16, {2, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::BFLOAT16, {2, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::INT8, {1, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::UINT8, {1, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::BOOL, {1, &onnx::TensorProto::int32_data_size, 1}},
+                                      {onnx::TensorProto::STRING, {0, &onnx::TensorProto::string_data_size, 1}}};
+
+// The most dimensions a tensor may have (ONNX sets no limit; no network comes near).
+constexpr int kMaxRank = 64;
+// The operators whose output's rank is the length of an input (the shape), and its slot.
+const std::map<std::string, int> kShapeInputs{{"ConstantOfShape", 0}, {"Expand", 1}, {"Reshape", 1}};
+
 // A graph larger than this is refused before shape inference (which takes time and memory per
 // node); a model file holds at most config::kMaxModelLayers layers anyway.
 constexpr int kMaxNodes = 1'000'000;
@@ -187,14 +216,21 @@ class OnnxImporter {
       available.insert(tensor.name());
       declared_.emplace(tensor.name(), std::vector<std::int64_t>(tensor.dims().begin(), tensor.dims().end()));
     }
-    for (const onnx::ValueInfoProto& input : graph.input()) {
-      available.insert(input.name());
-      if (!input.type().tensor_type().has_shape()) continue;
-      std::vector<std::int64_t> sizes;
-      for (const onnx::TensorShapeProto::Dimension& dim : input.type().tensor_type().shape().dim()) {
-        sizes.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    for (const onnx::ValueInfoProto& input : graph.input()) available.insert(input.name());
+    for (const auto* infos : {&graph.input(), &graph.value_info(), &graph.output()}) {
+      for (const onnx::ValueInfoProto& info : *infos) {
+        if (!info.type().tensor_type().has_shape()) continue;
+        const onnx::TensorShapeProto& shape = info.type().tensor_type().shape();
+        if (shape.dim_size() > kMaxRank) {
+          fail("the tensor " + info.name() + " is declared with " + std::to_string(shape.dim_size()) +
+               " dimensions, more than " + std::to_string(kMaxRank));
+        }
+        std::vector<std::int64_t> sizes;
+        for (const onnx::TensorShapeProto::Dimension& dim : shape.dim()) {
+          sizes.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+        }
+        declared_.emplace(info.name(), sizes);  // an initializer's own dimensions come first
       }
-      declared_.emplace(input.name(), sizes);  // an initializer's own dimensions come first
     }
     for (const onnx::NodeProto& node : graph.node()) {
       for (const std::string& output : node.output()) {
@@ -215,6 +251,10 @@ class OnnxImporter {
       }
       for (const std::string& output : node.output()) available.insert(output);
       check_node_before_inference(node);
+      if (node.op_type() == "Constant" && node.attribute_size() > 0 && node.attribute(0).has_t()) {
+        const onnx::TensorProto& value = node.attribute(0).t();
+        declared_.emplace(node.output(0), std::vector<std::int64_t>(value.dims().begin(), value.dims().end()));
+      }
     }
     node_ = nullptr;
   }
@@ -298,6 +338,15 @@ class OnnxImporter {
       }
     }
     if (op == "LSTM" || op == "GRU" || op == "RNN") check_ints(node, "hidden_size", 1, 1);
+    // A shape input's length is the output's rank, which shape inference builds dimension by dimension.
+    const auto shape_slot = kShapeInputs.find(op);
+    if (shape_slot != kShapeInputs.end() && present(node, shape_slot->second)) {
+      const auto found = declared_.find(node.input(shape_slot->second));
+      if (found != declared_.end() && found->second.size() == 1 && found->second[0] > kMaxRank) {
+        fail("its shape input " + found->first + " has " + std::to_string(found->second[0]) + " values, a rank over " +
+             std::to_string(kMaxRank));
+      }
+    }
     if (op == "LayerNormalization") {
       // Mean and InvStdDev take the input's dimensions before `axis`, which is not checked.
       for (int slot = 1; slot < node.output_size(); ++slot) {
@@ -320,50 +369,12 @@ class OnnxImporter {
           size != 0 && count > (config::kMaxModelDimension + 1) / size ? config::kMaxModelDimension + 1 : count * size;
     }
     if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return;  // values in another file: never read
-    // Bytes a value takes in raw_data, and the values of the typed field that holds it otherwise.
-    std::int64_t bytes = 0, values = 0;
-    switch (tensor.data_type()) {
-      case onnx::TensorProto::FLOAT:
-        bytes = 4, values = tensor.float_data_size();
-        break;
-      case onnx::TensorProto::COMPLEX64:
-        bytes = 8, values = tensor.float_data_size() / 2;
-        break;
-      case onnx::TensorProto::DOUBLE:
-        bytes = 8, values = tensor.double_data_size();
-        break;
-      case onnx::TensorProto::COMPLEX128:
-        bytes = 16, values = tensor.double_data_size() / 2;
-        break;
-      case onnx::TensorProto::INT64:
-        bytes = 8, values = tensor.int64_data_size();
-        break;
-      case onnx::TensorProto::UINT32:
-        bytes = 4, values = tensor.uint64_data_size();
-        break;
-      case onnx::TensorProto::UINT64:
-        bytes = 8, values = tensor.uint64_data_size();
-        break;
-      case onnx::TensorProto::INT32:
-        bytes = 4, values = tensor.int32_data_size();
-        break;
-      case onnx::TensorProto::INT16:
-      case onnx::TensorProto::UINT16:
-      case onnx::TensorProto::FLOAT16:
-      case onnx::TensorProto::BFLOAT16:
-        bytes = 2, values = tensor.int32_data_size();
-        break;
-      case onnx::TensorProto::INT8:
-      case onnx::TensorProto::UINT8:
-      case onnx::TensorProto::BOOL:
-        bytes = 1, values = tensor.int32_data_size();
-        break;
-      case onnx::TensorProto::STRING:
-        values = tensor.string_data_size();
-        break;
-      default:
-        fail(what + " has element type " + std::to_string(tensor.data_type()) + ", which ONNX does not define");
+    const auto storage = kStorage.find(tensor.data_type());
+    if (storage == kStorage.end()) {
+      fail(what + " has element type " + std::to_string(tensor.data_type()) + ", which ONNX does not define");
     }
+    const std::int64_t bytes = storage->second.bytes;
+    const std::int64_t values = (tensor.*storage->second.field)() / storage->second.fields_per_value;
     const bool raw = tensor.has_raw_data();
     if (raw && bytes == 0) fail(what + " holds strings as raw data, which ONNX does not allow");
     const std::int64_t held = raw ? static_cast<std::int64_t>(tensor.raw_data().size()) / bytes : values;
