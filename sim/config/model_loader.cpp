@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "config/model_limits.h"
 #include "config/node_reader.h"
 
 namespace reusesim::config {
@@ -49,12 +50,8 @@ struct BlockTemplate {
 };
 
 constexpr std::int64_t kMaxRepeat = 10'000;
-// Block instances with `repeat` multiply layers: an 800-byte file made 400,000 of them, and gigabytes
-// of network. The largest real networks have thousands of layers.
-constexpr std::size_t kMaxLayers = 100'000;
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
-const IntegerRange kSize{1, kMaxDimension};
-const IntegerRange kOffset{0, kMaxDimension};
+const IntegerRange kSize{1, kMaxModelDimension};
+const IntegerRange kOffset{0, kMaxModelDimension};
 
 std::string item_path(const std::string& list_path, const ConfigNode& item, std::size_t index) {
   const ConfigNode* name = item.is_map() ? item.find("name") : nullptr;
@@ -406,11 +403,11 @@ class ModelReader {
     }
   }
 
-  // Reports, at `where`, a model that `adding` more layers would take past kMaxLayers.
+  // Reports, at `where`, a model that `adding` more layers would take past kMaxModelLayers.
   bool too_many_layers(std::size_t adding, const ConfigNode& where, const std::string& path) {
-    if (layers_.size() + adding <= kMaxLayers) return false;
+    if (layers_.size() + adding <= kMaxModelLayers) return false;
     diagnostics_.error(where.location, path,
-                       "the model has more than " + std::to_string(kMaxLayers) +
+                       "the model has more than " + std::to_string(kMaxModelLayers) +
                            " layers once blocks are expanded, the most a model may have");
     return true;
   }

@@ -23,7 +23,14 @@ struct ImportedModel {
   std::vector<std::string> layer_comments;  // one per layer ("" for none)
 };
 
+// The model file. Header lines and layer comments may hold any text of the source file (names,
+// producers): each is written on its one comment line, escaped (comment_text).
 std::string model_yaml(const ImportedModel& model);
+
+// `text` as one line of a YAML comment: printable ASCII and UTF-8 characters stay; a backslash, a
+// byte that is not UTF-8, a control character and the characters YAML or editors take for a line
+// break (U+0085, U+2028, U+2029) or a byte order mark become \xHH (each byte) or "\\".
+std::string comment_text(const std::string& text);
 
 // A layer name from another tool's name: the format allows no '/', '.' or '$', so every character
 // other than letters, digits, '_' and '-' becomes '_' ("/layer1/layer1.0/conv1/Conv" ->
@@ -32,7 +39,13 @@ std::string model_yaml(const ImportedModel& model);
 std::string layer_name_from(const std::string& name);
 
 // The model built as `reusesim` would build the file (shapes inferred, counts taken); throws
-// ImportError naming `origin` and the layer when the layer library refuses it.
+// ImportError naming `origin` and the layer when the layer library refuses it or a value is outside
+// what a model file holds (config/model_limits.h).
 workload::Network build_imported(const ImportedModel& model, const std::string& origin);
+
+// `text`, the model_yaml of `model`, loaded as `reusesim` loads a model file (`origin` names it):
+// it must load and hold the network `model` builds, layer for layer (names, types, output shapes,
+// MACs, parameters) and in total. Anything else is a bug of the importer: ImportInvariantError.
+workload::Network load_back(const ImportedModel& model, const std::string& text, const std::string& origin);
 
 }  // namespace reusesim::import

@@ -103,6 +103,21 @@ expect 2 "wrong --batch-dim" -- "$REUSESIM" import onnx "$D/lstm_lm.onnx" --batc
 contains "wrong --batch-dim message" "$err" "--batch-dim seq: the input tokens has no such dimension (its dimensions are [35, batch])"
 expect 2 "unsupported operator" -- "$REUSESIM" import onnx "$D/unsupported_op.onnx"
 same "unsupported message" "$err" "reusesim import onnx: error: $D/unsupported_op.onnx: node norm1 (LRN): the operator LRN has no layer in ReuseSim's layer library; docs/import.md lists the operators that map"
+# Strides of 0, which ONNX's shape inference divides by (it died of SIGFPE, exit 136): refused first.
+expect 2 "Conv strides [0, 0]" -- "$REUSESIM" import onnx "$D/conv_stride_zero.onnx"
+same "strides message" "$err" "reusesim import onnx: error: $D/conv_stride_zero.onnx: node conv1 (Conv): strides [0, 0]: each value must be 1..1099511627776"
+
+# Node and producer names that end their line and write YAML after it (a linear layer of
+# 8 -> 1,000,000, 8,000,000 MACs, and a key) stay in their comments: the model is the two ReLUs,
+# 0 MACs and 0 parameters, in the summary and in the file as `analyze` reads it.
+import injected_names
+contains "injected names summary" "$out" "2 layers, 0 MACs per sample, 0 parameters"
+same "injected names MACs" "$(total_of "$work/injected_names.yaml" macs)" "0"
+same "injected names layers" "$(grep -c '^  - {' "$work/injected_names.yaml")" "2"
+same "injected names keys" "$(grep -v '^#' "$work/injected_names.yaml" | grep -o '^[a-z_]*:' | paste -sd' ')" "name: precision: input: layers:"
+contains "injected name kept" "$(cat "$work/injected_names.yaml")" \
+  '{name: relu1___-__name__evil__type__linear__out_features__1000000____, type: relu}  # node relu1\x0A  - {name: evil, type: linear, out_features: 1000000}  # (Relu)'
+
 expect 2 "missing file" -- "$REUSESIM" import onnx "$work/none.onnx"
 contains "missing file message" "$err" "$work/none.onnx"
 
