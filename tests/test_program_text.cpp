@@ -56,6 +56,16 @@ Step load(TensorRole role, std::uint64_t address, std::uint64_t bytes, std::vect
   return step;
 }
 
+// A compute step of `gemm` reading `bytes` of SRAM, with the MACs its shape has.
+Step compute_step(const reusesim::timing::GemmShape& gemm, std::uint64_t bytes) {
+  Step step;
+  step.kind = StepKind::compute;
+  step.gemm = gemm;
+  step.macs = gemm.macs();
+  step.bytes = bytes;
+  return step;
+}
+
 void check_same_program(const ProgramRecord& actual, const ProgramRecord& expected) {
   CHECK(actual.batch == expected.batch);
   const LayerProgram& a = actual.program;
@@ -86,6 +96,9 @@ void check_same_program(const ProgramRecord& actual, const ProgramRecord& expect
       CHECK(s.gemm.n == t.gemm.n);
       CHECK(s.gemm.k == t.gemm.k);
       CHECK(s.gemm.groups == t.gemm.groups);
+      CHECK(s.stationary_in_inputs == t.stationary_in_inputs);
+      CHECK(s.streamed_in_weights == t.streamed_in_weights);
+      CHECK(s.unit == t.unit);
     }
   }
 }
@@ -132,6 +145,37 @@ TEST_CASE("mapped layers survive a round trip through the text", "[program-text]
   CHECK(text.find("compute m 64 n 1 k 9 groups 8 vector_ops 0 ") != std::string::npos);
   CHECK(text.find("\nlayer flat type flatten batch 4\nmapping view of its input: no data moves\nend\n") !=
         std::string::npos);
+}
+
+TEST_CASE("a compute step keeps its operands' buffers and its unit through the text", "[program-text]") {
+  // A transposed GEMM (the weights stream) on the vector unit, and its default twin.
+  Step compute = compute_step({8, 16, 32}, 768);
+  compute.stationary_in_inputs = true;
+  compute.streamed_in_weights = true;
+  compute.unit = reusesim::timing::GemmUnit::vector;
+  ProgramRecord record;
+  record.program.layer = "fc";
+  record.program.type = "linear";
+  record.program.steps.push_back(compute);
+  Step plain = compute;
+  plain.stationary_in_inputs = false;
+  plain.streamed_in_weights = false;
+  plain.unit = reusesim::timing::GemmUnit::array;
+  record.program.steps.push_back(plain);
+  record.program.macs = 2 * 8 * 16 * 32;
+  const std::string text = write_programs({record});
+  CHECK(text.find("compute m 8 n 16 k 32 stationary inputs streamed weights unit vector vector_ops 0 bytes 768 after -\n"
+                  "compute m 8 n 16 k 32 vector_ops 0 bytes 768 after -\n") != std::string::npos);
+  const std::vector<ProgramRecord> read = read_programs(text, "t.program", 64);
+  REQUIRE(read.size() == 1);
+  check_same_program(read.front(), record);
+  // The defaults may be written out.
+  const std::vector<ProgramRecord> spelled = read_programs(
+      "layer fc type linear batch 1\nmapping\ncompute m 8 n 16 k 32 stationary weights streamed inputs unit array "
+      "vector_ops 0 bytes 768 after -\nend\n",
+      "t.program", 64);
+  const Step& step = spelled.front().program.steps.front();
+  CHECK((!step.stationary_in_inputs && !step.streamed_in_weights && step.unit == reusesim::timing::GemmUnit::array));
 }
 
 TEST_CASE("the writer's text, line by line", "[program-text]") {
@@ -385,8 +429,8 @@ TEST_CASE("step line errors", "[program-text]") {
   const std::string load_syntax = " (a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string store_syntax = " (a store line is: store outputs addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string compute_syntax =
-      " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] vector_ops <ops> "
-      "bytes <n> after <steps>)\n";
+      " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed weights] "
+      "[unit vector] vector_ops <ops> bytes <n> after <steps>)\n";
   const std::string vector_syntax = " (a vector line is: vector ops <ops> bytes <n> after <steps>)\n";
   // Line 3 is the step under test (after kHead); line 4 ends the layer.
   const std::vector<std::pair<std::string, std::string>> cases{
@@ -431,6 +475,10 @@ TEST_CASE("step line errors", "[program-text]") {
       {"compute m 4 n 4 k 4 vector_ops -1 bytes 32 after -",
        "p.txt:3:32: error: expected vector_ops from 0 to 2^50, got \"-1\"\n"},
       {"compute m 1 n 1 k 1", "p.txt:3:20: error: missing \"vector_ops\"" + compute_syntax},
+      {"compute m 1 n 1 k 1 unit gpu vector_ops 0 bytes 2 after -",
+       "p.txt:3:26: error: unit: expected array or vector, got \"gpu\"\n"},
+      {"compute m 1 n 1 k 1 streamed outputs vector_ops 0 bytes 2 after -",
+       "p.txt:3:30: error: streamed: expected weights or inputs, got \"outputs\"\n"},
       {"compute m 1 n 1 k 1 vector_ops 0 bytes 0 after -",
        "p.txt:3:40: error: bytes is 0: every step moves or reads at least one byte\n"},
       {"vector", "p.txt:3:7: error: missing \"ops\"" + vector_syntax},

@@ -29,9 +29,27 @@ TEST_CASE("replay: one systolic tile takes its closed-form cycles", "[replay]") 
   const results::LayerResult& fc = replayed.results.front();
   CHECK(fc.compute_cycles == 496);
   CHECK(fc.macs == 16 * 32 * 64);
+  CHECK(fc.dram_read_bytes == 3072);  // 64 x 32 weights + 16 x 64 inputs
+  CHECK(fc.dram_write_bytes == 512);  // 16 x 32 outputs
   // The rest is the first load and the last store: the layer is that much longer, no more.
   CHECK(fc.cycles == fc.compute_cycles + fc.stall_cycles());
   CHECK(fc.stall_cycles() < 200);
+}
+
+TEST_CASE("replay: a transposed GEMM streams its weights and moves the same bytes", "[replay]") {
+  // The tile above with compute.swap_operands: (K, M) on (R, C) and the N = 32 weight columns
+  // streamed: folds = ceil(64/16) * ceil(16/16) = 4 of 2R + C + T - 2 = 32 + 16 + 32 - 2 = 78
+  // cycles = 312, against 496 as laid out. The same tiles load and store the same bytes as the
+  // test above: 64 x 32 weights + 16 x 64 inputs = 3,072 read, 16 x 32 outputs = 512 written.
+  std::vector<std::string> swapped = kWideDram;
+  swapped.push_back("compute.swap_operands=true");
+  const results::LayerResult transposed = replay("small", swapped, kSmallLinear, {16}).results.front();
+  CHECK(transposed.compute_cycles == 312);
+  CHECK(transposed.macs == 16 * 32 * 64);
+  CHECK(transposed.dram_read_bytes == 3072);
+  CHECK(transposed.dram_write_bytes == 512);
+  CHECK(transposed.mapping.find("; on the array transposed (estimated cycles: array 496, array transposed 312)") !=
+        std::string::npos);
 }
 
 TEST_CASE("replay: a depthwise conv's channels share the array's folds", "[replay]") {
