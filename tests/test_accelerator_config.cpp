@@ -481,7 +481,8 @@ TEST_CASE("double_buffered_stationary: off by default, for ws and is only", "[ac
         "applies to ws and is\n");
 }
 
-TEST_CASE("swap_operands and vector_unit_gemm: off by default, on for tpu_v4i, swap_operands systolic only", "[accelerator]") {
+TEST_CASE("swap_operands and vector_unit_gemm: off by default, on for tpu_v4i, swap_operands systolic only",
+          "[accelerator]") {
   CHECK_FALSE(load(kAccelerator).compute.swap_operands);
   CHECK_FALSE(load(kAccelerator).compute.vector_unit_gemm);
   CHECK(load(kAccelerator, {"compute.swap_operands=true"}).compute.swap_operands);
@@ -490,7 +491,8 @@ TEST_CASE("swap_operands and vector_unit_gemm: off by default, on for tpu_v4i, s
   CHECK((tpu.compute.swap_operands && tpu.compute.vector_unit_gemm));
   const spec::AcceleratorSpec tpu_v1 = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
   CHECK_FALSE((tpu_v1.compute.swap_operands || tpu_v1.compute.vector_unit_gemm));
-  CHECK(load_accelerator_file(kSource + "/configs/snowflake.yaml", {"compute.vector_unit_gemm=true"}).compute.vector_unit_gemm);
+  CHECK(load_accelerator_file(kSource + "/configs/snowflake.yaml", {"compute.vector_unit_gemm=true"})
+            .compute.vector_unit_gemm);
   std::ifstream snowflake(kSource + "/configs/snowflake.yaml");
   std::stringstream snowflake_text;
   snowflake_text << snowflake.rdbuf();

@@ -274,8 +274,8 @@ TEST_CASE("vector unit: ceil(ops / vector_ops_per_cycle)", "[array]") {
 }
 
 TEST_CASE("vector unit GEMM: two ops a MAC, ceil(2 x MACs / vector_ops_per_cycle)", "[array]") {
-  using reusesim::timing::GemmUnit;
   using reusesim::timing::gemm_cycles_on;
+  using reusesim::timing::GemmUnit;
   const spec::ComputeSpec spec = systolic(16, 16, spec::Dataflow::ws);  // vector_ops_per_cycle = 16
   // M 1, N 10, K 128: 1,280 MACs = 2,560 ops / 16 = 160 cycles (the array: 8 folds of 2*16 + 16 + 1 - 2
   // = 47 cycles = 376).

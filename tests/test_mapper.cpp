@@ -530,7 +530,8 @@ std::int64_t program_compute_cycles(const spec::ComputeSpec& array, const progra
 //     767 + 95 x 128 = 12,927; transposed: the same 96 folds streaming 64 rows,
 //     2 x 128 + 512 + 64 - 2 = 830 + 95 x 128 = 12,990; vector unit 1,536 (HBM: 3,279).
 // The vector unit wins both (more than 1 % faster than the array).
-TEST_CASE("mapper: decode attention's matmuls run on the vector unit of tpu_v4i, and the mapping says why", "[mapper]") {
+TEST_CASE("mapper: decode attention's matmuls run on the vector unit of tpu_v4i, and the mapping says why",
+          "[mapper]") {
   const config::LoadedModel model = gpt2_decode();
   const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
   const auto programs = map_all(model.network, 1, spec);
@@ -566,7 +567,10 @@ TEST_CASE("mapper: every placement of a GEMM's tiling moves the same bytes and M
   const workload::NetworkLayer& layer = model.network.layers[index];
   const mapping::DramLayout layout = mapping::layout_network(model.network, 1, spec.element_bytes())[index];
   const mapping::LayerPlan plan;
-  const mapping::Context context{spec, plan, mapping::role_capacity(spec.sram), spec.element_bytes(),
+  const mapping::Context context{spec,
+                                 plan,
+                                 mapping::role_capacity(spec.sram),
+                                 spec.element_bytes(),
                                  spec.dram.peak_bytes_per_second() / (spec.compute.clock_mhz * 1e6),
                                  static_cast<std::uint64_t>(spec.dram.burst_bytes())};
   const mapping::GemmProblem p = mapping::matmul_gemm(layer, 1, context, layout);

@@ -164,8 +164,9 @@ TEST_CASE("a compute step keeps its operands' buffers and its unit through the t
   record.program.steps.push_back(plain);
   record.program.macs = 2 * 8 * 16 * 32;
   const std::string text = write_programs({record});
-  CHECK(text.find("compute m 8 n 16 k 32 stationary inputs streamed weights unit vector vector_ops 0 bytes 768 after -\n"
-                  "compute m 8 n 16 k 32 vector_ops 0 bytes 768 after -\n") != std::string::npos);
+  CHECK(
+      text.find("compute m 8 n 16 k 32 stationary inputs streamed weights unit vector vector_ops 0 bytes 768 after -\n"
+                "compute m 8 n 16 k 32 vector_ops 0 bytes 768 after -\n") != std::string::npos);
   const std::vector<ProgramRecord> read = read_programs(text, "t.program", 64);
   REQUIRE(read.size() == 1);
   check_same_program(read.front(), record);
@@ -437,17 +438,23 @@ TEST_CASE("step line errors", "[program-text]") {
       {"load", "p.txt:3:5: error: missing the tensor" + load_syntax},
       {"load wieghts addr 0x0 bytes 64 after -",
        "p.txt:3:6: error: unknown tensor \"wieghts\" (expected weights, inputs, outputs, state or kv_cache)\n"},
-      {"load \"weights\" addr 0x0 bytes 64 after -", "p.txt:3:6: error: only layer names and types may be quoted" + load_syntax},
+      {"load \"weights\" addr 0x0 bytes 64 after -",
+       "p.txt:3:6: error: only layer names and types may be quoted" + load_syntax},
       {"load weights adr 0x0 bytes 64 after -", "p.txt:3:14: error: expected \"addr\", got \"adr\"" + load_syntax},
-      {"load weights addr 40 bytes 64 after -", "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"40\"\n"},
+      {"load weights addr 40 bytes 64 after -",
+       "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"40\"\n"},
       {"load weights addr 0x1000000000000 bytes 64 after -",
        "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x1000000000000\"\n"},
-      {"load weights addr 0x1g bytes 64 after -", "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x1g\"\n"},
-      {"load weights addr 0x bytes 64 after -", "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x\"\n"},
-      {"load weights addr 0x0 bytes 0 after -", "p.txt:3:29: error: bytes is 0: every step moves or reads at least one byte\n"},
+      {"load weights addr 0x1g bytes 64 after -",
+       "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x1g\"\n"},
+      {"load weights addr 0x bytes 64 after -",
+       "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x\"\n"},
+      {"load weights addr 0x0 bytes 0 after -",
+       "p.txt:3:29: error: bytes is 0: every step moves or reads at least one byte\n"},
       {"load weights addr 0x0 bytes 1099511627777 after -",
        "p.txt:3:29: error: expected a byte count from 1 to 2^40, got \"1099511627777\"\n"},
-      {"load weights addr 0x0 bytes 6e4 after -", "p.txt:3:29: error: expected a byte count from 1 to 2^40, got \"6e4\"\n"},
+      {"load weights addr 0x0 bytes 6e4 after -",
+       "p.txt:3:29: error: expected a byte count from 1 to 2^40, got \"6e4\"\n"},
       {"load weights addr 0x0 bytes 64", "p.txt:3:31: error: missing \"after\"" + load_syntax},
       {"load weights addr 0x0 bytes 64 after", "p.txt:3:37: error: missing a value after \"after\"" + load_syntax},
       {"load weights addr 0x0 bytes 64 after - more", "p.txt:3:40: error: unexpected \"more\"" + load_syntax},
@@ -459,11 +466,14 @@ TEST_CASE("step line errors", "[program-text]") {
        "p.txt:3:36: error: step 0 cannot wait for step 9: only earlier steps can be listed\n"},
       {"load weights addr zz size 64 after -",
        "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"zz\"\n"
-       "p.txt:3:22: error: expected \"bytes\", got \"size\"" + load_syntax},
+       "p.txt:3:22: error: expected \"bytes\", got \"size\"" +
+           load_syntax},
       {"store weights addr 0x0 bytes 64 after -", "p.txt:3:7: error: a store writes outputs, got \"weights\"\n"},
       {"store outputs", "p.txt:3:14: error: missing \"addr\"" + store_syntax},
-      {"compute m 0 n 4 k 4 vector_ops 0 bytes 32 after -", "p.txt:3:11: error: expected m from 1 to 2^50, got \"0\"\n"},
-      {"compute m 4 n x k 4 vector_ops 0 bytes 32 after -", "p.txt:3:15: error: expected n from 1 to 2^50, got \"x\"\n"},
+      {"compute m 0 n 4 k 4 vector_ops 0 bytes 32 after -",
+       "p.txt:3:11: error: expected m from 1 to 2^50, got \"0\"\n"},
+      {"compute m 4 n x k 4 vector_ops 0 bytes 32 after -",
+       "p.txt:3:15: error: expected n from 1 to 2^50, got \"x\"\n"},
       {"compute m 4 n 4 k 1125899906842625 vector_ops 0 bytes 32 after -",
        "p.txt:3:19: error: expected k from 1 to 2^50, got \"1125899906842625\"\n"},
       {"compute m 1125899906842624 n 2 k 1 vector_ops 0 bytes 32 after -",
@@ -484,7 +494,8 @@ TEST_CASE("step line errors", "[program-text]") {
       {"vector", "p.txt:3:7: error: missing \"ops\"" + vector_syntax},
       {"vector ops x bytes 1 after -", "p.txt:3:12: error: expected ops from 0 to 2^50, got \"x\"\n"},
       {"vector ops 1 bytes 0 after -", "p.txt:3:20: error: bytes is 0: every step moves or reads at least one byte\n"},
-      {"vector ops 1 bytes 1 after 0", "p.txt:3:28: error: step 0 cannot wait for step 0: only earlier steps can be listed\n"},
+      {"vector ops 1 bytes 1 after 0",
+       "p.txt:3:28: error: step 0 cannot wait for step 0: only earlier steps can be listed\n"},
   };
   for (const auto& [line, expected] : cases) {
     INFO(line);

@@ -285,8 +285,9 @@ void Accelerator::compute_engine() {
         const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * element_bytes);
         sram_done = std::max(sram_done, sram_access(step.stationary_in_inputs ? spec::TensorKind::inputs : spec::TensorKind::weights,
                                                     weight_bytes, false));
-        sram_done = std::max(sram_done, sram_access(step.streamed_in_weights ? spec::TensorKind::weights : spec::TensorKind::inputs,
-                                                    step.bytes - weight_bytes, false));
+        sram_done = std::max(
+            sram_done, sram_access(step.streamed_in_weights ? spec::TensorKind::weights : spec::TensorKind::inputs,
+                                   step.bytes - weight_bytes, false));
       } else {
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes, false));
       }

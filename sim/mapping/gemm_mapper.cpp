@@ -74,9 +74,12 @@ Edges array_edges(const spec::ComputeSpec& array, const GemmProblem& p) {
 Edges placement_edges(const spec::ComputeSpec& array, const GemmProblem& p, GemmPlacement placement) {
   const Edges edges = array_edges(array, p);
   switch (placement) {
-    case GemmPlacement::array: break;
-    case GemmPlacement::array_transposed: return {edges.n, edges.m, edges.k};
-    case GemmPlacement::vector_unit: return {};
+    case GemmPlacement::array:
+      break;
+    case GemmPlacement::array_transposed:
+      return {edges.n, edges.m, edges.k};
+    case GemmPlacement::vector_unit:
+      return {};
   }
   return edges;
 }
@@ -155,8 +158,8 @@ std::string pinned_spill_note(const spec::AcceleratorSpec& accelerator, const Ge
 // Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
 // and powers of two of the group count and multiples of what one fold of the array holds side by
 // side (7 of a 3x3 depthwise conv's channels on 64 rows). A pinned tiling keeps one group a tile.
-std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const spec::ComputeSpec& array, GemmPlacement placement,
-                                           std::int64_t tn, std::int64_t tk, bool pinned) {
+std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const spec::ComputeSpec& array,
+                                           GemmPlacement placement, std::int64_t tn, std::int64_t tk, bool pinned) {
   if (pinned || p.groups == 1 || tn != p.n || tk != p.k) return {1};
   std::vector<std::int64_t> values = tile_sizes(p.groups);
   const std::int64_t per_fold = placement == GemmPlacement::vector_unit
@@ -281,10 +284,10 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
                        " tiles, the step limit of one layer; lower the batch size or give the buffers more capacity");
   }
   throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
-                       std::to_string(2 * (1 + p.bias) * p.e) + " bytes of weights, " + std::to_string(2 * p.input_bytes(0, 1, 1)) +
-                       " of inputs and " + std::to_string(2 * p.e) +
-                       " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) +
-                       ", " + std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
+                     std::to_string(2 * (1 + p.bias) * p.e) + " bytes of weights, " +
+                     std::to_string(2 * p.input_bytes(0, 1, 1)) + " of inputs and " + std::to_string(2 * p.e) +
+                     " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) + ", " +
+                     std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
 }
 
 // The estimate is coarse (no pipeline effects, no SRAM contention): tilings within 1 % of the
@@ -441,8 +444,8 @@ void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capa
   std::vector<GemmTiling> options;
   for (GemmPlacement placement : gemm_placements(context.accelerator, pinned.has_value())) {
     try {
-      options.push_back(choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer,
-                                           pinned, placement));
+      options.push_back(
+          choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer, pinned, placement));
     } catch (const MappingError&) {
       if (placement == GemmPlacement::array) throw;
     }
@@ -454,8 +457,8 @@ void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capa
   if (options.size() > 1) {
     program.mapping += "; on the " + util::name(tiling.placement) + " (estimated cycles:";
     for (std::size_t i = 0; i < options.size(); ++i) {
-      program.mapping += std::string(i == 0 ? " " : ", ") + util::name(options[i].placement) + " " +
-                         std::to_string(options[i].cycles);
+      program.mapping +=
+          std::string(i == 0 ? " " : ", ") + util::name(options[i].placement) + " " + std::to_string(options[i].cycles);
     }
     program.mapping += ")";
   }

@@ -141,7 +141,8 @@ const char* syntax_of(Directive directive) {
     case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
     case Directive::compute:
-      return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed weights] "
+      return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed "
+             "weights] "
              "[unit vector] vector_ops <ops> bytes <n> after <steps>";
     case Directive::vector: return "a vector line is: vector ops <ops> bytes <n> after <steps>";
     case Directive::end: return "an end line is: end";
@@ -702,7 +703,7 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
                   std::to_string(step.gemm.k) +
                   (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) +
                   (step.gemm.k_row > 0 && step.gemm.k_row < step.gemm.k ? " k_row " + std::to_string(step.gemm.k_row)
-                                                                       : std::string()) +
+                                                                        : std::string()) +
                   (step.stationary_in_inputs ? " stationary inputs" : "") +
                   (step.streamed_in_weights ? " streamed weights" : "") +
                   (step.unit == timing::GemmUnit::vector ? " unit vector" : "") + " vector_ops " +
