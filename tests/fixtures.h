@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the tests: the shipped accelerators and the small models many tests build on.
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +17,28 @@ inline reusesim::spec::AcceleratorSpec shipped_accelerator(const std::string& na
                                                            const std::vector<std::string>& overrides = {}) {
   return reusesim::config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/" + name + ".yaml",
                                                  overrides);
+}
+
+// A 16 x 16 int8 array whose one activation buffer holds inputs and outputs (so it keeps
+// activations), a 32 KiB weight buffer, and an output path that runs `output_path`.
+inline reusesim::spec::AcceleratorSpec keeping_accelerator(std::int64_t activation_kib, const std::string& output_path,
+                                                           const std::string& dram_preset = "ddr4-2400") {
+  return reusesim::config::load_accelerator_text(R"(
+name: keeper
+compute: {type: systolic, rows: 16, cols: 16, dataflow: ws, clock_mhz: 1000, operand_bits: 8,
+          vector_ops_per_cycle: 16, output_path: )" + output_path +
+                                                     R"(}
+sram:
+  clock_mhz: 1000
+  buffers:
+    - {name: weights, capacity_kib: 32, banks: 4, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: weights}
+    - {name: activations, capacity_kib: )" + std::to_string(activation_kib) +
+                                                     R"(, banks: 4, bank_width_bytes: 16,
+       read_ports: 1, write_ports: 1, holds: [inputs, outputs]}
+dram: {preset: )" + dram_preset + R"(}
+accumulators: {capacity_kib: 64, bits: 32}
+)",
+                                                 "keeper.yaml");
 }
 
 // configs/small.yaml (a 16 x 16 int8 weight-stationary array at 1 GHz, 2 x 256 x 1e9 = 512e9

@@ -1058,3 +1058,35 @@ TEST_CASE("ideal memory: a valid one loads", "[accelerator-errors][ideal-memory]
   CHECK(spec.dram.peak_bytes_per_second() == Approx(34.1e9));
   CHECK(reusesim::config::load_accelerator_text(accelerator_with_dram("  ideal: unlimited\n"), "acc.yaml").dram.ideal->unlimited);
 }
+
+TEST_CASE("hints: a key in another case, without its unit, or with another unit", "[model-errors][hints]") {
+  using reusesim::util::closest_match;
+  using reusesim::util::did_you_mean;
+  const std::vector<std::string> keys{"bank_groups", "bank_width_bytes", "banks", "capacity_kib",
+                                      "clock_mhz",   "tccd_l",           "tccd_s"};
+  // Four substitutions away from "tccd_l" (and "tccd_s"), past the edit-distance limit of
+  // (6 + 1) / 3 = 2: found by case alone.
+  CHECK(did_you_mean("tCCD_L", keys) == " (did you mean \"tccd_l\"? names are case-sensitive)");
+  // "bank_width" is "bank_width_bytes" less its unit (6 edits, limit (10 + 1) / 3 = 3), not
+  // "bank_groups" (also 6), which only shares the stem "bank".
+  CHECK(closest_match("bank_width", keys) == "bank_width_bytes");
+  CHECK(did_you_mean("bank_width", keys) == " (did you mean \"bank_width_bytes\"?)");
+  // Another unit on the same name: "capacity_bytes" is 5 edits from "capacity_kib" (limit
+  // (14 + 1) / 3 = 5); "clock_frequency" is 9 from "clock_mhz" (limit 5), found by its stem "clock".
+  CHECK(closest_match("capacity_bytes", keys) == "capacity_kib");
+  CHECK(closest_match("clock_frequency", keys) == "clock_mhz");
+  // A typo is still a typo, and nothing close is no hint.
+  CHECK(closest_match("chanels", {"channels", "ranks"}) == "channels");
+  CHECK(did_you_mean("xyz", keys).empty());
+  CHECK(did_you_mean("modle", {"name", "compute", "model"}) == " (did you mean \"model\"?)");
+}
+
+TEST_CASE("overrides: a --set that sets nothing is an error", "[model-errors][overrides]") {
+  const std::string model = image_model("  - {name: fc, type: linear, out_features: 4}\n");
+  CHECK(load_error(model, {"layers.fc={}"}) ==
+        "--set layers.fc={}: error: layers.fc: {} (an empty mapping) sets nothing: an override changes the fields it "
+        "names, as layers.fc.<key>=value, and cannot empty a mapping (one given over a preset's merges into it)\n");
+  CHECK(load_error(model, {"layers.fc.out_features="}) ==
+        "--set layers.fc.out_features=: error: layers.fc.out_features: the override sets nothing: expected a value "
+        "after the = (an override changes a field; it cannot remove one)\n");
+}

@@ -389,10 +389,16 @@ TEST_CASE("mapper: depthwise channels share the array's folds", "[mapper]") {
 // outputs buffer of 16 KiB (two tiles of 8,192 bytes). A 1000 -> 1000 int8 layer at batch 64 with K
 // in four tiles of 250 (a 64 x 250 weight tile is 16,000 bytes, within the 16,384-byte half):
 //   m32 n64: 32 x 64 x 4 B = 8,192 bytes of partial sums, which stay in the accumulators;
-//   m64 n64: 16,384 bytes spill to the outputs buffer at 32 bits, more than its 8,192-byte half
-//   (at operand width the tile would be 4,096 bytes and fit): refused, saying why;
-//   with a 64 KiB outputs buffer (32,768-byte halves) the spilled sums fit and the tiling maps.
-TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at accumulator width", "[mapper]") {
+//   m64 n64: 16,384 bytes, more than half the accumulators and more than half the outputs buffer:
+//     they spill to DRAM. 16 output tiles (15 of n64, the last of n40); every K tile but the last
+//     stores its sums and every one but the first loads them back, in pieces of at most the 8,192-
+//     byte half: 3 x (15 x 64 x 64 + 64 x 40) x 4 B = 3 x 64,000 x 4 = 768,000 bytes each way
+//     (a 16,384-byte tile in 2 pieces, the 10,240-byte last one in 8,192 + 2,048), beside the
+//     64 x 1000 bytes of outputs stored once;
+//   with a 64 KiB outputs buffer (32,768-byte halves) the sums spill to the output buffer: each K
+//     tile but the first reads the tile's sums from it and each but the last writes them back,
+//     768,000 bytes each way, and no DRAM traffic for them.
+TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill to the output buffer or DRAM", "[mapper]") {
   const auto map_linear = [](const std::string& tiling, const std::vector<std::string>& overrides) {
     const config::LoadedModel model = config::load_model_text(
         "name: l\nprecision: int8\ninput: {features: 1000}\nlayers:\n"
@@ -400,19 +406,41 @@ TEST_CASE("mapper: K-tiled partial sums stay in the accumulators or spill at acc
         "m.yaml");
     return map_all(model.network, 64, fixtures::shipped_accelerator("small", overrides)).front();
   };
+  struct Spill {
+    std::int64_t loaded = 0, stored = 0, largest_piece = 0, sram_read = 0, sram_written = 0;
+  };
+  const auto spill_of = [](const program::LayerProgram& program) {
+    Spill spill;
+    for (const program::Step& step : program.steps) {
+      const auto bytes = static_cast<std::int64_t>(step.bytes);
+      if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::outputs) spill.loaded += bytes;
+      if (step.kind == program::StepKind::store) spill.stored += bytes;
+      if (step.tensor == program::TensorRole::outputs && step.kind == program::StepKind::load) {
+        spill.largest_piece = std::max(spill.largest_piece, bytes);
+      }
+      spill.sram_read += static_cast<std::int64_t>(step.psum_read_bytes);
+      spill.sram_written += static_cast<std::int64_t>(step.psum_write_bytes);
+    }
+    return spill;
+  };
   const std::string accumulators = "accumulators.capacity_kib=16";
-  CHECK(map_linear(", tiling: {m: 32, n: 64, k: 250, order: n-m}", {accumulators}).mapping ==
-        "gemm 64x1000x1000, tiles m32 n64 k250, order n-m (pinned)");
-  CHECK_THROWS_WITH(map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators}),
-                    "layer fc: the pinned tiling m64 n64 k250 does not fit half the weight, input and output buffers "
-                    "(32768, 32768, 16384 bytes); with K in 4 tiles its partial sums (16384 bytes at 32 bits) exceed "
-                    "half the accumulators (16384 bytes) and spill to the output buffer");
-  CHECK(map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators, "sram.buffers.outputs.capacity_kib=64"})
-            .mapping == "gemm 64x1000x1000, tiles m64 n64 k250, order n-m (pinned)");
-  // The search keeps every K-tiled tile's partial sums within half the accumulators.
-  for (const program::Step& step : map_linear("", {accumulators}).steps) {
-    if (step.kind == program::StepKind::compute && step.gemm.k < 1000) CHECK(step.gemm.m * step.gemm.n * 4 <= 8192);
-  }
+  const program::LayerProgram kept = map_linear(", tiling: {m: 32, n: 64, k: 250, order: n-m}", {accumulators});
+  CHECK(kept.mapping == "gemm 64x1000x1000, tiles m32 n64 k250, order n-m (pinned)");
+  CHECK(spill_of(kept).loaded == 0);
+  CHECK(spill_of(kept).sram_read == 0);
+  const program::LayerProgram to_dram = map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}", {accumulators});
+  CHECK(to_dram.mapping == "gemm 64x1000x1000, tiles m64 n64 k250, order n-m, partial sums spill to DRAM (pinned)");
+  CHECK(spill_of(to_dram).loaded == 768'000);
+  CHECK(spill_of(to_dram).stored == 768'000 + 64 * 1000);  // and the 64 x 1000 int8 outputs
+  CHECK(spill_of(to_dram).largest_piece == 8192);
+  CHECK(spill_of(to_dram).sram_read == 0);
+  const program::LayerProgram to_buffer = map_linear(", tiling: {m: 64, n: 64, k: 250, order: n-m}",
+                                                     {accumulators, "sram.buffers.outputs.capacity_kib=64"});
+  CHECK(to_buffer.mapping ==
+        "gemm 64x1000x1000, tiles m64 n64 k250, order n-m, partial sums spill to the output buffer (pinned)");
+  CHECK(spill_of(to_buffer).loaded == 0);
+  CHECK(spill_of(to_buffer).sram_read == 768'000);
+  CHECK(spill_of(to_buffer).sram_written == 768'000);
 }
 
 // Snowflake's vMAC lanes run along a kernel row (configs/snowflake.yaml, lane_dimension kernel_row),
@@ -645,4 +673,60 @@ TEST_CASE("mapper: swap_operands transposes a GEMM whose M is narrower than its 
   CHECK(program_compute_cycles(spec.compute, plain) == 496);
   CHECK(plain.dram_read_bytes == program.dram_read_bytes);
   CHECK(plain.dram_write_bytes == program.dram_write_bytes);
+}
+
+// small with vector_unit_gemm: a 4096 -> 16 int8 linear layer without bias at batch 1 (M 1, N 16,
+// K 4096). Half the 32 KiB weight buffer holds a 1,024 x 16 weight tile, so K comes in 4 tiles
+// (tn 16, tk 1,024 reads the 65,536 weight bytes and the 4,096 input bytes once; a narrower tn
+// with more of K reads the inputs again per column block).
+//   array: 64 folds of 2 x 16 + 16 + 1 - 2 = 47 cycles a K tile, 4 x 3,008 = 12,032;
+//   vector unit: 2 x 16 x 1,024 / 16 ops a cycle = 2,048 a K tile, 8,192 (the spill's SRAM cycles,
+//     64 bytes a K tile on a 64-byte-a-cycle port, hide under them).
+// The vector unit has no accumulators: its 16 sums x 4 bytes = 64 wait in the output buffer, the
+// first K tile writing them, the middle two reading and writing, the last reading. On the array
+// the same 64 bytes fit the accumulators and no step moves partial sums.
+TEST_CASE("mapper: a K-tiled GEMM on the vector unit keeps its partial sums in the output buffer", "[mapper]") {
+  const config::LoadedModel model = config::load_model_text(
+      "name: long\nprecision: int8\ninput: {features: 4096}\nlayers:\n"
+      "  - {name: fc, type: linear, out_features: 16, bias: false}\n",
+      "m.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small", {"compute.vector_unit_gemm=true"});
+  const program::LayerProgram program = map_all(model.network, 1, spec).front();
+  CHECK(program.mapping ==
+        "gemm 1x16x4096, tiles m1 n16 k1024, order n-m, partial sums spill to the output buffer; on the vector unit "
+        "(estimated cycles: array 12032, vector unit 8192)");
+  CHECK(program.estimated_cycles == 8192);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sums;
+  for (const program::Step& step : program.steps) {
+    if (step.kind != program::StepKind::compute) continue;
+    CHECK(step.unit == timing::GemmUnit::vector);
+    sums.emplace_back(step.psum_read_bytes, step.psum_write_bytes);
+  }
+  using Sums = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  CHECK(sums == Sums{{0, 64}, {64, 64}, {64, 64}, {64, 0}});
+  const program::LayerProgram on_array = map_all(model.network, 1, fixtures::shipped_accelerator("small")).front();
+  CHECK(on_array.mapping == "gemm 1x16x4096, tiles m1 n16 k1024, order n-m");
+  for (const program::Step& step : on_array.steps) {
+    CHECK(step.psum_read_bytes + step.psum_write_bytes == 0);
+  }
+  CHECK(on_array.dram_read_bytes == program.dram_read_bytes);
+}
+
+// small (16 ops a cycle): a step m1 n16 k64 with 16,384 output-path ops, 8,192 in its busiest
+// stage. On the array: 4 folds of 2 x 16 + 16 + 1 - 2 = 47 = 188 cycles, its output path beside
+// the array and left out. On the vector unit: 2 x 16 x 64 / 16 = 128 cycles, then its busiest
+// stage on the same units, 8,192 / 16 = 512: 640. No DRAM bytes, so compute sets the estimate.
+TEST_CASE("mapper: the sub-batch estimate costs a GEMM on the unit that runs it", "[mapper]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
+  program::Step step;
+  step.kind = program::StepKind::compute;
+  step.gemm = timing::GemmShape{1, 16, 64};
+  step.macs = step.gemm.macs();
+  step.vector_ops = 16384;
+  step.stage_ops = 8192;
+  program::LayerProgram program;
+  program.steps.push_back(step);
+  CHECK(mapping::estimate_cycles(program, spec) == 188);
+  program.steps.front().unit = timing::GemmUnit::vector;
+  CHECK(mapping::estimate_cycles(program, spec) == 640);
 }

@@ -4,6 +4,7 @@
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "fixtures.h"
 #include "mapping/mapper.h"
 #include "program/program_text.h"
 #include "timing/array_timing.h"
@@ -12,23 +13,7 @@ using namespace reusesim;
 
 namespace {
 
-// A 16 x 16 int8 array whose one activation buffer holds inputs and outputs (so it keeps
-// activations), a 32 KiB weight buffer, and an output path that runs activations, batch-norm and adds.
-spec::AcceleratorSpec keeping_accelerator(std::int64_t activation_kib, const std::string& output_path) {
-  return config::load_accelerator_text(R"(
-name: keeper
-compute: {type: systolic, rows: 16, cols: 16, dataflow: ws, clock_mhz: 1000, operand_bits: 8,
-          vector_ops_per_cycle: 16, output_path: )" + output_path + R"(}
-sram:
-  clock_mhz: 1000
-  buffers:
-    - {name: weights, capacity_kib: 32, banks: 4, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: weights}
-    - {name: activations, capacity_kib: )" + std::to_string(activation_kib) + R"(, banks: 4, bank_width_bytes: 16,
-       read_ports: 1, write_ports: 1, holds: [inputs, outputs]}
-dram: {preset: ddr4-2400}
-accumulators: {capacity_kib: 64, bits: 32}
-)", "keeper.yaml");
-}
+using fixtures::keeping_accelerator;
 
 // An int8 model of `layers` (YAML list items) on an 8 x 8 x 16 map.
 config::LoadedModel map_model(const std::string& layers) {
@@ -113,6 +98,13 @@ TEST_CASE("residency: a bottleneck block that fits moves only its input, weights
   CHECK(vector_cycles(spec, p[0]) == 64);
   CHECK(p[6].vector_ops == 2048);
   CHECK(vector_cycles(spec, p[6]) == 128);
+  // The output path's stages are a pipeline, each its own unit: conv3's add and relu, 1,024 ops
+  // each, take the busiest stage's 1,024 ops (1,024 / 16 = 64 cycles over the layer, not 128).
+  // conv1 has one stage (relu): all its ops are its busiest stage's.
+  std::int64_t busiest = 0;
+  for (const program::Step& step : p[6].steps) busiest += step.busiest_stage_ops();
+  CHECK(busiest == 1024);
+  for (const program::Step& step : p[0].steps) CHECK(step.busiest_stage_ops() == step.vector_ops);
   std::int64_t analysed = 0, programmed = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
     analysed += model.network.layers[i].counts.vector_ops;
@@ -264,4 +256,53 @@ TEST_CASE("program text: on-chip bytes survive a round trip, and a bad count is 
   CHECK(program::write_programs(read) == text);
   CHECK_THROWS_WITH(program::read_programs("layer a type relu batch 1 onchip_inputs -4\nmapping m\nend\n", "p.txt", 64),
                     "p.txt:1:41: error: expected a byte count from 0 to 2^62, got \"-4\"\n");
+}
+
+// Two 1x1 convolutions 16 -> 16 (no bias: 16 x 16 = 256 bytes of weights each) on an 8 x 8 x 16
+// int8 map (1,024 bytes a sample), at batch 4, with a 3 KiB activation buffer that keeps
+// activations and a 4.27 GB/s DDR3-1066 (4.27 bytes a cycle at 1 GHz). At batch 4 conv1's output,
+// 4,096 bytes, does not fit the buffer: it goes to DRAM and back, 16,896 bytes through DRAM in all
+// (4,096 in, 256 + 4,096 out; 4,096 in, 256 + 4,096 out), about 3,960 cycles of DRAM time. In two
+// sub-batches of 2 its 2,048 bytes stay on chip: per pass conv1 loads 2,048 input and 256 weight
+// bytes and conv2 loads 256 weight bytes and stores 2,048: 9,216 bytes, about 2,160 cycles, each
+// weight loaded twice. Sub-batches of 1 would move 4 x (1,024 + 256 + 256 + 1,024) = 10,240 bytes
+// (about 2,400 cycles). The estimate picks 2 sub-batches of 2; with a 64 KiB buffer the tensor
+// fits at batch 4 and nothing is split.
+TEST_CASE("sub-batches: a batch whose activations do not fit the keeping buffer runs in sub-batches that do",
+          "[network-plan][sub-batches]") {
+  const config::LoadedModel model = map_model(R"(
+  - {name: conv1, type: conv2d, out_channels: 16, kernel: 1, bias: false}
+  - {name: conv2, type: conv2d, out_channels: 16, kernel: 1, bias: false}
+)");
+  const mapping::NetworkMapping split =
+      mapping::map_network(model.network, 4, keeping_accelerator(3, "[]", "ddr3-1066"));
+  const auto& p = split.programs;
+  for (const program::LayerProgram& program : p) {
+    INFO(program.mapping);
+    CHECK(program.passes == 2);
+    CHECK(program.mapping.size() > std::string("; in 2 sub-batches of 2").size());
+    CHECK(program.mapping.substr(program.mapping.size() - 23) == "; in 2 sub-batches of 2");
+    CHECK(program.macs == 4 * 64 * 16 * 16);
+  }
+  CHECK(moved(p[0]).inputs == 4096);
+  CHECK(moved(p[0]).weights == 2 * 256);
+  CHECK(moved(p[0]).stores == 0);
+  CHECK(p[0].onchip_output_bytes == 4096);
+  CHECK(moved(p[1]).inputs == 0);
+  CHECK(moved(p[1]).weights == 2 * 256);
+  CHECK(moved(p[1]).stores == 4096);
+  CHECK(p[1].onchip_input_bytes == 4096);
+  // Each pass's steps wait only for steps of their own pass: the second half of a program starts
+  // with no waits on the first.
+  for (const program::LayerProgram& program : p) {
+    const std::size_t half = program.steps.size() / 2;
+    for (std::size_t i = half; i < program.steps.size(); ++i) {
+      for (std::int32_t before : program.steps[i].after) CHECK(static_cast<std::size_t>(before) >= half);
+    }
+  }
+  const mapping::NetworkMapping whole =
+      mapping::map_network(model.network, 4, keeping_accelerator(64, "[]", "ddr3-1066"));
+  CHECK(whole.programs[0].passes == 1);
+  CHECK(moved(whole.programs[0]).weights == 256);
+  CHECK(whole.programs[0].onchip_output_bytes == 4096);
 }

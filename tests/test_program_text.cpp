@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -394,7 +395,9 @@ TEST_CASE("file structure errors", "[program-text]") {
 }
 
 TEST_CASE("layer line and string errors", "[program-text]") {
-  const std::string syntax = " (a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>])\n";
+  const std::string syntax =
+      " (a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>] [passes "
+      "<n>])\n";
   const std::string rest = "mapping m\nend\n";
   const std::vector<std::pair<std::string, std::string>> cases{
       {"layer\n" + rest, "p.txt:1:6: error: missing the layer name" + syntax},
@@ -431,7 +434,7 @@ TEST_CASE("step line errors", "[program-text]") {
   const std::string store_syntax = " (a store line is: store outputs addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string compute_syntax =
       " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed weights] "
-      "[unit vector] vector_ops <ops> bytes <n> after <steps>)\n";
+      "[unit vector] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] after <steps>)\n";
   const std::string vector_syntax = " (a vector line is: vector ops <ops> bytes <n> after <steps>)\n";
   // Line 3 is the step under test (after kHead); line 4 ends the layer.
   const std::vector<std::pair<std::string, std::string>> cases{
@@ -583,4 +586,60 @@ TEST_CASE("a program beyond the step limits is refused at the first step past th
   const reusesim::program::StepLimits defaults;
   CHECK(defaults.layer_steps == 4'000'000);
   CHECK(defaults.total_steps == 8'000'000);
+}
+
+// A GEMM on the vector unit carries the output path's busiest stage and partial sums in the output
+// buffer too (a K-tiled tile's: the vector unit has no accumulators), and a transposed one its
+// buffers: every optional field of a compute line, in the order of the syntax, on one line.
+TEST_CASE("a compute line with its unit, operand buffers, stage ops and partial sums round trips", "[program-text]") {
+  const std::string line =
+      "compute m 1 n 4 k 16 groups 2 stationary inputs streamed weights unit vector vector_ops 8 stage_ops 4 bytes 160 "
+      "psum_read 32 psum_write 32 after -";
+  const std::vector<ProgramRecord> records =
+      read_programs("layer a type matmul batch 1\nmapping m\n" + line + "\nend\n", "p.txt", kBurst);
+  const Step& step = records.at(0).program.steps.at(0);
+  CHECK(step.unit == reusesim::timing::GemmUnit::vector);
+  CHECK((step.stationary_in_inputs && step.streamed_in_weights));
+  CHECK(std::make_tuple(step.stage_ops, step.psum_read_bytes, step.psum_write_bytes) ==
+        std::make_tuple(std::int64_t{4}, std::uint64_t{32}, std::uint64_t{32}));
+  CHECK(write_programs(records).find("\n" + line + "\nend\n") != std::string::npos);
+}
+
+TEST_CASE("output-path stages, spilled partial sums and sub-batch passes round trip and are checked",
+          "[program-text]") {
+  // A layer in 2 passes (sub-batches) of 2 steps: each a compute step whose output path's busiest
+  // stage has 64 of its 96 ops, and which reads back and writes 512 bytes of partial sums.
+  const std::string text =
+      "layer a type conv2d batch 2 passes 2\nmapping m\n"
+      "load weights addr 0x0 bytes 64 after -\n"
+      "compute m 1 n 4 k 16 vector_ops 96 stage_ops 64 bytes 80 psum_read 512 psum_write 512 after 0\n"
+      "load weights addr 0x0 bytes 64 after -\n"
+      "compute m 1 n 4 k 16 vector_ops 96 stage_ops 64 bytes 80 psum_read 512 psum_write 512 after 2\n"
+      "end\n";
+  const std::vector<ProgramRecord> records = read_programs(text, "p.txt", kBurst);
+  REQUIRE(records.size() == 1);
+  const LayerProgram& program = records.front().program;
+  CHECK(program.passes == 2);
+  const Step& compute = program.steps[1];
+  CHECK(compute.stage_ops == 64);
+  CHECK(compute.busiest_stage_ops() == 64);
+  CHECK(compute.psum_read_bytes == 512);
+  CHECK(compute.psum_write_bytes == 512);
+  CHECK(write_programs(records) ==
+        "# reusesim data-movement program, version 1\n"
+        "# steps are numbered from 0 within each layer; \"after\" lists the earlier steps a step waits for\n\n" +
+            text);
+  // Without stage_ops every vector op is in one stage.
+  CHECK(read_programs(kHead + "compute m 1 n 1 k 1 vector_ops 7 bytes 2 after -\nend\n", "p.txt", kBurst)
+            .front()
+            .program.steps.front()
+            .busiest_stage_ops() == 7);
+  CHECK(program_error(kHead + "compute m 1 n 1 k 1 vector_ops 7 stage_ops 8 bytes 2 after -\nend\n") ==
+        "p.txt:3:44: error: stage_ops 8 is more than the step's vector_ops (7)\n");
+  CHECK(
+      program_error("layer a type conv2d batch 2 passes 2\nmapping m\nload weights addr 0x0 bytes 64 after -\nend\n") ==
+      "p.txt:1:36: error: passes 2 does not divide the layer's 1 steps into equal parts\n");
+  ProgramRecord uneven = records.front();
+  uneven.program.passes = 3;
+  CHECK_THROWS_WITH(write_programs({uneven}), "write_programs: layer a: passes 3 does not divide its 4 steps");
 }

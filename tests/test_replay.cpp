@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <tuple>
 
 #include "energy/energy_model.h"
 #include "fixtures.h"
@@ -18,6 +19,19 @@ namespace {
 
 // Plenty of DRAM bandwidth: 64 channels of ddr4-2400 (1.2 TB/s).
 const std::vector<std::string> kWideDram{"dram.channels=64"};
+
+// The output-path tests' layer: two loads, three tiles m1 n16 k64 (the first two with 16,384
+// output-path ops, 8,192 in the busiest stage), four stores of 16,384 bytes after the last tile;
+// `unit` goes into each compute line (empty: the array).
+std::string output_path_program(const std::string& unit) {
+  const std::string compute = "compute m 1 n 16 k 64 " + unit;
+  return "layer conv type conv2d batch 1\nmapping by hand\n"
+         "load weights addr 0x0 bytes 1024 after -\nload inputs addr 0x10000 bytes 64 after -\n" +
+         compute + "vector_ops 16384 stage_ops 8192 bytes 1088 after 0,1\n" + compute +
+         "vector_ops 16384 stage_ops 8192 bytes 1088 after 0,1\n" + compute + "vector_ops 0 bytes 1088 after 0,1\n" +
+         "store outputs addr 0x20000 bytes 16384 after 4\nstore outputs addr 0x24000 bytes 16384 after 4\n"
+         "store outputs addr 0x28000 bytes 16384 after 4\nstore outputs addr 0x2c000 bytes 16384 after 4\nend\n";
+}
 
 }  // namespace
 
@@ -544,5 +558,131 @@ layers:
   const program::LayerProgram& program = replayed.programs.back();
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::load) CHECK(step.tensor == program::TensorRole::inputs);
+  }
+}
+
+TEST_CASE("tpu_v1: the second weight tile hides the shift-in of every fold but the first", "[replay][tpu_v1]") {
+  // configs/tpu_v1.yaml: 256 x 256 ws with double_buffered_stationary (Jouppi et al., ISCA 2017,
+  // Sec. 2: one weight tile in use, the next shifting in). One compute step m 200 n 256 k 512 is
+  // ceil(512 / 256) x ceil(256 / 256) = 2 folds, T = 200 streamed: the first 2R + C + T - 2 = 512 +
+  // 256 + 200 - 2 = 966 cycles, the second max(T, R) = 256 later: 1,222 cycles (2 x 966 = 1,932
+  // with one register per PE). Its SRAM reads are shorter: 512 x 256 weights at 256 B a cycle =
+  // 512 cycles, 200 x 512 inputs at 256 B = 400.
+  const spec::AcceleratorSpec tpu = fixtures::shipped_accelerator("tpu_v1");
+  CHECK(tpu.compute.double_buffered_stationary);
+  const auto results = replay_program_text(tpu, R"(layer fc type linear batch 200
+mapping by hand
+compute m 200 n 256 k 512 vector_ops 0 bytes 233472 after -
+end
+)");
+  CHECK(results.front().compute_cycles == 1222);
+  CHECK(results.front().cycles == 1222);
+}
+
+TEST_CASE("output path: its stages are a pipeline beside the array, fed by double-buffered accumulators",
+          "[replay][output-path]") {
+  // small (16 x 16 ws, 1 GHz, 16 vector ops a cycle) on an ideal memory of 64 GB/s = 64 bytes a
+  // cycle. The loads take 1,024 / 64 = 16 and 64 / 64 = 1 cycles; every compute step m1 n16 k64 is
+  // 4 folds of 2 x 16 + 16 + 1 - 2 = 47: 188 cycles on the array. Steps 2 and 3 send 16,384 output-
+  // path ops each through two stages of 8,192: the busiest stage takes 8,192 / 16 = 512 cycles (one
+  // stage after the other: 1,024). Step 4 has no output-path work; stores 5-8 move 16,384 bytes
+  // each, 256 cycles apiece, after it.
+  //   step 2: array 17-205; output path 17-529 (it takes the rows as they come: max(205, 17 + 512)).
+  //   step 3: array 205-393; output path from 529, when it is done with step 2: 529-1,041.
+  //   step 4: both accumulator buffers hold tiles still in the output path, so it waits for the
+  //           older one to leave (529): 136 cycles of vector stall, then the array 529-717.
+  //   stores: 717-973-1,229-1,485-1,741. The layer ends at 1,741.
+  // compute 3 x 188 = 564; weights 16 and inputs 1 (the first wait, split by bytes delivered);
+  // vector 136 + the output path's tail after the array's last step, 717-1,041 = 324, so 460; the
+  // rest, 1,741 - 564 - 17 - 460 = 700, the stores' output drain.
+  // Serial stages with the vector work inside each step (the model before) took 17 + 1,024 +
+  // 1,024 + 188 = 2,253 before the stores: 3,277 cycles.
+  const spec::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 0}\n");
+  const auto results = replay_program_text(spec, output_path_program(""));
+  const results::LayerResult& conv = results.front();
+  CHECK(conv.compute_cycles == 564);
+  CHECK(conv.stall_weights == 16);
+  CHECK(conv.stall_inputs == 1);
+  CHECK(conv.stall_vector == 460);
+  CHECK(conv.stall_output_drain == 700);
+  CHECK(conv.cycles == 1741);
+}
+
+TEST_CASE("output path: a GEMM on the vector unit runs its output-path work after its MACs, on the same units",
+          "[replay][output-path]") {
+  // The layer of the test above with its three tiles on the vector unit (small: 16 ops a cycle):
+  // each is 2 x 16 x 64 / 16 = 128 cycles of MACs, and the vector unit is the output path's
+  // units, so a tile's busiest stage (512 cycles) follows its MACs and the next tile waits for it.
+  //   loads 0-17; step 2: MACs 17-145, output path 145-657;
+  //   step 3: waits 145-657 (512 of vector stall), MACs 657-785, output path 785-1,297;
+  //   step 4: waits 785-1,297 (512), MACs 1,297-1,425; stores 1,425-1,681-1,937-2,193-2,449.
+  // compute 3 x 128 = 384, weights 16, inputs 1, vector 1,024, output drain 1,024: 2,449 cycles
+  // (on the array, 1,741: there the path runs beside the next tiles).
+  const spec::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 0}\n");
+  const results::LayerResult vector = replay_program_text(spec, output_path_program("unit vector ")).front();
+  CHECK(std::make_tuple(vector.compute_cycles, vector.stall_weights, vector.stall_inputs, vector.stall_vector,
+                        vector.stall_output_drain, vector.cycles) == std::make_tuple(384, 16, 1, 1024, 1024, 2449));
+}
+
+TEST_CASE("partial sums spilled to the output buffer cost its ports", "[replay][partial-sums]") {
+  // small on the 64 bytes-a-cycle ideal memory: loads 16 + 1 cycles, then a compute step m1 n16
+  // k64 (188 array cycles, as above) that reads 16,384 bytes of partial sums from the outputs
+  // buffer and writes them back: 4 banks x 16 B = 64 bytes a cycle, 256 cycles each way on its
+  // own port. The step takes 256 cycles, 68 of them beyond the array's: an SRAM stall. 17 + 256 =
+  // 273 cycles (without the spill's traffic, 17 + 188 = 205).
+  const spec::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 0}\n");
+  const auto results = replay_program_text(spec, R"(layer fc type linear batch 1
+mapping by hand
+load weights addr 0x0 bytes 1024 after -
+load inputs addr 0x10000 bytes 64 after -
+compute m 1 n 16 k 64 vector_ops 0 bytes 1088 psum_read 16384 psum_write 16384 after 0,1
+end
+)");
+  const results::LayerResult& fc = results.front();
+  CHECK(fc.compute_cycles == 188);
+  CHECK(fc.stall_sram == 68);
+  CHECK(fc.cycles == 273);
+  // The loads write 1,088 bytes of operands, which the step reads; 16,384 bytes of sums each way.
+  CHECK(fc.sram_read_bytes == 1088 + 16384);
+  CHECK(fc.sram_write_bytes == 1088 + 16384);
+}
+
+TEST_CASE("sub-batches: the replay runs the layers pass by pass, each layer's row over its passes",
+          "[replay][sub-batches]") {
+  // The two 1x1 convolutions of tests/test_network_plan.cpp ("sub-batches: ..."), batch 4 on a
+  // 3 KiB keeping buffer: both run in 2 sub-batches of 2. The replay runs conv1's first pass,
+  // conv2's first, conv1's second, conv2's second: conv1's span (first pass to last) encloses
+  // conv2's first pass, and each row adds up its passes (its program's DRAM bytes and MACs).
+  namespace simulate = reusesim::simulate;
+  const spec::AcceleratorSpec spec = fixtures::keeping_accelerator(3, "[]", "ddr3-1066");
+  const config::LoadedModel model = config::load_model_text(R"(
+name: m
+precision: int8
+input: {channels: 16, height: 8, width: 8}
+layers:
+  - {name: conv1, type: conv2d, out_channels: 16, kernel: 1, bias: false}
+  - {name: conv2, type: conv2d, out_channels: 16, kernel: 1, bias: false}
+)",
+                                                            "m.yaml");
+  simulate::RunPlan plan = simulate::plan_inference(spec, model.network, {4}, {0, 1}, "keeper");
+  REQUIRE(plan.runs[0].program.passes == 2);
+  REQUIRE(plan.runs[1].program.passes == 2);
+  std::vector<program::LayerProgram> programs;
+  for (const program::LayerRun& run : plan.runs) programs.push_back(run.program);
+  results::TimelineRecorder timeline;
+  const simulate::Replay replay = simulate::replay(spec, std::move(plan.runs), &timeline);
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  const std::vector<results::LayerSpan>& spans = timeline.layers();
+  REQUIRE(spans.size() == 2);
+  CHECK(spans[0].start_ps < spans[1].start_ps);
+  CHECK(spans[1].start_ps < spans[0].end_ps);  // conv2's first pass ran before conv1's second
+  CHECK(spans[0].end_ps < spans[1].end_ps);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const results::LayerResult& row = replay.results[i];
+    CHECK(row.macs == 4 * 64 * 16 * 16);
+    CHECK(row.dram_read_bytes == programs[i].dram_read_bytes);
+    CHECK(row.dram_write_bytes == programs[i].dram_write_bytes);
+    CHECK(row.cycles == row.compute_cycles + row.stall_cycles());
   }
 }

@@ -23,6 +23,7 @@
 #include "trace/shard.h"
 #include "trace/slurm.h"
 #include "trace/trace_plan.h"
+#include "util/strings.h"
 
 // The batch-trace pieces that need no worker process: job expansion, the plan file, the figure's
 // points and roofs, the progress lines and the results directory's refusals.
@@ -406,7 +407,7 @@ TEST_CASE("the split file reads back as written, and anything else is refused", 
 }
 
 TEST_CASE("shell_command quotes what a shell would split or expand", "[trace][shard]") {
-  using reusesim::trace::shell_command;
+  using reusesim::util::shell_command;
   CHECK(shell_command({"/usr/bin/reusesim", "trace", "--set", "models.0.batch=[1,2]", "it's here", ""}) ==
         "/usr/bin/reusesim trace --set 'models.0.batch=[1,2]' 'it'\\''s here' ''");
 }

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <sstream>
 
 #include "cli/command_line.h"
 #include "config/model_loader.h"
@@ -7,6 +8,14 @@
 namespace reusesim::cli {
 
 namespace po = boost::program_options;
+
+namespace {
+
+// --peak-tops: an ideal device's peak, in Tops/s, from a microcontroller's 1 Mops/s to 1 Eops/s.
+constexpr double kMinPeakTops = 1e-6;
+constexpr double kMaxPeakTops = 1e6;
+
+}  // namespace
 
 int analyze_command(const std::vector<std::string>& args) {
   return run_guarded("analyze", [&] {
@@ -26,9 +35,16 @@ int analyze_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("analyze", args, options, {}, values)) return kExitOk;
     report::AnalyzeOptions analyze;
-    analyze.batch = positive_option("--batch", batch, 1'000'000'000);
+    analyze.batch = positive_option("--batch", batch, config::kMaxBatch);
     if (values.count("peak-tops") > 0) {
-      if (!(peak_tops > 0) || peak_tops > 1e9) throw UsageError("--peak-tops: expected a positive number of Tops/s");
+      if (!(peak_tops >= kMinPeakTops && peak_tops <= kMaxPeakTops)) {
+        std::ostringstream given;
+        given << peak_tops;
+        throw UsageError(
+            "--peak-tops: expected Tops/s from 1e-06 (1 Mops/s, a microcontroller) to 1e+06 (1 Eops/s, a "
+            "thousand of today's largest accelerators), got " +
+            given.str() + ": outside that range the ideal times and bandwidths are not a device's");
+      }
       analyze.peak_tops = peak_tops;
     }
     const report::Format format = parse_format(common.format);

@@ -2,8 +2,9 @@
 
 #include <unistd.h>
 
-#include <cstring>
+#include <cctype>
 #include <climits>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -34,16 +35,53 @@ void add_common_options(po::options_description& options, CommonOptions& common)
   options.add_options()("format", po::value(&common.format)->default_value("table"), "output: table, csv or json");
 }
 
+namespace {
+
+// The positional arguments as the usage line names them: the option's name in capitals, "..."
+// when it repeats ("FILE..."), by option name.
+std::vector<std::pair<std::string, std::string>> positional_names(
+    const po::positional_options_description& positional) {
+  std::vector<std::pair<std::string, std::string>> names;
+  const unsigned count = positional.max_total_count();
+  for (unsigned i = 0; i < count; ++i) {
+    const std::string& option = positional.name_for_position(i);
+    if (!names.empty() && names.back().first == option) break;  // the rest repeat it
+    std::string shown;
+    for (char c : option) shown += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    names.emplace_back(option, shown + (count == UINT_MAX ? "..." : ""));
+  }
+  return names;
+}
+
+}  // namespace
+
 bool parse_arguments(const std::string& command, const std::vector<std::string>& args,
                      const po::options_description& options, const po::positional_options_description& positional,
                      po::variables_map& values) {
+  const std::vector<std::pair<std::string, std::string>> names = positional_names(positional);
+  std::string usage = "usage: reusesim " + command;
+  for (const auto& [option, shown] : names) usage += " " + shown;
+  usage += " [options]";
   try {
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), values);
     if (values.count("help") > 0) {
-      std::cout << "usage: reusesim " << command << " [options]\n" << options << "\n";
+      std::cout << usage << "\n" << options << "\n";
       return false;
     }
     po::notify(values);
+  } catch (const po::required_option& error) {
+    // A positional argument is named as the usage names it, not as the option it stands for.
+    for (const auto& [option, shown] : names) {
+      if (error.get_option_name() == "--" + option) {
+        const po::option_description* described = options.find_nothrow(option, false);
+        std::string what = described != nullptr ? described->description() : "";
+        for (const char* aside : {" (also positional)", "; also positional"}) {
+          if (const std::size_t at = what.find(aside); at != std::string::npos) what.erase(at, std::strlen(aside));
+        }
+        throw UsageError("missing argument " + shown + (what.empty() ? "" : ", the " + what) + "; " + usage);
+      }
+    }
+    throw UsageError(error.what());
   } catch (const po::error& error) {
     throw UsageError(error.what());
   }
@@ -112,16 +150,10 @@ void check_kv_cache_addressable(const workload::Network& network, std::int64_t d
                    " bytes of keys and values, more than a 64-bit address space (2^63 bytes) can place");
 }
 
-void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode,
-                      const std::string& default_mode) {
-  auto* value = boost::program_options::value(&mode.mode);
-  if (default_mode.empty()) {
-    value->required();
-  } else {
-    value->default_value(default_mode);
-  }
+void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode) {
   options.add_options()
-      ("mode", value, "infer or train (a training step: forward, backward and the optimizer's update)")
+      ("mode", boost::program_options::value(&mode.mode)->default_value("infer"),
+       "infer or train (a training step: forward, backward and the optimizer's update)")
       ("optimizer", boost::program_options::value(&mode.optimizer), "train only, and required with it: sgd, momentum or adam")
       ("checkpoint-segments", boost::program_options::value(&mode.checkpoint_segments)->default_value(1),
        "train only: split the layers into N equal segments; all but the last run their forward pass again in the "
@@ -139,6 +171,10 @@ std::optional<workload::TrainingOptions> training_options(const ModeOptions& mod
     if (mode.checkpoint_segments != 1) throw UsageError("--checkpoint-segments applies to --mode train only");
     if (mode.mixed_precision) throw UsageError("--mixed-precision applies to --mode train only");
     return std::nullopt;
+  }
+  if (mode.checkpoint_segments < 1) {
+    throw UsageError("--checkpoint-segments: expected the number of segments, at least 1 (1: no checkpointing), got " +
+                     std::to_string(mode.checkpoint_segments));
   }
   if (mode.optimizer.empty()) throw UsageError("--optimizer is required with --mode train (sgd, momentum or adam)");
   if (const auto optimizer = util::from_name<workload::Optimizer>(mode.optimizer)) {

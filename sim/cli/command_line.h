@@ -77,9 +77,8 @@ struct ModeOptions {
   std::int64_t checkpoint_segments = 1;
   bool mixed_precision = false;
 };
-// `default_mode` empty: --mode is required.
-void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode,
-                      const std::string& default_mode);
+// --mode defaults to infer.
+void add_mode_options(boost::program_options::options_description& options, ModeOptions& mode);
 // What a training step runs with, nullopt for inference; UsageError for a bad combination.
 std::optional<workload::TrainingOptions> training_options(const ModeOptions& mode);
 // UsageError unless --checkpoint-segments divides the network's layers and, with --mixed-precision,

@@ -13,23 +13,23 @@ int footprint_command(const std::vector<std::string>& args) {
     CommonOptions common;
     std::string model_file, dtype;
     ModeOptions mode;
-    std::int64_t batch = 0;
+    std::int64_t batch = 1;
     workload::FootprintOptions footprint;
     po::options_description options("reusesim footprint options");
     options.add_options()
         ("model", po::value(&model_file)->required(), "model file (YAML)")
-        ("batch", po::value(&batch)->required(), "batch size")
+        ("batch", po::value(&batch)->default_value(1), "batch size")
         ("dtype", po::value(&dtype), "fp32, fp16, bf16, int16 or int8 (default: the model's precision)")
         ("im2col", po::bool_switch(&footprint.im2col), "lower convolutions to matrix products (adds a workspace)")
         ("inplace-activations", po::bool_switch(&footprint.inplace_activations),
          "activation layers overwrite their input");
-    add_mode_options(options, mode, "");
+    add_mode_options(options, mode);
     PhaseOptions phase;
     add_phase_options(options, phase);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("footprint", args, options, {}, values)) return kExitOk;
-    footprint.batch = positive_option("--batch", batch, 1'000'000'000);
+    footprint.batch = positive_option("--batch", batch, config::kMaxBatch);
     const std::optional<workload::TrainingOptions> training = training_options(mode);
     footprint.mode = training ? workload::FootprintMode::train : workload::FootprintMode::infer;
     if (training) {

@@ -1,6 +1,7 @@
 // `reusesim import onnx|scalesim`: other tools' files as ReuseSim model and accelerator files
 // (docs/import.md).
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/command_line.h"
@@ -58,6 +59,50 @@ void check_written_model(const import::ImportedModel& model, const std::string& 
   }
 }
 
+// Whether two paths name one file: by identity when both exist (links, hard links, "./"), else by
+// their canonical forms.
+bool same_file(const std::string& first, const std::string& second) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::exists(first, error) && fs::exists(second, error)) return fs::equivalent(first, second, error);
+  const fs::path first_path = fs::weakly_canonical(first, error);
+  if (error) return first == second;
+  const fs::path second_path = fs::weakly_canonical(second, error);
+  return error ? first == second : first_path == second_path;
+}
+
+// Refuses, before anything is read or written, an output that names an input or another output.
+// Each item is (what, path); an empty path is none, or standard output.
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& inputs,
+                   const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    if (path.empty()) continue;
+    for (const auto& [input_option, input] : inputs) {
+      if (!input.empty() && same_file(path, input)) {
+        throw UsageError(option + " " + path + " names " + input_option + " (" + input +
+                         "), which writing would overwrite");
+      }
+    }
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (!outputs[j].second.empty() && same_file(path, outputs[j].second)) {
+        throw UsageError(option + " " + path + " and " + outputs[j].first + " " + outputs[j].second +
+                         " name the same file: one would overwrite the other");
+      }
+    }
+  }
+}
+
+// The accelerator made from a .cfg, loaded as `reusesim` loads any: the importer checks the .cfg's
+// values against the format's limits, so a file the loader refuses is a bug of the importer.
+void check_written_accelerator(const std::string& text, const std::string& config_file) {
+  try {
+    config::load_accelerator_text(text, "the accelerator made from " + config_file);
+  } catch (const std::exception& error) {
+    throw std::runtime_error("the imported accelerator does not load back: " + std::string(error.what()));
+  }
+}
+
 void print_summary(const std::string& path, const workload::Network& network) {
   if (path.empty()) return;
   std::cout << "wrote " << path << ": " << network.layers.size() << " layers, " << network.total_macs()
@@ -81,6 +126,7 @@ int import_onnx_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("import onnx", args, options, positional, values)) return kExitOk;
     if (values.count("batch-dim") > 0 && onnx.batch_dim.empty()) throw UsageError("--batch-dim: expected a name");
+    check_outputs({{"the ONNX model", model_file}}, {{"-o", output_file}});
     const import::ImportedModel model = import::import_onnx(read_file(model_file, kMaxOnnxBytes), model_file, onnx);
     const std::string text = import::model_yaml(model);
     check_written_model(model, text, output_file.empty() ? "the imported model" : output_file);
@@ -105,6 +151,8 @@ int import_scalesim_command(const std::vector<std::string>& args) {
     po::variables_map values;
     if (!parse_arguments("import scalesim", args, options, positional, values)) return kExitOk;
     if (config_file.empty() != arch_file.empty()) throw UsageError("--config and --arch-out go together");
+    check_outputs({{"the topology", topology_file}, {"the --config file", config_file}},
+                  {{"-o", output_file}, {"--arch-out", arch_file}});
     const import::ImportedModel model =
         import::import_scalesim_topology(read_file(topology_file, kMaxTextBytes), topology_file);
     const std::string text = import::model_yaml(model);
@@ -113,7 +161,7 @@ int import_scalesim_command(const std::vector<std::string>& args) {
     if (!config_file.empty()) {
       arch_text = import::accelerator_yaml(
           import::read_scalesim_config(read_file(config_file, kMaxTextBytes), config_file), config_file);
-      config::load_accelerator_text(arch_text, arch_file);  // refuses what the config's sizes make absurd
+      check_written_accelerator(arch_text, config_file);
     }
     write_result("-o", output_file, text);
     if (!arch_text.empty()) write_result("--arch-out", arch_file, arch_text);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "config/accelerator_loader.h"
 #include "config/shipped_files.h"
 #include "trace/process.h"
 
@@ -60,9 +61,17 @@ int sc_main(int argc, char* argv[]) {
   }
   if (name == "--version") {
     return reusesim::cli::run_guarded("version", [] {
+      namespace config = reusesim::config;
+      // Each directory in use, and the variable it came from when one overrides the shipped one.
+      const auto where = [](const std::string& directory, const char* variable) {
+        return directory + (config::environment_or(variable, "").empty() ? "" : std::string(" (") + variable + ")");
+      };
       std::cout << "reusesim " REUSESIM_VERSION " (SystemC " << sc_core::sc_release() << ")\n"
-                << "shipped files (DRAM presets, technology tables, plotting scripts): "
-                << reusesim::config::shipped_files_directory() << "\n";
+                << "shipped files: " << config::shipped_files_directory() << "\n"
+                << "DRAM presets: " << where(config::dram_preset_directory(), config::kPresetDirVariable) << "\n"
+                << "technology tables: " << where(config::technology_preset_directory(), config::kTechnologyDirVariable)
+                << "\n"
+                << "plotting scripts: " << where(config::scripts_directory(), config::kScriptsDirVariable) << "\n";
       return reusesim::cli::kExitOk;
     });
   }

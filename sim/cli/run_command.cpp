@@ -35,8 +35,9 @@ std::vector<std::int64_t> parse_batches(const std::string& list) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != item.size() || value < 1 || value > 1'000'000) {
-      throw UsageError("--batch: expected positive integers up to 1000000 separated by commas, got \"" + list + "\"");
+    if (used == 0 || used != item.size() || value < 1 || value > config::kMaxBatch) {
+      throw UsageError("--batch: expected positive integers up to " + std::to_string(config::kMaxBatch) +
+                       " separated by commas, got \"" + list + "\"");
     }
     batches.push_back(value);
   }
@@ -121,7 +122,7 @@ int run_command(const std::vector<std::string>& args) {
          "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
          "DRAM channels (docs/timeline.md); written like --dump-program");
     add_phase_options(options, phase);
-    add_mode_options(options, mode, "infer");
+    add_mode_options(options, mode);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
@@ -147,7 +148,7 @@ int run_command(const std::vector<std::string>& args) {
         arch_overrides.push_back(assignment);
       }
     }
-    const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides);
+    const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides, {"model"});
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),

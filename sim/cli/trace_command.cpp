@@ -30,6 +30,28 @@ constexpr std::int64_t kMaxJobTimeoutSeconds = 10'000'000;  // 16 weeks; 0 alrea
 constexpr std::size_t kJobsPerShard = 50;
 // Slurm's default MaxArraySize is 1001: array indices 0 to 1000.
 constexpr std::size_t kMaxArrayTasks = 1000;
+// --collect names this many unfinished shards one by one, and summarises the rest (--verbose: all).
+constexpr std::size_t kShownUnfinishedShards = 5;
+
+// `reusesim ARGUMENTS` as a line to paste into a shell.
+std::string reusesim_command(const std::vector<std::string>& arguments) {
+  std::vector<std::string> words{"reusesim"};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  return util::shell_command(words);
+}
+
+// Ascending numbers as sbatch --array reads them: {3, 4, 5, 7} is "3-5,7".
+std::string number_ranges(const std::vector<std::size_t>& numbers) {
+  std::string text;
+  for (std::size_t i = 0; i < numbers.size();) {
+    std::size_t last = i;
+    while (last + 1 < numbers.size() && numbers[last + 1] == numbers[last] + 1) ++last;
+    text += (text.empty() ? "" : ",") + std::to_string(numbers[i]);
+    if (last > i) text += "-" + std::to_string(numbers[last]);
+    i = last + 1;
+  }
+  return text;
+}
 
 // The plan, with the hash of every input file; a file that cannot be read again is a file error.
 trace::TracePlan load_plan(const std::string& trace_file, const std::vector<std::string>& overrides) {
@@ -140,7 +162,8 @@ int run_one_shard(const trace::TracePlan& plan, const trace::Shard& shard, const
     std::cerr << "interrupted: the finished jobs are kept; complete the shard with --resume\n";
     return kExitInterrupted;
   }
-  std::cerr << "shard " << name << " ended; once every shard has: reusesim trace " << run.out_dir << " --collect\n";
+  std::cerr << "shard " << name
+            << " ended; once every shard has: " << reusesim_command({"trace", run.out_dir, "--collect"}) << "\n";
   return summary.failed > 0 ? kExitJobsFailed : kExitOk;
 }
 
@@ -159,8 +182,8 @@ int submit_to_slurm(const trace::TracePlan& plan, const trace::ShardSplit& split
             << " shard(s), array task K runs shard K, results in " << out_dir << "\n";
   std::cout << "scripts: " << array_script << ", " << collect_script << "\n";
   if (sbatch.empty()) {
-    std::cout << "submit:  sbatch " << array_script << "; then sbatch --dependency=afterany:<its job id> "
-              << collect_script << "\n";
+    std::cout << "submit:  " << util::shell_command({"sbatch", array_script})
+              << "; then sbatch --dependency=afterany:<its job id> " << util::shell_quote(collect_script) << "\n";
     return kExitOk;
   }
   std::string array_id, collect_id;
@@ -168,8 +191,10 @@ int submit_to_slurm(const trace::TracePlan& plan, const trace::ShardSplit& split
     array_id = trace::submit(sbatch, {}, array_script);
     collect_id = trace::submit(sbatch, {"--dependency=afterany:" + array_id}, collect_script);
   } catch (const std::runtime_error& error) {
-    const std::string submitted = array_id.empty() ? "" : " (the array is submitted as job " + array_id +
-                                                              "; collect it with reusesim trace " + out_dir + " --collect)";
+    const std::string submitted = array_id.empty()
+                                      ? ""
+                                      : " (the array is submitted as job " + array_id + "; collect it with " +
+                                            reusesim_command({"trace", out_dir, "--collect"}) + ")";
     throw FileError(std::string(error.what()) + submitted);
   }
   std::cout << "submitted: job array " << array_id << " (" << split.count() << " tasks), collect job " << collect_id
@@ -177,12 +202,50 @@ int submit_to_slurm(const trace::TracePlan& plan, const trace::ShardSplit& split
             << "follow:  squeue -j " << array_id << "," << collect_id << "; logs in " << out_dir
             << "/shards/shard-K.log and collect.log\n"
             << "results: " << out_dir << "/layers.csv, networks.csv and figure.png once job " << collect_id
-            << " has run; or collect what has finished now with: reusesim trace " << out_dir << " --collect\n";
+            << " has run; or collect what has finished now with: " << reusesim_command({"trace", out_dir, "--collect"})
+            << "\n";
   return kExitOk;
 }
 
+// The unfinished shards of a collection, each with why and the command that completes it: every
+// one with `verbose`, else the first kShownUnfinishedShards and a summary of the rest.
+void print_unfinished(const std::string& results_dir, const trace::Collection& collection, bool verbose) {
+  const std::vector<trace::UnfinishedShard>& unfinished = collection.unfinished;
+  std::vector<std::size_t> numbers;
+  for (const trace::UnfinishedShard& shard : unfinished) numbers.push_back(shard.shard.number);
+  const std::size_t shown = verbose ? unfinished.size() : std::min(unfinished.size(), kShownUnfinishedShards);
+  const std::string executable = trace::own_executable();
+  std::cerr << unfinished.size() << " shard(s) did not finish";
+  if (shown < unfinished.size()) std::cerr << " (shards " << number_ranges(numbers) << ")";
+  std::cerr << "; complete each, then --collect again:\n";
+  const auto command_of = [&](const trace::UnfinishedShard& shard) {
+    std::vector<std::string> words{executable, "trace"};
+    words.insert(words.end(), shard.rerun.begin(), shard.rerun.end());
+    return util::shell_command(words);
+  };
+  for (std::size_t i = 0; i < shown; ++i) {
+    const trace::UnfinishedShard& shard = unfinished[i];
+    std::cerr << "  shard " << shard.shard.number << "/" << shard.shard.count << ": " << shard.why << "\n    "
+              << command_of(shard) << "\n";
+  }
+  if (shown < unfinished.size()) {
+    const std::vector<std::size_t> rest(numbers.begin() + static_cast<std::ptrdiff_t>(shown), numbers.end());
+    std::cerr << "  and " << rest.size() << " more (shards " << number_ranges(rest)
+              << "), each completed by the command above with its own --shard K/" << unfinished.front().shard.count
+              << "; why each did not finish: " << reusesim_command({"trace", results_dir, "--collect", "--verbose"})
+              << "\n";
+  }
+  const std::string array_script = results_dir + "/shards/array.sbatch";
+  std::error_code error;
+  if (std::filesystem::exists(array_script, error)) {
+    std::cerr << "or on Slurm: sbatch --array=" << number_ranges(numbers) << " " << util::shell_quote(array_script)
+              << "; then " << reusesim_command({"trace", results_dir, "--collect"}) << "\n";
+  }
+}
+
 // --collect, first copying in the shards of `sources` (--from) when there are any.
-int collect_trace(const std::string& results_dir, const std::vector<std::string>& sources, bool no_figure) {
+int collect_trace(const std::string& results_dir, const std::vector<std::string>& sources, bool no_figure,
+                  bool verbose) {
   namespace fs = std::filesystem;
   std::error_code error;
   std::vector<std::string> others;  // the sources but results_dir itself
@@ -215,21 +278,7 @@ int collect_trace(const std::string& results_dir, const std::vector<std::string>
   print_tables(results_dir);
   if (!no_figure && collection.done > 0) draw_figure(results_dir);
   if (collection.unfinished.empty()) return kExitOk;
-  const std::string executable = trace::own_executable();
-  std::string indices;
-  std::cerr << collection.unfinished.size() << " shard(s) did not finish; complete each, then --collect again:\n";
-  for (const trace::UnfinishedShard& shard : collection.unfinished) {
-    std::vector<std::string> command{executable, "trace"};
-    command.insert(command.end(), shard.rerun.begin(), shard.rerun.end());
-    std::cerr << "  shard " << shard.shard.number << "/" << shard.shard.count << ": " << shard.why << "\n    "
-              << trace::shell_command(command) << "\n";
-    indices += (indices.empty() ? "" : ",") + std::to_string(shard.shard.number);
-  }
-  const std::string array_script = results_dir + "/shards/array.sbatch";
-  if (std::filesystem::exists(array_script, error)) {
-    std::cerr << "or on Slurm: sbatch --array=" << indices << " " << trace::shell_command({array_script})
-              << "; then reusesim trace " << results_dir << " --collect\n";
-  }
+  print_unfinished(results_dir, collection, verbose);
   return kExitJobsFailed;
 }
 
@@ -241,7 +290,7 @@ int trace_command(const std::vector<std::string>& args) {
     std::string trace_file, out_dir, shard_text;
     std::int64_t workers = std::max(1u, std::thread::hardware_concurrency());
     bool resume = false, overwrite = false, no_figure = false, timeline = false, slurm = false, dry_run = false,
-         collect = false;
+         collect = false, verbose = false;
     trace::SlurmOptions slurm_options;
     po::options_description options("reusesim trace options");
     options.add_options()
@@ -266,6 +315,8 @@ int trace_command(const std::vector<std::string>& args) {
          "reusesim trace DIR --collect: merge the shards in DIR, rebuild its tables and draw the figure")
         ("from", po::value(&sources)->composing(),
          "with --collect: first copy into DIR the shards run into this directory (repeatable)")
+        ("verbose", po::bool_switch(&verbose),
+         "with --collect: name every unfinished shard (by default the first 5, then a summary of the rest)")
         ("slurm", po::bool_switch(&slurm), "submit the trace to Slurm as a job array of --shards shards, and a job "
          "that collects them")
         ("shards", po::value<std::int64_t>(), "with --slurm: how many shards (array tasks); default: one per 50 jobs")
@@ -281,15 +332,17 @@ int trace_command(const std::vector<std::string>& args) {
     if (!parse_arguments("trace", args, options, positional, values)) return kExitOk;
     const auto given = [&](const char* name) { return values.count(name) != 0 && !values[name].defaulted(); };
     if (given("from") && !collect) throw UsageError("--from goes with --collect");
+    if (verbose && !collect) throw UsageError("--verbose goes with --collect");
     if (collect) {
       for (const char* other : {"out", "jobs", "resume", "overwrite", "timeline", "job-timeout", "set", "shard", "slurm",
                                 "shards", "partition", "time", "sbatch-arg", "dry-run"}) {
         if (given(other)) {
-          throw UsageError(std::string("--collect takes the results directory alone (with --from, --no-figure), not --") +
-                           other);
+          throw UsageError(
+              std::string("--collect takes the results directory alone (with --from, --no-figure, --verbose), not --") +
+              other);
         }
       }
-      return collect_trace(trace_file, sources, no_figure);
+      return collect_trace(trace_file, sources, no_figure, verbose);
     }
     if (!given("out")) throw UsageError("the option '--out' is required but missing");
     for (const char* slurm_only : {"shards", "partition", "time", "sbatch-arg", "dry-run"}) {
@@ -359,8 +412,11 @@ int trace_command(const std::vector<std::string>& args) {
     }
     print_summary(summary);
     if (summary.interrupted) {
-      std::cerr << "interrupted: the finished jobs are kept; complete the trace with:\n  reusesim trace " << trace_file
-                << " --out " << out_dir << " --resume\n";
+      std::vector<std::string> resume_arguments{"trace"};
+      resume_arguments.insert(resume_arguments.end(), shard_arguments.begin(), shard_arguments.end());
+      resume_arguments.insert(resume_arguments.end(), {"--out", out_dir, "--resume"});
+      std::cerr << "interrupted: the finished jobs are kept; complete the trace with:\n  "
+                << reusesim_command(resume_arguments) << "\n";
       return kExitInterrupted;
     }
     print_tables(out_dir);

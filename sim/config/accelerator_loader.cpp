@@ -661,10 +661,12 @@ std::optional<spec::TechnologySpec> read_accelerator_technology(const ConfigNode
   return read_technology(reader);
 }
 
-spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& file, util::Diagnostics& diagnostics) {
+spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string& file, util::Diagnostics& diagnostics,
+                                       const std::vector<std::string>& other_roots) {
   spec::AcceleratorSpec accelerator;
   MapReader reader(root, "", diagnostics);
   if (!reader.valid()) return accelerator;
+  reader.hint_also(other_roots);
   accelerator.name = reader.required_name("name").value_or("");
   reader.string_or("source", "");
   if (const ConfigNode* compute = reader.required("compute")) {
@@ -720,29 +722,31 @@ spec::DramSpec read_dram(const ConfigNode& root, const std::string& base_dir, ut
   return dram;
 }
 
-spec::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides) {
+spec::AcceleratorSpec load_accelerator(const DocumentSource& source, const std::vector<std::string>& overrides,
+                                       const std::vector<std::string>& other_roots) {
   util::Diagnostics diagnostics;
   const ConfigNode root = load_document(source, FileKind::accelerator, overrides, diagnostics);
-  spec::AcceleratorSpec accelerator = read_accelerator(root, source.origin, diagnostics);
+  spec::AcceleratorSpec accelerator = read_accelerator(root, source.origin, diagnostics, other_roots);
   diagnostics.throw_if_any();
   return accelerator;
 }
 
 }  // namespace
 
-std::string dram_preset_directory() { return shipped_directory("REUSESIM_PRESET_DIR", "configs/dram"); }
+std::string dram_preset_directory() { return shipped_directory(kPresetDirVariable, "configs/dram"); }
 
 std::vector<std::string> dram_preset_names() { return yaml_stems(dram_preset_directory()); }
 
-std::string technology_preset_directory() { return shipped_directory("REUSESIM_TECHNOLOGY_DIR", "configs/energy"); }
+std::string technology_preset_directory() { return shipped_directory(kTechnologyDirVariable, "configs/energy"); }
 
-spec::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides) {
-  return load_accelerator({path, std::nullopt}, overrides);
+spec::AcceleratorSpec load_accelerator_file(const std::string& path, const std::vector<std::string>& overrides,
+                                            const std::vector<std::string>& other_roots) {
+  return load_accelerator({path, std::nullopt}, overrides, other_roots);
 }
 
 spec::AcceleratorSpec load_accelerator_text(const std::string& text, const std::string& origin,
                                           const std::vector<std::string>& overrides) {
-  return load_accelerator({origin, text}, overrides);
+  return load_accelerator({origin, text}, overrides, {});
 }
 
 spec::TechnologySpec load_technology_file(const std::string& path, const std::vector<std::string>& overrides) {

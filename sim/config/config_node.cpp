@@ -119,6 +119,19 @@ KeyPath split_key_path(const std::string& assignment) {
   return path;
 }
 
+// The key path of an empty mapping in `value` (itself, or under its keys), or nullopt. A mapping
+// given over a preset's merges into it key by key, so `power={}` would change nothing there and
+// empty the block elsewhere: an override names the fields it changes. (Lists are set whole:
+// `output_path=[]` empties one.)
+std::optional<std::string> empty_mapping_in(const ConfigNode& value, const std::string& path) {
+  if (!value.is_map()) return std::nullopt;
+  if (value.entries.empty()) return path;
+  for (const ConfigEntry& entry : value.entries) {
+    if (auto found = empty_mapping_in(entry.value, join_path(path, entry.key))) return found;
+  }
+  return std::nullopt;
+}
+
 bool is_index(const std::string& text) {
   return !text.empty() && text.size() < 10 && text.find_first_not_of("0123456789") == std::string::npos;
 }
@@ -421,6 +434,21 @@ void apply_override(ConfigNode& root, const std::string& assignment, util::Diagn
   ConfigNode value = load_yaml_text(assignment.substr(equals + 1), origin.file, value_problems);
   for (const util::Diagnostic& problem : value_problems.errors()) diagnostics.error(origin, path, problem.message);
   if (!value_problems.empty()) return;
+  if (value.kind == ConfigNode::Kind::null) {
+    diagnostics.error(origin, path,
+                      "the override sets nothing: expected a value after the = (an override changes a "
+                      "field; it cannot remove one)");
+    return;
+  }
+  if (const std::optional<std::string> empty = empty_mapping_in(value, path)) {
+    diagnostics.error(origin, *empty,
+                      "{} (an empty mapping) sets nothing: an override changes the fields it names, "
+                      "as " +
+                          *empty +
+                          ".<key>=value, and cannot empty a mapping (one given over a "
+                          "preset's merges into it)");
+    return;
+  }
   // Every value that came from the command line reports the --set argument as its origin.
   struct Relocate {
     static void apply(ConfigNode& node, const util::SourceLocation& location) {

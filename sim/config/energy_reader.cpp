@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -117,9 +118,11 @@ spec::DramPowerSpec read_dram_power(MapReader& reader, const spec::DramSpec& dra
       rail.volts = currents.required_number("volts", kVolts).value_or(0);
       // Each current with where it was written (a preset's line, or the --set that changed it).
       std::map<std::string, std::pair<double, util::SourceLocation>> read;
+      std::set<std::string> unread;  // missing or invalid, already reported: no relation is judged on them
       for (const char* key : {"idd0", "idd2n", "idd3n", "idd4r", "idd4w", "idd5b"}) {
         const ConfigNode* node = currents.optional(key);
         const std::optional<double> value = currents.required_number(key, kCurrentMa);
+        if (!value) unread.insert(key);
         read[key] = {value.value_or(0), node != nullptr ? node->location : entry.value.location};
       }
       rail.idd0 = read["idd0"].first;
@@ -133,7 +136,7 @@ spec::DramPowerSpec read_dram_power(MapReader& reader, const spec::DramSpec& dra
       const auto at_least = [&](const std::string& key, const std::string& floor_key) {
         const auto& [value, location] = read[key];
         const double floor = read[floor_key].first;
-        if (value < floor) {
+        if (value < floor && unread.count(key) == 0 && unread.count(floor_key) == 0) {
           reader.diagnostics().error(location, currents.child_path(key),
                                      key + " " + number_text(value) + " mA is below " + floor_key + " " +
                                          number_text(floor) + " mA, which is physically impossible (" + key +

@@ -11,6 +11,10 @@
 
 namespace reusesim::config {
 
+// The largest batch size every command and run file takes (README, "Errors"): far past any served
+// batch, and small enough that a replay of it stays bounded.
+constexpr std::int64_t kMaxBatch = 1'000'000;
+
 // Which pass of a sequence model to build: a prefill of `sequence` tokens per sample (0: the
 // model's own input sequence), or with decode_context > 0 one decode step after that many tokens.
 struct Phase {

@@ -297,8 +297,10 @@ void MapReader::finish() {
   if (!valid_) return;
   for (const ConfigEntry& entry : node_.entries) {
     if (std::find(allowed_.begin(), allowed_.end(), entry.key) != allowed_.end()) continue;
+    std::vector<std::string> candidates = allowed_;
+    candidates.insert(candidates.end(), hints_.begin(), hints_.end());
     diagnostics_.error(entry.key_location, child_path(entry.key),
-                       "unknown key" + util::did_you_mean(entry.key, allowed_));
+                       "unknown key" + util::did_you_mean(entry.key, candidates));
   }
 }
 

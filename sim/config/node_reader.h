@@ -89,6 +89,9 @@ class MapReader {
 
   // Reports keys that were never read. Call once, after reading everything.
   void finish();
+  // Names an unknown key may be a typo of that belong elsewhere (run's --set model.<path>): hinted,
+  // never accepted.
+  void hint_also(const std::vector<std::string>& names) { hints_ = names; }
 
  private:
   const ConfigNode& node_;
@@ -96,6 +99,7 @@ class MapReader {
   util::Diagnostics& diagnostics_;
   bool valid_;
   std::vector<std::string> allowed_;
+  std::vector<std::string> hints_;
 };
 
 // Scalar conversions for values that are not directly under a MapReader (list items).

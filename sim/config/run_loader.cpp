@@ -15,7 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::int64_t kMaxBatch = 1'000'000;
 // Sequence lengths and decode contexts, as run's --sequence and --context take them.
 constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;
 // Every accelerator file x sweep combination x batch size is a job, a process of its own: a few

@@ -25,4 +25,6 @@ std::string shipped_directory(const char* variable, const std::string& relative)
   return environment_or(variable, shipped_files_directory() + "/" + relative);
 }
 
+std::string scripts_directory() { return shipped_directory(kScriptsDirVariable, "scripts"); }
+
 }  // namespace reusesim::config

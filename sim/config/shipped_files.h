@@ -19,4 +19,8 @@ std::string environment_or(const char* variable, const std::string& fallback);
 // ("configs/dram", "configs/energy", "scripts").
 std::string shipped_directory(const char* variable, const std::string& relative);
 
+// The plotting scripts: $REUSESIM_SCRIPTS_DIR, else the shipped scripts/.
+constexpr const char* kScriptsDirVariable = "REUSESIM_SCRIPTS_DIR";
+std::string scripts_directory();
+
 }  // namespace reusesim::config

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
@@ -70,6 +71,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
   SC_THREAD(load_engine);
   SC_THREAD(compute_engine);
   SC_THREAD(store_engine);
+  SC_THREAD(output_path_engine);
 }
 
 SramBuffer& Accelerator::buffer_for(spec::TensorKind kind) { return buffers_[spec_.sram.buffer_index(kind)]; }
@@ -96,8 +98,13 @@ void Accelerator::wait_for_layer(std::uint64_t& seen) {
 }
 
 std::int32_t Accelerator::wait_for_dependencies(const program::Step& step) {
+  // A load waits on a compute step for its double-buffer slot: the slot is free once the array has
+  // read its operands, while the tile's outputs may still be in the output path.
+  const bool is_load = step.kind == program::StepKind::load;
   const auto all_done = [&] {
-    return std::all_of(step.after.begin(), step.after.end(), [&](std::int32_t i) { return done_[static_cast<std::size_t>(i)]; });
+    return std::all_of(step.after.begin(), step.after.end(), [&](std::int32_t i) {
+      return done_[static_cast<std::size_t>(i)] || (is_load && operands_read_[static_cast<std::size_t>(i)]);
+    });
   };
   while (!all_done()) sc_core::wait(step_done_);
   std::int32_t last = -1;
@@ -170,7 +177,7 @@ void Accelerator::transfer_engine(program::StepKind kind) {
   while (true) {
     wait_for_layer(seen);
     const program::LayerProgram& program = *program_;
-    for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    for (std::size_t i = first_step_; i < end_step_; ++i) {
       const program::Step& step = program.steps[i];
       if (step.kind != kind || (is_load && prefetched_[i])) continue;
       wait_for_dependencies(step);
@@ -219,7 +226,7 @@ void Accelerator::prefetch_next_weights() {
   const std::uint64_t owner = generation_ + 1;
   prefetch_owner_ = owner;
   std::int64_t room = prefetch_room_bytes_;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
+  for (std::size_t i = next_first_step_; i < next_end_step_; ++i) {
     const program::Step& step = steps[i];
     if (step.kind != program::StepKind::load || step.tensor != program::TensorRole::weights || !step.after.empty()) continue;
     if (static_cast<std::int64_t>(step.bytes) > room) break;
@@ -260,6 +267,25 @@ void Accelerator::adopt_prefetched_loads() {
   }
 }
 
+void Accelerator::output_path_engine() {
+  // Tiles leave the output path in the order they entered it (a pipeline): each step is done when
+  // its outputs are through.
+  while (true) {
+    while (path_queue_.empty()) sc_core::wait(path_handed_);
+    const auto [index, end] = path_queue_.front();
+    if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
+    path_queue_.pop_front();
+    finish(index);
+  }
+}
+
+void Accelerator::wait_for_output_path(const sc_core::sc_time& until) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (until <= now) return;
+  charge(results::StallCause::vector, now, until);
+  sc_core::wait(until - now);
+}
+
 void Accelerator::load_engine() { transfer_engine(program::StepKind::load); }
 void Accelerator::store_engine() { transfer_engine(program::StepKind::store); }
 
@@ -270,7 +296,7 @@ void Accelerator::compute_engine() {
   while (true) {
     wait_for_layer(seen);
     const program::LayerProgram& program = *program_;
-    for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    for (std::size_t i = first_step_; i < end_step_; ++i) {
       const program::Step& step = program.steps[i];
       if (step.kind != program::StepKind::compute && step.kind != program::StepKind::vector) continue;
       const sc_core::sc_time ready = sc_core::sc_time_stamp();
@@ -279,37 +305,63 @@ void Accelerator::compute_engine() {
       if (sc_core::sc_time_stamp() > ready && last >= 0) {
         charge_wait(ready, before, program.steps[static_cast<std::size_t>(last)]);
       }
-      // Operands come out of SRAM while the array runs; the slower of the two sets the pace.
-      sc_core::sc_time sram_done = sc_core::sc_time_stamp();
-      if (step.kind == program::StepKind::compute) {
+      const bool is_compute = step.kind == program::StepKind::compute;
+      // The accumulators are double-buffered: a tile starts on the array once the tile before the
+      // last has left the output path. A vector step, or a GEMM on the vector unit, runs on the
+      // output path's units: it waits until they are idle.
+      const bool on_vector_unit = !is_compute || step.unit == timing::GemmUnit::vector;
+      wait_for_output_path(on_vector_unit ? path_latest_end_ : path_older_end_);
+      // Operands come out of SRAM while the array runs, and partial sums that spilled to the output
+      // buffer are read from it and written back; the slowest of them sets the pace.
+      const sc_core::sc_time start = sc_core::sc_time_stamp();
+      sc_core::sc_time sram_done = start;
+      if (is_compute) {
         const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * element_bytes);
         sram_done = std::max(sram_done, sram_access(step.stationary_in_inputs ? spec::TensorKind::inputs : spec::TensorKind::weights,
                                                     weight_bytes, false));
         sram_done = std::max(
             sram_done, sram_access(step.streamed_in_weights ? spec::TensorKind::weights : spec::TensorKind::inputs,
                                    step.bytes - weight_bytes, false));
+        sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_read_bytes, false));
+        sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_write_bytes, true));
       } else {
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes, false));
       }
       const StepCycles cycles = array_.execute(step);
-      const sc_core::sc_time compute_time = period * static_cast<double>(cycles.busy);
-      const sc_core::sc_time duration = std::max(compute_time, sram_done - sc_core::sc_time_stamp());
       const sc_core::sc_time own_time = period * static_cast<double>(cycles.own);
+      const sc_core::sc_time duration = std::max(own_time, sram_done - start);
       compute_busy_ += own_time;
-      stall_by_cause_[static_cast<int>(results::StallCause::vector)] += compute_time - own_time;
-      stall_by_cause_[static_cast<int>(results::StallCause::sram)] += duration - compute_time;
+      stall_by_cause_[static_cast<int>(results::StallCause::sram)] += duration - own_time;
       if (timeline_ != nullptr) {
-        // The step's own cycles first, then the fused vector work beyond them, then the SRAM's.
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        const bool is_compute = step.kind == program::StepKind::compute;
-        timeline_->array_span(is_compute ? results::ArrayActivity::compute : results::ArrayActivity::vector, picoseconds(now),
-                              picoseconds(now + own_time));
-        timeline_->array_span(results::ArrayActivity::stall_vector, picoseconds(now + own_time), picoseconds(now + compute_time));
-        timeline_->array_span(results::ArrayActivity::stall_sram, picoseconds(now + compute_time), picoseconds(now + duration));
+        // The step's own cycles first, then the SRAM's beyond them.
+        timeline_->array_span(is_compute ? results::ArrayActivity::compute : results::ArrayActivity::vector,
+                              picoseconds(start), picoseconds(start + own_time));
+        timeline_->array_span(results::ArrayActivity::stall_sram, picoseconds(start + own_time),
+                              picoseconds(start + duration));
       }
+      const auto index = static_cast<std::int32_t>(i);
+      if (cycles.output_path == 0) {
+        sc_core::wait(duration);
+        finish(index);
+        continue;
+      }
+      // The output path takes the tile's rows as the array produces them, once it is done with
+      // the tile before: it ends its busiest stage's cycles after it starts, and never before the
+      // array's last row. The vector unit is those units: its tile's output-path work follows its
+      // MACs.
+      const sc_core::sc_time path_start = on_vector_unit ? start + duration : std::max(start, path_latest_end_);
+      const sc_core::sc_time path_end =
+          std::max(start + duration, path_start + period * static_cast<double>(cycles.output_path));
+      path_older_end_ = path_latest_end_;
+      path_latest_end_ = path_end;
+      path_queue_.emplace_back(index, path_end);
+      path_handed_.notify();
       sc_core::wait(duration);
-      finish(static_cast<std::int32_t>(i));
+      operands_read_[i] = true;  // its double-buffer slots are free
+      step_done_.notify();
     }
+    // The last tile's time in the output path after the array has finished.
+    charge(results::StallCause::vector, sc_core::sc_time_stamp(), path_latest_end_);
   }
 }
 
@@ -331,14 +383,41 @@ void Accelerator::restart_machine() {
   for (SramBuffer& buffer : buffers_) buffer.restart();
 }
 
+std::vector<Accelerator::Unit> Accelerator::replay_order(const std::vector<program::LayerRun>& runs) {
+  std::vector<Unit> units;
+  for (std::size_t r = 0; r < runs.size();) {
+    const std::int64_t passes = std::max<std::int64_t>(1, runs[r].program.passes);
+    // The consecutive layers of one batch with the same sub-batches run pass by pass.
+    std::size_t end = r + 1;
+    while (passes > 1 && end < runs.size() && !runs[end].starts_batch && runs[end].program.passes == passes) ++end;
+    for (std::int64_t pass = 0; pass < passes; ++pass) {
+      for (std::size_t q = r; q < end; ++q) units.push_back(Unit{q, pass, pass + 1 == passes});
+    }
+    r = end;
+  }
+  return units;
+}
+
+std::pair<std::size_t, std::size_t> Accelerator::step_range(const Unit& unit) const {
+  const program::LayerProgram& program = runs_[unit.run].program;
+  const std::size_t per_pass =
+      program.steps.size() / static_cast<std::size_t>(std::max<std::int64_t>(1, program.passes));
+  const std::size_t first = per_pass * static_cast<std::size_t>(unit.pass);
+  return {first, unit.last_pass ? program.steps.size() : first + per_pass};
+}
+
 void Accelerator::drive() {
-  const sc_core::sc_time period = array_.clock_period();
-  for (std::size_t r = 0; r < runs_.size(); ++r) {
+  const std::vector<Unit> units = replay_order(runs_);
+  std::vector<RunTotals> totals(runs_.size());
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const Unit& unit = units[u];
+    const std::size_t r = unit.run;
     const program::LayerRun& run = runs_[r];
-    if (run.starts_batch && !results_.empty()) restart_machine();
+    RunTotals& total = totals[r];
+    if (run.starts_batch && unit.pass == 0 && !results_.empty()) restart_machine();
     const results::DramChannelStats dram_before = memory_->total_stats();
     const std::vector<results::DramChannelStats> channels_before = memory_->channel_stats();
-    if (run.starts_batch || r == 0) {
+    if ((run.starts_batch || r == 0) && unit.pass == 0) {
       batch_dram_before_ = dram_before;
       batch_channels_before_ = channels_before;
     }
@@ -346,18 +425,25 @@ void Accelerator::drive() {
     std::vector<SramStats> sram_before;
     for (const SramBuffer& buffer : buffers_) sram_before.push_back(buffer.stats());
     const sc_core::sc_time start = sc_core::sc_time_stamp();
+    if (unit.pass == 0) total.first_start = start;
     if (timeline_ != nullptr) timeline_->begin_layer(picoseconds(start));
     program_ = &run.program;
+    std::tie(first_step_, end_step_) = step_range(unit);
+    // The steps of earlier passes are done.
     done_.assign(run.program.steps.size(), false);
+    std::fill(done_.begin(), done_.begin() + static_cast<std::ptrdiff_t>(first_step_), true);
+    operands_read_.assign(run.program.steps.size(), false);
     finished_at_.assign(run.program.steps.size(), sc_core::SC_ZERO_TIME);
-    remaining_ = static_cast<std::int64_t>(run.program.steps.size());
+    remaining_ = static_cast<std::int64_t>(end_step_ - first_step_);
     compute_busy_ = sc_core::SC_ZERO_TIME;
     std::fill(std::begin(stall_by_cause_), std::end(stall_by_cause_), sc_core::SC_ZERO_TIME);
     read_bytes_by_role_.fill(0);
     write_bytes_ = 0;
     adopt_prefetched_loads();
-    const bool next_in_batch = r + 1 < runs_.size() && !runs_[r + 1].starts_batch;
-    next_program_ = next_in_batch ? &runs_[r + 1].program : nullptr;
+    const bool next_in_batch =
+        u + 1 < units.size() && !(units[u + 1].pass == 0 && runs_[units[u + 1].run].starts_batch);
+    next_program_ = next_in_batch ? &runs_[units[u + 1].run].program : nullptr;
+    if (next_in_batch) std::tie(next_first_step_, next_end_step_) = step_range(units[u + 1]);
     prefetch_room_bytes_ = next_in_batch ? weight_room_bytes(run.program) : 0;
     if (remaining_ > 0) {
       ++generation_;
@@ -365,16 +451,6 @@ void Accelerator::drive() {
       sc_core::wait(layer_done_);
     }
     const sc_core::sc_time elapsed = sc_core::sc_time_stamp() - start;
-    results::LayerResult result;
-    result.layer = run.program.layer;
-    result.type = run.program.type;
-    result.mapping = run.program.mapping;
-    result.onchip_read_input_bytes = run.program.onchip_input_bytes;
-    result.onchip_kept_output_bytes = run.program.onchip_output_bytes;
-    result.batch = run.batch;
-    result.seconds = elapsed.to_seconds();
-    result.cycles = to_cycles(elapsed, period);
-    result.compute_cycles = to_cycles(compute_busy_, period);
     // The array's last step ends before the last store: that tail is output drain.
     sc_core::sc_time attributed = compute_busy_;
     for (const sc_core::sc_time& stall : stall_by_cause_) attributed += stall;
@@ -382,52 +458,101 @@ void Accelerator::drive() {
     if (timeline_ != nullptr) {
       timeline_->array_span(results::ArrayActivity::stall_output_drain, picoseconds(start + attributed),
                             picoseconds(start + elapsed));
+    }
+    total.elapsed += elapsed;
+    total.compute += compute_busy_;
+    for (std::size_t cause = 0; cause < results::kStallCauses; ++cause) total.stalls[cause] += stall_by_cause_[cause];
+    for (std::size_t role = 0; role < program::kTensorRoles; ++role)
+      total.read_bytes[role] += read_bytes_by_role_[role];
+    total.write_bytes += write_bytes_;
+    total.prefetched_bytes += prefetched_bytes_;
+    const ComputeStats& compute = array_.stats();
+    total.macs += compute.macs - compute_before.macs;
+    total.vector_ops += compute.vector_ops - compute_before.vector_ops;
+    total.accumulator_updates += compute.accumulator_updates - compute_before.accumulator_updates;
+    results::DramChannelStats dram_delta = memory_->total_stats();
+    dram_delta -= dram_before;
+    total.dram += dram_delta;
+    const std::vector<results::DramChannelStats> channels_after = memory_->channel_stats();
+    total.channels.resize(channels_after.size());
+    for (std::size_t i = 0; i < channels_after.size(); ++i) {
+      results::DramChannelStats delta = channels_after[i];
+      delta -= channels_before[i];
+      total.channels[i] += delta;
+    }
+    total.sram.resize(buffers_.size());
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      const SramStats& now = buffers_[i].stats();
+      total.sram[i].read_bytes += now.read_bytes - sram_before[i].read_bytes;
+      total.sram[i].write_bytes += now.write_bytes - sram_before[i].write_bytes;
+      total.sram[i].read_words += now.read_words - sram_before[i].read_words;
+      total.sram[i].write_words += now.write_words - sram_before[i].write_words;
+    }
+    if (!unit.last_pass) continue;
+    if (timeline_ != nullptr) {
+      // One span per layer, from its first pass to its last (other layers' passes run between).
+      timeline_->begin_layer(picoseconds(total.first_start));
       timeline_->end_layer(picoseconds(start + elapsed));
     }
-    result.stall_weights = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::weights)], period);
-    result.stall_inputs = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::inputs)], period);
-    result.stall_sram = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::sram)], period);
-    result.stall_vector = to_cycles(stall_by_cause_[static_cast<int>(results::StallCause::vector)], period);
-    // Rounding each cause separately could leave a cycle over or under: drain takes the rest.
-    result.stall_output_drain = std::max<std::int64_t>(
-        0, result.cycles - result.compute_cycles - result.stall_weights - result.stall_inputs - result.stall_sram -
-               result.stall_vector);
-    const ComputeStats& compute = array_.stats();
-    result.macs = compute.macs - compute_before.macs;
-    result.vector_ops = compute.vector_ops - compute_before.vector_ops;
-    result.accumulator_updates = compute.accumulator_updates - compute_before.accumulator_updates;
-    result.dram_read_weight_bytes = read_bytes(program::TensorRole::weights);
-    // Everything but weights and the KV cache is an input, as the stall causes count it: a
-    // recurrent layer's state, and outputs read back (partial sums of a program that spills them).
-    result.dram_read_input_bytes = read_bytes(program::TensorRole::inputs) + read_bytes(program::TensorRole::state) +
-                                   read_bytes(program::TensorRole::outputs);
-    result.dram_read_kv_cache_bytes = read_bytes(program::TensorRole::kv_cache);
-    result.dram_read_bytes =
-        result.dram_read_weight_bytes + result.dram_read_input_bytes + result.dram_read_kv_cache_bytes;
-    result.dram_write_bytes = write_bytes_;
-    result.prefetched_weight_bytes = prefetched_bytes_;
-    const results::DramChannelStats dram_after = memory_->total_stats();
-    const std::vector<results::DramChannelStats> channels_after = memory_->channel_stats();
-    result.dram = figures_since(dram_after, dram_before);
-    for (std::size_t i = 0; i < channels_after.size(); ++i) {
-      result.dram_channels.push_back(figures_since(channels_after[i], channels_before[i]));
-    }
+    results_.push_back(layer_result(run, total));
     if (r + 1 == runs_.size() || runs_[r + 1].starts_batch) {
+      const results::DramChannelStats dram_after = memory_->total_stats();
       results::BatchDram batch{figures_since(dram_after, batch_dram_before_), {}};
       for (std::size_t i = 0; i < channels_after.size(); ++i) {
         batch.channels.push_back(figures_since(channels_after[i], batch_channels_before_[i]));
       }
-      result.batch_dram = std::move(batch);
+      results_.back().batch_dram = std::move(batch);
     }
-    for (std::size_t i = 0; i < buffers_.size(); ++i) {
-      const SramStats& now = buffers_[i].stats();
-      result.sram_read_bytes += now.read_bytes - sram_before[i].read_bytes;
-      result.sram_write_bytes += now.write_bytes - sram_before[i].write_bytes;
-      result.sram_words.push_back({now.read_words - sram_before[i].read_words, now.write_words - sram_before[i].write_words});
-    }
-    results_.push_back(result);
   }
   sc_core::sc_stop();
+}
+
+results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
+  const sc_core::sc_time period = array_.clock_period();
+  const auto stall = [&](results::StallCause cause) {
+    return to_cycles(total.stalls[static_cast<int>(cause)], period);
+  };
+  results::LayerResult result;
+  result.layer = run.program.layer;
+  result.type = run.program.type;
+  result.mapping = run.program.mapping;
+  result.onchip_read_input_bytes = run.program.onchip_input_bytes;
+  result.onchip_kept_output_bytes = run.program.onchip_output_bytes;
+  result.batch = run.batch;
+  result.seconds = total.elapsed.to_seconds();
+  result.cycles = to_cycles(total.elapsed, period);
+  result.compute_cycles = to_cycles(total.compute, period);
+  result.stall_weights = stall(results::StallCause::weights);
+  result.stall_inputs = stall(results::StallCause::inputs);
+  result.stall_sram = stall(results::StallCause::sram);
+  result.stall_vector = stall(results::StallCause::vector);
+  // Rounding each cause separately could leave a cycle over or under: drain takes the rest.
+  result.stall_output_drain =
+      std::max<std::int64_t>(0, result.cycles - result.compute_cycles - result.stall_weights - result.stall_inputs -
+                                    result.stall_sram - result.stall_vector);
+  result.macs = total.macs;
+  result.vector_ops = total.vector_ops;
+  result.accumulator_updates = total.accumulator_updates;
+  const auto read = [&](program::TensorRole role) { return total.read_bytes[static_cast<std::size_t>(role)]; };
+  result.dram_read_weight_bytes = read(program::TensorRole::weights);
+  // Everything but weights and the KV cache is an input, as the stall causes count it: a
+  // recurrent layer's state, and outputs read back (partial sums of a program that spills them).
+  result.dram_read_input_bytes =
+      read(program::TensorRole::inputs) + read(program::TensorRole::state) + read(program::TensorRole::outputs);
+  result.dram_read_kv_cache_bytes = read(program::TensorRole::kv_cache);
+  result.dram_read_bytes =
+      result.dram_read_weight_bytes + result.dram_read_input_bytes + result.dram_read_kv_cache_bytes;
+  result.dram_write_bytes = total.write_bytes;
+  result.prefetched_weight_bytes = total.prefetched_bytes;
+  result.dram = results::figures_of(total.dram);
+  for (const results::DramChannelStats& channel : total.channels)
+    result.dram_channels.push_back(results::figures_of(channel));
+  for (const SramStats& buffer : total.sram) {
+    result.sram_read_bytes += buffer.read_bytes;
+    result.sram_write_bytes += buffer.write_bytes;
+    result.sram_words.push_back({buffer.read_words, buffer.write_words});
+  }
+  return result;
 }
 
 }  // namespace reusesim::hw

@@ -15,9 +15,11 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hw/compute_array.h"
@@ -44,6 +46,28 @@ class Accelerator : public sc_core::sc_module {
   bool finished() const { return results_.size() == runs_.size(); }
 
  private:
+  // A layer's pass (its whole program when it has one): what the engines replay at a time.
+  struct Unit {
+    std::size_t run = 0;
+    std::int64_t pass = 0;
+    bool last_pass = true;
+  };
+  // A layer's counters over its passes, turned into its LayerResult after the last one.
+  struct RunTotals {
+    sc_core::sc_time first_start, elapsed, compute;
+    sc_core::sc_time stalls[results::kStallCauses];
+    std::array<std::int64_t, program::kTensorRoles> read_bytes{};
+    std::int64_t write_bytes = 0, prefetched_bytes = 0, macs = 0, vector_ops = 0, accumulator_updates = 0;
+    results::DramChannelStats dram;
+    std::vector<results::DramChannelStats> channels;
+    std::vector<SramStats> sram;
+  };
+  // The order the passes run in: layer after layer, except that consecutive layers of a batch with
+  // the same sub-batches (program::LayerProgram::passes) run pass by pass.
+  static std::vector<Unit> replay_order(const std::vector<program::LayerRun>& runs);
+  // The steps [first, end) of a unit.
+  std::pair<std::size_t, std::size_t> step_range(const Unit& unit) const;
+  results::LayerResult layer_result(const program::LayerRun& run, const RunTotals& total) const;
   void drive();
   // Waits for the next DRAM clock edge and restarts the DRAM and SRAM there (program::LayerRun::starts_batch).
   void restart_machine();
@@ -51,6 +75,10 @@ class Accelerator : public sc_core::sc_module {
   void store_engine();
   void transfer_engine(program::StepKind kind);
   void compute_engine();
+  // Finishes the compute steps handed to the output path, in order, when their outputs are through.
+  void output_path_engine();
+  // The compute engine waits until `until` for the output path (accumulators or vector units busy).
+  void wait_for_output_path(const sc_core::sc_time& until);
   // Waits until a layer newer than `seen` starts and records it in `seen`.
   void wait_for_layer(std::uint64_t& seen);
   // Waits until every step `step` depends on has finished; returns the one that finished last.
@@ -95,10 +123,18 @@ class Accelerator : public sc_core::sc_module {
   std::vector<results::DramChannelStats> batch_channels_before_;
   results::TimelineRecorder* timeline_;
 
-  // The layer being replayed.
+  // The layer being replayed, and the steps of its pass.
   const program::LayerProgram* program_ = nullptr;
+  std::size_t first_step_ = 0, end_step_ = 0;
   std::uint64_t generation_ = 0;
   std::vector<bool> done_;
+  // Compute steps whose operands the array has read (their outputs may still be in the output path).
+  std::vector<bool> operands_read_;
+  // The output path: when the tiles handed to it last and before that leave it, and the steps in it.
+  sc_core::sc_time path_latest_end_;
+  sc_core::sc_time path_older_end_;
+  std::deque<std::pair<std::int32_t, sc_core::sc_time>> path_queue_;
+  sc_core::sc_event path_handed_;
   std::vector<sc_core::sc_time> finished_at_;
   std::int64_t remaining_ = 0;
   sc_core::sc_time compute_busy_;
@@ -109,6 +145,7 @@ class Accelerator : public sc_core::sc_module {
   // step of it 0 (not prefetched), 1 (in flight) or 2 (done at prefetch_done_at_); the generation
   // the next layer will run as.
   const program::LayerProgram* next_program_ = nullptr;
+  std::size_t next_first_step_ = 0, next_end_step_ = 0;
   std::int64_t prefetch_room_bytes_ = 0;
   std::vector<std::int8_t> prefetch_state_;
   std::vector<sc_core::sc_time> prefetch_done_at_;

@@ -20,18 +20,23 @@ struct ComputeStats {
   std::int64_t accumulator_updates = 0;
 };
 
-// A step's cycles: its own work (a compute step's GEMM, a vector step's element operations), and
-// how long it occupies the array (fused vector work overlaps the MACs; the longer of the two counts).
+// A step's cycles: its own work on the array or the vector unit (a compute step's GEMM, a vector
+// step's element operations), and a compute step's time in the output path after the array. The
+// output path's stages (activation, normalize, pool) are a pipeline, each its own unit taking
+// vector_ops_per_cycle values a clock, fed as the array's rows come out: a tile spends its busiest
+// stage's cycles there, overlapped with the array (docs/mapping-and-replay.md, "The output path").
+// A GEMM on the vector unit occupies the output path's units itself, so its output-path time
+// follows its own (hw::Accelerator).
 struct StepCycles {
   std::int64_t own = 0;
-  std::int64_t busy = 0;
+  std::int64_t output_path = 0;
 };
 
 class ComputeArray : public sc_core::sc_module {
  public:
   ComputeArray(sc_core::sc_module_name name, const spec::ComputeSpec& spec);
 
-  // Cycles a compute or vector step occupies the array, and records it.
+  // Cycles a compute or vector step occupies the array and the output path, and records it.
   StepCycles execute(const program::Step& step);
   sc_core::sc_time clock_period() const { return period_; }
   const spec::ComputeSpec& spec() const { return spec_; }

@@ -97,7 +97,9 @@ std::string layer_name_from(const std::string& name) {
   }
   text.erase(0, text.find_first_not_of('_'));
   if (text.empty() || (text[0] >= '0' && text[0] <= '9') || text[0] == '-') text = "n" + text;
-  return text == "TOTAL" ? "TOTAL_" : text;
+  // TOTAL names the reports' sum row; YAML reads null, Null and NULL as no value.
+  if (text == "TOTAL" || text == "null" || text == "Null" || text == "NULL") text += "_";
+  return text;
 }
 
 std::string model_yaml(const ImportedModel& model) {

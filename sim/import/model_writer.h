@@ -27,7 +27,8 @@ std::string model_yaml(const ImportedModel& model);
 
 // A layer name from another tool's name: the format allows no '/', '.' or '$', so every character
 // other than letters, digits, '_' and '-' becomes '_' ("/layer1/layer1.0/conv1/Conv" ->
-// "layer1_layer1_0_conv1_Conv"; leading '_' dropped); one that starts with a digit gets an "n".
+// "layer1_layer1_0_conv1_Conv"; leading '_' dropped); one that starts with a digit gets an "n", and
+// TOTAL (the reports' sum row) and null (YAML's no value) a trailing '_'.
 std::string layer_name_from(const std::string& name);
 
 // The model built as `reusesim` would build the file (shapes inferred, counts taken); throws

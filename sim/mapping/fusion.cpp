@@ -5,11 +5,8 @@
 
 namespace reusesim::mapping {
 
-namespace {
-
 using workload::LayerType;
 
-// The output-path stage that runs a layer, if any does.
 std::optional<spec::OutputStage> stage_of(LayerType type) {
   if (workload::is_activation(type)) return spec::OutputStage::activation;
   switch (type) {
@@ -20,8 +17,6 @@ std::optional<spec::OutputStage> stage_of(LayerType type) {
     default: return std::nullopt;
   }
 }
-
-}  // namespace
 
 std::vector<std::vector<std::size_t>> consumers_of(const workload::Network& network) {
   std::vector<std::vector<std::size_t>> consumers(network.layers.size());

@@ -10,6 +10,7 @@
 // producer's per-channel bias); every fused layer's vector work runs in the producer's steps.
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "spec/accelerator_spec.h"
@@ -27,6 +28,9 @@ struct FusionPlan {
 };
 
 using workload::is_view;
+
+// The output-path stage that runs a layer of `type`, if any does.
+std::optional<spec::OutputStage> stage_of(workload::LayerType type);
 
 // The layers that read the output of each layer (directly; views are consumers too).
 std::vector<std::vector<std::size_t>> consumers_of(const workload::Network& network);

@@ -1,6 +1,7 @@
 #include "mapping/gemm_mapper.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -95,11 +96,56 @@ timing::GemmUnit unit_of(GemmPlacement placement) {
   return placement == GemmPlacement::vector_unit ? timing::GemmUnit::vector : timing::GemmUnit::array;
 }
 
+// SRAM cycles of a K tile whose partial sums spill to the output buffer: the first K tile writes
+// the tile's sums there, the middle ones read and write them, the last reads them; reads share the
+// buffer's read ports with the array's operand reads when the buffer also holds inputs (or
+// weights). The replay charges an access of b bytes ceil(ceil(b / bank width) / banks) SRAM
+// cycles on one port; the estimate spreads a port kind's bytes over its ports.
+struct SpillCost {
+  bool spill = false;
+  std::int64_t sum_bytes = 0;  // per partial sum (the accumulators' width)
+  std::int64_t e = 1;
+  const spec::SramBufferSpec* buffer = nullptr;
+  bool holds_inputs = false, holds_weights = false;
+  double compute_per_sram_cycle = 1;
+
+  std::int64_t cycles(const timing::GemmShape& tile, bool read_sums, bool write_sums) const {
+    if (!spill) return 0;
+    const std::int64_t sums = checked_product({tile.groups, tile.m, tile.n, sum_bytes});
+    std::int64_t read = read_sums ? sums : 0;
+    if (holds_inputs) read = checked_add(read, checked_product({tile.groups, tile.m, tile.k, e}));
+    if (holds_weights) read = checked_add(read, checked_product({tile.groups, tile.k, tile.n, e}));
+    const auto port_cycles = [&](std::int64_t bytes, std::int64_t ports) {
+      const std::int64_t words = ceil_div(bytes, buffer->bank_width_bytes);
+      return static_cast<double>(ceil_div(ceil_div(words, buffer->banks), std::max<std::int64_t>(1, ports)));
+    };
+    const double sram =
+        std::max(port_cycles(read, buffer->read_ports), port_cycles(write_sums ? sums : 0, buffer->write_ports));
+    return static_cast<std::int64_t>(std::ceil(sram * compute_per_sram_cycle));
+  }
+};
+
+SpillCost spill_cost(const spec::AcceleratorSpec& accelerator, const GemmProblem& p, bool spill) {
+  const spec::SramSpec& sram = accelerator.sram;
+  const std::size_t outputs = sram.buffer_index(spec::TensorKind::outputs);
+  return {spill,
+          accelerator.accumulators.element_bytes(),
+          p.e,
+          &sram.buffers[outputs],
+          sram.buffer_index(spec::TensorKind::inputs) == outputs,
+          sram.buffer_index(spec::TensorKind::weights) == outputs,
+          accelerator.compute.clock_mhz / sram.clock_mhz};
+}
+
 // Compute cycles of every tile of a tiling, a ragged last tile along each dimension at its own
 // size: each dimension splits into full tiles and at most one smaller one, so a tiling has at
-// most 2^4 distinct tile shapes, each costed once and multiplied by how many there are.
+// most 2^4 distinct tile shapes, each costed once and multiplied by how many there are. A tile
+// whose partial sums spill takes the longer of its cycles on the placement's unit and its SRAM
+// cycles, by its place along K (first, middle or last); the SRAM sees the tile as laid out (the
+// same bytes of each buffer wherever it runs).
 std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProblem& p, GemmPlacement placement,
-                                  std::int64_t tg, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+                                  std::int64_t tg, std::int64_t tm, std::int64_t tn, std::int64_t tk,
+                                  const SpillCost& spill) {
   struct Part {
     std::int64_t size = 0, count = 0;
   };
@@ -108,16 +154,28 @@ std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProb
     if (dimension % tile != 0) split.push_back({dimension % tile, 1});
     return split;
   };
+  const std::int64_t tiles_k = ceil_div(p.k, tk);
   std::int64_t cycles = 0;
   for (const Part& g : parts(p.groups, tg)) {
     for (const Part& m : parts(p.m, tm)) {
       for (const Part& n : parts(p.n, tn)) {
-        for (const Part& k : parts(p.k, tk)) {
-          const std::int64_t count = checked_product({g.count, m.count, n.count, k.count});
-          if (count == 0) continue;
-          const timing::GemmShape tile = placed_shape(placement, g.size, m.size, n.size, k.size, p.k_row);
-          cycles = checked_add(cycles, checked_mul(count, timing::gemm_cycles_on(array, tile, unit_of(placement))));
+        const std::int64_t count = checked_product({g.count, m.count, n.count});
+        if (count == 0) continue;
+        const auto tile = [&](std::int64_t k, bool read_sums, bool write_sums) {
+          const timing::GemmShape shape{m.size, n.size, k, g.size, p.k_row};
+          const timing::GemmShape placed = placed_shape(placement, g.size, m.size, n.size, k, p.k_row);
+          return std::max(timing::gemm_cycles_on(array, placed, unit_of(placement)),
+                          spill.cycles(shape, read_sums, write_sums));
+        };
+        std::int64_t per_tile = 0;
+        if (!spill.spill) {
+          for (const Part& k : parts(p.k, tk))
+            per_tile = checked_add(per_tile, checked_mul(k.count, tile(k.size, false, false)));
+        } else {  // K-tiled: the first K tile writes its sums, the middle ones read and write, the last reads
+          per_tile = checked_add(checked_add(tile(tk, false, true), checked_mul(tiles_k - 2, tile(tk, true, true))),
+                                 tile(p.k - (tiles_k - 1) * tk, true, false));
         }
+        cycles = checked_add(cycles, checked_mul(count, per_tile));
       }
     }
   }
@@ -127,32 +185,36 @@ std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProb
 // Where a tile's partial sums wait between its K tiles. With all of K in one tile they never
 // leave the array's accumulators; K-tiled, the tile's tg x tm x tn sums at accumulator width stay
 // in the accumulators when two tiles' worth fit (double-buffered, so the next tile starts while
-// the last one's outputs drain), else they spill at accumulator width to the output buffer, whose
-// tile must then hold them. Outputs leave at operand width either way.
+// the last one's outputs drain), else they spill at accumulator width to the output buffer when
+// half of it holds them (read back and written again by every K tile), else to DRAM (stored after
+// every K tile but the last and loaded back before every one but the first, through the output
+// buffer in pieces of at most half of it). Outputs leave at operand width either way. Transposed,
+// the accumulators hold the same tg x tm x tn sums (n rows of m); the vector unit has no
+// accumulators, so its K-tiled sums always wait in the output buffer or DRAM.
 struct PartialSums {
-  bool spill = false;
+  PartialSumHome home = PartialSumHome::accumulators;
   std::int64_t output_tile_bytes = 0;  // what one output tile occupies in the output buffer
 };
 
-PartialSums partial_sums(const spec::AcceleratorSpec& accelerator, const GemmProblem& p, std::int64_t tg, std::int64_t tm,
-                         std::int64_t tn, std::int64_t tiles_k) {
+PartialSums partial_sums(const spec::AcceleratorSpec& accelerator, const GemmProblem& p, GemmPlacement placement,
+                         std::int64_t output_capacity, std::int64_t tg, std::int64_t tm, std::int64_t tn,
+                         std::int64_t tiles_k) {
   const std::int64_t outputs = checked_product({tg, tm, tn, p.e});
-  if (tiles_k == 1) return {false, outputs};
+  if (tiles_k == 1) return {PartialSumHome::accumulators, outputs};
   const std::int64_t sums = checked_product({tg, tm, tn, accelerator.accumulators.element_bytes()});
-  if (sums * 2 <= accelerator.accumulators.capacity_bytes) return {false, outputs};
-  return {true, std::max(outputs, sums)};
+  if (placement != GemmPlacement::vector_unit && sums * 2 <= accelerator.accumulators.capacity_bytes) {
+    return {PartialSumHome::accumulators, outputs};
+  }
+  if (std::max(outputs, sums) * 2 <= output_capacity) return {PartialSumHome::output_buffer, std::max(outputs, sums)};
+  return {PartialSumHome::dram, outputs};
 }
 
-// Why a pinned K-tiled tiling may not fit the output buffer: its partial sums spill there.
-std::string pinned_spill_note(const spec::AcceleratorSpec& accelerator, const GemmProblem& p,
-                              const workload::PinnedTiling& pinned) {
-  const std::int64_t tm = std::min(pinned.m, p.m), tn = std::min(pinned.n, p.n), tk = std::min(pinned.k, p.k);
-  const PartialSums sums = partial_sums(accelerator, p, 1, tm, tn, ceil_div(p.k, tk));
-  if (!sums.spill) return "";
-  return "; with K in " + std::to_string(ceil_div(p.k, tk)) + " tiles its partial sums (" +
-         std::to_string(sums.output_tile_bytes) + " bytes at " + std::to_string(accelerator.accumulators.bits) +
-         " bits) exceed half the accumulators (" + std::to_string(accelerator.accumulators.capacity_bytes) +
-         " bytes) and spill to the output buffer";
+// The output-path work of a GEMM on the vector unit, its busiest stage's: that unit runs it after
+// the MACs (on the array it overlaps the next tile, and the estimate leaves it out).
+std::int64_t vector_unit_output_cycles(const spec::ComputeSpec& array, const GemmProblem& p) {
+  const std::int64_t busiest =
+      p.output_stage_ops > 0 ? std::min(p.output_stage_ops, p.output_vector_ops) : p.output_vector_ops;
+  return timing::vector_cycles(array, busiest);
 }
 
 // Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
@@ -232,6 +294,8 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
   // What every tiling moves at least once, whatever its tiles.
   const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
   const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
+  const std::int64_t output_path =
+      placement == GemmPlacement::vector_unit ? vector_unit_output_cycles(array, p) : std::int64_t{0};
   for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0, edges.k)) {
     if (!fits_rows(tk)) continue;
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
@@ -247,23 +311,35 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
           const InputSweep& sweep = sweep_of(tm);
           const std::int64_t largest_input_tile = tg * std::max(p.e, ceil_div(sweep.largest * tk, p.k));
           const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
-          const PartialSums sums = partial_sums(accelerator, p, tg, tm, tn, tiles_k);
+          const PartialSums sums = partial_sums(accelerator, p, placement, capacity.outputs, tg, tm, tn, tiles_k);
           if (largest_input_tile * 2 > capacity.inputs || sums.output_tile_bytes * 2 > capacity.outputs) continue;
+          if (sums.home == PartialSumHome::dram && !p.may_spill_to_dram) continue;
           const std::int64_t tiles = checked_product({ceil_div(p.groups, tg), tiles_m, tiles_n, tiles_k});
           if (tiles > static_cast<std::int64_t>(program::kMaxLayerSteps)) {
             too_many_tiles = true;
             continue;
           }
-          const std::int64_t compute = tiled_compute_cycles(array, p, placement, tg, tm, tn, tk);
+          const std::int64_t compute =
+              checked_add(tiled_compute_cycles(array, p, placement, tg, tm, tn, tk,
+                                               spill_cost(accelerator, p, sums.home == PartialSumHome::output_buffer)),
+                          output_path);
           const std::int64_t input_sweep = sweep.total;
+          // Partial sums spilled to DRAM: every K tile but the last stores them, every one but the
+          // first loads them back, at accumulator width.
+          const std::int64_t spilled_bytes =
+              sums.home == PartialSumHome::dram
+                  ? checked_product({2, tiles_k - 1, p.groups, p.m, p.n, accelerator.accumulators.element_bytes()})
+                  : 0;
           for (bool n_outer : {true, false}) {
             if (pinned && n_outer != pinned->n_outer) continue;
             const std::int64_t weights = p.b_on_chip ? 0 : n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
             const std::int64_t inputs = p.inputs_on_chip ? 0 : !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
-            const std::int64_t bytes = weights + inputs + (p.output_on_chip ? 0 : output_bytes);
+            const std::int64_t bytes = weights + inputs + (p.output_on_chip ? 0 : output_bytes) + spilled_bytes;
             const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
             const std::int64_t cycles = std::max(compute, memory);
-            candidates.push_back(GemmTiling{placement, tg, tm, tn, tk, n_outer, cycles, bytes, tiles});
+            candidates.push_back(GemmTiling{placement, tg, tm, tn, tk, n_outer, sums.home,
+                                            accelerator.accumulators.element_bytes(),
+                                            std::max<std::int64_t>(1, capacity.outputs / 2), cycles, bytes, tiles});
           }
         }
       }
@@ -275,8 +351,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
     throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
                        std::to_string(pinned->n) + " k" + std::to_string(pinned->k) +
                        " does not fit half the weight, input and output buffers (" + std::to_string(capacity.weights) +
-                       ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)" +
-                       pinned_spill_note(accelerator, p, *pinned));
+                       ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)");
   }
   if (too_many_tiles) {
     throw MappingError("layer " + layer + ": every tiling that fits the SRAM buffers needs more than " +
@@ -350,6 +425,12 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           if (!addend.on_chip) addend_loads.push_back(builder.load(program::TensorRole::inputs, addend.address + tile_offset, tile_bytes, deps({output_wait})));
         }
         std::int32_t last_compute = -1;
+        // Partial sums that spill to DRAM: this tile's scratch range, and the pieces the last K
+        // tile stored (the next one loads each back after its store).
+        const std::int64_t tile_sum_bytes = tg * tm * tn * t.sum_bytes;
+        const std::uint64_t scratch =
+            p.partial_sums + tile_offset / static_cast<std::uint64_t>(p.e) * static_cast<std::uint64_t>(t.sum_bytes);
+        std::vector<std::int32_t> spill_stores;
         for (std::int64_t k0 = 0; k0 < p.k; k0 += t.tk) {
           const std::int64_t tk = std::min(t.tk, p.k - k0);
           const bool reuse_outer = tiles_k == 1 && inner > 0;
@@ -387,14 +468,36 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           compute.stationary_in_inputs = transposed || !b_in_weights;
           compute.streamed_in_weights = transposed && b_in_weights;
           compute.after = deps({weight_load, input_load, output_wait});
-          if (k0 + tk == p.k) {
-            compute.vector_ops = prorate(p.output_vector_ops, outputs_done + tg * tm * tn, all_outputs) -
-                                 prorate(p.output_vector_ops, outputs_done, all_outputs);
+          const bool first_k = k0 == 0, last_k = k0 + tk == p.k;
+          add_partial_sum_traffic(compute, t, tg * tm * tn, first_k, last_k);
+          for (std::size_t piece = 0; piece < spill_stores.size(); ++piece) {
+            const std::int64_t offset = static_cast<std::int64_t>(piece) * t.spill_piece_bytes;
+            compute.after.push_back(
+                builder.load(program::TensorRole::outputs, scratch + static_cast<std::uint64_t>(offset),
+                             std::min(t.spill_piece_bytes, tile_sum_bytes - offset), deps({spill_stores[piece]})));
+          }
+          if (last_k) {
+            const auto share = [&](std::int64_t total) {
+              return prorate(total, outputs_done + tg * tm * tn, all_outputs) -
+                     prorate(total, outputs_done, all_outputs);
+            };
+            compute.vector_ops = share(p.output_vector_ops);
+            // Several stages: the busiest one's share (0 when one stage does all of it).
+            if (p.output_stage_ops < p.output_vector_ops)
+              compute.stage_ops = std::min(share(p.output_stage_ops), compute.vector_ops);
             compute.after.insert(compute.after.end(), addend_loads.begin(), addend_loads.end());
           }
           last_compute = builder.add(std::move(compute));
           weight_slots.used_by(last_compute);
           input_slots.used_by(last_compute);
+          spill_stores.clear();
+          if (t.partial_sums == PartialSumHome::dram && !last_k) {
+            for (std::int64_t offset = 0; offset < tile_sum_bytes; offset += t.spill_piece_bytes) {
+              spill_stores.push_back(builder.store(scratch + static_cast<std::uint64_t>(offset),
+                                                   std::min(t.spill_piece_bytes, tile_sum_bytes - offset),
+                                                   deps({last_compute})));
+            }
+          }
         }
         const std::int64_t written = prorate(p.written_bytes, outputs_done + tg * tm * tn, all_outputs) -
                                      prorate(p.written_bytes, outputs_done, all_outputs);
@@ -419,10 +522,20 @@ std::string describe(const GemmProblem& p, const GemmTiling& t) {
     const char* stationary = p.b_role == program::TensorRole::weights ? ", weights stay for all m" : ", the second operand stays for all m";
     text += t.n_outer ? stationary : ", inputs stay for all n";
   }
+  if (t.partial_sums == PartialSumHome::output_buffer) text += ", partial sums spill to the output buffer";
+  if (t.partial_sums == PartialSumHome::dram) text += ", partial sums spill to DRAM";
   return text;
 }
 
 }  // namespace
+
+void add_partial_sum_traffic(program::Step& compute, const GemmTiling& tiling, std::int64_t sums, bool first_k,
+                             bool last_k) {
+  if (tiling.partial_sums != PartialSumHome::output_buffer) return;
+  const auto bytes = static_cast<std::uint64_t>(checked_mul(sums, tiling.sum_bytes));
+  compute.psum_read_bytes = first_k ? 0 : bytes;
+  compute.psum_write_bytes = last_k ? 0 : bytes;
+}
 
 Capacity activation_operands_capacity(Capacity capacity) {
   capacity.weights = capacity.inputs / 2;
@@ -472,6 +585,7 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
   p.weights = layout.weights;
   p.inputs = layout.inputs.front();
   p.output = layout.output;
+  p.partial_sums = layout.scratch;
   const LayerPlan& plan = context.plan;
   p.bias = (layer.spec.type == LayerType::conv2d ? layer.spec.conv.bias : layer.spec.linear.bias) || plan.folds_batchnorm ? 1 : 0;
   p.inputs_on_chip = plan.input_on_chip(0);
@@ -518,8 +632,9 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
     p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   }
   const std::int64_t outputs = checked_product({p.groups, p.m, p.n});
-  p.output_vector_ops = checked_add(layer.spec.activation == workload::Activation::none ? 0 : outputs,
-                                    checked_mul(plan.absorbed_vector_ops, batch));
+  const std::int64_t own_activation_ops = layer.spec.activation == workload::Activation::none ? 0 : outputs;
+  p.output_vector_ops = checked_add(own_activation_ops, checked_mul(plan.absorbed_vector_ops, batch));
+  p.output_stage_ops = plan.busiest_stage_ops(batch, own_activation_ops);
   p.written_bytes = checked_product({plan.written_elements(layer), batch, e});
   return p;
 }
@@ -551,6 +666,7 @@ GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch,
   p.weights = cached ? layout.kv_cache : layout.inputs[1];
   p.inputs = layout.inputs[0];
   p.output = layout.output;
+  p.partial_sums = layout.scratch;
   p.b_role = cached ? program::TensorRole::kv_cache : program::TensorRole::inputs;
   p.inputs_on_chip = plan.input_on_chip(0);
   p.b_on_chip = plan.input_on_chip(1);  // never for the cache (residency.h)
@@ -558,6 +674,7 @@ GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch,
   const std::int64_t e = p.e;
   p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   p.output_vector_ops = checked_mul(plan.absorbed_vector_ops, batch);
+  p.output_stage_ops = plan.busiest_stage_ops(batch, 0);
   p.written_bytes = checked_product({plan.written_elements(layer), batch, e});
   return p;
 }

@@ -27,6 +27,7 @@ struct GemmProblem {
   // the bytes of the tensor it writes (a fused pooling's is smaller): both spread over the output
   // tiles in proportion to their outputs.
   std::int64_t output_vector_ops = 0;
+  std::int64_t output_stage_ops = 0;  // of them, the busiest output-path stage's (a pipeline)
   std::int64_t written_bytes = 0;
   bool inputs_on_chip = false, output_on_chip = false;  // residency: no loads, no stores
   // The N x K operand ("weights" in the tiling's terms): a layer's weights, or a matmul's second
@@ -35,13 +36,16 @@ struct GemmProblem {
   bool b_on_chip = false;
   std::vector<Addend> addends;                           // fused adds' other operands
   std::uint64_t weights = 0, inputs = 0, output = 0;
+  std::uint64_t partial_sums = 0;  // DRAM scratch for partial sums that spill there
+  bool may_spill_to_dram = true;   // false: a tiling whose partial sums would go to DRAM is no candidate
 };
 
 // Where a GEMM runs: on the array as laid out (the N x K operand on the array's k x n side: a ws
 // array holds it and streams the M rows), on the array transposed (C^T = B^T A^T: the M x K operand
 // takes the k x n side and the N rows stream; compute.swap_operands), or on the vector unit
-// (compute.vector_unit_gemm; timing::vector_gemm_cycles). The tiles and so the bytes moved are
-// the same wherever it runs; only the compute steps differ.
+// (compute.vector_unit_gemm; timing::vector_gemm_cycles). One tiling moves the same bytes wherever
+// it runs; only the compute steps differ. Where a K-tiled tile's partial sums wait may differ: the
+// vector unit has no accumulators (PartialSumHome).
 enum class GemmPlacement { array, array_transposed, vector_unit };
 constexpr util::EnumNames<GemmPlacement, 3> enum_names(GemmPlacement) {
   return {{{GemmPlacement::array, "array"},
@@ -49,11 +53,18 @@ constexpr util::EnumNames<GemmPlacement, 3> enum_names(GemmPlacement) {
            {GemmPlacement::vector_unit, "vector unit"}}};
 }
 
+// Where a K-tiled tile's partial sums wait between its K tiles (docs/mapping-and-replay.md,
+// "Accumulators"): in the accumulators, spilled to the output buffer, or spilled to DRAM.
+enum class PartialSumHome { accumulators, output_buffer, dram };
+
 struct GemmTiling {
   GemmPlacement placement = GemmPlacement::array;
   std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
   std::int64_t tm = 0, tn = 0, tk = 0;
   bool n_outer = true;
+  PartialSumHome partial_sums = PartialSumHome::accumulators;
+  std::int64_t sum_bytes = 4;          // bytes of one partial sum (the accumulators' width)
+  std::int64_t spill_piece_bytes = 0;  // a DRAM spill moves a tile's sums in pieces of at most this
   std::int64_t cycles = 0;
   std::int64_t dram_bytes = 0;
   std::int64_t tiles = 0;
@@ -76,12 +87,19 @@ std::vector<GemmPlacement> gemm_placements(const spec::AcceleratorSpec& accelera
 // n-m order, and the earlier placement (array, array transposed, vector unit). Not empty.
 const GemmTiling& fastest_tiling(const std::vector<GemmTiling>& candidates);
 
+// A compute step of a tile whose partial sums spill to the output buffer reads them back (every K
+// tile but the first) and writes them there (every one but the last): `sums` of the tile's groups
+// x m x n.
+void add_partial_sum_traffic(program::Step& compute, const GemmTiling& tiling, std::int64_t sums, bool first_k,
+                             bool last_k);
+
 // Both operands of a GEMM that are activations (a matmul's, a weight gradient's) share the input
 // buffer: each gets half of its room.
 Capacity activation_operands_capacity(Capacity capacity);
 
 // Emits `p`'s program with `tiling` into `program`, without a mapping text: loads, stores and MACs
-// depend on the tiles only, so every placement of one tiling moves the same bytes.
+// depend on the tiles and where their partial sums wait only, so every placement of one tiling
+// moves the same bytes.
 void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
                        program::LayerProgram& program);
 

@@ -8,6 +8,7 @@
 #include "mapping/recurrent_mapper.h"
 #include "mapping/residency.h"
 #include "mapping/vector_mapper.h"
+#include "timing/array_timing.h"
 #include "util/checked_math.h"
 #include "util/strings.h"
 
@@ -35,6 +36,17 @@ void count_on_chip(const workload::NetworkLayer& layer, std::int64_t batch, std:
 }
 
 }  // namespace
+
+std::int64_t LayerPlan::busiest_stage_ops(std::int64_t batch, std::int64_t own_activation_ops) const {
+  std::int64_t busiest = 0;
+  for (std::size_t stage = 0; stage < kOutputStages; ++stage) {
+    std::int64_t ops = checked_mul(absorbed_stage_ops[stage], batch);
+    if (stage == static_cast<std::size_t>(spec::OutputStage::activation))
+      ops = util::checked_add(ops, own_activation_ops);
+    busiest = std::max(busiest, ops);
+  }
+  return busiest;
+}
 
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
                                        std::int64_t element_bytes) {
@@ -71,6 +83,7 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
       next += align(static_cast<std::uint64_t>(checked_product({layer.input_shapes[1].elements(), batch, element_bytes})));
     }
   }
+  for (DramLayout& layout : layouts) layout.scratch = align(next);
   return layouts;
 }
 
@@ -129,27 +142,82 @@ program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_
   return program;
 }
 
-NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const spec::AcceleratorSpec& accelerator) {
-  const std::int64_t e = accelerator.element_bytes();
-  const std::vector<DramLayout> layouts = layout_network(network, batch, e);
-  const FusionPlan fusion = plan_fusion(network, accelerator.compute);
-  const int keeping = accelerator.sram.keeping_buffer();
-  const std::int64_t keep_capacity =
-      keeping < 0 ? 0 : accelerator.sram.buffers[static_cast<std::size_t>(keeping)].capacity_bytes;
-  const std::size_t count = network.layers.size();
-  std::vector<bool> to_dram(count, false);
-  NetworkMapping mapped;
-  mapped.programs.resize(count);
-  std::size_t from = 0;
+namespace {
+
+// What mapping the network at one batch size shares between its candidate plans.
+struct NetworkSetup {
+  const workload::Network& network;
+  const spec::AcceleratorSpec& accelerator;
+  std::int64_t batch;
+  std::int64_t e;
+  std::vector<DramLayout> layouts;  // at the whole batch
+  FusionPlan fusion;
+  std::int64_t keep_capacity;
+};
+
+// `layout` (at the whole batch) for the sub-batch whose first sample is `sample`: activations are
+// batch-outermost in DRAM, so a sub-batch's part of each tensor starts that many samples in;
+// weights and the scratch region stay where they are.
+DramLayout sub_batch_layout(const workload::NetworkLayer& layer, DramLayout layout, std::int64_t written_elements,
+                            std::int64_t sample, std::int64_t e) {
+  const auto offset = [&](std::int64_t elements) {
+    return static_cast<std::uint64_t>(checked_product({elements, sample, e}));
+  };
+  for (std::size_t i = 0; i < layout.inputs.size(); ++i) layout.inputs[i] += offset(layer.input_shapes[i].elements());
+  layout.output += offset(written_elements);
+  if (layer.cached_steps > 0) layout.kv_cache += offset(layer.input_shapes[1].elements());
+  return layout;
+}
+
+// Layer i of `setup` in `passes` sub-batches of `sub_batch` samples, the first samples first.
+program::LayerProgram map_in_passes(const NetworkSetup& setup, std::size_t i, std::int64_t sub_batch,
+                                    std::int64_t passes, const LayerPlan& plan) {
+  const workload::NetworkLayer& layer = setup.network.layers[i];
+  DramLayout layout = setup.layouts[i];
+  layout.output = setup.layouts[setup.fusion.final_layer[i]].output;  // a chain writes its last tensor
+  if (passes == 1) return map_layer(layer, sub_batch, setup.accelerator, layout, plan);
+  const std::int64_t written = plan.written_elements(layer);
+  program::LayerProgram program;
+  for (std::int64_t pass = 0; pass < passes; ++pass) {
+    const std::int64_t sample = pass * sub_batch;
+    LayerPlan pass_plan = plan;
+    for (Addend& addend : pass_plan.addends)
+      addend.address += static_cast<std::uint64_t>(checked_product({addend.elements, sample, setup.e}));
+    program::LayerProgram part = map_layer(layer, sub_batch, setup.accelerator,
+                                           sub_batch_layout(layer, layout, written, sample, setup.e), pass_plan);
+    if (pass == 0) {
+      program.layer = part.layer;
+      program.type = part.type;
+      program.mapping = part.mapping;
+      if (!part.steps.empty())
+        program.mapping += "; in " + std::to_string(passes) + " sub-batches of " + std::to_string(sub_batch);
+    }
+    if (program.steps.size() + part.steps.size() > program::kMaxLayerSteps) {
+      throw MappingError("layer " + program.layer + ": its " + std::to_string(passes) + " sub-batches need more than " +
+                         std::to_string(program::kMaxLayerSteps) + " data-movement steps, the limit of one layer");
+    }
+    append_steps(program, std::move(part), false);
+  }
+  program.passes = passes;  // also when empty (a fused layer, a view): it runs in its place among the passes
+  return program;
+}
+
+// Maps layers [first, last) in `passes` passes of `sub_batch` samples (residency planned for a
+// sub-batch): a layer whose tiles do not fit beside the resident tensors sends the largest live
+// one to DRAM and the range is redone from its producer. `to_dram` forces tensors to DRAM.
+void map_range(const NetworkSetup& setup, std::int64_t sub_batch, std::int64_t passes, std::vector<bool> to_dram,
+               std::size_t first, std::size_t last, NetworkMapping& mapped) {
+  std::size_t from = first;
   while (true) {
-    const ResidencyPlan residency = plan_residency(network, fusion, layouts, batch, e, keep_capacity, to_dram);
-    mapped.plans = residency.layers;
-    std::size_t redo_from = count;
-    for (std::size_t i = from; i < count && redo_from == count; ++i) {
-      DramLayout layout = layouts[i];
-      layout.output = layouts[fusion.final_layer[i]].output;  // a chain writes its last tensor
+    const ResidencyPlan residency =
+        plan_residency(setup.network, setup.fusion, setup.layouts, sub_batch, setup.e, setup.keep_capacity, to_dram);
+    std::copy(residency.layers.begin() + static_cast<std::ptrdiff_t>(first),
+              residency.layers.begin() + static_cast<std::ptrdiff_t>(last),
+              mapped.plans.begin() + static_cast<std::ptrdiff_t>(first));
+    std::size_t redo_from = last;
+    for (std::size_t i = from; i < last && redo_from == last; ++i) {
       try {
-        mapped.programs[i] = map_layer(network.layers[i], batch, accelerator, layout, mapped.plans[i]);
+        mapped.programs[i] = map_in_passes(setup, i, sub_batch, passes, mapped.plans[i]);
       } catch (const MappingError&) {
         // The tiles do not fit beside the resident tensors: the largest live one goes to DRAM.
         const KeptTensor* largest = nullptr;
@@ -158,14 +226,146 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
             largest = &tensor;
           }
         }
-        if (largest == nullptr) throw;
+        if (largest == nullptr || largest->producer < first) throw;
         to_dram[largest->producer] = true;
         redo_from = largest->producer;  // earlier programs do not see it
       }
     }
-    if (redo_from == count) return mapped;
+    if (redo_from == last) return;
     from = redo_from;
   }
+}
+
+// The network with its first `split` layers in sub-batches of `sub_batch` samples and the rest at
+// the whole batch: no tensor stays on chip across the split (the two sides run in different
+// orders), so the sub-batched layers store what the later ones read.
+NetworkMapping map_split(const NetworkSetup& setup, std::size_t split, std::int64_t sub_batch) {
+  const std::size_t count = setup.network.layers.size();
+  NetworkMapping mapped;
+  mapped.programs.resize(count);
+  mapped.plans.resize(count);
+  std::vector<bool> to_dram(count, false);
+  if (split > 0) {
+    // The tensors the sub-batch plan would keep past the split go to DRAM.
+    for (const KeptTensor& tensor :
+         plan_residency(setup.network, setup.fusion, setup.layouts, sub_batch, setup.e, setup.keep_capacity, to_dram)
+             .kept) {
+      if (tensor.producer < split && tensor.last_use >= split) to_dram[tensor.producer] = true;
+    }
+    map_range(setup, sub_batch, setup.batch / sub_batch, to_dram, 0, split, mapped);
+  }
+  if (split < count) {
+    std::fill(to_dram.begin(), to_dram.begin() + static_cast<std::ptrdiff_t>(split), true);
+    map_range(setup, setup.batch, 1, to_dram, split, count, mapped);
+  }
+  return mapped;
+}
+
+std::int64_t total_estimate(const NetworkMapping& mapped, const spec::AcceleratorSpec& accelerator, std::size_t first,
+                            std::size_t last) {
+  std::int64_t total = 0;
+  for (std::size_t i = first; i < last; ++i)
+    total = util::checked_add(total, estimate_cycles(mapped.programs[i], accelerator));
+  return total;
+}
+
+// At most this many sub-batches: each is the prefix mapped again, so the mapping time grows with
+// them (a batch of 64 in sub-batches of 1).
+constexpr std::int64_t kMaxSubBatches = 64;
+
+// Where a sub-batched prefix of the network may end: not inside a fused chain (its layers run in
+// the head's program), and not past a recurrent layer (its sequences are time-major in DRAM, so a
+// sub-batch is not one range) or a matmul (a batch's samples are its groups).
+std::size_t split_limit(const NetworkSetup& setup) {
+  for (std::size_t i = 0; i < setup.network.layers.size(); ++i) {
+    const LayerType type = setup.network.layers[i].spec.type;
+    if (workload::is_recurrent(type) || type == LayerType::matmul) return i;
+  }
+  return setup.network.layers.size();
+}
+
+}  // namespace
+
+std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::AcceleratorSpec& accelerator) {
+  std::int64_t compute = 0;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::compute) {
+      compute = util::checked_add(compute, timing::gemm_cycles_on(accelerator.compute, step.gemm, step.unit));
+      if (step.unit == timing::GemmUnit::vector) {
+        compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.busiest_stage_ops()));
+      }
+    } else if (step.kind == program::StepKind::vector) {
+      compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.vector_ops));
+    }
+  }
+  const double cycles_per_byte = accelerator.compute.clock_mhz * 1e6 / accelerator.dram.peak_bytes_per_second();
+  const auto memory = static_cast<std::int64_t>(
+      static_cast<double>(program.dram_read_bytes + program.dram_write_bytes) * cycles_per_byte);
+  return std::max(compute, memory);
+}
+
+NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
+                           const spec::AcceleratorSpec& accelerator) {
+  const std::int64_t e = accelerator.element_bytes();
+  const int keeping = accelerator.sram.keeping_buffer();
+  const NetworkSetup setup{
+      network,
+      accelerator,
+      batch,
+      e,
+      layout_network(network, batch, e),
+      plan_fusion(network, accelerator.compute),
+      keeping < 0 ? 0 : accelerator.sram.buffers[static_cast<std::size_t>(keeping)].capacity_bytes};
+  const std::size_t count = network.layers.size();
+  NetworkMapping whole = map_split(setup, 0, batch);
+  if (setup.keep_capacity == 0) return whole;  // nothing stays on chip: sub-batches would only reload weights
+  // Sub-batches: a prefix of the network in sub-batches of batch / 2, / 4, ... samples, the rest
+  // at the whole batch, scored by the estimate (the prefix from the network mapped at the
+  // sub-batch, the rest from the whole); the best split is mapped as it runs and kept when its
+  // own estimate beats the whole batch's.
+  const std::size_t limit = split_limit(setup);
+  std::int64_t best = total_estimate(whole, accelerator, 0, count);
+  std::size_t best_split = 0;
+  std::int64_t best_sub_batch = batch;
+  for (std::int64_t sub_batch = batch / 2;
+       limit > 0 && sub_batch >= 1 && batch % (2 * sub_batch) == 0 && batch / sub_batch <= kMaxSubBatches;
+       sub_batch /= 2) {
+    NetworkMapping part;
+    part.programs.resize(count);
+    part.plans.resize(count);
+    try {
+      map_range(setup, sub_batch, 1, std::vector<bool>(count, false), 0, limit, part);  // one sub-batch
+    } catch (const MappingError&) {
+      continue;
+    }
+    std::int64_t prefix = 0;
+    for (std::size_t split = 1; split <= limit; ++split) {
+      prefix = util::checked_add(prefix, estimate_cycles(part.programs[split - 1], accelerator));
+      if (split < count && setup.fusion.fused(split)) continue;  // inside a chain
+      const std::int64_t score = util::checked_add(util::checked_mul(prefix, batch / sub_batch),
+                                                   total_estimate(whole, accelerator, split, count));
+      if (score < best) {
+        best = score;
+        best_split = split;
+        best_sub_batch = sub_batch;
+      }
+    }
+  }
+  if (best_split == 0) return whole;
+  NetworkMapping split;
+  try {
+    split = map_split(setup, best_split, best_sub_batch);
+  } catch (const MappingError&) {
+    return whole;  // its passes need more steps than a layer may have
+  }
+  const auto steps = [](const NetworkMapping& mapped) {
+    std::size_t total = 0;
+    for (const program::LayerProgram& program : mapped.programs) total += program.steps.size();
+    return total;
+  };
+  // Kept only when it is faster by the estimate and does not push the network past a run's steps.
+  const bool faster = total_estimate(split, accelerator, 0, count) < total_estimate(whole, accelerator, 0, count);
+  return faster && (steps(split) <= program::kMaxRunSteps || steps(split) <= steps(whole)) ? split : whole;
 }
 
 std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped) {

@@ -19,6 +19,8 @@
 // range is taken as contiguous from its first element, an approximation for tiles that cut K
 // or N. flatten, to_sequence, to_tokens, first_step and concat are views (no data moves).
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -44,7 +46,11 @@ struct DramLayout {
   // A decode step's kv_cache matmul: the cached keys or values with the new token's after them,
   // per sample, where its second operand is read from.
   std::uint64_t kv_cache = 0;
+  // After every tensor of the network: where partial sums that spill to DRAM go (a layer at a time).
+  std::uint64_t scratch = 0;
 };
+
+constexpr std::size_t kOutputStages = static_cast<std::size_t>(spec::OutputStage::pooling) + 1;
 
 // How a layer runs inside the network (residency.h, fusion.h); LayerPlan{} is a layer run on its own,
 // every operand from DRAM and its output to DRAM.
@@ -57,6 +63,9 @@ struct LayerPlan {
   std::string fused_into;              // non-empty: runs in that layer's output path, no program
   std::vector<std::string> absorbed;   // the layers run in this layer's output path, in order
   std::int64_t absorbed_vector_ops = 0;  // their vector ops per sample, run in the output path
+  // The same by output-path stage (indexed by spec::OutputStage): the stages are a pipeline, so the
+  // busiest one sets a tile's time there.
+  std::array<std::int64_t, kOutputStages> absorbed_stage_ops{};
   // A folded batch-norm's vector ops per sample: done once, when the weights and bias are prepared,
   // so they cost no cycles at run time and appear in no program.
   std::int64_t folded_vector_ops = 0;
@@ -68,6 +77,9 @@ struct LayerPlan {
   std::int64_t resident_bytes = 0;     // resident tensors in the keeping buffer while the layer runs
 
   bool input_on_chip(std::size_t i) const { return i < inputs_on_chip.size() && inputs_on_chip[i]; }
+  // The ops of the busiest output-path stage over `batch` samples, the producer's own activation
+  // (`own_activation_ops`, all samples) on the activation stage beside the fused layers'.
+  std::int64_t busiest_stage_ops(std::int64_t batch, std::int64_t own_activation_ops) const;
   // Elements per sample of the tensor `layer`'s program writes.
   std::int64_t written_elements(const workload::NetworkLayer& layer) const {
     return output_elements > 0 ? output_elements : layer.counts.output_elems;
@@ -93,12 +105,22 @@ program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_
 
 // Every layer of the network as it runs in it: fusion into output paths, then residency across
 // layers (a layer whose tiles no longer fit beside the resident tensors sends the largest of them
-// to DRAM and the plan is redone from its producer on). Programs and plans in layer order.
+// to DRAM and the plan is redone from its producer on). Programs and plans in layer order; a
+// sub-batched layer's plan is its sub-batch's.
 struct NetworkMapping {
   std::vector<program::LayerProgram> programs;
   std::vector<LayerPlan> plans;
 };
+// A batch whose activations do not fit the keeping buffer may run a prefix of the network in
+// sub-batches (batch / 2, / 4, ... samples, each program then in passes: program::LayerProgram::
+// passes), weights reloaded every pass, when that lowers the network's estimate
+// (docs/mapping-and-replay.md, "Sub-batches").
 NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const spec::AcceleratorSpec& accelerator);
+
+// The replay's closed forms over a whole program: its compute steps' cycles on their unit (with a
+// vector-unit GEMM's output-path work, which follows it on the same units) and its vector steps'
+// cycles, or its DRAM bytes at the memory's peak bandwidth, whichever is longer.
+std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::AcceleratorSpec& accelerator);
 
 // Fusion moves vector work between programs, and folding a batch-norm does it before the run: the
 // network's programs' vector ops plus the folded ones against the analysis's, or "" when they agree.

@@ -48,6 +48,22 @@ std::int32_t ProgramBuilder::add(program::Step step) {
   return static_cast<std::int32_t>(program_.steps.size() - 1);
 }
 
+void append_steps(program::LayerProgram& program, program::LayerProgram next, bool chain) {
+  const auto offset = static_cast<std::int32_t>(program.steps.size());
+  for (program::Step& step : next.steps) {
+    for (std::int32_t& earlier : step.after) earlier += offset;
+    if (chain && step.after.empty() && offset > 0) step.after.push_back(offset - 1);
+    program.steps.push_back(std::move(step));
+  }
+  program.macs = util::checked_add(program.macs, next.macs);
+  program.vector_ops = util::checked_add(program.vector_ops, next.vector_ops);
+  program.dram_read_bytes = util::checked_add(program.dram_read_bytes, next.dram_read_bytes);
+  program.dram_write_bytes = util::checked_add(program.dram_write_bytes, next.dram_write_bytes);
+  program.estimated_cycles = util::checked_add(program.estimated_cycles, next.estimated_cycles);
+  program.onchip_input_bytes = util::checked_add(program.onchip_input_bytes, next.onchip_input_bytes);
+  program.onchip_output_bytes = util::checked_add(program.onchip_output_bytes, next.onchip_output_bytes);
+}
+
 std::vector<std::int32_t> deps(std::initializer_list<std::int32_t> steps) {
   std::vector<std::int32_t> result;
   for (std::int32_t step : steps) {

@@ -84,6 +84,11 @@ class Slots {
   int current_ = 1;
 };
 
+// Runs `next` after `program`'s steps as one program: its steps follow (their waits shifted with
+// them; with `chain`, a step of `next` that waits for nothing waits for `program`'s last step) and
+// its totals are added to `program`'s.
+void append_steps(program::LayerProgram& program, program::LayerProgram next, bool chain);
+
 // The steps of `steps` that exist (>= 0): a dependency list.
 std::vector<std::int32_t> deps(std::initializer_list<std::int32_t> steps);
 

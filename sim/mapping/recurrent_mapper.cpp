@@ -58,6 +58,7 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
     problem.e = e;
     problem.bias = bias;
     problem.input_bytes = [e](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
+    problem.may_spill_to_dram = false;  // a step's partial sums stay on chip, as its state does
     Capacity capacity = context.capacity;
     if (resident) capacity.weights = std::max(capacity.weights, checked_mul(2, weight_bytes));
     const GemmTiling tiling = choose_gemm_tiling(problem, context.accelerator, capacity, context.dram_bytes_per_cycle,
@@ -110,6 +111,7 @@ void map_recurrent(const workload::NetworkLayer& layer, std::int64_t batch, cons
               compute.macs = tm * tn * tk;
               compute.bytes = static_cast<std::uint64_t>((tm * tk + tk * tn) * e);
               const bool last_k = k0 + tk == k;
+              add_partial_sum_traffic(compute, tiling, tm * tn, k0 == 0, last_k);
               if (last_k && n0 + tn == n) compute.vector_ops = tm * hidden * vector_ops_per_unit;
               compute.after = deps({x, w, output_wait, previous_step_end});
               last_compute = builder.add(std::move(compute));

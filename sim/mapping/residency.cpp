@@ -100,6 +100,7 @@ ResidencyPlan plan_residency(const workload::Network& network, const FusionPlan&
         layer_plan.folded_vector_ops += layer.counts.vector_ops;
       } else {
         layer_plan.absorbed_vector_ops += layer.counts.vector_ops;
+        layer_plan.absorbed_stage_ops[static_cast<std::size_t>(*stage_of(layer.spec.type))] += layer.counts.vector_ops;
       }
       if (layer.spec.type != LayerType::add) continue;
       for (std::size_t i = 0; i < layer.input_ids.size(); ++i) {

@@ -162,17 +162,8 @@ void append(program::LayerProgram& program, program::LayerProgram next) {
     throw MappingError("layer " + program.layer + ": its backward program needs more than " +
                        std::to_string(program::kMaxLayerSteps) + " data-movement steps, the limit of one layer; lower the batch size");
   }
-  for (program::Step& step : next.steps) {
-    for (std::int32_t& earlier : step.after) earlier += static_cast<std::int32_t>(offset);
-    if (step.after.empty() && offset > 0) step.after.push_back(static_cast<std::int32_t>(offset - 1));
-    program.steps.push_back(std::move(step));
-  }
-  program.macs = util::checked_add(program.macs, next.macs);
-  program.vector_ops = util::checked_add(program.vector_ops, next.vector_ops);
-  program.dram_read_bytes = util::checked_add(program.dram_read_bytes, next.dram_read_bytes);
-  program.dram_write_bytes = util::checked_add(program.dram_write_bytes, next.dram_write_bytes);
-  program.estimated_cycles = util::checked_add(program.estimated_cycles, next.estimated_cycles);
   program.mapping += (program.mapping.empty() ? "" : "; then ") + next.mapping;
+  append_steps(program, std::move(next), true);
 }
 
 // A backward GEMM over `forward`'s groups, of its own m x n x k.
@@ -183,6 +174,7 @@ GemmProblem backward_gemm(const GemmProblem& forward, std::int64_t m, std::int64
   p.m = m;
   p.n = n;
   p.k = k;
+  p.partial_sums = forward.partial_sums;
   return p;
 }
 

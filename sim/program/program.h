@@ -37,6 +37,14 @@ struct Step {
   timing::GemmShape gemm;                          // compute
   std::int64_t macs = 0;                   // compute
   std::int64_t vector_ops = 0;             // vector, and a compute step's fused activation
+  // compute: the output path's stages are a pipeline, each its own unit, so a tile takes as long as
+  // its busiest stage: that stage's ops (0: vector_ops, all of them in one stage).
+  std::int64_t stage_ops = 0;
+  // compute: partial sums that do not fit the accumulators live in the output buffer: read from it
+  // before the step accumulates (every K tile but the first) and written back after it (every K
+  // tile but the last), at accumulator width.
+  std::uint64_t psum_read_bytes = 0;
+  std::uint64_t psum_write_bytes = 0;
   // compute: the k x n operand is read from the input buffer (a matmul's second activation)
   // rather than the weight buffer.
   bool stationary_in_inputs = false;
@@ -46,6 +54,9 @@ struct Step {
   // compute: the unit that runs the GEMM (the array, or the vector unit one MAC as two ops).
   timing::GemmUnit unit = timing::GemmUnit::array;
   std::vector<std::int32_t> after;         // indices of earlier steps of the same layer
+
+  // The ops of the output path's busiest stage: what sets a compute step's output-path time.
+  std::int64_t busiest_stage_ops() const { return stage_ops > 0 ? stage_ops : vector_ops; }
 };
 
 struct LayerProgram {
@@ -64,6 +75,11 @@ struct LayerProgram {
   // of DRAM, and of the output kept on chip instead of stored.
   std::int64_t onchip_input_bytes = 0;
   std::int64_t onchip_output_bytes = 0;
+  // Sub-batches: the steps are `passes` consecutive parts of equal length, one per sub-batch. The
+  // replay runs consecutive layers with the same number of passes pass by pass (every layer's
+  // first part, then every layer's second, ...), so a sub-batch's tensors pass from layer to layer
+  // while the next sub-batch waits (docs/mapping-and-replay.md, "Sub-batches").
+  std::int64_t passes = 1;
 };
 
 // One layer's program as the accelerator replays it, at its batch size.

@@ -136,14 +136,15 @@ Directive directive_of(const std::string& keyword) {
 const char* syntax_of(Directive directive) {
   switch (directive) {
     case Directive::layer:
-      return "a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>]";
+      return "a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>] "
+             "[passes <n>]";
     case Directive::mapping: return "a mapping line is: mapping <text>";
     case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
     case Directive::compute:
       return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed "
-             "weights] "
-             "[unit vector] vector_ops <ops> bytes <n> after <steps>";
+             "weights] [unit vector] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] "
+             "after <steps>";
     case Directive::vector: return "a vector line is: vector ops <ops> bytes <n> after <steps>";
     case Directive::end: return "an end line is: end";
     default: return "";
@@ -156,6 +157,7 @@ struct OpenLayer {
   ProgramRecord record;
   int line = 0;
   int mapping_line = 0;  // 0: no mapping line yet
+  int passes_column = 1;
 };
 
 class Reader {
@@ -434,6 +436,11 @@ class Reader {
     LayerProgram& program = open_->record.program;
     if (const Token* bytes = fields.optional_keyed("onchip_inputs")) program.onchip_input_bytes = read_total(bytes, line);
     if (const Token* bytes = fields.optional_keyed("onchip_outputs")) program.onchip_output_bytes = read_total(bytes, line);
+    // Sub-batches: the steps in that many equal parts (1 when absent).
+    if (const Token* passes = fields.optional_keyed("passes")) {
+      program.passes = std::max<std::int64_t>(1, read_count(passes, "passes", 1, line));
+      open_->passes_column = passes->column;
+    }
     fields.finish();
   }
 
@@ -618,7 +625,19 @@ class Reader {
           }
         }
         step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("vector_ops"), "vector_ops", 0, line));
+        // The output path's busiest stage (absent: all of vector_ops in one stage).
+        if (const Token* stage = fields.optional_keyed("stage_ops")) {
+          step.stage_ops = std::max<std::int64_t>(0, read_count(stage, "stage_ops", 1, line));
+          if (step.stage_ops > step.vector_ops) {
+            error(line, stage->column,
+                  "stage_ops " + stage->text + " is more than the step's vector_ops (" +
+                      std::to_string(step.vector_ops) + ")");
+          }
+        }
         step.bytes = read_bytes(fields.keyed("bytes"), line);
+        // Partial sums the accumulators spilled to the output buffer (absent: none).
+        if (const Token* psum = fields.optional_keyed("psum_read")) step.psum_read_bytes = read_bytes(psum, line);
+        if (const Token* psum = fields.optional_keyed("psum_write")) step.psum_write_bytes = read_bytes(psum, line);
         break;
       }
       default: {
@@ -653,6 +672,11 @@ class Reader {
     for (int i = 0; i < 4; ++i) {
       if (overflow[i]) error(line, 1, std::string("the layer's ") + names[i] + " add up to more than 2^62");
     }
+    if (program.steps.size() % static_cast<std::size_t>(program.passes) != 0) {
+      error(open_->line, open_->passes_column,
+            "passes " + std::to_string(program.passes) + " does not divide the layer's " +
+                std::to_string(program.steps.size()) + " steps into equal parts");
+    }
     records_.push_back(std::move(open_->record));
     open_.reset();
   }
@@ -681,14 +705,24 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
       throw std::invalid_argument("write_programs: layer " + program.layer + ", step " + std::to_string(index) + ": " +
                                   what);
     };
+    if (program.passes < 1 || program.steps.size() % static_cast<std::size_t>(program.passes) != 0) {
+      throw std::invalid_argument("write_programs: layer " + program.layer + ": passes " +
+                                  std::to_string(program.passes) + " does not divide its " +
+                                  std::to_string(program.steps.size()) + " steps");
+    }
     text += "\nlayer " + word(program.layer) + " type " + word(program.type) + " batch " + std::to_string(record.batch);
     if (program.onchip_input_bytes > 0) text += " onchip_inputs " + std::to_string(program.onchip_input_bytes);
     if (program.onchip_output_bytes > 0) text += " onchip_outputs " + std::to_string(program.onchip_output_bytes);
+    if (program.passes > 1) text += " passes " + std::to_string(program.passes);
     text += "\n";
     const std::string mapping = mapping_text(program.mapping);
     text += mapping.empty() ? "mapping\n" : "mapping " + mapping + "\n";
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
       const Step& step = program.steps[i];
+      if (step.kind != StepKind::compute &&
+          (step.stage_ops != 0 || step.psum_read_bytes != 0 || step.psum_write_bytes != 0)) {
+        invalid(i, "only a compute step has stage ops or partial sums");
+      }
       switch (step.kind) {
         case StepKind::load:
         case StepKind::store:
@@ -699,6 +733,7 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
           break;
         case StepKind::compute:
           if (step.macs != step.gemm.macs()) invalid(i, "macs is not m x n x k");
+          if (step.stage_ops > step.vector_ops) invalid(i, "stage_ops is more than vector_ops");
           text += "compute m " + std::to_string(step.gemm.m) + " n " + std::to_string(step.gemm.n) + " k " +
                   std::to_string(step.gemm.k) +
                   (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) +
@@ -707,7 +742,11 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
                   (step.stationary_in_inputs ? " stationary inputs" : "") +
                   (step.streamed_in_weights ? " streamed weights" : "") +
                   (step.unit == timing::GemmUnit::vector ? " unit vector" : "") + " vector_ops " +
-                  std::to_string(step.vector_ops) + " bytes " + std::to_string(step.bytes);
+                  std::to_string(step.vector_ops) +
+                  (step.stage_ops > 0 ? " stage_ops " + std::to_string(step.stage_ops) : std::string()) + " bytes " +
+                  std::to_string(step.bytes) +
+                  (step.psum_read_bytes > 0 ? " psum_read " + std::to_string(step.psum_read_bytes) : std::string()) +
+                  (step.psum_write_bytes > 0 ? " psum_write " + std::to_string(step.psum_write_bytes) : std::string());
           break;
         default:
           if (step.macs != 0) invalid(i, "a vector step has no MACs");
@@ -775,6 +814,8 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const spec::A
       } else if (step.kind == StepKind::compute) {
         fits(step.stationary_in_inputs ? spec::TensorKind::inputs : spec::TensorKind::weights, weight_bytes,
              "compute reads a weight tile of");
+        fits(spec::TensorKind::outputs, std::max(step.psum_read_bytes, step.psum_write_bytes),
+             "compute keeps partial sums of");
       }
     }
   }

@@ -16,7 +16,9 @@ constexpr const char* kConventions =
 struct Row {
   std::int64_t macs = 0, params = 0, input_elems = 0, output_elems = 0, vector_ops = 0;
   workload::TrafficBytes traffic;
-  std::int64_t kv_cache_read_bytes = 0;  // a decode step's, of the cached tokens' keys or values
+  // A decode step's KV-cache reads: the L cached tokens' keys or values and the new token's, which
+  // the step wrote to the cache (docs/transformers.md, "The KV cache"); run's dram_read_kv_cache_bytes.
+  std::int64_t kv_cache_read_bytes = 0;
 
   void add(const Row& other) {
     macs = checked_add(macs, other.macs);
@@ -82,7 +84,8 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
     row.output_elems = checked_mul(layer.counts.output_elems, options.batch);
     row.vector_ops = checked_mul(layer.counts.vector_ops, options.batch);
     row.traffic = workload::compulsory_traffic(layer, options.batch, element_bytes);
-    row.kv_cache_read_bytes = util::checked_product({layer.cached_elements(), options.batch, element_bytes});
+    const std::int64_t cache_elements = layer.cached_steps > 0 ? layer.input_shapes[1].elements() : 0;
+    row.kv_cache_read_bytes = util::checked_product({cache_elements, options.batch, element_bytes});
     total.add(row);
     table.add_row(cells(layer.spec.name, util::name(layer.spec.type), layer.output_shape.to_string(),
                         row, options));

@@ -1,38 +1,84 @@
 #include "report/footprint_report.h"
 
+#include <utility>
+
+#include "util/checked_math.h"
+
 namespace reusesim::report {
 
 namespace {
 
 constexpr const char* kConventions =
     "bytes; total = weights + gradients + optimizer state + stored activations + activation gradients + "
-    "largest im2col workspace + KV cache, all held at once (the TOTAL row sums each column; im2col is the largest); "
+    "largest im2col workspace + KV cache, all held at once (the TOTAL row sums each column; im2col is the largest; "
+    "a layer's total_bytes is its own row's sum); "
     "peak = the most held at one time when each tensor is freed after its last use (inference) or "
-    "activation gradients live one layer at a time (training); peak_activation_bytes = the most "
-    "activation bytes held at one time; kv_cache = the keys and values of the tokens before a decode step, "
+    "activation gradients live one layer at a time (training), in the TOTAL row only; peak_activation_bytes = the "
+    "most activation bytes held at one time; kv_cache = the keys and values of the tokens before a decode step, "
     "held for the whole step (in total and peak)";
 
-std::vector<Cell> row_cells(const std::string& name, const std::string& type, std::int64_t weights,
-                            std::int64_t gradients, std::int64_t optimizer, std::int64_t activations,
-                            std::int64_t activation_gradients, std::int64_t im2col, std::int64_t kv_cache) {
-  return {name, type, weights, gradients, optimizer, activations, activation_gradients, im2col, kv_cache};
+// The memory components, declared once: each a column of the table (layer rows and TOTAL) and an
+// entry of JSON's components.
+struct Component {
+  const char* name;
+  std::int64_t workload::LayerFootprint::*layer;
+  std::int64_t workload::Footprint::*total;
+};
+constexpr Component kComponents[] = {
+    {"weight_bytes", &workload::LayerFootprint::weight_bytes, &workload::Footprint::weight_bytes},
+    {"gradient_bytes", &workload::LayerFootprint::gradient_bytes, &workload::Footprint::gradient_bytes},
+    {"optimizer_bytes", &workload::LayerFootprint::optimizer_bytes, &workload::Footprint::optimizer_bytes},
+    {"activation_bytes", &workload::LayerFootprint::activation_bytes, &workload::Footprint::activation_bytes},
+    {"activation_gradient_bytes", &workload::LayerFootprint::activation_gradient_bytes,
+     &workload::Footprint::activation_gradient_bytes},
+    {"im2col_bytes", &workload::LayerFootprint::im2col_bytes, &workload::Footprint::im2col_bytes},
+    {"kv_cache_bytes", &workload::LayerFootprint::kv_cache_bytes, &workload::Footprint::kv_cache_bytes},
+};
+// After the components: their sum, and the two liveness-aware peaks (TOTAL row only).
+constexpr const char* kTotalColumn = "total_bytes";
+constexpr const char* kPeakColumn = "peak_bytes";
+constexpr const char* kPeakActivationColumn = "peak_activation_bytes";
+
+std::vector<Column> columns() {
+  std::vector<Column> result{{"layer"}, {"type"}};
+  for (const Component& component : kComponents) result.push_back({component.name});
+  for (const char* name : {kTotalColumn, kPeakColumn, kPeakActivationColumn}) result.push_back({name});
+  return result;
+}
+
+// A row: its components, their sum, and the peaks (not applicable to one layer).
+std::vector<Cell> row_cells(const std::string& name, const std::string& type, const std::vector<std::int64_t>& bytes,
+                            std::int64_t total, Cell peak, Cell peak_activation) {
+  std::vector<Cell> cells{name, type};
+  for (std::int64_t value : bytes) cells.emplace_back(value);
+  cells.emplace_back(total);
+  cells.push_back(std::move(peak));
+  cells.push_back(std::move(peak_activation));
+  return cells;
+}
+
+std::vector<Cell> layer_cells(const workload::LayerFootprint& layer) {
+  std::vector<std::int64_t> bytes;
+  std::int64_t total = 0;
+  for (const Component& component : kComponents) {
+    bytes.push_back(layer.*component.layer);
+    total = util::checked_add(total, layer.*component.layer);
+  }
+  return row_cells(layer.name, layer.type, bytes, total, Cell(), Cell());
 }
 
 }  // namespace
 
 std::string render_footprint(const workload::Network& network, const workload::FootprintOptions& options,
                              const workload::Footprint& footprint, Format format) {
-  Table table({{"layer"}, {"type"}, {"weight_bytes"}, {"gradient_bytes"}, {"optimizer_bytes"},
-               {"activation_bytes"}, {"activation_gradient_bytes"}, {"im2col_bytes"}, {"kv_cache_bytes"}});
-  table.add_row(row_cells("(input)", "input", 0, 0, 0, footprint.input_bytes, 0, 0, 0));
-  for (const workload::LayerFootprint& layer : footprint.layers) {
-    table.add_row(row_cells(layer.name, layer.type, layer.weight_bytes, layer.gradient_bytes, layer.optimizer_bytes,
-                            layer.activation_bytes, layer.activation_gradient_bytes, layer.im2col_bytes,
-                            layer.kv_cache_bytes));
-  }
-  table.add_row(row_cells("TOTAL", "", footprint.weight_bytes, footprint.gradient_bytes, footprint.optimizer_bytes,
-                          footprint.activation_bytes, footprint.activation_gradient_bytes, footprint.im2col_bytes,
-                          footprint.kv_cache_bytes));
+  Table table(columns());
+  workload::LayerFootprint input{"(input)", "input", 0, 0, 0, footprint.input_bytes, 0, 0, 0};
+  table.add_row(layer_cells(input));
+  for (const workload::LayerFootprint& layer : footprint.layers) table.add_row(layer_cells(layer));
+  std::vector<std::int64_t> totals;
+  for (const Component& component : kComponents) totals.push_back(footprint.*component.total);
+  table.add_row(
+      row_cells("TOTAL", "", totals, footprint.total_bytes, footprint.peak_bytes, footprint.peak_activation_bytes));
   const bool train = options.mode == workload::FootprintMode::train;
   const std::string mode = util::name(options.mode);
   const std::string optimizer = train ? util::name(options.optimizer) : "none";
@@ -50,16 +96,11 @@ std::string render_footprint(const workload::Network& network, const workload::F
     if (options.checkpoint_segments > 1) document["checkpoint_segments"] = options.checkpoint_segments;
     if (options.mixed_precision) document["mixed_precision"] = true;
     document["conventions"] = kConventions;
-    document["total_bytes"] = footprint.total_bytes;
-    document["peak_bytes"] = footprint.peak_bytes;
-    document["peak_activation_bytes"] = footprint.peak_activation_bytes;
-    document["components"] = {{"weight_bytes", footprint.weight_bytes},
-                              {"gradient_bytes", footprint.gradient_bytes},
-                              {"optimizer_bytes", footprint.optimizer_bytes},
-                              {"activation_bytes", footprint.activation_bytes},
-                              {"activation_gradient_bytes", footprint.activation_gradient_bytes},
-                              {"im2col_bytes", footprint.im2col_bytes},
-                              {"kv_cache_bytes", footprint.kv_cache_bytes}};
+    document[kTotalColumn] = footprint.total_bytes;
+    document[kPeakColumn] = footprint.peak_bytes;
+    document[kPeakActivationColumn] = footprint.peak_activation_bytes;
+    document["components"] = nlohmann::ordered_json::object();
+    for (const Component& component : kComponents) document["components"][component.name] = footprint.*component.total;
     nlohmann::ordered_json rows = table.to_json();
     rows.erase(rows.size() - 1);
     document["layers"] = rows;
@@ -72,12 +113,7 @@ std::string render_footprint(const workload::Network& network, const workload::F
                                                             " checkpoint segments" : "") +
                      (options.mixed_precision ? ", mixed precision (fp32 master weights and state)" : "") +
                      "\n" + kConventions + "\n\n";
-  text += table.to_text();
-  text += "\ntotal_bytes            " + group_digits(footprint.total_bytes) + "\npeak_bytes             " +
-          group_digits(footprint.peak_bytes) + "\npeak_activation_bytes  " +
-          group_digits(footprint.peak_activation_bytes) + "\n";
-  if (footprint.kv_cache_bytes > 0) text += "kv_cache_bytes         " + group_digits(footprint.kv_cache_bytes) + "\n";
-  return text;
+  return text + table.to_text();
 }
 
 }  // namespace reusesim::report

@@ -1,6 +1,7 @@
 #include "report/table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -9,8 +10,15 @@ namespace reusesim::report {
 namespace {
 
 std::string fixed(double value, int decimals) {
+  // Past 10^15 the digits a fixed format prints are noise (a double holds about 16): such a value
+  // reads as 1.800e+19, not as twenty digits.
+  constexpr double kLargestFixed = 1e15;
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  if (std::fabs(value) >= kLargestFixed) {
+    std::snprintf(buffer, sizeof buffer, "%.3e", value);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  }
   return buffer;
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "trace/results_directory.h"
+#include "util/strings.h"
 
 namespace reusesim::trace {
 
@@ -39,8 +40,8 @@ std::pair<std::string, ShardSplit> sharded_trace(const fs::path& directory) {
   }
   if (!fs::exists(directory / "shards" / "split.json", error)) {
     throw std::runtime_error(directory.string() + " holds a trace that was not sharded (no shards/split.json): its " +
-                             "tables are complete already, or `reusesim trace RUN.yaml --out " + directory.string() +
-                             " --resume` completes them");
+                             "tables are complete already, or `reusesim trace RUN.yaml --out " +
+                             util::shell_quote(directory.string()) + " --resume` completes them");
   }
   const std::string plan_text = read_text(directory / "trace.json");
   ShardSplit split = read_split_json(read_text(directory / "shards" / "split.json"),
@@ -59,9 +60,16 @@ ShardSources check_sources(const std::vector<std::string>& directories) {
   std::tie(sources.plan_text, sources.split) = sharded_trace(directories.at(0));
   for (const std::string& directory : directories) {
     const auto [plan_text, split] = sharded_trace(directory);
-    if (plan_text != sources.plan_text || split_json(split) != split_json(sources.split)) {
-      throw std::runtime_error(directory + " holds shards of another trace or split than " + directories[0] +
-                               " (their trace.json or shards/split.json differ); merge only the shards of one trace");
+    const std::string& first = directories[0];
+    std::string difference =
+        json_difference(sources.plan_text, first + "/trace.json", plan_text, "in " + directory + "/trace.json");
+    if (difference.empty()) {
+      difference = json_difference(split_json(sources.split), first + "/shards/split.json", split_json(split),
+                                   "in " + directory + "/shards/split.json");
+    }
+    if (!difference.empty()) {
+      throw std::runtime_error(directory + " holds shards of another trace or split than " + first + " (" + difference +
+                               "); merge only the shards of one trace");
     }
   }
   return sources;

@@ -17,6 +17,7 @@
 #include "trace/process.h"
 #include "trace/results_directory.h"
 #include "util/output_files.h"
+#include "util/strings.h"
 
 namespace reusesim::trace {
 
@@ -155,7 +156,26 @@ void draw_figure(const std::string& results_dir) {
   }
 
   const std::string python = config::environment_or("REUSESIM_PYTHON", "/usr/bin/python3");
-  const std::string scripts = config::shipped_directory("REUSESIM_SCRIPTS_DIR", "scripts");
+  const std::string scripts = config::scripts_directory();
+  const std::string redraw = "the tables are in " + results_dir +
+                             "; draw again with: " + util::shell_command({"reusesim", "figure", results_dir});
+  // A script that is not there is a broken install or a wrong REUSESIM_SCRIPTS_DIR, not a missing
+  // matplotlib: say where it was looked for.
+  const std::string scripts_origin =
+      config::environment_or(config::kScriptsDirVariable, "").empty()
+          ? std::string(" (the shipped scripts directory; ") + config::kScriptsDirVariable + " overrides it)"
+          : std::string(" (from ") + config::kScriptsDirVariable + ")";
+  for (const std::vector<std::string>& arguments : drawings) {
+    std::error_code missing;
+    if (!fs::is_regular_file(scripts + "/" + arguments.front(), missing)) {
+      const bool no_directory = !fs::is_directory(scripts, missing);
+      throw std::runtime_error(
+          "cannot draw the figure: " +
+          (no_directory ? "the plotting scripts directory " + scripts + scripts_origin + " does not exist"
+                        : "the plotting script " + arguments.front() + " is not in " + scripts + scripts_origin) +
+          "\n" + redraw);
+    }
+  }
   const std::string log = in_dir("figure.log");
   std::string problem, script;
   for (std::vector<std::string>& arguments : drawings) {
@@ -171,9 +191,9 @@ void draw_figure(const std::string& results_dir) {
     if (!problem.empty()) break;
   }
   if (!problem.empty()) {
-    throw std::runtime_error("drawing the figure with " + python + " " + script + " failed: " + problem +
-                             "\nthe figure needs Python 3 with matplotlib (Debian: apt-get install python3-matplotlib); "
-                             "the tables are in " + results_dir + "; draw again with: reusesim figure " + results_dir);
+    throw std::runtime_error(
+        "drawing the figure with " + python + " " + script + " failed: " + problem +
+        "\nthe figure needs Python 3 with matplotlib (Debian: apt-get install python3-matplotlib); " + redraw);
   }
   fs::remove(log);
 }

@@ -10,6 +10,7 @@
 
 #include "report/table.h"
 #include "util/output_files.h"
+#include "util/strings.h"
 
 namespace reusesim::trace {
 
@@ -100,8 +101,10 @@ bool ResultsDirectory::refuse_foreign() const {
 void ResultsDirectory::refuse_other_plan(const std::string& recorded_plan) const {
   if (recorded_plan == plan_json(plan_)) return;
   refuse_changed_inputs(recorded_plan);
-  throw std::runtime_error(directory_ + " holds results of a different trace (its trace.json does not match " +
-                           plan_.run_file + " as given now); choose another --out directory");
+  throw std::runtime_error(directory_ + " holds results of a different trace: its trace.json does not match " +
+                           plan_.run_file + " as given now (" +
+                           json_difference(recorded_plan, "trace.json", plan_json(plan_), "as given now") +
+                           "); choose another --out directory");
 }
 
 void ResultsDirectory::prepare(Existing existing) {
@@ -144,11 +147,14 @@ std::pair<bool, bool> ResultsDirectory::check_join(const ShardSplit& split, cons
   }
   const bool has_split = has_plan && fs::exists(split_file, error);
   if (has_split && read_text(split_file) != split_json(split)) {
-    const ShardSplit recorded = read_split_json(read_text(split_file), split_file);
+    const std::string recorded_text = read_text(split_file);
+    const ShardSplit recorded = read_split_json(recorded_text, split_file);
     throw std::runtime_error(directory_ + " is split into " + std::to_string(recorded.count()) + " shards of `" +
-                             shell_command(recorded.arguments) + "` (shards/split.json); " + who + " of `" +
-                             shell_command(split.arguments) + "` is not one of them: give the same --shard K/" +
-                             std::to_string(recorded.count()) + " and options, or choose another --out directory");
+                             util::shell_command(recorded.arguments) + "` (shards/split.json); " + who + " of `" +
+                             util::shell_command(split.arguments) + "` is not one of them (" +
+                             json_difference(recorded_text, "shards/split.json", split_json(split), "as given now") +
+                             "): give the same --shard K/" + std::to_string(recorded.count()) +
+                             " and options, or choose another --out directory");
   }
   return {has_plan, has_split};
 }

@@ -4,6 +4,8 @@
 #include <map>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -122,19 +124,72 @@ ShardRecord read_shard_record(const std::string& text, const std::string& origin
   }
 }
 
+namespace {
+
+// A value for a message: its JSON text, cut short past 80 characters.
+std::string shown_value(const nlohmann::ordered_json& value) {
+  constexpr std::size_t kShownCharacters = 80;
+  const std::string text = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return text.size() <= kShownCharacters ? text : text.substr(0, kShownCharacters) + "...";
+}
+
+// One field that differs: its path, and its value in each document ("absent" where it has none).
+struct FieldDifference {
+  std::string path, recorded, given;
+};
+
+// Appends every leaf (or whole value, where the kinds differ) in which `a` and `b` differ, in
+// document order, and every list whose length differs.
+void collect_differences(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, const std::string& path,
+                         std::vector<FieldDifference>& differences) {
+  const auto inner = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      if (b.contains(key)) {
+        collect_differences(value, b.at(key), inner(key), differences);
+      } else {
+        differences.push_back({inner(key), shown_value(value), "absent"});
+      }
+    }
+    for (const auto& [key, value] : b.items()) {
+      if (!a.contains(key)) differences.push_back({inner(key), "absent", shown_value(value)});
+    }
+  } else if (a.is_array() && b.is_array()) {
+    // Item by item as far as both go, then the lengths: a job more is named after those it shifts.
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+      collect_differences(a[i], b[i], path + "[" + std::to_string(i) + "]", differences);
+    }
+    if (a.size() != b.size()) {
+      const auto items = [](std::size_t count) { return "a list of " + std::to_string(count); };
+      differences.push_back({path.empty() ? "the document" : path, items(a.size()), items(b.size())});
+    }
+  } else if (a != b) {
+    differences.push_back({path.empty() ? "the document" : path, shown_value(a), shown_value(b)});
+  }
+}
+
+}  // namespace
+
+std::string json_difference(const std::string& recorded, const std::string& recorded_name, const std::string& given,
+                            const std::string& given_name) {
+  nlohmann::ordered_json a, b;
+  try {
+    a = nlohmann::ordered_json::parse(recorded);
+    b = nlohmann::ordered_json::parse(given);
+  } catch (const nlohmann::json::exception&) {
+    return recorded_name + " is not JSON";
+  }
+  std::vector<FieldDifference> differences;
+  collect_differences(a, b, "", differences);
+  if (differences.empty()) return "";
+  const FieldDifference& first = differences.front();
+  std::string text =
+      first.path + " is " + first.recorded + " in " + recorded_name + ", " + first.given + " " + given_name;
+  if (differences.size() > 1) text += " (and " + std::to_string(differences.size() - 1) + " more field(s) differ)";
+  return text;
+}
+
 std::string shard_record_name(std::size_t number) { return "shard-" + std::to_string(number) + ".json"; }
 std::string shard_log_name(std::size_t number) { return "shard-" + std::to_string(number) + ".log"; }
-
-std::string shell_command(const std::vector<std::string>& words) {
-  std::string line;
-  for (const std::string& word : words) {
-    const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                               "0123456789_-+=/.,:%@") == std::string::npos;
-    std::string quoted = "'";
-    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    line += (line.empty() ? "" : " ") + (plain ? word : quoted + "'");
-  }
-  return line;
-}
 
 }  // namespace reusesim::trace

@@ -58,11 +58,15 @@ struct ShardRecord {
 std::string shard_record_json(const ShardRecord& record);
 ShardRecord read_shard_record(const std::string& text, const std::string& origin);
 
+// What differs between two JSON documents (trace.json or shards/split.json as recorded, and as
+// made now): the first field that differs, by its path, with both values, and how many more do:
+// `jobs[0].batch is 1 in RECORDED_NAME, 2 GIVEN_NAME (and 11 more field(s) differ)`, GIVEN_NAME
+// being "as given now" or "in DIR/trace.json". "" when they are equal.
+std::string json_difference(const std::string& recorded, const std::string& recorded_name, const std::string& given,
+                            const std::string& given_name);
+
 // shards/ names of shard 3's record and Slurm log: "shard-3.json", "shard-3.log".
 std::string shard_record_name(std::size_t number);
 std::string shard_log_name(std::size_t number);
-
-// `words` as one line a POSIX shell reads back as them: each single-quoted unless plain.
-std::string shell_command(const std::vector<std::string>& words);
 
 }  // namespace reusesim::trace

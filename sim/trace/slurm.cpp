@@ -51,11 +51,11 @@ std::string array_script(const std::string& trace_name, const ShardSplit& split,
   command.insert(command.end(), {"--out", out_dir});
   return "#!/bin/bash\n"
          "# Written by reusesim trace --slurm: array task K runs shard K of " + shards + " of trace " + trace_name +
-         ".\n# Resubmit some tasks with: sbatch --array=2,4 " + shell_command({out_dir + "/shards/array.sbatch"}) +
+         ".\n# Resubmit some tasks with: sbatch --array=2,4 " + util::shell_command({out_dir + "/shards/array.sbatch"}) +
          "\n" + common_lines(job_name(trace_name), options) + "#SBATCH --array=1-" + shards + "\n" +
          "#SBATCH --output=" + out_dir + "/shards/shard-%a.log\n" +
          // --resume: a resubmitted task keeps what its shard finished before.
-         "exec " + shell_command(command) + " --shard \"$SLURM_ARRAY_TASK_ID/" + shards +
+         "exec " + util::shell_command(command) + " --shard \"$SLURM_ARRAY_TASK_ID/" + shards +
          "\" --resume --jobs \"${SLURM_CPUS_PER_TASK:-1}\"\n";
 }
 
@@ -65,7 +65,7 @@ std::string collect_script(const std::string& trace_name, const std::string& exe
          "# Written by reusesim trace --slurm: merges the shards of trace " + trace_name +
          " once every array task has ended.\n" + common_lines(job_name(trace_name) + "-collect", options) +
          "#SBATCH --output=" + out_dir + "/shards/collect.log\n" +
-         "exec " + shell_command({executable, "trace", out_dir, "--collect"}) + "\n";
+         "exec " + util::shell_command({executable, "trace", out_dir, "--collect"}) + "\n";
 }
 
 void prepare_submission(const TracePlan& plan, const ShardSplit& split, const std::string& out_dir,
@@ -102,7 +102,8 @@ std::string submit(const std::string& sbatch, const std::vector<std::string>& ex
   last_line = last_line.substr(last_line.rfind('\n') + 1);  // npos + 1: the whole text
   const std::string id = last_line.substr(0, last_line.find(';'));
   if (!exit.ok() || !util::all_digits(id)) {
-    throw std::runtime_error("sbatch " + shell_command({script}) + " failed (" + exit.describe() + "): " + output);
+    throw std::runtime_error("sbatch " + util::shell_command({script}) + " failed (" + exit.describe() +
+                             "): " + output);
   }
   return id;
 }

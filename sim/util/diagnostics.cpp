@@ -1,6 +1,7 @@
 #include "util/diagnostics.h"
 
 #include <algorithm>
+#include <cctype>
 #include <tuple>
 
 namespace reusesim::util {
@@ -101,9 +102,26 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+bool same_ignoring_case(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// "bank_width" of "bank_width_bytes": the name before its last "_" when that leaves at least three
+// characters (so "t_x" has no stem); "" otherwise.
+std::string unit_stem(const std::string& name) {
+  const std::size_t underscore = name.rfind('_');
+  return underscore != std::string::npos && underscore >= 3 ? name.substr(0, underscore) : std::string();
+}
+
 }  // namespace
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  // Names are case-sensitive: "tCCD_L" is "tccd_l" as a datasheet writes it.
+  for (const std::string& candidate : candidates) {
+    if (same_ignoring_case(word, candidate)) return candidate;
+  }
   // Allow about one typo per three characters (two for a swapped pair in a five-letter word), so
   // "chanels" finds "channels" and "widht" finds "width", but "x" finds nothing.
   const std::size_t limit = std::max<std::size_t>(1, (word.size() + 1) / 3);
@@ -116,12 +134,28 @@ std::string closest_match(const std::string& word, const std::vector<std::string
       best = candidate;
     }
   }
-  return best;
+  if (!best.empty()) return best;
+  // A key without its unit ("bank_width" for "bank_width_bytes"), then one with a unit the key does
+  // not take ("clock_mhz" for "clock"), then one with another unit ("capacity_bytes" for
+  // "capacity_kib"): the same name before the last "_". Of several, the first.
+  const std::string word_stem = unit_stem(word);
+  for (int relation = 0; relation < 3; ++relation) {
+    for (const std::string& candidate : candidates) {
+      const std::string candidate_stem = unit_stem(candidate);
+      const bool related = relation == 0   ? candidate_stem == word
+                           : relation == 1 ? !word_stem.empty() && word_stem == candidate
+                                           : !word_stem.empty() && word_stem == candidate_stem;
+      if (related) return candidate;
+    }
+  }
+  return "";
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   const std::string match = closest_match(word, candidates);
-  return match.empty() ? std::string() : " (did you mean \"" + match + "\"?)";
+  if (match.empty()) return std::string();
+  const bool case_only = same_ignoring_case(word, match);
+  return " (did you mean \"" + match + "\"?" + (case_only ? " names are case-sensitive" : "") + ")";
 }
 
 }  // namespace reusesim::util

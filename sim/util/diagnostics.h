@@ -55,9 +55,11 @@ class InputError : public std::runtime_error {
   std::vector<Diagnostic> diagnostics_;
 };
 
-// The closest candidate within a small edit distance, or "" when nothing is close.
+// The candidate `word` was probably meant to be, or "" when nothing is close: one that differs only
+// in case, else the closest within a small edit distance, else one with the same name before a
+// unit suffix ("bank_width" -> "bank_width_bytes", "capacity_bytes" -> "capacity_kib").
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
-// " (did you mean \"x\"?)" or "".
+// " (did you mean \"x\"?)", " (did you mean \"x\"? names are case-sensitive)" or "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace reusesim::util

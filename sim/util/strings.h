@@ -30,4 +30,24 @@ inline std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+// `word` as a POSIX shell reads it back as one word: as it is when it holds only characters no
+// shell treats specially, else in single quotes (a quote inside as '\'').
+inline std::string shell_quote(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-+=/.,:%@") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// `words` as one command line a POSIX shell reads back as them, each quoted by shell_quote: every
+// command ReuseSim prints for the user to run goes through it.
+inline std::string shell_command(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& word : words) line += (line.empty() ? "" : " ") + shell_quote(word);
+  return line;
+}
+
 }  // namespace reusesim::util

@@ -91,14 +91,177 @@ same "zero layers message" "$err" "reusesim import scalesim: error: $work/empty.
 printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nbig, 5, 5, 7, 7, 3, 8, 1,\n' >"$work/filter.csv"
 expect 2 "filter larger than the IFMAP" -- "$REUSESIM" import scalesim "$work/filter.csv"
 contains "filter message" "$err" "$work/filter.csv:2: row big: the filter 7x7 is larger than the IFMAP 5x5"
+# never_written NAME FILE...: none of the files exists (a refused import writes nothing).
+never_written() {
+  local name=$1 file
+  shift
+  for file in "$@"; do
+    checks=$((checks + 1))
+    [ ! -e "$file" ] || { echo "FAIL: $name: $file was written"; failures=$((failures + 1)); }
+  done
+}
+
+# refuse_cfg NAME CFG MESSAGE: importing alexnet with CFG exits 2 with MESSAGE and writes nothing.
+refuse_cfg() {
+  rm -f "$work/arch.yaml" "$work/model.yaml"
+  expect 2 "$1" -- "$REUSESIM" import scalesim "$D/alexnet.csv" --config "$2" --arch-out "$work/arch.yaml" \
+    -o "$work/model.yaml"
+  same "$1 message" "$err" "reusesim import scalesim: error: $3"
+  never_written "$1" "$work/arch.yaml" "$work/model.yaml"
+}
+
+# The .cfg is read as Python's configparser reads it, which SCALE-Sim uses (scalesim/scale_config.py):
+# each key from the section SCALE-Sim reads it from (run_name from [general], InterfaceBandwidth from
+# [run_presets], the array, SRAMs, Dataflow and Bandwidth from [architecture_presets]).
 grep -v ArrayWidth "$D/scale.cfg" >"$work/no_width.cfg"
-expect 2 "config key missing" -- "$REUSESIM" import scalesim "$D/alexnet.csv" --config "$work/no_width.cfg" --arch-out "$work/arch.yaml"
-same "config key message" "$err" "reusesim import scalesim: error: $work/no_width.cfg: ArrayWidth: missing required key"
+refuse_cfg "config key missing" "$work/no_width.cfg" \
+  "$work/no_width.cfg:4: architecture_presets.ArrayWidth: missing; SCALE-Sim reads it from [architecture_presets]"
 sed 's/Dataflow : os/Dataflow : rs/' "$D/scale.cfg" >"$work/rs.cfg"
-expect 2 "config bad dataflow" -- "$REUSESIM" import scalesim "$D/alexnet.csv" --config "$work/rs.cfg" --arch-out "$work/arch.yaml"
-same "dataflow message" "$err" "reusesim import scalesim: error: $work/rs.cfg:14: Dataflow: \"rs\" is not one of os, ws, is"
+refuse_cfg "config bad dataflow" "$work/rs.cfg" "$work/rs.cfg:14: architecture_presets.Dataflow: \"rs\" is not one of os, ws, is"
+# A key under another section is not the one SCALE-Sim reads: ArrayHeight 128 in [run_presets] (the
+# last section) leaves [architecture_presets]'s 32.
+{ cat "$D/scale.cfg"; echo "ArrayHeight: 128"; } >"$work/other_section.cfg"
+expect 0 "a key in another section" -- "$REUSESIM" import scalesim "$D/alexnet.csv" --config "$work/other_section.cfg" \
+  --arch-out "$work/other_section.yaml" -o "$work/other_section_model.yaml"
+contains "[architecture_presets]'s ArrayHeight" "$(cat "$work/other_section.yaml")" "compute: {type: systolic, rows: 32, cols: 32"
+# ... and one only there is missing where SCALE-Sim looks.
+{ grep -v Bandwidth "$D/scale.cfg"; echo "InterfaceBandwidth: USER"; echo "Bandwidth: 64"; } >"$work/moved.cfg"
+refuse_cfg "a key only in another section" "$work/moved.cfg" \
+  "$work/moved.cfg:4: architecture_presets.Bandwidth: missing; SCALE-Sim reads it from [architecture_presets]; line 21 sets it in [run_presets], where SCALE-Sim does not read it"
+# configparser (strict, its default) refuses a repeated key, compared in lowercase, and a repeated section.
+sed '6a arrayheight = 64' "$D/scale.cfg" >"$work/repeated_key.cfg"
+refuse_cfg "a repeated key" "$work/repeated_key.cfg" \
+  "$work/repeated_key.cfg:7: architecture_presets.arrayheight: the key appeared before in [architecture_presets], at line 5; configparser, which SCALE-Sim reads its .cfg with, refuses a repeated key (keys are compared in lowercase)"
+{ cat "$D/scale.cfg"; printf '[general]\nrun_name = again\n'; } >"$work/repeated_section.cfg"
+refuse_cfg "a repeated section" "$work/repeated_section.cfg" \
+  "$work/repeated_section.cfg:22: [general]: the section appeared before, at line 1; configparser, which SCALE-Sim reads its .cfg with, refuses a repeated section"
+sed 's/\[architecture_presets\]/[architecture]/' "$D/scale.cfg" >"$work/no_arch.cfg"
+refuse_cfg "no [architecture_presets]" "$work/no_arch.cfg" \
+  "$work/no_arch.cfg: no [architecture_presets] section; SCALE-Sim reads ArrayHeight from it"
+sed '1,2d' "$D/scale.cfg" >"$work/no_general.cfg"
+refuse_cfg "no [general]" "$work/no_general.cfg" "$work/no_general.cfg: no [general] section; SCALE-Sim reads run_name from it"
+printf 'ArrayHeight: 32\n' | cat - "$D/scale.cfg" >"$work/no_header.cfg"
+refuse_cfg "a key before any section" "$work/no_header.cfg" \
+  "$work/no_header.cfg:1: \"ArrayHeight: 32\" comes before any [section]; configparser requires a section header first"
+# A line indented deeper than the key before it continues that key's value: ArrayHeight is then
+# "32\nArrayWidth: 32", which SCALE-Sim's int() refuses too.
+sed 's/^ArrayWidth/  ArrayWidth/' "$D/scale.cfg" >"$work/continued.cfg"
+refuse_cfg "a continuation line" "$work/continued.cfg" \
+  "$work/continued.cfg:5: architecture_presets.ArrayHeight: \"32\\nArrayWidth:     32\" is not a positive integer"
+# configparser's other spellings: keys in any case, '=' or ':', comments, [DEFAULT] seen by every
+# section, %(key)s interpolation.
+cat >"$work/spellings.cfg" <<'CFG'
+# SCALE-Sim configuration in configparser's other spellings
+[DEFAULT]
+size = 128
+Bandwidth = 32
+
+[general]
+RUN_NAME = spelled_%(size)s
+; a comment, and one indented below
+  # not part of any value
+[architecture_presets]
+arrayheight = 16
+ARRAYWIDTH: 8
+IfmapSramSzkB: %(size)s
+FilterSramSzkB = 256
+OfmapSramSzkB: 64
+Dataflow: ws
+[run_presets]
+InterfaceBandwidth = USER
+CFG
+expect 0 "configparser's spellings" -- "$REUSESIM" import scalesim "$D/test_mnk_input.csv" --config "$work/spellings.cfg" \
+  --arch-out "$work/spellings.yaml"
+# name from [general] interpolated from [DEFAULT]; 16 x 8 ws; ifmap 128 KiB from [DEFAULT]'s size,
+# filter 256; Bandwidth 32 from [DEFAULT].
+same "spellings: the accelerator" "$(grep -E '^(name|compute|dram)|ifmap|filter' "$work/spellings.yaml")" "name: spelled_128
+compute: {type: systolic, rows: 16, cols: 8, dataflow: ws, clock_mhz: 1000, operand_bits: 8, vector_ops_per_cycle: 8}
+    - {name: ifmap, capacity_kib: 128, banks: 1, bank_width_bytes: 16, read_ports: 1, write_ports: 1, holds: [inputs]}
+    - {name: filter, capacity_kib: 256, banks: 1, bank_width_bytes: 16, read_ports: 1, write_ports: 1, holds: [weights]}
+dram: {ideal: {bandwidth_gbps: 32, latency_ns: 0}}"
+sed 's/^IfmapSramSzkB: %(size)s/IfmapSramSzkB: %(size)/' "$work/spellings.cfg" >"$work/bad_reference.cfg"
+refuse_cfg "a bad interpolation" "$work/bad_reference.cfg" \
+  "$work/bad_reference.cfg:13: architecture_presets.IfmapSramSzkB: in \"%(size)\", '%' must start \"%%\" or \"%(key)s\" (configparser's interpolation)"
+
+# The .cfg's values within what an accelerator file takes, each refused at its key in the .cfg (the
+# accelerator file is never written). The accumulators take the ofmap SRAM's size (64 KiB = 65,536
+# bytes) and must hold one array row of 32-bit partial sums: 100,000 columns x 4 bytes = 400,000.
+sed 's/^ArrayWidth: .*/ArrayWidth: 100000/' "$D/scale.cfg" >"$work/wide.cfg"
+refuse_cfg "ArrayWidth past the accumulators" "$work/wide.cfg" \
+  "$work/wide.cfg:6: architecture_presets.ArrayWidth: 100000 columns make a row of 400000 bytes of 32-bit partial sums, more than OfmapSramSzkB (64 KiB, line 9) holds: the accumulators take the ofmap SRAM's size and must hold one array row"
+# An array has at most 2^20 = 1,048,576 rows; 100,000 rows are within it (rows size no accumulator).
+sed 's/^ArrayHeight: .*/ArrayHeight: 2000000/' "$D/scale.cfg" >"$work/tall.cfg"
+refuse_cfg "ArrayHeight past 2^20" "$work/tall.cfg" \
+  "$work/tall.cfg:5: architecture_presets.ArrayHeight: expected at most 1048576 (the most rows an array may have), got 2000000"
+sed 's/^ArrayHeight: .*/ArrayHeight: 100000/' "$D/scale.cfg" >"$work/high.cfg"
+expect 0 "ArrayHeight 100000" -- "$REUSESIM" import scalesim "$D/alexnet.csv" --config "$work/high.cfg" --arch-out "$work/high.yaml"
+contains "ArrayHeight 100000 rows" "$(cat "$work/high.yaml")" "rows: 100000, cols: 32"
+sed 's/^Bandwidth : 64/Bandwidth : 2000000/' "$D/scale.cfg" >"$work/fast.cfg"
+refuse_cfg "Bandwidth past an ideal memory" "$work/fast.cfg" \
+  "$work/fast.cfg:13: architecture_presets.Bandwidth: expected at most 1000000 (10^6 GB/s at 1 GHz, the fastest ideal memory), got 2000000"
+sed 's/^MemoryBanks: 1/MemoryBanks: 4/' "$D/scale.cfg" >"$work/banks.cfg"
+refuse_cfg "several memory banks" "$work/banks.cfg" \
+  "$work/banks.cfg:15: architecture_presets.MemoryBanks: expected at most 1 (one bank: SCALE-Sim spreads operands over more by memory-map files, not imported), got 4"
+
+# A topology's first row is its header: SCALE-Sim skips it unread (scalesim/topology_utils.py), so
+# a file whose first row is a layer is refused rather than imported without that layer.
+cat >"$work/headerless.csv" <<'CSV'
+Conv1, 224, 224, 11, 11, 3, 96, 4,
+Conv2, 27, 27, 5, 5, 96, 256, 1,
+CSV
+expect 2 "no header row" -- "$REUSESIM" import scalesim "$work/headerless.csv" -o "$work/headerless.yaml"
+same "no header row message" "$err" "reusesim import scalesim: error: $work/headerless.csv:1: the first row (Conv1, 224, 224, 11, 11, 3, 96, 4) holds numbers, like a layer, where SCALE-Sim expects its header row (Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides (and optionally a stride width), or Layer, M, N, K); SCALE-Sim skips the first row unread, so this layer would be lost: add the header"
+never_written "no header row" "$work/headerless.yaml"
+printf 'fc1, 64, 10, 20,\n' >"$work/headerless_gemm.csv"
+expect 2 "no GEMM header row" -- "$REUSESIM" import scalesim "$work/headerless_gemm.csv"
+contains "no GEMM header row message" "$err" "headerless_gemm.csv:1: the first row (fc1, 64, 10, 20) holds numbers"
+# A layer YAML would read as null keeps its name with a '_'.
+cat >"$work/null.csv" <<'CSV'
+Layer, M, N, K,
+null, 4, 4, 4,
+CSV
+expect 0 "a layer named null" -- "$REUSESIM" import scalesim "$work/null.csv"
+contains "null layer" "$out" "{name: null_, type: linear, input: {sequence: 4, features: 4}, out_features: 4, bias: false}"
+
+# The written model must load: a layer name (kept in its comment) is printable UTF-8, and a model
+# has at most 100,000 layers, so the 100,001st row is refused where it is.
+printf 'Layer, M, N, K,\nfc\001, 4, 4, 4,\nfc\377, 4, 4, 4,\n' >"$work/control.csv"
+expect 2 "a control character in a name" -- "$REUSESIM" import scalesim "$work/control.csv"
+same "control character message" "$err" "reusesim import scalesim: error: $work/control.csv:2: the layer name holds the byte 0x01, a control character; a name is one line of printable UTF-8 text"
+sed -i 2d "$work/control.csv"
+expect 2 "a name that is not UTF-8" -- "$REUSESIM" import scalesim "$work/control.csv"
+same "not UTF-8 message" "$err" "reusesim import scalesim: error: $work/control.csv:2: the layer name holds the byte 0xff, which is not UTF-8; a name is one line of printable UTF-8 text"
+awk 'BEGIN { print "Layer, M, N, K,"; for (i = 0; i < 100001; i++) print "fc, 2, 2, 2," }' >"$work/many.csv"
+expect 2 "100,001 layers" -- "$REUSESIM" import scalesim "$work/many.csv" -o "$work/many.yaml"
+same "100,001 layers message" "$err" "reusesim import scalesim: error: $work/many.csv:100002: more than 100000 layers, the most a model file may have"
+never_written "100,001 layers" "$work/many.yaml"
+
+# Outputs that name an input or each other are refused before anything is written, whatever the
+# spelling (paths compared by the file they name).
+cp "$D/alexnet.csv" "$work/topology.csv"
+cp "$D/scale.cfg" "$work/config.cfg"
+mkdir -p "$work/sub"
+ln -sf "$work/topology.csv" "$work/link.csv"
+expect 2 "-o and --arch-out the same file" -- "$REUSESIM" import scalesim "$work/topology.csv" --config "$work/config.cfg" \
+  --arch-out "$work/both.yaml" -o "$work/sub/../both.yaml"
+same "-o and --arch-out message" "$(head -1 <<<"$err")" "reusesim import scalesim: error: -o $work/sub/../both.yaml and --arch-out $work/both.yaml name the same file: one would overwrite the other"
+never_written "-o and --arch-out the same file" "$work/both.yaml"
+for output in "$work/topology.csv" "$work/link.csv" "$work/sub/../topology.csv"; do
+  expect 2 "-o $output, the topology" -- "$REUSESIM" import scalesim "$work/topology.csv" -o "$output"
+  same "-o $output message" "$(head -1 <<<"$err")" "reusesim import scalesim: error: -o $output names the topology ($work/topology.csv), which writing would overwrite"
+done
+expect 2 "--arch-out, the config" -- "$REUSESIM" import scalesim "$work/topology.csv" --config "$work/config.cfg" \
+  --arch-out "$work/config.cfg" -o "$work/model.yaml"
+same "--arch-out, the config message" "$(head -1 <<<"$err")" "reusesim import scalesim: error: --arch-out $work/config.cfg names the --config file ($work/config.cfg), which writing would overwrite"
+same "the inputs are untouched" "$(cat "$work/topology.csv" "$work/config.cfg")" "$(cat "$D/alexnet.csv" "$D/scale.cfg")"
+never_written "--arch-out, the config" "$work/model.yaml"
+# The same check guards `import onnx`.
+cp "$SRC/tests/data/onnx/gated_gru.onnx" "$work/model.onnx"
+expect 2 "import onnx -o the model" -- "$REUSESIM" import onnx "$work/model.onnx" --batch-dim batch -o "$work/./model.onnx"
+same "import onnx -o message" "$(head -1 <<<"$err")" "reusesim import onnx: error: -o $work/./model.onnx names the ONNX model ($work/model.onnx), which writing would overwrite"
 checks=$((checks + 1))
-[ ! -e "$work/arch.yaml" ] || { echo "FAIL: a refused config wrote an accelerator"; failures=$((failures + 1)); }
+cmp -s "$work/model.onnx" "$SRC/tests/data/onnx/gated_gru.onnx" || { echo "FAIL: import onnx overwrote its model"; failures=$((failures + 1)); }
+
 expect 2 "--config without --arch-out" -- "$REUSESIM" import scalesim "$D/alexnet.csv" --config "$D/scale.cfg"
 contains "--config usage" "$err" "--config and --arch-out go together"
 

@@ -29,7 +29,8 @@ installed() {
 }
 
 expect 0 "installed --version" -- installed --version
-contains "shipped files beside the binary" "$out" "shipped files (DRAM presets, technology tables, plotting scripts): $S"
+contains "shipped files beside the binary" "$out" "shipped files: $S"
+contains "presets beside the binary" "$out" "DRAM presets: $S/configs/dram"
 
 # Snowflake names the ddr3-1066 preset and the 45nm technology table: fc6 of AlexNet at batch 1
 # runs with energy columns (the table found), 9216 x 4096 = 37,748,736 MACs.

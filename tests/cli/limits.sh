@@ -9,7 +9,7 @@ A=$SRC/configs/small.yaml
 # Every command here must stay under 3 GB of address space (ASan builds reserve far more: skip it there).
 limit_memory() { [ -n "${ASAN_OPTIONS:-}" ] || ulimit -v 3000000; }
 
-# Batch 10^9: refused by every command that takes a batch, naming the limit.
+# Batch 10^9: refused by every command that takes a batch, naming the one limit (README, "Errors").
 expect 2 "run batch 1e9" -- "$REUSESIM" run --arch "$A" --model "$SRC/models/mlp.yaml" --batch 1000000000
 contains "run batch message" "$err" "--batch: expected positive integers up to 1000000 separated by commas, got \"1000000000\""
 cat >"$work/trace.yaml" <<YAML
@@ -22,18 +22,21 @@ expect 2 "trace batch 1e9" -- "$REUSESIM" trace "$work/trace.yaml" --out "$work/
 # The value's column: "  - {model: " (12), $SRC, "/models/mlp.yaml, batch: [" (26), then it.
 contains "trace batch message" "$err" "trace.yaml:4:$((${#SRC} + 39)): error: models.0.batch.0: expected at most 1000000, got 1000000000"
 
-# Batch 10^9 without a simulation: analyze and footprint are closed forms and count it exactly.
-# MACs per sample: 1000 x 100 + 3 x 100 x 100 + 100 x 10 = 131,000, so 131 x 10^12 in all.
-expect 0 "analyze batch 1e9" -- "$REUSESIM" analyze --model "$SRC/models/mlp.yaml" --batch 1000000000 --format csv
-contains "analyze batch 1e9 MACs" "$out" "TOTAL,,,131000000000000,131410,"
+for command in analyze footprint; do
+  expect 2 "$command batch 1e9" -- "$REUSESIM" "$command" --model "$SRC/models/mlp.yaml" --batch 1000000000
+  contains "$command batch message" "$err" "--batch: expected a positive integer up to 1000000, got 1000000000"
+done
+
+# Batch 10^6 without a simulation: analyze and footprint are closed forms and count it exactly.
+# MACs per sample: 1000 x 100 + 3 x 100 x 100 + 100 x 10 = 131,000, so 131 x 10^9 in all.
+expect 0 "analyze batch 1e6" -- "$REUSESIM" analyze --model "$SRC/models/mlp.yaml" --batch 1000000 --format csv
+contains "analyze batch 1e6 MACs" "$out" "TOTAL,,,131000000000,131410,"
 # The TOTAL row: 131,410 fp32 weights (525,640 B); the activation column sums every tensor,
-# (1000 + 4 x 100 + 10) x 4 B x 10^9 = 5.64 x 10^12 B.
-expect 0 "footprint batch 1e9" -- "$REUSESIM" footprint --model "$SRC/models/mlp.yaml" --batch 1000000000 --mode infer --format csv
-contains "footprint batch 1e9 total" "$out" "TOTAL,,525640,0,0,5640000000000,0,0,0"
-# Inference holds at most fc1's input and output at once, (1000 + 100) x 4 B x 10^9 = 4.4 x 10^12 B.
-expect 0 "footprint batch 1e9 peak" -- "$REUSESIM" footprint --model "$SRC/models/mlp.yaml" --batch 1000000000 --mode infer --format json
-contains "footprint batch 1e9 peak activations" "$out" '"peak_activation_bytes": 4400000000000'
-contains "footprint batch 1e9 peak bytes" "$out" '"peak_bytes": 4400000525640
+# (1000 + 4 x 100 + 10) x 4 B x 10^6 = 5.64 x 10^9 B; total_bytes both, 5,640,525,640. Inference
+# holds at most fc1's input and output at once, (1000 + 100) x 4 B x 10^6 = 4.4 x 10^9 B: peak
+# 4,400,525,640 B with the weights.
+expect 0 "footprint batch 1e6" -- "$REUSESIM" footprint --model "$SRC/models/mlp.yaml" --batch 1000000 --format csv
+contains "footprint batch 1e6 total" "$out" "TOTAL,,525640,0,0,5640000000,0,0,0,5640525640,4400525640,4400000000"
 
 # A 10^6 x 10^6 linear layer: 10^12 MACs and 2 TB of fp16 weights. The analysis is exact; the
 # replay is refused before it allocates anything: every tiling that fits small's 32 KiB buffers
@@ -48,6 +51,11 @@ YAML
 expect 0 "analyze 1e6 x 1e6" -- "$REUSESIM" analyze --model "$work/big_linear.yaml" --format csv
 # Columns: layer, type, output shape, MACs, parameters (10^6 x 10^6, no bias).
 contains "10^12 MACs" "$out" "fc,linear,1000000,1000000000000,1000000000000,"
+# Its time at batch 10^6 on the slowest ideal device --peak-tops takes, 1 Mops/s: 2 x 10^18 ops /
+# 10^6 ops/s = 2 x 10^12 s = 2 x 10^18 us, in exponent form (not twenty digits, of which four mean anything).
+expect 0 "analyze 1e6 x 1e6 at batch 1e6 on 1 Mops/s" -- "$REUSESIM" analyze --model "$work/big_linear.yaml" \
+  --batch 1000000 --peak-tops 1e-6
+same "a huge time in exponent form" "$(awk '$1 == "TOTAL" { print $(NF - 4) }' <<<"$out")" "2.000e+18"
 expect 2 "run 1e6 x 1e6" -- bash -c "$(declare -f limit_memory); limit_memory; exec \"\$0\" \"\$@\"" "$REUSESIM" run --arch "$A" --model "$work/big_linear.yaml"
 contains "1e6 x 1e6 message" "$err" "layer fc: every tiling that fits the SRAM buffers needs more than 4000000 tiles, the step limit of one layer; lower the batch size or give the buffers more capacity"
 

@@ -62,7 +62,7 @@ expect 2 "missing file" -- "$REUSESIM" analyze --model "$work/none.yaml"
 contains "missing file message" "$err" "$work/none.yaml: error: cannot open file"
 
 expect 2 "zero batch" -- "$REUSESIM" analyze --model "$M/mlp.yaml" --batch 0
-contains "zero batch message" "$err" "reusesim analyze: error: --batch: expected a positive integer up to 1000000000, got 0"
+contains "zero batch message" "$err" "reusesim analyze: error: --batch: expected a positive integer up to 1000000, got 0"
 
 expect 2 "non-numeric batch" -- "$REUSESIM" analyze --model "$M/mlp.yaml" --batch many
 expect 2 "unknown format" -- "$REUSESIM" analyze --model "$M/mlp.yaml" --format xml

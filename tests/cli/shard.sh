@@ -87,7 +87,8 @@ done
 before=$(fingerprint "$work/sep2")
 expect 2 "merging a shard of another trace" -- "$REUSESIM" trace "$work/merged_bad" --collect --from "$work/sep2" \
   --from "$work/sh"
-contains "another trace message" "$err" "$work/sh holds shards of another trace or split than $work/sep2"
+# Named by the first field that differs: the third job, pinned at batch 8 (--set) against 16.
+contains "another trace message" "$err" "$work/sh holds shards of another trace or split than $work/sep2 (jobs[2].id is \"0003-small-compute.operand_bits=8-pinned-b8\" in $work/sep2/trace.json, \"0003-small-compute.operand_bits=8-pinned-b16\" in $work/sh/trace.json (and 7 more field(s) differ)); merge only the shards of one trace"
 checks=$((checks + 1))
 [ ! -e "$work/merged_bad" ] || { echo "FAIL: a refused merge created its directory"; failures=$((failures + 1)); }
 same "the refused merge changed no source" "$(fingerprint "$work/sep2")" "$before"
@@ -134,11 +135,13 @@ done
 expect 2 "more shards than jobs" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/sh" --shard 1/13
 contains "more shards than jobs message" "$err" "--shard: 13 shards of a trace of 12 job(s): at most one shard per job"
 expect 2 "a shard of another plan" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/sh" --shard 1/4 --set 'models.0.batch=[2]'
-contains "another plan message" "$err" "$work/sh holds results of a different trace (its trace.json does not match $work/two.yaml as given now); choose another --out directory"
+# The refusal names the first field that differs and both values: batch [2] gives 8 jobs, the first
+# of them at batch 2 where the directory's is at batch 1.
+contains "another plan message" "$err" "$work/sh holds results of a different trace: its trace.json does not match $work/two.yaml as given now (jobs[0].id is \"0001-small-compute.operand_bits=8-mlp-b1\" in trace.json, \"0001-small-compute.operand_bits=8-mlp-b2\" as given now (and 26 more field(s) differ)); choose another --out directory"
 expect 2 "a shard of another split" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/sh" --shard 1/3 --resume
-contains "another split message" "$err" "$work/sh is split into 4 shards of \`$work/two.yaml\` (shards/split.json); shard 1/3 of \`$work/two.yaml\` is not one of them: give the same --shard K/4 and options"
+contains "another split message" "$err" "$work/sh is split into 4 shards of \`$work/two.yaml\` (shards/split.json); shard 1/3 of \`$work/two.yaml\` is not one of them (shards is 4 in shards/split.json, 3 as given now (and 12 more field(s) differ)): give the same --shard K/4 and options"
 expect 2 "a shard with other options" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/sh" --shard 1/4 --resume --timeline
-contains "other options message" "$err" "shard 1/4 of \`$work/two.yaml --timeline\` is not one of them"
+contains "other options message" "$err" "shard 1/4 of \`$work/two.yaml --timeline\` is not one of them (arguments is a list of 1 in shards/split.json, a list of 2 as given now)"
 expect 2 "a shard run twice without --resume" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/sh" --shard 2/4
 contains "already ran message" "$err" "shard 2/4 already ran in $work/sh (shard-2.json is there); add --resume to complete it"
 expect 2 "--shard with --overwrite" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/sh" --shard 2/4 --overwrite
@@ -171,8 +174,35 @@ expect 2 "--collect of a missing directory" -- "$REUSESIM" trace "$work/missing"
 checks=$((checks + 1))
 [ ! -e "$work/missing" ] || { echo "FAIL: --collect created a directory"; failures=$((failures + 1)); }
 expect 2 "--collect with --out" -- "$REUSESIM" trace "$work/sh" --collect --out "$work/sh"
-contains "--collect with --out message" "$err" "--collect takes the results directory alone (with --from, --no-figure), not --out"
+contains "--collect with --out message" "$err" "--collect takes the results directory alone (with --from, --no-figure, --verbose), not --out"
 expect 2 "--from without --collect" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/sh" --from "$work/part"
+
+# Printed commands quote what a shell would split: shards into a directory with a blank in its
+# path, each saying how to collect, and collect's command for the missing shard run as printed.
+expect 0 "shard 1/2 into a path with a blank" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/two sh" --shard 1/2 \
+  --set 'models.1.batch=[8]'
+contains "the collect command quotes the directory" "$err" "shard 1/2 ended; once every shard has: reusesim trace '$work/two sh' --collect"
+expect 4 "collect with shard 2 missing, in a path with a blank" -- "$REUSESIM" trace "$work/two sh" --collect --no-figure
+rerun=$(grep -A1 '  shard 2/2: ' <<<"$err" | tail -1)
+same "the printed command quotes the directory" "$rerun" \
+  "    $REUSESIM trace $work/two.yaml --set 'models.1.batch=[8]' --out '$work/two sh' --shard 2/2 --resume"
+expect 0 "the printed command, run as printed" -- bash -c "$rerun"
+expect 0 "collect after it" -- "$REUSESIM" trace "$work/two sh" --collect --no-figure
+contains "completed" "$err" "collected 2 shard(s): 12 of 12 job(s) done, 0 failed"
+
+# Many unfinished shards are summarised: the first five with why and how, the rest by range, with
+# how to see each (--verbose) and the Slurm array to resubmit them all.
+expect 0 "12 shards written, none run" -- env PATH=/nonexistent "$REUSESIM" trace "$work/two.yaml" --out "$work/many" \
+  --slurm --shards 12 --dry-run
+expect 4 "collect of 12 unfinished shards" -- "$REUSESIM" trace "$work/many" --collect --no-figure
+same "five named" "$(grep -c '^  shard [0-9]*/12: never started' <<<"$err")" "5"
+contains "the count and the range" "$err" "12 shard(s) did not finish (shards 1-12); complete each, then --collect again:"
+contains "the rest by range" "$err" "  and 7 more (shards 6-12), each completed by the command above with its own --shard K/12; why each did not finish: reusesim trace $work/many --collect --verbose"
+contains "the array as ranges" "$err" "or on Slurm: sbatch --array=1-12 $work/many/shards/array.sbatch; then reusesim trace $work/many --collect"
+expect 4 "--verbose names every shard" -- "$REUSESIM" trace "$work/many" --collect --no-figure --verbose
+same "twelve named" "$(grep -c '^  shard [0-9]*/12: never started' <<<"$err")" "12"
+expect 2 "--verbose without --collect" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/many" --verbose
+contains "--verbose message" "$err" "--verbose goes with --collect"
 
 # While a shard runs, a whole trace or --collect on its directory is refused at once (the shard
 # holds shards/ shared); the shard itself is not disturbed.

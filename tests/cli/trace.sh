@@ -83,24 +83,38 @@ contains "two jobs rerun" "$err" "2 job(s) run, 9 already finished, 1 failed"
 same "layers.csv as uninterrupted" "$(cat "$work/r2/layers.csv")" "$(cat "$work/r1/layers.csv")"
 same "networks.csv as uninterrupted" "$(cat "$work/r2/networks.csv")" "$(cat "$work/r1/networks.csv")"
 
-# SIGINT mid-run: workers stop, finished jobs stay, and the message says how to resume.
+# SIGINT mid-run: workers stop, finished jobs stay, and the message says how to resume: a command
+# that, pasted into a shell, resumes this trace (its --set kept, a path with a blank quoted).
 write_slow_trace "1, 2, 4, 8"
-"$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --jobs 1 --no-figure >"$work/slow_out" 2>"$work/slow_err" &
+"$REUSESIM" trace "$work/slow.yaml" --out "$work/r 3" --jobs 1 --no-figure --set 'models.0.batch=[1, 2, 4, 8]' \
+  >"$work/slow_out" 2>"$work/slow_err" &
 trace_pid=$!
 for _ in $(seq 600); do
-  [ -d "$work/r3/jobs/0001-snowflake-deepspeech2-gru-b1" ] && break
+  [ -d "$work/r 3/jobs/0001-snowflake-deepspeech2-gru-b1" ] && break
   sleep 0.05
 done
 kill -INT "$trace_pid"
 wait "$trace_pid"
 same "interrupted exit status" "$?" "130"
-contains "says how to resume" "$(cat "$work/slow_err")" "interrupted: the finished jobs are kept; complete the trace with:"
+resume=$(grep -A1 "^interrupted: the finished jobs are kept; complete the trace with:$" "$work/slow_err" | tail -1)
+same "says how to resume, quoting what a shell would split" "$resume" \
+  "  reusesim trace $work/slow.yaml --set 'models.0.batch=[1, 2, 4, 8]' --out '$work/r 3' --resume"
 checks=$((checks + 1))
-if find "$work/r3" -name '*.partial' | grep -q .; then echo "FAIL: an interrupted job left a partial directory"; failures=$((failures + 1)); fi
-expect 0 "resume after SIGINT" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --resume --jobs 2 --no-figure
+if find "$work/r 3" -name '*.partial' | grep -q .; then echo "FAIL: an interrupted job left a partial directory"; failures=$((failures + 1)); fi
+mkdir -p "$work/bin" && ln -sf "$REUSESIM" "$work/bin/reusesim"
+expect 0 "resume after SIGINT, as printed" -- env PATH="$work/bin:$PATH" bash -c "$resume --jobs 2 --no-figure"
 contains "first job not redone" "$err" "already finished, 0 failed"
-same "all four jobs' rows" "$(csv_col job "$work/r3/networks.csv" | tr '\n' ' ')" \
+same "all four jobs' rows" "$(csv_col job "$work/r 3/networks.csv" | tr '\n' ' ')" \
   "0001-snowflake-deepspeech2-gru-b1 0002-snowflake-deepspeech2-gru-b2 0003-snowflake-deepspeech2-gru-b4 0004-snowflake-deepspeech2-gru-b8 "
+
+# A missing plotting scripts directory is named as such, with where it was looked for, not blamed
+# on matplotlib; the command to draw again quotes the directory.
+expect 2 "figure without its scripts" -- env REUSESIM_SCRIPTS_DIR="$work/no scripts" "$REUSESIM" figure "$work/r 3"
+same "missing scripts message" "$err" "reusesim figure: error: cannot draw the figure: the plotting scripts directory $work/no scripts (from REUSESIM_SCRIPTS_DIR) does not exist
+the tables are in $work/r 3; draw again with: reusesim figure '$work/r 3'"
+mkdir -p "$work/empty scripts"
+expect 2 "figure with its script missing" -- env REUSESIM_SCRIPTS_DIR="$work/empty scripts" "$REUSESIM" figure "$work/r 3"
+contains "missing script message" "$err" "the plotting script plot_figure.py is not in $work/empty scripts (from REUSESIM_SCRIPTS_DIR)"
 
 # SIGKILL mid-run: the workers die with the trace, nothing else is lost, and --resume completes
 # the trace with the same tables as the run above.
@@ -115,10 +129,10 @@ wait "$trace_pid" 2>/dev/null
 sleep 0.5
 checks=$((checks + 1))
 if pgrep -f -- "--out $work/r6/jobs" >/dev/null; then echo "FAIL: a worker outlived its killed trace"; failures=$((failures + 1)); fi
-same "the finished job is intact" "$(head -1 "$work/r6/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")" "$(head -1 "$work/r3/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")"
+same "the finished job is intact" "$(head -1 "$work/r6/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")" "$(head -1 "$work/r 3/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")"
 expect 0 "resume after SIGKILL" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r6" --resume --jobs 2 --no-figure
 contains "the finished job not redone" "$err" "already finished, 0 failed"
-same "tables as the run before" "$(cat "$work/r6/networks.csv")" "$(cat "$work/r3/networks.csv")"
+same "tables as the run before" "$(cat "$work/r6/networks.csv")" "$(cat "$work/r 3/networks.csv")"
 
 # A job directory a worker made and was killed in before it listed anything (empty, or holding only
 # a cut-short manifest): its parent's manifest lists it, so --resume clears it and goes on. Made by
@@ -150,8 +164,8 @@ contains "figure without python says what to install" "$err" "apt-get install py
 expect 2 "results already there" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1"
 contains "results already there message" "$err" "already holds trace results; add --resume to complete them, --overwrite to replace them"
 expect 2 "resume and overwrite" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/r1" --resume --overwrite
-expect 0 "overwrite a trace" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r3" --overwrite --no-figure --set 'models.0.batch=[1]'
-same "overwritten: one job" "$(tail -n +2 "$work/r3/jobs.csv" | wc -l)" "1"
+expect 0 "overwrite a trace" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r 3" --overwrite --no-figure --set 'models.0.batch=[1]'
+same "overwritten: one job" "$(tail -n +2 "$work/r 3/jobs.csv" | wc -l)" "1"
 expect 2 "resume a different trace" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r1" --resume
 contains "different trace message" "$err" "holds results of a different trace"
 mkdir -p "$work/other" && touch "$work/other/notes.txt"

@@ -68,14 +68,15 @@ prefill_table=$out
 # attention over 513 tokens 2 x 513 x 4,096 = 4,202,496; 32 layers and the lm_head 4,096 x 32,000:
 # 32 x 206,577,664 + 131,072,000 = 6,741,557,248 MACs. A token adds a key and a value row of 4,096
 # per layer to the cache: 32 x 2 x 4,096 x 2 bytes (fp16) = 524,288. At batch 8 each layer's Q K^T
-# reads the 512 cached keys of every sample: 512 x 4,096 x 8 x 2 = 33,554,432 bytes.
+# reads from the cache the 512 cached keys and the new token's of every sample, as run does:
+# 513 x 4,096 x 8 x 2 = 33,619,968 bytes.
 expect 0 "analyze decode" -- "$REUSESIM" analyze --model "$SRC/models/llama2_7b.yaml" --phase decode --context 512 --batch 8
 contains "per-token line" "$out" "per token: 6,741,557,248 MACs, 524,288 bytes of keys and values in the KV cache"
 expect 0 "analyze decode json" -- "$REUSESIM" analyze --model "$SRC/models/llama2_7b.yaml" --phase decode --context 512 --batch 8 --format json
 same "kv read by one scores layer" "$(/usr/bin/python3 -c 'import json, sys
 d = json.load(sys.stdin)
 print(d["macs_per_token"], d["kv_cache_bytes_per_token"],
-      [l["kv_cache_read_bytes"] for l in d["layers"] if l["layer"] == "layers_1/scores"][0])' <<<"$out")" "6741557248 524288 33554432"
+      [l["kv_cache_read_bytes"] for l in d["layers"] if l["layer"] == "layers_1/scores"][0])' <<<"$out")" "6741557248 524288 33619968"
 
 # --- footprint of a decode step: the KV cache of the tokens before it, held for the whole step. ---
 # Llama-2-7B at batch 8 after 4,095 tokens: each of 32 layers caches 4,095 keys and 4,095 values of
@@ -184,6 +185,11 @@ same "MACs, weights and KV cache per job" "$(csv_col job,macs,dram_read_weight_b
 0003-tpu_v1-tiny_lm-decode-L32-b1,20608,16448,4224
 0004-tpu_v1-tiny_lm-decode-L32-b2,41216,16512,8448
 0005-tpu_v1-tiny_lm-S40-b1,860160,18944,0"
+# analyze counts the KV-cache reads run replays: tiny_lm's two matmuls read (8 + 1) rows of 64 B
+# per sample, x 2 samples = 2 x 9 x 64 x 2 = 2,304 B, job 0002's dram_read_kv_cache_bytes.
+expect 0 "analyze the same decode step" -- "$REUSESIM" analyze --model "$work/tiny_lm.yaml" --phase decode --context 8 \
+  --batch 2 --format csv
+same "analyze reads the KV cache as run does" "$(csv_col kv_cache_read_bytes --where layer=TOTAL <<<"$out")" "2304"
 expect 0 "the same decode step by hand" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.yaml" --model "$work/tiny_lm.yaml" \
   --phase decode --context 8 --batch 2 --format csv
 same "a trace job is the run it names" "$(cat "$work/lm/jobs/0002-tpu_v1-tiny_lm-decode-L8-b2/results.csv")" "$out"

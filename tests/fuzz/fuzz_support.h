@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "import/import_error.h"
 #include "mapping/mapper.h"
 #include "program/program_text.h"
 #include "spec/accelerator_spec.h"
@@ -31,7 +32,7 @@ class PropertyFailure : public std::logic_error {
 };
 
 // Runs `body` and takes the errors the CLI turns into exit 2 (cli::run_guarded, and replay for
-// ProgramFormatError) as a clean end; every other exception escapes to libFuzzer as a finding.
+// ProgramFormatError; import for ImportError) as a clean end; every other exception escapes to libFuzzer as a finding.
 template <typename Body>
 void accept_bad_input(Body&& body) {
   try {
@@ -40,6 +41,7 @@ void accept_bad_input(Body&& body) {
   } catch (const mapping::MappingError&) {
   } catch (const program::ProgramFormatError&) {
   } catch (const util::CountOverflow&) {
+  } catch (const import::ImportError&) {
   }
 }
 
