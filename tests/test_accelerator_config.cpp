@@ -2,6 +2,8 @@
 #include "input_error_text.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -477,6 +479,26 @@ TEST_CASE("double_buffered_stationary: off by default, for ws and is only", "[ac
         "--set compute.double_buffered_stationary=true: error: compute.double_buffered_stationary: an "
         "output-stationary array keeps partial sums, not operands, in place: double_buffered_stationary "
         "applies to ws and is\n");
+}
+
+TEST_CASE("swap_operands and vector_unit_gemm: off by default, on for tpu_v4i, swap_operands systolic only",
+          "[accelerator]") {
+  CHECK_FALSE(load(kAccelerator).compute.swap_operands);
+  CHECK_FALSE(load(kAccelerator).compute.vector_unit_gemm);
+  CHECK(load(kAccelerator, {"compute.swap_operands=true"}).compute.swap_operands);
+  CHECK(load(kAccelerator, {"compute.vector_unit_gemm=true"}).compute.vector_unit_gemm);
+  const spec::AcceleratorSpec tpu = load_accelerator_file(kSource + "/configs/tpu_v4i.yaml");
+  CHECK((tpu.compute.swap_operands && tpu.compute.vector_unit_gemm));
+  const spec::AcceleratorSpec tpu_v1 = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
+  CHECK_FALSE((tpu_v1.compute.swap_operands || tpu_v1.compute.vector_unit_gemm));
+  CHECK(load_accelerator_file(kSource + "/configs/snowflake.yaml", {"compute.vector_unit_gemm=true"})
+            .compute.vector_unit_gemm);
+  std::ifstream snowflake(kSource + "/configs/snowflake.yaml");
+  std::stringstream snowflake_text;
+  snowflake_text << snowflake.rdbuf();
+  CHECK(errors_of(snowflake_text.str(), {"compute.swap_operands=true"}) ==
+        "--set compute.swap_operands=true: error: compute.swap_operands: swap_operands applies to systolic arrays "
+        "only (a vector-MAC cluster broadcasts its inputs to units that hold the weights)\n");
 }
 
 // configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.

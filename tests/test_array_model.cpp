@@ -273,6 +273,25 @@ TEST_CASE("vector unit: ceil(ops / vector_ops_per_cycle)", "[array]") {
   CHECK(vector_cycles(spec, INT64_MAX) == INT64_MAX / 16 + 1);
 }
 
+TEST_CASE("vector unit GEMM: two ops a MAC, ceil(2 x MACs / vector_ops_per_cycle)", "[array]") {
+  using reusesim::timing::gemm_cycles_on;
+  using reusesim::timing::GemmUnit;
+  const spec::ComputeSpec spec = systolic(16, 16, spec::Dataflow::ws);  // vector_ops_per_cycle = 16
+  // M 1, N 10, K 128: 1,280 MACs = 2,560 ops / 16 = 160 cycles (the array: 8 folds of 2*16 + 16 + 1 - 2
+  // = 47 cycles = 376).
+  CHECK(reusesim::timing::vector_gemm_cycles(spec, gemm(1, 10, 128)) == 160);
+  CHECK(gemm_cycles_on(spec, gemm(1, 10, 128), GemmUnit::vector) == 160);
+  CHECK(gemm_cycles_on(spec, gemm(1, 10, 128), GemmUnit::array) == 376);
+  // 3 MACs = 6 ops: one cycle of 16 ops, not a fraction.
+  CHECK(gemm_cycles_on(spec, gemm(1, 1, 3), GemmUnit::vector) == 1);
+  // Groups are more MACs, one after the other on the lanes: GPT-2's decode A V on tpu_v4i's 1,024
+  // ops a cycle, 12 heads of M 1, N 64, K 1,024: 2 x 786,432 / 1,024 = 1,536 cycles.
+  spec::ComputeSpec wide = spec;
+  wide.vector_ops_per_cycle = 1024;
+  CHECK(gemm_cycles_on(wide, GemmShape{1, 64, 1024, 12}, GemmUnit::vector) == 1536);
+  CHECK_THROWS_WITH(gemm_cycles_on(spec, gemm(1, 0, 3), GemmUnit::vector), "GEMM dimension N must be positive, got 0");
+}
+
 TEST_CASE("errors: zero dimensions, empty arrays, overflow", "[array]") {
   const spec::ComputeSpec ws = systolic(16, 16, spec::Dataflow::ws);
   CHECK_THROWS_WITH(gemm_cycles(ws, gemm(0, 32, 48)), "GEMM dimension M must be positive, got 0");

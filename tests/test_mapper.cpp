@@ -2,11 +2,15 @@
 // reuse choices an architect would expect. Plain C++ (no simulation).
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <string>
 #include <tuple>
 
 #include "config/model_loader.h"
 #include "fixtures.h"
+#include "mapping/gemm_mapper.h"
 #include "mapping/mapper.h"
+#include "mapping/program_builder.h"
 #include "timing/array_timing.h"
 
 using namespace reusesim;
@@ -509,4 +513,220 @@ TEST_CASE("mapper: a recurrent layer's tiling can be pinned", "[mapper]") {
     if (step.kind == program::StepKind::compute) compute += timing::gemm_cycles(small.compute, step.gemm).cycles;
   }
   CHECK(compute == 2'820);
+}
+
+namespace {
+
+// GPT-2 with one layer, one decode step after 1,023 tokens: its attention matmuls read 1,024 keys
+// or values of 12 heads x 64 from the KV cache.
+config::LoadedModel gpt2_decode() {
+  return config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/gpt2.yaml", {"parameters.layers=1"},
+                                 config::Phase{0, 1023});
+}
+
+std::size_t layer_index(const workload::Network& network, const std::string& suffix) {
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    const std::string& name = network.layers[i].spec.name;
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return i;
+  }
+  FAIL("no layer ends in " << suffix);
+  return 0;
+}
+
+std::int64_t program_compute_cycles(const spec::ComputeSpec& array, const program::LayerProgram& program) {
+  std::int64_t cycles = 0;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::compute) cycles += timing::gemm_cycles_on(array, step.gemm, step.unit);
+  }
+  return cycles;
+}
+
+}  // namespace
+
+// tpu_v4i: a 128 x 512 ws array with double-buffered stationary tiles (a fold after the first costs
+// max(T, 128)), swap_operands and vector_unit_gemm, 1,024 vector ops a cycle, bf16, 512 GB/s of
+// HBM at 1,050 MHz = 487.6 bytes a compute cycle. Each matmul mapped on its own moves
+// 12 x 1,024 x 64 x 2 = 1,572,864 cache bytes, 12 x 64 x 2 = 1,536 bytes of q (or of output) and
+// 12 x 1,024 x 2 = 24,576 of output (or of probabilities): 1,598,976 bytes, 3,279 cycles of HBM.
+//   scores (M 1, K 64, N 1,024 per head), all 12 heads a tile:
+//     array: a head's 64 x 1,024 block is two folds of 512 columns: 24 folds,
+//       2 x 128 + 512 + 1 - 2 = 767 + 23 x 128 = 3,711 cycles;
+//     array transposed (the query stationary, 1,024 keys streamed): 64 x 1 blocks, two heads a
+//       fold: 6 folds, 2 x 128 + 512 + 1,024 - 2 = 1,790 + 5 x 1,024 = 6,910;
+//     vector unit: 2 x 12 x 1,024 x 64 / 1,024 = 1,536 cycles, so HBM's 3,279 bound it.
+//   context (M 1, K 1,024, N 64): array: 8 folds of 128 rows a head, 96 folds,
+//     767 + 95 x 128 = 12,927; transposed: the same 96 folds streaming 64 rows,
+//     2 x 128 + 512 + 64 - 2 = 830 + 95 x 128 = 12,990; vector unit 1,536 (HBM: 3,279).
+// The vector unit wins both (more than 1 % faster than the array).
+TEST_CASE("mapper: decode attention's matmuls run on the vector unit of tpu_v4i, and the mapping says why",
+          "[mapper]") {
+  const config::LoadedModel model = gpt2_decode();
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
+  const auto programs = map_all(model.network, 1, spec);
+  const program::LayerProgram& scores = programs[layer_index(model.network, "/scores")];
+  const program::LayerProgram& context = programs[layer_index(model.network, "/context")];
+  CHECK(scores.mapping ==
+        "gemm 1x1024x64 x12 groups, tiles g12 m1 n1024 k64, order n-m, the second operand stays for all m; on the "
+        "vector unit (estimated cycles: array 3711, array transposed 6910, vector unit 3279)");
+  CHECK(context.mapping ==
+        "gemm 1x64x1024 x12 groups, tiles g12 m1 n64 k1024, order n-m, the second operand stays for all m; on the "
+        "vector unit (estimated cycles: array 12927, array transposed 12990, vector unit 3279)");
+  CHECK(program_compute_cycles(spec.compute, scores) == 1536);
+  CHECK(program_compute_cycles(spec.compute, context) == 1536);
+  CHECK(scores.estimated_cycles == 3279);
+  // Without the two options the array runs them as before, at the array's estimate.
+  const spec::AcceleratorSpec fixed =
+      fixtures::shipped_accelerator("tpu_v4i", {"compute.swap_operands=false", "compute.vector_unit_gemm=false"});
+  const auto on_array = map_all(model.network, 1, fixed);
+  const program::LayerProgram& array_context = on_array[layer_index(model.network, "/context")];
+  CHECK(array_context.mapping ==
+        "gemm 1x64x1024 x12 groups, tiles g12 m1 n64 k1024, order n-m, the second operand stays for all m");
+  CHECK(program_compute_cycles(fixed.compute, array_context) == 12927);
+}
+
+// One tiling of the decode scores matmul above (g12 m1 n1024 k64) emitted for each placement: the
+// loads, stores and their order are the tiles', so all three move the same bytes and MACs; only the
+// compute step differs: the array sees m 1 n 1,024 k 64 (3,711 cycles), transposed m 1,024 n 1
+// k 64 with the query stationary (6,910), the vector unit the untransposed tile (1,536).
+TEST_CASE("mapper: every placement of a GEMM's tiling moves the same bytes and MACs", "[mapper]") {
+  const config::LoadedModel model = gpt2_decode();
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
+  const std::size_t index = layer_index(model.network, "/scores");
+  const workload::NetworkLayer& layer = model.network.layers[index];
+  const mapping::DramLayout layout = mapping::layout_network(model.network, 1, spec.element_bytes())[index];
+  const mapping::LayerPlan plan;
+  const mapping::Context context{spec,
+                                 plan,
+                                 mapping::role_capacity(spec.sram),
+                                 spec.element_bytes(),
+                                 spec.dram.peak_bytes_per_second() / (spec.compute.clock_mhz * 1e6),
+                                 static_cast<std::uint64_t>(spec.dram.burst_bytes())};
+  const mapping::GemmProblem p = mapping::matmul_gemm(layer, 1, context, layout);
+  const mapping::GemmTiling tiling =
+      mapping::choose_gemm_tiling(p, spec, mapping::activation_operands_capacity(context.capacity),
+                                  context.dram_bytes_per_cycle, layer.spec.name, std::nullopt);
+  REQUIRE(std::make_tuple(tiling.tg, tiling.tm, tiling.tn, tiling.tk) == std::make_tuple(12, 1, 1024, 64));
+  const auto emitted = [&](mapping::GemmPlacement placement) {
+    mapping::GemmTiling placed = tiling;
+    placed.placement = placement;
+    program::LayerProgram program;
+    mapping::emit_gemm_program(p, placed, context, program);
+    return program;
+  };
+  const program::LayerProgram array = emitted(mapping::GemmPlacement::array);
+  const program::LayerProgram transposed = emitted(mapping::GemmPlacement::array_transposed);
+  const program::LayerProgram vector = emitted(mapping::GemmPlacement::vector_unit);
+  for (const program::LayerProgram* other : {&transposed, &vector}) {
+    CHECK(other->macs == array.macs);
+    CHECK(other->dram_read_bytes == array.dram_read_bytes);
+    CHECK(other->dram_write_bytes == array.dram_write_bytes);
+    REQUIRE(other->steps.size() == array.steps.size());
+    for (std::size_t i = 0; i < array.steps.size(); ++i) {
+      const program::Step& a = array.steps[i];
+      const program::Step& b = other->steps[i];
+      INFO("step " << i);
+      CHECK(std::make_tuple(a.kind, a.tensor, a.address, a.bytes, a.macs, a.after) ==
+            std::make_tuple(b.kind, b.tensor, b.address, b.bytes, b.macs, b.after));
+    }
+  }
+  // 12 x 1,024 x 64 = 786,432 MACs; the cache (12 x 1,024 x 64 x 2 B) and q (12 x 64 x 2 B) read.
+  CHECK(array.macs == 786'432);
+  const program::Step& on_array = array.steps[2];
+  const program::Step& on_transposed = transposed.steps[2];
+  const program::Step& on_vector = vector.steps[2];
+  REQUIRE(on_array.kind == program::StepKind::compute);
+  CHECK(std::make_tuple(on_array.gemm.m, on_array.gemm.n, on_array.gemm.k, on_array.gemm.groups) ==
+        std::make_tuple(1, 1024, 64, 12));
+  CHECK(std::make_tuple(on_transposed.gemm.m, on_transposed.gemm.n, on_transposed.gemm.k) ==
+        std::make_tuple(1024, 1, 64));
+  // Both operands are activations in the input buffer, whichever is stationary.
+  CHECK((on_transposed.stationary_in_inputs && !on_transposed.streamed_in_weights));
+  CHECK(on_vector.unit == timing::GemmUnit::vector);
+  CHECK(on_array.unit == timing::GemmUnit::array);
+  CHECK(program_compute_cycles(spec.compute, array) == 3711);
+  CHECK(program_compute_cycles(spec.compute, transposed) == 6910);
+  CHECK(program_compute_cycles(spec.compute, vector) == 1536);
+}
+
+// small (16 x 16 ws, no double buffering) with swap_operands: a 64 -> 32 int8 linear layer without
+// bias at batch 16 (M 16, N 32, K 64), one tile.
+//   array: (K, N) on the array, 4 x 2 = 8 folds of 2 x 16 + 16 + 16 - 2 = 62 cycles = 496;
+//   transposed: (K, M) on it, 4 x 1 = 4 folds streaming the 32 weight columns,
+//     2 x 16 + 16 + 32 - 2 = 78 cycles = 312.
+// The weights then stream from the weight buffer and the inputs are stationary.
+TEST_CASE("mapper: swap_operands transposes a GEMM whose M is narrower than its N", "[mapper]") {
+  const config::LoadedModel model = config::load_model_text(fixtures::kSmallLinear, "m.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small", {"compute.swap_operands=true"});
+  const program::LayerProgram program = map_all(model.network, 16, spec).front();
+  CHECK(program.mapping ==
+        "gemm 16x32x64, tiles m16 n32 k64, order n-m, weights stay for all m; on the array transposed (estimated "
+        "cycles: array 496, array transposed 312)");
+  CHECK(program_compute_cycles(spec.compute, program) == 312);
+  for (const program::Step& step : program.steps) {
+    if (step.kind != program::StepKind::compute) continue;
+    CHECK(std::make_tuple(step.gemm.m, step.gemm.n, step.gemm.k) == std::make_tuple(32, 16, 64));
+    CHECK((step.stationary_in_inputs && step.streamed_in_weights));
+  }
+  // Off (the default), the layer runs as laid out.
+  const program::LayerProgram plain = map_all(model.network, 16, fixtures::shipped_accelerator("small")).front();
+  CHECK(plain.mapping == "gemm 16x32x64, tiles m16 n32 k64, order n-m, weights stay for all m");
+  CHECK(program_compute_cycles(spec.compute, plain) == 496);
+  CHECK(plain.dram_read_bytes == program.dram_read_bytes);
+  CHECK(plain.dram_write_bytes == program.dram_write_bytes);
+}
+
+// small with vector_unit_gemm: a 4096 -> 16 int8 linear layer without bias at batch 1 (M 1, N 16,
+// K 4096). Half the 32 KiB weight buffer holds a 1,024 x 16 weight tile, so K comes in 4 tiles
+// (tn 16, tk 1,024 reads the 65,536 weight bytes and the 4,096 input bytes once; a narrower tn
+// with more of K reads the inputs again per column block).
+//   array: 64 folds of 2 x 16 + 16 + 1 - 2 = 47 cycles a K tile, 4 x 3,008 = 12,032;
+//   vector unit: 2 x 16 x 1,024 / 16 ops a cycle = 2,048 a K tile, 8,192 (the spill's SRAM cycles,
+//     64 bytes a K tile on a 64-byte-a-cycle port, hide under them).
+// The vector unit has no accumulators: its 16 sums x 4 bytes = 64 wait in the output buffer, the
+// first K tile writing them, the middle two reading and writing, the last reading. On the array
+// the same 64 bytes fit the accumulators and no step moves partial sums.
+TEST_CASE("mapper: a K-tiled GEMM on the vector unit keeps its partial sums in the output buffer", "[mapper]") {
+  const config::LoadedModel model = config::load_model_text(
+      "name: long\nprecision: int8\ninput: {features: 4096}\nlayers:\n"
+      "  - {name: fc, type: linear, out_features: 16, bias: false}\n",
+      "m.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small", {"compute.vector_unit_gemm=true"});
+  const program::LayerProgram program = map_all(model.network, 1, spec).front();
+  CHECK(program.mapping ==
+        "gemm 1x16x4096, tiles m1 n16 k1024, order n-m, partial sums spill to the output buffer; on the vector unit "
+        "(estimated cycles: array 12032, vector unit 8192)");
+  CHECK(program.estimated_cycles == 8192);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sums;
+  for (const program::Step& step : program.steps) {
+    if (step.kind != program::StepKind::compute) continue;
+    CHECK(step.unit == timing::GemmUnit::vector);
+    sums.emplace_back(step.psum_read_bytes, step.psum_write_bytes);
+  }
+  using Sums = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  CHECK(sums == Sums{{0, 64}, {64, 64}, {64, 64}, {64, 0}});
+  const program::LayerProgram on_array = map_all(model.network, 1, fixtures::shipped_accelerator("small")).front();
+  CHECK(on_array.mapping == "gemm 1x16x4096, tiles m1 n16 k1024, order n-m");
+  for (const program::Step& step : on_array.steps) {
+    CHECK(step.psum_read_bytes + step.psum_write_bytes == 0);
+  }
+  CHECK(on_array.dram_read_bytes == program.dram_read_bytes);
+}
+
+// small (16 ops a cycle): a step m1 n16 k64 with 16,384 output-path ops, 8,192 in its busiest
+// stage. On the array: 4 folds of 2 x 16 + 16 + 1 - 2 = 47 = 188 cycles, its output path beside
+// the array and left out. On the vector unit: 2 x 16 x 64 / 16 = 128 cycles, then its busiest
+// stage on the same units, 8,192 / 16 = 512: 640. No DRAM bytes, so compute sets the estimate.
+TEST_CASE("mapper: the sub-batch estimate costs a GEMM on the unit that runs it", "[mapper]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
+  program::Step step;
+  step.kind = program::StepKind::compute;
+  step.gemm = timing::GemmShape{1, 16, 64};
+  step.macs = step.gemm.macs();
+  step.vector_ops = 16384;
+  step.stage_ops = 8192;
+  program::LayerProgram program;
+  program.steps.push_back(step);
+  CHECK(mapping::estimate_cycles(program, spec) == 188);
+  program.steps.front().unit = timing::GemmUnit::vector;
+  CHECK(mapping::estimate_cycles(program, spec) == 640);
 }

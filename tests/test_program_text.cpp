@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,16 @@ Step load(TensorRole role, std::uint64_t address, std::uint64_t bytes, std::vect
   return step;
 }
 
+// A compute step of `gemm` reading `bytes` of SRAM, with the MACs its shape has.
+Step compute_step(const reusesim::timing::GemmShape& gemm, std::uint64_t bytes) {
+  Step step;
+  step.kind = StepKind::compute;
+  step.gemm = gemm;
+  step.macs = gemm.macs();
+  step.bytes = bytes;
+  return step;
+}
+
 void check_same_program(const ProgramRecord& actual, const ProgramRecord& expected) {
   CHECK(actual.batch == expected.batch);
   const LayerProgram& a = actual.program;
@@ -86,6 +97,9 @@ void check_same_program(const ProgramRecord& actual, const ProgramRecord& expect
       CHECK(s.gemm.n == t.gemm.n);
       CHECK(s.gemm.k == t.gemm.k);
       CHECK(s.gemm.groups == t.gemm.groups);
+      CHECK(s.stationary_in_inputs == t.stationary_in_inputs);
+      CHECK(s.streamed_in_weights == t.streamed_in_weights);
+      CHECK(s.unit == t.unit);
     }
   }
 }
@@ -132,6 +146,38 @@ TEST_CASE("mapped layers survive a round trip through the text", "[program-text]
   CHECK(text.find("compute m 64 n 1 k 9 groups 8 vector_ops 0 ") != std::string::npos);
   CHECK(text.find("\nlayer flat type flatten batch 4\nmapping view of its input: no data moves\nend\n") !=
         std::string::npos);
+}
+
+TEST_CASE("a compute step keeps its operands' buffers and its unit through the text", "[program-text]") {
+  // A transposed GEMM (the weights stream) on the vector unit, and its default twin.
+  Step compute = compute_step({8, 16, 32}, 768);
+  compute.stationary_in_inputs = true;
+  compute.streamed_in_weights = true;
+  compute.unit = reusesim::timing::GemmUnit::vector;
+  ProgramRecord record;
+  record.program.layer = "fc";
+  record.program.type = "linear";
+  record.program.steps.push_back(compute);
+  Step plain = compute;
+  plain.stationary_in_inputs = false;
+  plain.streamed_in_weights = false;
+  plain.unit = reusesim::timing::GemmUnit::array;
+  record.program.steps.push_back(plain);
+  record.program.macs = 2 * 8 * 16 * 32;
+  const std::string text = write_programs({record});
+  CHECK(
+      text.find("compute m 8 n 16 k 32 stationary inputs streamed weights unit vector vector_ops 0 bytes 768 after -\n"
+                "compute m 8 n 16 k 32 vector_ops 0 bytes 768 after -\n") != std::string::npos);
+  const std::vector<ProgramRecord> read = read_programs(text, "t.program", 64);
+  REQUIRE(read.size() == 1);
+  check_same_program(read.front(), record);
+  // The defaults may be written out.
+  const std::vector<ProgramRecord> spelled = read_programs(
+      "layer fc type linear batch 1\nmapping\ncompute m 8 n 16 k 32 stationary weights streamed inputs unit array "
+      "vector_ops 0 bytes 768 after -\nend\n",
+      "t.program", 64);
+  const Step& step = spelled.front().program.steps.front();
+  CHECK((!step.stationary_in_inputs && !step.streamed_in_weights && step.unit == reusesim::timing::GemmUnit::array));
 }
 
 TEST_CASE("the writer's text, line by line", "[program-text]") {
@@ -387,25 +433,31 @@ TEST_CASE("step line errors", "[program-text]") {
   const std::string load_syntax = " (a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string store_syntax = " (a store line is: store outputs addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string compute_syntax =
-      " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] vector_ops <ops> "
-      "[stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] after <steps>)\n";
+      " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed weights] "
+      "[unit vector] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] after <steps>)\n";
   const std::string vector_syntax = " (a vector line is: vector ops <ops> bytes <n> after <steps>)\n";
   // Line 3 is the step under test (after kHead); line 4 ends the layer.
   const std::vector<std::pair<std::string, std::string>> cases{
       {"load", "p.txt:3:5: error: missing the tensor" + load_syntax},
       {"load wieghts addr 0x0 bytes 64 after -",
        "p.txt:3:6: error: unknown tensor \"wieghts\" (expected weights, inputs, outputs, state or kv_cache)\n"},
-      {"load \"weights\" addr 0x0 bytes 64 after -", "p.txt:3:6: error: only layer names and types may be quoted" + load_syntax},
+      {"load \"weights\" addr 0x0 bytes 64 after -",
+       "p.txt:3:6: error: only layer names and types may be quoted" + load_syntax},
       {"load weights adr 0x0 bytes 64 after -", "p.txt:3:14: error: expected \"addr\", got \"adr\"" + load_syntax},
-      {"load weights addr 40 bytes 64 after -", "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"40\"\n"},
+      {"load weights addr 40 bytes 64 after -",
+       "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"40\"\n"},
       {"load weights addr 0x1000000000000 bytes 64 after -",
        "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x1000000000000\"\n"},
-      {"load weights addr 0x1g bytes 64 after -", "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x1g\"\n"},
-      {"load weights addr 0x bytes 64 after -", "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x\"\n"},
-      {"load weights addr 0x0 bytes 0 after -", "p.txt:3:29: error: bytes is 0: every step moves or reads at least one byte\n"},
+      {"load weights addr 0x1g bytes 64 after -",
+       "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x1g\"\n"},
+      {"load weights addr 0x bytes 64 after -",
+       "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"0x\"\n"},
+      {"load weights addr 0x0 bytes 0 after -",
+       "p.txt:3:29: error: bytes is 0: every step moves or reads at least one byte\n"},
       {"load weights addr 0x0 bytes 1099511627777 after -",
        "p.txt:3:29: error: expected a byte count from 1 to 2^40, got \"1099511627777\"\n"},
-      {"load weights addr 0x0 bytes 6e4 after -", "p.txt:3:29: error: expected a byte count from 1 to 2^40, got \"6e4\"\n"},
+      {"load weights addr 0x0 bytes 6e4 after -",
+       "p.txt:3:29: error: expected a byte count from 1 to 2^40, got \"6e4\"\n"},
       {"load weights addr 0x0 bytes 64", "p.txt:3:31: error: missing \"after\"" + load_syntax},
       {"load weights addr 0x0 bytes 64 after", "p.txt:3:37: error: missing a value after \"after\"" + load_syntax},
       {"load weights addr 0x0 bytes 64 after - more", "p.txt:3:40: error: unexpected \"more\"" + load_syntax},
@@ -417,11 +469,14 @@ TEST_CASE("step line errors", "[program-text]") {
        "p.txt:3:36: error: step 0 cannot wait for step 9: only earlier steps can be listed\n"},
       {"load weights addr zz size 64 after -",
        "p.txt:3:19: error: expected an address 0x<hex> below 2^48, got \"zz\"\n"
-       "p.txt:3:22: error: expected \"bytes\", got \"size\"" + load_syntax},
+       "p.txt:3:22: error: expected \"bytes\", got \"size\"" +
+           load_syntax},
       {"store weights addr 0x0 bytes 64 after -", "p.txt:3:7: error: a store writes outputs, got \"weights\"\n"},
       {"store outputs", "p.txt:3:14: error: missing \"addr\"" + store_syntax},
-      {"compute m 0 n 4 k 4 vector_ops 0 bytes 32 after -", "p.txt:3:11: error: expected m from 1 to 2^50, got \"0\"\n"},
-      {"compute m 4 n x k 4 vector_ops 0 bytes 32 after -", "p.txt:3:15: error: expected n from 1 to 2^50, got \"x\"\n"},
+      {"compute m 0 n 4 k 4 vector_ops 0 bytes 32 after -",
+       "p.txt:3:11: error: expected m from 1 to 2^50, got \"0\"\n"},
+      {"compute m 4 n x k 4 vector_ops 0 bytes 32 after -",
+       "p.txt:3:15: error: expected n from 1 to 2^50, got \"x\"\n"},
       {"compute m 4 n 4 k 1125899906842625 vector_ops 0 bytes 32 after -",
        "p.txt:3:19: error: expected k from 1 to 2^50, got \"1125899906842625\"\n"},
       {"compute m 1125899906842624 n 2 k 1 vector_ops 0 bytes 32 after -",
@@ -433,12 +488,17 @@ TEST_CASE("step line errors", "[program-text]") {
       {"compute m 4 n 4 k 4 vector_ops -1 bytes 32 after -",
        "p.txt:3:32: error: expected vector_ops from 0 to 2^50, got \"-1\"\n"},
       {"compute m 1 n 1 k 1", "p.txt:3:20: error: missing \"vector_ops\"" + compute_syntax},
+      {"compute m 1 n 1 k 1 unit gpu vector_ops 0 bytes 2 after -",
+       "p.txt:3:26: error: unit: expected array or vector, got \"gpu\"\n"},
+      {"compute m 1 n 1 k 1 streamed outputs vector_ops 0 bytes 2 after -",
+       "p.txt:3:30: error: streamed: expected weights or inputs, got \"outputs\"\n"},
       {"compute m 1 n 1 k 1 vector_ops 0 bytes 0 after -",
        "p.txt:3:40: error: bytes is 0: every step moves or reads at least one byte\n"},
       {"vector", "p.txt:3:7: error: missing \"ops\"" + vector_syntax},
       {"vector ops x bytes 1 after -", "p.txt:3:12: error: expected ops from 0 to 2^50, got \"x\"\n"},
       {"vector ops 1 bytes 0 after -", "p.txt:3:20: error: bytes is 0: every step moves or reads at least one byte\n"},
-      {"vector ops 1 bytes 1 after 0", "p.txt:3:28: error: step 0 cannot wait for step 0: only earlier steps can be listed\n"},
+      {"vector ops 1 bytes 1 after 0",
+       "p.txt:3:28: error: step 0 cannot wait for step 0: only earlier steps can be listed\n"},
   };
   for (const auto& [line, expected] : cases) {
     INFO(line);
@@ -526,6 +586,23 @@ TEST_CASE("a program beyond the step limits is refused at the first step past th
   const reusesim::program::StepLimits defaults;
   CHECK(defaults.layer_steps == 4'000'000);
   CHECK(defaults.total_steps == 8'000'000);
+}
+
+// A GEMM on the vector unit carries the output path's busiest stage and partial sums in the output
+// buffer too (a K-tiled tile's: the vector unit has no accumulators), and a transposed one its
+// buffers: every optional field of a compute line, in the order of the syntax, on one line.
+TEST_CASE("a compute line with its unit, operand buffers, stage ops and partial sums round trips", "[program-text]") {
+  const std::string line =
+      "compute m 1 n 4 k 16 groups 2 stationary inputs streamed weights unit vector vector_ops 8 stage_ops 4 bytes 160 "
+      "psum_read 32 psum_write 32 after -";
+  const std::vector<ProgramRecord> records =
+      read_programs("layer a type matmul batch 1\nmapping m\n" + line + "\nend\n", "p.txt", kBurst);
+  const Step& step = records.at(0).program.steps.at(0);
+  CHECK(step.unit == reusesim::timing::GemmUnit::vector);
+  CHECK((step.stationary_in_inputs && step.streamed_in_weights));
+  CHECK(std::make_tuple(step.stage_ops, step.psum_read_bytes, step.psum_write_bytes) ==
+        std::make_tuple(std::int64_t{4}, std::uint64_t{32}, std::uint64_t{32}));
+  CHECK(write_programs(records).find("\n" + line + "\nend\n") != std::string::npos);
 }
 
 TEST_CASE("output-path stages, spilled partial sums and sub-batch passes round trip and are checked",

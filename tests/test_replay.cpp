@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <tuple>
 
 #include "energy/energy_model.h"
 #include "fixtures.h"
@@ -19,6 +20,19 @@ namespace {
 // Plenty of DRAM bandwidth: 64 channels of ddr4-2400 (1.2 TB/s).
 const std::vector<std::string> kWideDram{"dram.channels=64"};
 
+// The output-path tests' layer: two loads, three tiles m1 n16 k64 (the first two with 16,384
+// output-path ops, 8,192 in the busiest stage), four stores of 16,384 bytes after the last tile;
+// `unit` goes into each compute line (empty: the array).
+std::string output_path_program(const std::string& unit) {
+  const std::string compute = "compute m 1 n 16 k 64 " + unit;
+  return "layer conv type conv2d batch 1\nmapping by hand\n"
+         "load weights addr 0x0 bytes 1024 after -\nload inputs addr 0x10000 bytes 64 after -\n" +
+         compute + "vector_ops 16384 stage_ops 8192 bytes 1088 after 0,1\n" + compute +
+         "vector_ops 16384 stage_ops 8192 bytes 1088 after 0,1\n" + compute + "vector_ops 0 bytes 1088 after 0,1\n" +
+         "store outputs addr 0x20000 bytes 16384 after 4\nstore outputs addr 0x24000 bytes 16384 after 4\n"
+         "store outputs addr 0x28000 bytes 16384 after 4\nstore outputs addr 0x2c000 bytes 16384 after 4\nend\n";
+}
+
 }  // namespace
 
 TEST_CASE("replay: one systolic tile takes its closed-form cycles", "[replay]") {
@@ -29,9 +43,27 @@ TEST_CASE("replay: one systolic tile takes its closed-form cycles", "[replay]") 
   const results::LayerResult& fc = replayed.results.front();
   CHECK(fc.compute_cycles == 496);
   CHECK(fc.macs == 16 * 32 * 64);
+  CHECK(fc.dram_read_bytes == 3072);  // 64 x 32 weights + 16 x 64 inputs
+  CHECK(fc.dram_write_bytes == 512);  // 16 x 32 outputs
   // The rest is the first load and the last store: the layer is that much longer, no more.
   CHECK(fc.cycles == fc.compute_cycles + fc.stall_cycles());
   CHECK(fc.stall_cycles() < 200);
+}
+
+TEST_CASE("replay: a transposed GEMM streams its weights and moves the same bytes", "[replay]") {
+  // The tile above with compute.swap_operands: (K, M) on (R, C) and the N = 32 weight columns
+  // streamed: folds = ceil(64/16) * ceil(16/16) = 4 of 2R + C + T - 2 = 32 + 16 + 32 - 2 = 78
+  // cycles = 312, against 496 as laid out. The same tiles load and store the same bytes as the
+  // test above: 64 x 32 weights + 16 x 64 inputs = 3,072 read, 16 x 32 outputs = 512 written.
+  std::vector<std::string> swapped = kWideDram;
+  swapped.push_back("compute.swap_operands=true");
+  const results::LayerResult transposed = replay("small", swapped, kSmallLinear, {16}).results.front();
+  CHECK(transposed.compute_cycles == 312);
+  CHECK(transposed.macs == 16 * 32 * 64);
+  CHECK(transposed.dram_read_bytes == 3072);
+  CHECK(transposed.dram_write_bytes == 512);
+  CHECK(transposed.mapping.find("; on the array transposed (estimated cycles: array 496, array transposed 312)") !=
+        std::string::npos);
 }
 
 TEST_CASE("replay: a depthwise conv's channels share the array's folds", "[replay]") {
@@ -566,19 +598,7 @@ TEST_CASE("output path: its stages are a pipeline beside the array, fed by doubl
   // Serial stages with the vector work inside each step (the model before) took 17 + 1,024 +
   // 1,024 + 188 = 2,253 before the stores: 3,277 cycles.
   const spec::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 0}\n");
-  const auto results = replay_program_text(spec, R"(layer conv type conv2d batch 1
-mapping by hand
-load weights addr 0x0 bytes 1024 after -
-load inputs addr 0x10000 bytes 64 after -
-compute m 1 n 16 k 64 vector_ops 16384 stage_ops 8192 bytes 1088 after 0,1
-compute m 1 n 16 k 64 vector_ops 16384 stage_ops 8192 bytes 1088 after 0,1
-compute m 1 n 16 k 64 vector_ops 0 bytes 1088 after 0,1
-store outputs addr 0x20000 bytes 16384 after 4
-store outputs addr 0x24000 bytes 16384 after 4
-store outputs addr 0x28000 bytes 16384 after 4
-store outputs addr 0x2c000 bytes 16384 after 4
-end
-)");
+  const auto results = replay_program_text(spec, output_path_program(""));
   const results::LayerResult& conv = results.front();
   CHECK(conv.compute_cycles == 564);
   CHECK(conv.stall_weights == 16);
@@ -586,6 +606,22 @@ end
   CHECK(conv.stall_vector == 460);
   CHECK(conv.stall_output_drain == 700);
   CHECK(conv.cycles == 1741);
+}
+
+TEST_CASE("output path: a GEMM on the vector unit runs its output-path work after its MACs, on the same units",
+          "[replay][output-path]") {
+  // The layer of the test above with its three tiles on the vector unit (small: 16 ops a cycle):
+  // each is 2 x 16 x 64 / 16 = 128 cycles of MACs, and the vector unit is the output path's
+  // units, so a tile's busiest stage (512 cycles) follows its MACs and the next tile waits for it.
+  //   loads 0-17; step 2: MACs 17-145, output path 145-657;
+  //   step 3: waits 145-657 (512 of vector stall), MACs 657-785, output path 785-1,297;
+  //   step 4: waits 785-1,297 (512), MACs 1,297-1,425; stores 1,425-1,681-1,937-2,193-2,449.
+  // compute 3 x 128 = 384, weights 16, inputs 1, vector 1,024, output drain 1,024: 2,449 cycles
+  // (on the array, 1,741: there the path runs beside the next tiles).
+  const spec::AcceleratorSpec spec = small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 0}\n");
+  const results::LayerResult vector = replay_program_text(spec, output_path_program("unit vector ")).front();
+  CHECK(std::make_tuple(vector.compute_cycles, vector.stall_weights, vector.stall_inputs, vector.stall_vector,
+                        vector.stall_output_drain, vector.cycles) == std::make_tuple(384, 16, 1, 1024, 1024, 2449));
 }
 
 TEST_CASE("partial sums spilled to the output buffer cost its ports", "[replay][partial-sums]") {

@@ -435,11 +435,19 @@ spec::ComputeSpec read_compute(MapReader& reader) {
                                  "an output-stationary array keeps partial sums, not operands, in place: "
                                  "double_buffered_stationary applies to ws and is");
     }
+    compute.swap_operands = reader.boolean_or("swap_operands", false);
   } else if (kind == spec::ArrayKind::vector_mac) {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
     compute.lane_dimension =
         reader.required_enum<spec::LaneDimension>("lane_dimension").value_or(spec::LaneDimension::k);
+  }
+  if (kind == spec::ArrayKind::vector_mac) {
+    if (const ConfigNode* swap = reader.optional("swap_operands")) {
+      reader.diagnostics().error(swap->location, reader.child_path("swap_operands"),
+                                 "swap_operands applies to systolic arrays only (a vector-MAC cluster broadcasts its "
+                                 "inputs to units that hold the weights)");
+    }
   }
   if (kind == spec::ArrayKind::systolic) {
     if (const ConfigNode* lanes = reader.optional("lane_dimension")) {
@@ -462,6 +470,7 @@ spec::ComputeSpec read_compute(MapReader& reader) {
                                "accumulators: {capacity_kib: <KiB>, bits: <bits>} beside compute");
   }
   compute.vector_ops_per_cycle = reader.required_integer("vector_ops_per_cycle", kCount).value_or(0);
+  compute.vector_unit_gemm = reader.boolean_or("vector_unit_gemm", false);
   // output_path: the stages after the array, each at most once (docs/mapping-and-replay.md, "Fusion
   // into the output path").
   if (const ConfigNode* path = reader.optional("output_path")) {

@@ -22,6 +22,7 @@ Json compute_json(const spec::ComputeSpec& compute) {
     document["cols"] = compute.cols;
     document["dataflow"] = util::name(compute.dataflow);
     document["double_buffered_stationary"] = compute.double_buffered_stationary;
+    document["swap_operands"] = compute.swap_operands;
   } else {
     document["units"] = compute.units;
     document["lanes"] = compute.lanes;
@@ -34,6 +35,7 @@ Json compute_json(const spec::ComputeSpec& compute) {
     document["number_format"] = compute.operand_type.substr(0, compute.operand_type.find_first_of("0123456789"));
   }
   document["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
+  document["vector_unit_gemm"] = compute.vector_unit_gemm;
   document["output_path"] = name_list(compute.output_path);
   return document;
 }

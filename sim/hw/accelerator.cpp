@@ -309,9 +309,10 @@ void Accelerator::compute_engine() {
       }
       const bool is_compute = step.kind == program::StepKind::compute;
       // The accumulators are double-buffered: a tile starts on the array once the tile before the
-      // last has left the output path. A vector step runs on the output path's units: it waits
-      // until they are idle.
-      wait_for_output_path(is_compute ? path_older_end_ : path_latest_end_);
+      // last has left the output path. A vector step, or a GEMM on the vector unit, runs on the
+      // output path's units: it waits until they are idle.
+      const bool on_vector_unit = !is_compute || step.unit == timing::GemmUnit::vector;
+      wait_for_output_path(on_vector_unit ? path_latest_end_ : path_older_end_);
       // Operands come out of SRAM while the array runs, and partial sums that spilled to the output
       // buffer are read from it and written back; the slowest of them sets the pace.
       const sc_core::sc_time start = sc_core::sc_time_stamp();
@@ -320,7 +321,9 @@ void Accelerator::compute_engine() {
         const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * element_bytes);
         sram_done = std::max(sram_done, sram_access(step.stationary_in_inputs ? spec::TensorKind::inputs : spec::TensorKind::weights,
                                                     weight_bytes, false));
-        sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes - weight_bytes, false));
+        sram_done = std::max(
+            sram_done, sram_access(step.streamed_in_weights ? spec::TensorKind::weights : spec::TensorKind::inputs,
+                                   step.bytes - weight_bytes, false));
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_read_bytes, false));
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_write_bytes, true));
       } else {
@@ -346,8 +349,9 @@ void Accelerator::compute_engine() {
       }
       // The output path takes the tile's rows as the array produces them, once it is done with
       // the tile before: it ends its busiest stage's cycles after it starts, and never before the
-      // array's last row.
-      const sc_core::sc_time path_start = std::max(start, path_latest_end_);
+      // array's last row. The vector unit is those units: its tile's output-path work follows its
+      // MACs.
+      const sc_core::sc_time path_start = on_vector_unit ? start + duration : std::max(start, path_latest_end_);
       const sc_core::sc_time path_end =
           std::max(start + duration, path_start + period * static_cast<double>(cycles.output_path));
       path_older_end_ = path_latest_end_;

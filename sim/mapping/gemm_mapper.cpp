@@ -70,6 +70,32 @@ Edges array_edges(const spec::ComputeSpec& array, const GemmProblem& p) {
   return {array.units, array.lanes, 0};
 }
 
+// The edges a placement's tiles lie along: transposed, M takes N's edge and N M's; the vector unit
+// has none (its lanes take any outputs).
+Edges placement_edges(const spec::ComputeSpec& array, const GemmProblem& p, GemmPlacement placement) {
+  const Edges edges = array_edges(array, p);
+  switch (placement) {
+    case GemmPlacement::array:
+      break;
+    case GemmPlacement::array_transposed:
+      return {edges.n, edges.m, edges.k};
+    case GemmPlacement::vector_unit:
+      return {};
+  }
+  return edges;
+}
+
+// A tile as the unit that runs it sees it: transposed (C^T = B^T A^T), M and N swap.
+timing::GemmShape placed_shape(GemmPlacement placement, std::int64_t tg, std::int64_t tm, std::int64_t tn,
+                               std::int64_t tk, std::int64_t k_row) {
+  if (placement == GemmPlacement::array_transposed) return {tn, tm, tk, tg, k_row};
+  return {tm, tn, tk, tg, k_row};
+}
+
+timing::GemmUnit unit_of(GemmPlacement placement) {
+  return placement == GemmPlacement::vector_unit ? timing::GemmUnit::vector : timing::GemmUnit::array;
+}
+
 // SRAM cycles of a K tile whose partial sums spill to the output buffer: the first K tile writes
 // the tile's sums there, the middle ones read and write them, the last reads them; reads share the
 // buffer's read ports with the array's operand reads when the buffer also holds inputs (or
@@ -114,10 +140,12 @@ SpillCost spill_cost(const spec::AcceleratorSpec& accelerator, const GemmProblem
 // Compute cycles of every tile of a tiling, a ragged last tile along each dimension at its own
 // size: each dimension splits into full tiles and at most one smaller one, so a tiling has at
 // most 2^4 distinct tile shapes, each costed once and multiplied by how many there are. A tile
-// whose partial sums spill takes the longer of its array cycles and its SRAM cycles, by its
-// place along K (first, middle or last).
-std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProblem& p, std::int64_t tg,
-                                  std::int64_t tm, std::int64_t tn, std::int64_t tk, const SpillCost& spill) {
+// whose partial sums spill takes the longer of its cycles on the placement's unit and its SRAM
+// cycles, by its place along K (first, middle or last); the SRAM sees the tile as laid out (the
+// same bytes of each buffer wherever it runs).
+std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProblem& p, GemmPlacement placement,
+                                  std::int64_t tg, std::int64_t tm, std::int64_t tn, std::int64_t tk,
+                                  const SpillCost& spill) {
   struct Part {
     std::int64_t size = 0, count = 0;
   };
@@ -135,7 +163,9 @@ std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProb
         if (count == 0) continue;
         const auto tile = [&](std::int64_t k, bool read_sums, bool write_sums) {
           const timing::GemmShape shape{m.size, n.size, k, g.size, p.k_row};
-          return std::max(timing::gemm_cycles(array, shape).cycles, spill.cycles(shape, read_sums, write_sums));
+          const timing::GemmShape placed = placed_shape(placement, g.size, m.size, n.size, k, p.k_row);
+          return std::max(timing::gemm_cycles_on(array, placed, unit_of(placement)),
+                          spill.cycles(shape, read_sums, write_sums));
         };
         std::int64_t per_tile = 0;
         if (!spill.spill) {
@@ -158,32 +188,45 @@ std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProb
 // the last one's outputs drain), else they spill at accumulator width to the output buffer when
 // half of it holds them (read back and written again by every K tile), else to DRAM (stored after
 // every K tile but the last and loaded back before every one but the first, through the output
-// buffer in pieces of at most half of it). Outputs leave at operand width either way.
-
+// buffer in pieces of at most half of it). Outputs leave at operand width either way. Transposed,
+// the accumulators hold the same tg x tm x tn sums (n rows of m); the vector unit has no
+// accumulators, so its K-tiled sums always wait in the output buffer or DRAM.
 struct PartialSums {
   PartialSumHome home = PartialSumHome::accumulators;
   std::int64_t output_tile_bytes = 0;  // what one output tile occupies in the output buffer
 };
 
-PartialSums partial_sums(const spec::AcceleratorSpec& accelerator, const GemmProblem& p, std::int64_t output_capacity,
-                         std::int64_t tg, std::int64_t tm, std::int64_t tn, std::int64_t tiles_k) {
+PartialSums partial_sums(const spec::AcceleratorSpec& accelerator, const GemmProblem& p, GemmPlacement placement,
+                         std::int64_t output_capacity, std::int64_t tg, std::int64_t tm, std::int64_t tn,
+                         std::int64_t tiles_k) {
   const std::int64_t outputs = checked_product({tg, tm, tn, p.e});
+  if (tiles_k == 1) return {PartialSumHome::accumulators, outputs};
   const std::int64_t sums = checked_product({tg, tm, tn, accelerator.accumulators.element_bytes()});
-  if (tiles_k == 1 || sums * 2 <= accelerator.accumulators.capacity_bytes) {
+  if (placement != GemmPlacement::vector_unit && sums * 2 <= accelerator.accumulators.capacity_bytes) {
     return {PartialSumHome::accumulators, outputs};
   }
   if (std::max(outputs, sums) * 2 <= output_capacity) return {PartialSumHome::output_buffer, std::max(outputs, sums)};
   return {PartialSumHome::dram, outputs};
 }
 
+// The output-path work of a GEMM on the vector unit, its busiest stage's: that unit runs it after
+// the MACs (on the array it overlaps the next tile, and the estimate leaves it out).
+std::int64_t vector_unit_output_cycles(const spec::ComputeSpec& array, const GemmProblem& p) {
+  const std::int64_t busiest =
+      p.output_stage_ops > 0 ? std::min(p.output_stage_ops, p.output_vector_ops) : p.output_vector_ops;
+  return timing::vector_cycles(array, busiest);
+}
+
 // Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
 // and powers of two of the group count and multiples of what one fold of the array holds side by
 // side (7 of a 3x3 depthwise conv's channels on 64 rows). A pinned tiling keeps one group a tile.
-std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const spec::ComputeSpec& array, std::int64_t tn,
-                                           std::int64_t tk, bool pinned) {
+std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const spec::ComputeSpec& array,
+                                           GemmPlacement placement, std::int64_t tn, std::int64_t tk, bool pinned) {
   if (pinned || p.groups == 1 || tn != p.n || tk != p.k) return {1};
   std::vector<std::int64_t> values = tile_sizes(p.groups);
-  const std::int64_t per_fold = timing::groups_per_fold(array, timing::GemmShape{p.m, tn, tk, p.groups});
+  const std::int64_t per_fold = placement == GemmPlacement::vector_unit
+                                    ? 1
+                                    : timing::groups_per_fold(array, placed_shape(placement, p.groups, p.m, tn, tk, 0));
   for (std::int64_t tg = per_fold; tg < p.groups; tg *= 2) values.push_back(tg);
   return sorted_unique(std::move(values));
 }
@@ -192,9 +235,9 @@ std::vector<std::int64_t> group_tile_sizes(const GemmProblem& p, const spec::Com
 
 GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec& accelerator, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
-                              const std::optional<workload::PinnedTiling>& pinned) {
+                              const std::optional<workload::PinnedTiling>& pinned, GemmPlacement placement) {
   const spec::ComputeSpec& array = accelerator.compute;
-  const Edges edges = array_edges(array, p);
+  const Edges edges = placement_edges(array, p, placement);
   std::vector<GemmTiling> candidates;
   bool too_many_tiles = false;
   // By tile height: the input bytes of one sweep over M and of its largest tile, with all of K.
@@ -251,10 +294,12 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
   // What every tiling moves at least once, whatever its tiles.
   const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
   const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
+  const std::int64_t output_path =
+      placement == GemmPlacement::vector_unit ? vector_unit_output_cycles(array, p) : std::int64_t{0};
   for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0, edges.k)) {
     if (!fits_rows(tk)) continue;
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
-      for (std::int64_t tg : group_tile_sizes(p, array, tn, tk, pinned.has_value())) {
+      for (std::int64_t tg : group_tile_sizes(p, array, placement, tn, tk, pinned.has_value())) {
         if (checked_product({tg, tk + p.bias, tn, p.e}) * 2 > capacity.weights) continue;
         for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0, edges.m)) {
           // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
@@ -266,7 +311,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
           const InputSweep& sweep = sweep_of(tm);
           const std::int64_t largest_input_tile = tg * std::max(p.e, ceil_div(sweep.largest * tk, p.k));
           const std::int64_t tiles_m = ceil_div(p.m, tm), tiles_n = ceil_div(p.n, tn), tiles_k = ceil_div(p.k, tk);
-          const PartialSums sums = partial_sums(accelerator, p, capacity.outputs, tg, tm, tn, tiles_k);
+          const PartialSums sums = partial_sums(accelerator, p, placement, capacity.outputs, tg, tm, tn, tiles_k);
           if (largest_input_tile * 2 > capacity.inputs || sums.output_tile_bytes * 2 > capacity.outputs) continue;
           if (sums.home == PartialSumHome::dram && !p.may_spill_to_dram) continue;
           const std::int64_t tiles = checked_product({ceil_div(p.groups, tg), tiles_m, tiles_n, tiles_k});
@@ -274,8 +319,10 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
             too_many_tiles = true;
             continue;
           }
-          const std::int64_t compute = tiled_compute_cycles(
-              array, p, tg, tm, tn, tk, spill_cost(accelerator, p, sums.home == PartialSumHome::output_buffer));
+          const std::int64_t compute =
+              checked_add(tiled_compute_cycles(array, p, placement, tg, tm, tn, tk,
+                                               spill_cost(accelerator, p, sums.home == PartialSumHome::output_buffer)),
+                          output_path);
           const std::int64_t input_sweep = sweep.total;
           // Partial sums spilled to DRAM: every K tile but the last stores them, every one but the
           // first loads them back, at accumulator width.
@@ -290,7 +337,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
             const std::int64_t bytes = weights + inputs + (p.output_on_chip ? 0 : output_bytes) + spilled_bytes;
             const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
             const std::int64_t cycles = std::max(compute, memory);
-            candidates.push_back(GemmTiling{tg, tm, tn, tk, n_outer, sums.home,
+            candidates.push_back(GemmTiling{placement, tg, tm, tn, tk, n_outer, sums.home,
                                             accelerator.accumulators.element_bytes(),
                                             std::max<std::int64_t>(1, capacity.outputs / 2), cycles, bytes, tiles});
           }
@@ -298,42 +345,50 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
       }
     }
   }
-  // The estimate is coarse (no pipeline effects, no SRAM contention): tilings within 1 % of the
-  // fastest count as equally fast, and among them the least DRAM traffic wins, then the fewest
-  // tiles. Traffic is what the estimate cannot see once a layer is compute-bound.
   const bool found = !candidates.empty();
-  GemmTiling best;
-  if (found) {
-    std::int64_t fastest = candidates.front().cycles;
-    for (const GemmTiling& t : candidates) fastest = std::min(fastest, t.cycles);
-    const std::int64_t tolerance = fastest + fastest / 100;
-    bool chosen = false;
-    const auto key = [](const GemmTiling& t) { return std::make_tuple(t.dram_bytes, t.tiles, t.cycles, !t.n_outer); };
-    for (const GemmTiling& t : candidates) {
-      if (t.cycles > tolerance) continue;
-      if (!chosen || key(t) < key(best)) best = t;
-      chosen = true;
-    }
-  }
-  if (!found && pinned) {
+  if (found) return fastest_tiling(candidates);
+  if (pinned) {
     throw MappingError("layer " + layer + ": the pinned tiling m" + std::to_string(pinned->m) + " n" +
                        std::to_string(pinned->n) + " k" + std::to_string(pinned->k) +
                        " does not fit half the weight, input and output buffers (" + std::to_string(capacity.weights) +
                        ", " + std::to_string(capacity.inputs) + ", " + std::to_string(capacity.outputs) + " bytes)");
   }
-  if (!found && too_many_tiles) {
+  if (too_many_tiles) {
     throw MappingError("layer " + layer + ": every tiling that fits the SRAM buffers needs more than " +
                        std::to_string(program::kMaxLayerSteps) +
                        " tiles, the step limit of one layer; lower the batch size or give the buffers more capacity");
   }
-  if (!found) {
-    throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
-                       std::to_string(2 * (1 + p.bias) * p.e) + " bytes of weights, " + std::to_string(2 * p.input_bytes(0, 1, 1)) +
-                       " of inputs and " + std::to_string(2 * p.e) +
-                       " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) +
-                       ", " + std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
+  throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
+                     std::to_string(2 * (1 + p.bias) * p.e) + " bytes of weights, " +
+                     std::to_string(2 * p.input_bytes(0, 1, 1)) + " of inputs and " + std::to_string(2 * p.e) +
+                     " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) + ", " +
+                     std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
+}
+
+// The estimate is coarse (no pipeline effects, no SRAM contention): tilings within 1 % of the
+// fastest count as equally fast, and among them the least DRAM traffic wins, then the fewest
+// tiles. Traffic is what the estimate cannot see once a layer is compute-bound.
+const GemmTiling& fastest_tiling(const std::vector<GemmTiling>& candidates) {
+  std::int64_t fastest = candidates.front().cycles;
+  for (const GemmTiling& t : candidates) fastest = std::min(fastest, t.cycles);
+  const std::int64_t tolerance = fastest + fastest / 100;
+  const auto key = [](const GemmTiling& t) {
+    return std::make_tuple(t.dram_bytes, t.tiles, t.cycles, !t.n_outer, static_cast<int>(t.placement));
+  };
+  const GemmTiling* best = nullptr;
+  for (const GemmTiling& t : candidates) {
+    if (t.cycles <= tolerance && (best == nullptr || key(t) < key(*best))) best = &t;
   }
-  return best;
+  return *best;
+}
+
+std::vector<GemmPlacement> gemm_placements(const spec::AcceleratorSpec& accelerator, bool pinned) {
+  std::vector<GemmPlacement> placements{GemmPlacement::array};
+  if (pinned) return placements;
+  // The loader allows swap_operands on systolic arrays only.
+  if (accelerator.compute.swap_operands) placements.push_back(GemmPlacement::array_transposed);
+  if (accelerator.compute.vector_unit_gemm) placements.push_back(GemmPlacement::vector_unit);
+  return placements;
 }
 
 namespace {
@@ -403,10 +458,15 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           }
           program::Step compute;
           compute.kind = program::StepKind::compute;
-          compute.gemm = timing::GemmShape{tm, tn, tk, tg, p.k_row};
+          compute.gemm = placed_shape(t.placement, tg, tm, tn, tk, p.k_row);
+          compute.unit = unit_of(t.placement);
           compute.macs = compute.gemm.macs();
           compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
-          compute.stationary_in_inputs = p.b_role != program::TensorRole::weights;
+          // Transposed, the step's k x n operand is the input tile and its m x k one the N x K operand.
+          const bool b_in_weights = p.b_role == program::TensorRole::weights;
+          const bool transposed = t.placement == GemmPlacement::array_transposed;
+          compute.stationary_in_inputs = transposed || !b_in_weights;
+          compute.streamed_in_weights = transposed && b_in_weights;
           compute.after = deps({weight_load, input_load, output_wait});
           const bool first_k = k0 == 0, last_k = k0 + tk == p.k;
           add_partial_sum_traffic(compute, t, tg * tm * tn, first_k, last_k);
@@ -483,13 +543,38 @@ Capacity activation_operands_capacity(Capacity capacity) {
   return capacity;
 }
 
-void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
-              const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program) {
-  const GemmTiling tiling =
-      choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer, pinned);
+void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
+                       program::LayerProgram& program) {
   ProgramBuilder builder(program, context.burst_bytes);
   emit_gemm(builder, p, tiling);
+}
+
+void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
+              const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program) {
+  // Every placement tiles the same buffers; the array's own placement comes first and its
+  // MappingError (nothing fits) is the layer's. Another placement whose tile sizes fit nothing is
+  // no candidate.
+  std::vector<GemmTiling> options;
+  for (GemmPlacement placement : gemm_placements(context.accelerator, pinned.has_value())) {
+    try {
+      options.push_back(
+          choose_gemm_tiling(p, context.accelerator, capacity, context.dram_bytes_per_cycle, layer, pinned, placement));
+    } catch (const MappingError&) {
+      if (placement == GemmPlacement::array) throw;
+    }
+  }
+  const GemmTiling tiling = fastest_tiling(options);
+  emit_gemm_program(p, tiling, context, program);
   program.mapping = describe(p, tiling);
+  // Where it runs and why: each placement's best estimate, in the order they were tried.
+  if (options.size() > 1) {
+    program.mapping += "; on the " + util::name(tiling.placement) + " (estimated cycles:";
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      program.mapping +=
+          std::string(i == 0 ? " " : ", ") + util::name(options[i].placement) + " " + std::to_string(options[i].cycles);
+    }
+    program.mapping += ")";
+  }
   program.estimated_cycles = tiling.cycles;
 }
 
@@ -561,8 +646,8 @@ void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch,
   if (layer.spec.tiling) program.mapping += " (pinned)";
 }
 
-void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
-                const DramLayout& layout, program::LayerProgram& program) {
+GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                        const DramLayout& layout) {
   const workload::MatmulParams& mm = layer.spec.matmul;
   const workload::Shape& a = layer.input_shapes[0];
   const workload::Shape& b = layer.input_shapes[1];
@@ -591,7 +676,13 @@ void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const C
   p.output_vector_ops = checked_mul(plan.absorbed_vector_ops, batch);
   p.output_stage_ops = plan.busiest_stage_ops(batch, 0);
   p.written_bytes = checked_product({plan.written_elements(layer), batch, e});
-  map_gemm(p, context, activation_operands_capacity(context.capacity), layer.spec.name, std::nullopt, program);
+  return p;
+}
+
+void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                const DramLayout& layout, program::LayerProgram& program) {
+  map_gemm(matmul_gemm(layer, batch, context, layout), context, activation_operands_capacity(context.capacity),
+           layer.spec.name, std::nullopt, program);
 }
 
 }  // namespace reusesim::mapping

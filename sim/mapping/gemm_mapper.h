@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mapping/program_builder.h"
+#include "util/enum_names.h"
 #include "workload/network.h"
 
 namespace reusesim::mapping {
@@ -39,11 +40,25 @@ struct GemmProblem {
   bool may_spill_to_dram = true;   // false: a tiling whose partial sums would go to DRAM is no candidate
 };
 
+// Where a GEMM runs: on the array as laid out (the N x K operand on the array's k x n side: a ws
+// array holds it and streams the M rows), on the array transposed (C^T = B^T A^T: the M x K operand
+// takes the k x n side and the N rows stream; compute.swap_operands), or on the vector unit
+// (compute.vector_unit_gemm; timing::vector_gemm_cycles). One tiling moves the same bytes wherever
+// it runs; only the compute steps differ. Where a K-tiled tile's partial sums wait may differ: the
+// vector unit has no accumulators (PartialSumHome).
+enum class GemmPlacement { array, array_transposed, vector_unit };
+constexpr util::EnumNames<GemmPlacement, 3> enum_names(GemmPlacement) {
+  return {{{GemmPlacement::array, "array"},
+           {GemmPlacement::array_transposed, "array transposed"},
+           {GemmPlacement::vector_unit, "vector unit"}}};
+}
+
 // Where a K-tiled tile's partial sums wait between its K tiles (docs/mapping-and-replay.md,
 // "Accumulators"): in the accumulators, spilled to the output buffer, or spilled to DRAM.
 enum class PartialSumHome { accumulators, output_buffer, dram };
 
 struct GemmTiling {
+  GemmPlacement placement = GemmPlacement::array;
   std::int64_t tg = 1;  // groups a tile computes side by side (only with whole groups: tn = N, tk = K)
   std::int64_t tm = 0, tn = 0, tk = 0;
   bool n_outer = true;
@@ -59,7 +74,18 @@ struct GemmTiling {
 // and the tie-breaks are in mapper.h. MappingError (naming `layer`) when nothing fits.
 GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec& accelerator, const Capacity& capacity,
                               double dram_bytes_per_cycle, const std::string& layer,
-                              const std::optional<workload::PinnedTiling>& pinned);
+                              const std::optional<workload::PinnedTiling>& pinned,
+                              GemmPlacement placement = GemmPlacement::array);
+
+// The placements `accelerator` offers: the array, the array transposed (compute.swap_operands), the
+// vector unit (compute.vector_unit_gemm); only the array for a pinned tiling (the model fixed how
+// the layer runs).
+std::vector<GemmPlacement> gemm_placements(const spec::AcceleratorSpec& accelerator, bool pinned);
+
+// The fastest of `candidates` by estimate: estimates within 1 % of the lowest count as equally
+// fast, and among them the least DRAM traffic wins, then the fewest tiles, the lower estimate, the
+// n-m order, and the earlier placement (array, array transposed, vector unit). Not empty.
+const GemmTiling& fastest_tiling(const std::vector<GemmTiling>& candidates);
 
 // A compute step of a tile whose partial sums spill to the output buffer reads them back (every K
 // tile but the first) and writes them there (every one but the last): `sums` of the tile's groups
@@ -71,7 +97,14 @@ void add_partial_sum_traffic(program::Step& compute, const GemmTiling& tiling, s
 // buffer: each gets half of its room.
 Capacity activation_operands_capacity(Capacity capacity);
 
-// Tiles `p` (choose_gemm_tiling) and emits its program into `program`, with the mapping it chose.
+// Emits `p`'s program with `tiling` into `program`, without a mapping text: loads, stores and MACs
+// depend on the tiles and where their partial sums wait only, so every placement of one tiling
+// moves the same bytes.
+void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
+                       program::LayerProgram& program);
+
+// Tiles `p` for each placement (choose_gemm_tiling), takes the fastest (fastest_tiling) and emits
+// its program into `program`, with the mapping it chose and the estimates it compared.
 void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
               const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program);
 
@@ -81,6 +114,9 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
 // Maps a conv2d or linear layer (see mapper.h for the GEMM view and the tiling search).
 void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                         const DramLayout& layout, program::LayerProgram& program);
+// A matmul's GEMM as it runs in the network (see map_matmul).
+GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
+                        const DramLayout& layout);
 // Maps a matmul of two activations: per sample and key/value head one GEMM, side by side as
 // groups (neither operand is shared across the batch); the query heads that share a key/value head
 // are more rows of its GEMM. Both operands come in as inputs and share the input buffer.

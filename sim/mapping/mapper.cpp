@@ -290,7 +290,10 @@ std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::A
   std::int64_t compute = 0;
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::compute) {
-      compute = util::checked_add(compute, timing::gemm_cycles(accelerator.compute, step.gemm).cycles);
+      compute = util::checked_add(compute, timing::gemm_cycles_on(accelerator.compute, step.gemm, step.unit));
+      if (step.unit == timing::GemmUnit::vector) {
+        compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.busiest_stage_ops()));
+      }
     } else if (step.kind == program::StepKind::vector) {
       compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.vector_ops));
     }

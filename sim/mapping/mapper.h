@@ -117,8 +117,9 @@ struct NetworkMapping {
 // (docs/mapping-and-replay.md, "Sub-batches").
 NetworkMapping map_network(const workload::Network& network, std::int64_t batch, const spec::AcceleratorSpec& accelerator);
 
-// The replay's closed forms over a whole program: its compute steps' array cycles and its vector
-// steps' cycles, or its DRAM bytes at the memory's peak bandwidth, whichever is longer.
+// The replay's closed forms over a whole program: its compute steps' cycles on their unit (with a
+// vector-unit GEMM's output-path work, which follows it on the same units) and its vector steps'
+// cycles, or its DRAM bytes at the memory's peak bandwidth, whichever is longer.
 std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::AcceleratorSpec& accelerator);
 
 // Fusion moves vector work between programs, and folding a batch-norm does it before the run: the

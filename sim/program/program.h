@@ -48,6 +48,11 @@ struct Step {
   // compute: the k x n operand is read from the input buffer (a matmul's second activation)
   // rather than the weight buffer.
   bool stationary_in_inputs = false;
+  // compute: the m x k operand is read from the weight buffer rather than the input buffer (a
+  // layer's GEMM the mapper transposed, C^T = B^T A^T, so that its weights stream).
+  bool streamed_in_weights = false;
+  // compute: the unit that runs the GEMM (the array, or the vector unit one MAC as two ops).
+  timing::GemmUnit unit = timing::GemmUnit::array;
   std::vector<std::int32_t> after;         // indices of earlier steps of the same layer
 
   // The ops of the output path's busiest stage: what sets a compute step's output-path time.

@@ -142,9 +142,9 @@ const char* syntax_of(Directive directive) {
     case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
     case Directive::compute:
-      return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] vector_ops "
-             "<ops> "
-             "[stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] after <steps>";
+      return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed "
+             "weights] [unit vector] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] "
+             "after <steps>";
     case Directive::vector: return "a vector line is: vector ops <ops> bytes <n> after <steps>";
     case Directive::end: return "an end line is: end";
     default: return "";
@@ -528,6 +528,15 @@ class Reader {
     return static_cast<std::int64_t>(*value);
   }
 
+  // Which buffer a compute step reads an operand from: `weights` or `inputs`, the one other than
+  // `usual` giving true; absent: the usual one (false).
+  bool read_buffer(const Token* token, const std::string& name, const std::string& usual, int line) {
+    if (token == nullptr || token->text == usual) return false;
+    if (token->text == "weights" || token->text == "inputs") return true;
+    error(line, token->column, name + ": expected weights or inputs, got \"" + token->text + "\"");
+    return false;
+  }
+
   std::vector<std::int32_t> read_after(const Token* token, std::size_t index, int line) {
     std::vector<std::int32_t> after;
     if (token == nullptr || token->text == "-") return after;
@@ -606,11 +615,13 @@ class Reader {
             step.macs = step.gemm.macs();
           }
         }
-        if (const Token* stationary = fields.optional_keyed("stationary")) {
-          if (stationary->text == "inputs") {
-            step.stationary_in_inputs = true;
-          } else if (stationary->text != "weights") {
-            error(line, stationary->column, "stationary: expected weights or inputs, got \"" + stationary->text + "\"");
+        step.stationary_in_inputs = read_buffer(fields.optional_keyed("stationary"), "stationary", "weights", line);
+        step.streamed_in_weights = read_buffer(fields.optional_keyed("streamed"), "streamed", "inputs", line);
+        if (const Token* unit = fields.optional_keyed("unit")) {
+          if (const auto value = util::from_name<timing::GemmUnit>(unit->text)) {
+            step.unit = *value;
+          } else {
+            error(line, unit->column, "unit: expected array or vector, got \"" + unit->text + "\"");
           }
         }
         step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("vector_ops"), "vector_ops", 0, line));
@@ -728,7 +739,9 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
                   (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) +
                   (step.gemm.k_row > 0 && step.gemm.k_row < step.gemm.k ? " k_row " + std::to_string(step.gemm.k_row)
                                                                         : std::string()) +
-                  (step.stationary_in_inputs ? " stationary inputs" : "") + " vector_ops " +
+                  (step.stationary_in_inputs ? " stationary inputs" : "") +
+                  (step.streamed_in_weights ? " streamed weights" : "") +
+                  (step.unit == timing::GemmUnit::vector ? " unit vector" : "") + " vector_ops " +
                   std::to_string(step.vector_ops) +
                   (step.stage_ops > 0 ? " stage_ops " + std::to_string(step.stage_ops) : std::string()) + " bytes " +
                   std::to_string(step.bytes) +
@@ -768,7 +781,7 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const spec::A
                            "), step " + std::to_string(i) + ": " + message);
       };
       try {
-        if (step.kind == StepKind::compute) timing::gemm_cycles(accelerator.compute, step.gemm);
+        if (step.kind == StepKind::compute) timing::gemm_cycles_on(accelerator.compute, step.gemm, step.unit);
         timing::vector_cycles(accelerator.compute, step.vector_ops);
       } catch (const std::exception&) {
         error("its cycles on " + accelerator.name + " do not fit in 64 bits");

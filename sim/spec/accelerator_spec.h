@@ -52,6 +52,9 @@ struct ComputeSpec {
   // ws and is: a second register per PE takes the next fold's stationary operand (R cycles to shift
   // in) while the current fold streams, as TPU v1's double-buffered weight tiles do.
   bool double_buffered_stationary = false;
+  // systolic: either operand of a GEMM may take the array's stationary side, the compiler computing
+  // C^T = B^T A^T when that is faster (both operands reach the array from on-chip buffers).
+  bool swap_operands = false;
   std::int64_t units = 0;  // vector_mac: units x lanes MACs
   std::int64_t lanes = 0;
   LaneDimension lane_dimension = LaneDimension::k;  // vector_mac
@@ -61,11 +64,13 @@ struct ComputeSpec {
   // empty without a number_format (energy needs one).
   std::string operand_type;
   std::int64_t vector_ops_per_cycle = 0;  // pooling, activations, element-wise, softmax
+  // The vector unit can also run a GEMM, a MAC as two of its ops (a multiply and an add).
+  bool vector_unit_gemm = false;
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
 
   auto fields() const {
-    return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, units, lanes, lane_dimension, clock_mhz,
-                    operand_bits, operand_type, vector_ops_per_cycle, output_path);
+    return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, swap_operands, units, lanes, lane_dimension,
+                    clock_mhz, operand_bits, operand_type, vector_ops_per_cycle, vector_unit_gemm, output_path);
   }
 
   bool output_path_has(OutputStage stage) const {

@@ -22,6 +22,13 @@ void require_positive(std::int64_t value, const char* what) {
 // ceil(a / b) for a >= 0, b > 0, without forming a + b - 1.
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
+void require_dimensions(const GemmShape& gemm) {
+  require_positive(gemm.m, "GEMM dimension M");
+  require_positive(gemm.n, "GEMM dimension N");
+  require_positive(gemm.k, "GEMM dimension K");
+  require_positive(gemm.groups, "GEMM groups");
+}
+
 double utilization_of(const GemmShape& gemm, std::int64_t cycles, std::int64_t macs_per_cycle) {
   // A ratio: doubles, so that a huge but valid GEMM does not throw here.
   const double work = static_cast<double>(gemm.groups) * static_cast<double>(gemm.m) * static_cast<double>(gemm.n) *
@@ -109,15 +116,21 @@ std::int64_t groups_per_fold(const spec::ComputeSpec& array, const GemmShape& ge
 }
 
 ArrayCycles gemm_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
-  require_positive(gemm.m, "GEMM dimension M");
-  require_positive(gemm.n, "GEMM dimension N");
-  require_positive(gemm.k, "GEMM dimension K");
-  require_positive(gemm.groups, "GEMM groups");
+  require_dimensions(gemm);
   switch (array.kind) {
     case spec::ArrayKind::systolic: return systolic_cycles(array, gemm);
     case spec::ArrayKind::vector_mac: return vector_mac_cycles(array, gemm);
   }
   throw std::invalid_argument("unknown compute array kind");
+}
+
+std::int64_t vector_gemm_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
+  require_dimensions(gemm);
+  return vector_cycles(array, checked_mul(2, checked_product({gemm.groups, gemm.m, gemm.n, gemm.k})));
+}
+
+std::int64_t gemm_cycles_on(const spec::ComputeSpec& array, const GemmShape& gemm, GemmUnit unit) {
+  return unit == GemmUnit::vector ? vector_gemm_cycles(array, gemm) : gemm_cycles(array, gemm).cycles;
 }
 
 std::int64_t vector_cycles(const spec::ComputeSpec& array, std::int64_t ops) {

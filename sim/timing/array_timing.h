@@ -54,6 +54,7 @@
 
 #include "spec/accelerator_spec.h"
 #include "util/checked_math.h"
+#include "util/enum_names.h"
 
 namespace reusesim::timing {
 
@@ -77,6 +78,22 @@ struct ArrayCycles {
 
 // Cycles of one GEMM on the array (see the file comment for the model).
 ArrayCycles gemm_cycles(const spec::ComputeSpec& array, const GemmShape& gemm);
+
+// Which unit runs a GEMM: the compute array, or the vector unit (attention's one-row GEMMs of a
+// decode step, where the array would hold each cached block for a single query row).
+enum class GemmUnit { array, vector };
+constexpr util::EnumNames<GemmUnit, 2> enum_names(GemmUnit) {
+  return {{{GemmUnit::array, "array"}, {GemmUnit::vector, "vector"}}};
+}
+
+// A GEMM on the vector unit: each MAC is a multiply and an add, two of its ops (as a batch-norm's
+// scale and shift are two ops an element), ceil(2 x MACs / vector_ops_per_cycle) cycles; the lanes
+// take independent outputs, so no cross-lane reduction is needed and nothing fills or drains.
+std::int64_t vector_gemm_cycles(const spec::ComputeSpec& array, const GemmShape& gemm);
+
+// Cycles of one GEMM on `unit`: gemm_cycles' on the array, vector_gemm_cycles' on the vector unit.
+// The mapper's estimate and the replay both call this.
+std::int64_t gemm_cycles_on(const spec::ComputeSpec& array, const GemmShape& gemm, GemmUnit unit);
 
 // How many of `gemm`'s groups one fold of the array holds side by side (block-diagonally): b of the
 // file comment for a systolic array, 1 for a vector-MAC cluster.

@@ -33,6 +33,30 @@ contains "matmuls read their second operand from the input buffer" "$(cat "$work
 expect 0 "replay the decode step" -- "$REUSESIM" replay --arch "$work/tpu_ideal.yaml" --program "$work/decode.prog" --format csv
 same "replayed decode table" "$out" "$decode_table"
 
+# --- tpu_v4i runs decode attention where it is fastest, moving the same bytes wherever it runs. ---
+# bf16 on an ideal memory; 12 heads of 64, 101 tokens (100 cached and the new one), batch 1.
+# scores (M 1, K 64, N 101 a head) on the 128 x 512 array: a head's 64 x 101 block, two heads a
+# fold: 6 folds of 2 x 128 + 512 + 1 - 2 = 767 cycles, the later ones 128 apart (double-buffered):
+# 767 + 5 x 128 = 1,407. context (M 1, K 101, N 64): one head a fold, 767 + 11 x 128 = 2,175.
+# The vector unit: 2 x 12 x 101 x 64 = 155,136 ops / 1,024 a cycle = 151.5 -> 152 cycles each.
+sed -e '/^dram:/,$d' "$SRC/configs/tpu_v4i.yaml" >"$work/v4i_ideal.yaml"
+echo "dram: {ideal: unlimited}" >>"$work/v4i_ideal.yaml"
+expect 0 "v4i decode" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=1 --phase decode --context 100 --format csv
+placed=$out
+same "attention on the vector unit" "$(csv_col compute_cycles --where layer=h/scores <<<"$placed"),$(
+  csv_col compute_cycles --where layer=h/context <<<"$placed")" "152,152"
+contains "the mapping says why" "$(csv_col mapping --where layer=h/context <<<"$placed")" \
+  "; on the vector unit (estimated cycles: array 2175, array transposed 2238, vector unit 152)"
+expect 0 "v4i decode on the array" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=1 --phase decode --context 100 --format csv \
+  --set compute.vector_unit_gemm=false --set compute.swap_operands=false
+same "attention on the array" "$(csv_col compute_cycles --where layer=h/scores <<<"$out"),$(
+  csv_col compute_cycles --where layer=h/context <<<"$out")" "1407,2175"
+same "the same bytes and MACs wherever attention runs" \
+  "$(csv_col macs,dram_read_bytes,dram_write_bytes,dram_read_kv_cache_bytes --where layer=TOTAL <<<"$out")" \
+  "$(csv_col macs,dram_read_bytes,dram_write_bytes,dram_read_kv_cache_bytes --where layer=TOTAL <<<"$placed")"
+
 # --- The same model's prefill of 101 tokens reads no cache. ---
 expect 0 "gpt2 prefill" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=2 --set model.parameters.seq_len=101 --format csv
