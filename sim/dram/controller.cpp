@@ -73,7 +73,7 @@ bool Controller::admit(RequestTag tag, std::uint64_t address, std::int64_t bytes
   request.bursts_left = bytes / static_cast<std::int64_t>(mapper_.burst_bytes());
   queued_bursts_ += request.bursts_left;
   const RequestRef ref = queues_.push(request);
-  scheduler_.invalidate();
+  scheduler_.invalidate_bank(request.flat_bank);
   // Wake the driver only if this request could go before what it is already waiting for.
   if (scheduler_.next_command(ref, std::max(now, command_bus_free_)).cycle < planned_wake_) front_end_.wake_controller();
   return true;
@@ -163,8 +163,12 @@ std::int64_t Controller::issue(const Candidate& choice) {
   if (choice.is_column) {
     scheduler_.column_issued(banks_.index(choice.bank));
     watchdog_.column_issued();
+  } else if (choice.command == timing::DramCommand::refresh) {
+    scheduler_.invalidate();  // the banks it blocked take requests again
+  } else if (choice.command == timing::DramCommand::activate) {
+    scheduler_.activated(banks_.index(choice.bank));
   } else {
-    scheduler_.invalidate();  // rows open or close: the plans change
+    scheduler_.invalidate_bank(banks_.index(choice.bank));  // its row closes
   }
   const std::int64_t data_end = timing_.issue(choice.command, choice.bank, choice.row, cycle);
   front_end_.command_issued(IssuedCommand{choice.command, choice.bank, choice.row, cycle});
@@ -226,8 +230,9 @@ void Controller::finish_column(const Candidate& choice, std::int64_t data_end) {
     stats_.read_latency.add(latency);
   }
   rows_.request_done(request.bank);
+  const std::size_t flat_bank = request.flat_bank;
   queues_.erase(choice.request);  // `request` is gone now
-  scheduler_.invalidate();
+  scheduler_.request_erased(choice.request, flat_bank);
   admit_waiting(done.is_write);  // room in the queue: the oldest refused requests come in
   front_end_.request_completed(done);
   if (idle()) front_end_.controller_idle();

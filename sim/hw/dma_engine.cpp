@@ -20,21 +20,22 @@ bool known_tag(int tag) {
 
 }  // namespace
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapper& mapper, std::int64_t max_outstanding,
-                     std::uint64_t max_request_bytes)
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapper& mapper,
+                     std::int64_t max_outstanding, std::uint64_t max_request_bytes)
     : sc_core::sc_module(name),
       socket("socket"),
       mapper_(mapper),
       max_outstanding_(max_outstanding),
       max_request_bytes_(max_request_bytes),
       owners_(static_cast<std::size_t>(max_outstanding), transfers_.end()),
-      lane_of_slot_(static_cast<std::size_t>(max_outstanding), 0),
-      responses_("responses") {
+      lane_of_slot_(static_cast<std::size_t>(max_outstanding), 0) {
   REUSESIM_HAS_PROCESS(DmaEngine);
   socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
   for (std::int64_t i = 0; i < max_outstanding; ++i) {
     payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>());
-    slot_of_[payloads_.back().get()] = static_cast<std::size_t>(i);
+    auto* route = new DmaRoute;  // the payload owns it
+    route->slot = static_cast<std::size_t>(i);
+    payloads_.back()->set_extension(route);
   }
   for (std::size_t i = owners_.size(); i-- > 0;) free_slots_.push_back(i);
   wake_events_ |= responses_.get_event();
@@ -93,7 +94,7 @@ void DmaEngine::split_next(std::size_t slot_index) {
   ++pending.requests_in_flight;
   ++outstanding_;
   ++stats_.requests;
-  const auto channel = static_cast<std::size_t>(mapper_.channel_index(mapper_.decode(address)));
+  const auto channel = static_cast<std::size_t>(mapper_.channel_index(address));
   const std::size_t lane = channel * 2 + (pending.transfer.is_write ? 1 : 0);
   if (lane >= lanes_.size()) lanes_.resize(lane + 1);
   lane_of_slot_[slot_index] = lane;
@@ -154,7 +155,7 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
 
 void DmaEngine::complete(tlm::tlm_generic_payload& payload) {
   if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) ++stats_.failed_requests;
-  const std::size_t slot_index = slot_of_.at(&payload);
+  const std::size_t slot_index = payload.get_extension<DmaRoute>()->slot;
   const auto owner = owners_[slot_index];
   completed_bytes_[owner->transfer.tag] += static_cast<std::int64_t>(payload.get_data_length());
   free_slots_.push_back(slot_index);

@@ -8,19 +8,18 @@
 // in any order; a transfer is done when all of its have. One thread both issues requests and
 // retires responses (timing-annotated responses wait in a PEQ).
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/peq_with_get.h>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <list>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
+#include "hw/response_queue.h"
 #include "timing/dram_address.h"
 
 namespace reusesim::hw {
@@ -34,6 +33,17 @@ struct DmaTransfer {
 };
 
 constexpr int kDmaTags = 2;
+
+// Travels with each request's payload (a TLM extension, one per payload for the engine's life):
+// the engine's slot for it, and the target port of the memory it came in by (which the memory sets),
+// so that neither side looks its bookkeeping up by payload address.
+struct DmaRoute : tlm::tlm_extension<DmaRoute> {
+  std::size_t slot = 0;
+  int memory_port = 0;
+
+  tlm::tlm_extension_base* clone() const override { return new DmaRoute(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const DmaRoute&>(other); }
+};
 
 struct DmaStats {
   std::int64_t transfers = 0;
@@ -95,7 +105,6 @@ class DmaEngine : public sc_core::sc_module {
   // One payload per outstanding request, reused; which transfer each serves.
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
   std::vector<std::list<Pending>::iterator> owners_;
-  std::unordered_map<const tlm::tlm_generic_payload*, std::size_t> slot_of_;
   std::vector<std::size_t> free_slots_;
   std::vector<std::size_t> lane_of_slot_;
   std::int64_t outstanding_ = 0;  // slots in use: requests sent, or split and waiting in a lane
@@ -103,7 +112,7 @@ class DmaEngine : public sc_core::sc_module {
   std::vector<std::size_t> blocked_lanes_;  // lanes with a refused request (few: scanned)
   std::vector<std::size_t> taken_lanes_;  // blocked lanes whose refused request was since taken
   // Responses arrive annotated with the time their data ends; they complete at that time.
-  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
+  ResponseQueue<tlm::tlm_generic_payload> responses_;
   sc_core::sc_event work_event_;
   sc_core::sc_event_or_list wake_events_;  // a response is due, or new work
   sc_core::sc_event idle_event_;

@@ -33,9 +33,10 @@ void DramChannel::record_to(results::TimelineRecorder& timeline) {
 
 std::int64_t DramChannel::now_cycle() const {
   // Requests may arrive between clock edges: they are seen at the next edge.
-  const sc_core::sc_time now = sc_core::sc_time_stamp() - epoch_;
-  const auto cycles = static_cast<std::int64_t>(now / period_);
-  return period_ * static_cast<double>(cycles) < now ? cycles + 1 : cycles;
+  // In whole time units (sc_time::value()), as the sc_time arithmetic it replaces computed exactly.
+  const std::uint64_t now = (sc_core::sc_time_stamp() - epoch_).value();
+  const std::uint64_t period = period_.value();
+  return static_cast<std::int64_t>(now / period + (now % period != 0 ? 1 : 0));
 }
 
 tlm::tlm_sync_enum DramChannel::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -78,7 +79,7 @@ void DramChannel::request_completed(const dram::Completion& done) {
   auto& payload = *static_cast<tlm::tlm_generic_payload*>(done.tag);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  sc_core::sc_time delay = period_ * static_cast<double>(done.data_end_cycle - now_cycle());
+  sc_core::sc_time delay = cycles_time(done.data_end_cycle - now_cycle());
   socket->nb_transport_bw(payload, phase, delay);
 }
 
@@ -93,7 +94,7 @@ void DramChannel::run() {
     if (wake_at == timing::DramTimingState::kNever) {
       sc_core::wait(wake_);
     } else {
-      sc_core::wait(period_ * static_cast<double>(wake_at - now), wake_);
+      sc_core::wait(cycles_time(wake_at - now), wake_);
     }
   }
 }

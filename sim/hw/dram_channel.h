@@ -38,9 +38,7 @@ class DramChannel : public sc_core::sc_module, private dram::FrontEnd {
   // Notified when the channel becomes idle.
   const sc_core::sc_event& idle_event() const { return idle_event_; }
   // When the last data burst scheduled so far ends (commands are committed ahead of time).
-  sc_core::sc_time data_end_time() const {
-    return epoch_ + period_ * static_cast<double>(controller_.last_data_end());
-  }
+  sc_core::sc_time data_end_time() const { return epoch_ + cycles_time(controller_.last_data_end()); }
   // Records every request to a track of its own in `timeline` from now on.
   void record_to(results::TimelineRecorder& timeline);
 
@@ -49,6 +47,10 @@ class DramChannel : public sc_core::sc_module, private dram::FrontEnd {
                                      sc_core::sc_time& delay);
   void run();
   std::int64_t now_cycle() const;
+  // `cycles` clocks as simulated time.
+  sc_core::sc_time cycles_time(std::int64_t cycles) const {
+    return sc_core::sc_time::from_value(period_.value() * static_cast<std::uint64_t>(cycles));
+  }
 
   // dram::FrontEnd
   void request_accepted(dram::RequestTag tag) override;

@@ -25,19 +25,21 @@ void DramSystem::bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) 
 
 tlm::tlm_sync_enum DramSystem::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
                                                tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  if (phase == tlm::BEGIN_REQ) initiator_of_[&payload] = initiator;
-  const auto channel = static_cast<std::size_t>(mapper_.channel_index(mapper_.decode(payload.get_address())));
+  const bool request = phase == tlm::BEGIN_REQ;
+  if (request) {
+    payload.get_extension<DmaRoute>()->memory_port = initiator;
+    ++requests_in_flight_;
+  }
+  const auto channel = static_cast<std::size_t>(mapper_.channel_index(payload.get_address()));
   const tlm::tlm_sync_enum status = channel_sockets_[channel]->nb_transport_fw(payload, phase, delay);
-  if (status == tlm::TLM_COMPLETED) initiator_of_.erase(&payload);
+  if (request && status == tlm::TLM_COMPLETED) --requests_in_flight_;
   return status;
 }
 
 tlm::tlm_sync_enum DramSystem::nb_transport_bw(int, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                                sc_core::sc_time& delay) {
-  const auto found = initiator_of_.find(&payload);
-  const int initiator = found->second;
-  if (phase == tlm::BEGIN_RESP) initiator_of_.erase(found);
-  return socket[initiator]->nb_transport_bw(payload, phase, delay);
+  if (phase == tlm::BEGIN_RESP) --requests_in_flight_;
+  return socket[payload.get_extension<DmaRoute>()->memory_port]->nb_transport_bw(payload, phase, delay);
 }
 
 sc_core::sc_time DramSystem::next_clock_edge() const {
@@ -50,7 +52,7 @@ sc_core::sc_time DramSystem::next_clock_edge() const {
 }
 
 bool DramSystem::restart() {
-  if (!initiator_of_.empty()) return false;
+  if (requests_in_flight_ != 0) return false;
   for (const DramChannel& channel : channels_) {
     if (!channel.idle()) return false;
   }

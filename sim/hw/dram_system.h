@@ -8,8 +8,6 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include <unordered_map>
-
 #include "hw/dram_channel.h"
 #include "hw/memory.h"
 #include "results/timeline_recorder.h"
@@ -50,7 +48,7 @@ class DramSystem : public sc_core::sc_module, public Memory {
   timing::DramAddressMapper mapper_;
   sc_core::sc_vector<DramChannel> channels_;
   sc_core::sc_vector<ChannelSocket> channel_sockets_;
-  std::unordered_map<const tlm::tlm_generic_payload*, int> initiator_of_;  // requests in flight
+  std::int64_t requests_in_flight_ = 0;  // taken and not yet answered
 };
 
 }  // namespace reusesim::hw

@@ -8,7 +8,7 @@
 namespace reusesim::hw {
 
 IdealMemory::IdealMemory(sc_core::sc_module_name name, const spec::DramSpec& spec)
-    : sc_core::sc_module(name), socket("socket"), spec_(*spec.ideal), responses_("responses") {
+    : sc_core::sc_module(name), socket("socket"), spec_(*spec.ideal) {
   REUSESIM_HAS_PROCESS(IdealMemory);
   socket.register_nb_transport_fw(this, &IdealMemory::nb_transport_fw);
   SC_THREAD(respond);
@@ -27,7 +27,8 @@ tlm::tlm_sync_enum IdealMemory::nb_transport_fw(int initiator, tlm::tlm_generic_
                sc_core::sc_time(static_cast<double>(payload.get_data_length()) / spec_.bandwidth_gbps, sc_core::SC_NS);
     answer = free_at_ + sc_core::sc_time(spec_.latency_ns, sc_core::SC_NS);
   }
-  initiator_of_[&payload] = initiator;
+  payload.get_extension<DmaRoute>()->memory_port = initiator;
+  ++requests_in_flight_;
   responses_.notify(payload, answer - sc_core::sc_time_stamp());
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
@@ -46,18 +47,16 @@ void IdealMemory::respond() {
         stats_.read_bytes += bytes;
       }
       payload->set_response_status(tlm::TLM_OK_RESPONSE);
-      const auto found = initiator_of_.find(payload);
-      const int initiator = found->second;
-      initiator_of_.erase(found);
+      --requests_in_flight_;
       tlm::tlm_phase phase = tlm::BEGIN_RESP;
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      socket[initiator]->nb_transport_bw(*payload, phase, delay);
+      socket[payload->get_extension<DmaRoute>()->memory_port]->nb_transport_bw(*payload, phase, delay);
     }
   }
 }
 
 bool IdealMemory::restart() {
-  if (!initiator_of_.empty()) return false;
+  if (requests_in_flight_ != 0) return false;
   free_at_ = sc_core::sc_time_stamp();
   return true;
 }

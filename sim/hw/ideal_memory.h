@@ -4,14 +4,12 @@
 // each answered a fixed latency after its last byte; unlimited, each is answered at once. No
 // banks, rows, refresh or queues: it bounds a design, or matches a stall-free simulator.
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
-#include <tlm_utils/peq_with_get.h>
-
-#include <unordered_map>
 
 #include "hw/memory.h"
+#include "hw/response_queue.h"
 #include "spec/accelerator_spec.h"
 
 namespace reusesim::hw {
@@ -39,8 +37,8 @@ class IdealMemory : public sc_core::sc_module, public Memory {
 
   spec::IdealMemorySpec spec_;
   sc_core::sc_time free_at_;  // when the data path has moved every request so far
-  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
-  std::unordered_map<const tlm::tlm_generic_payload*, int> initiator_of_;  // requests in flight
+  ResponseQueue<tlm::tlm_generic_payload> responses_;
+  std::int64_t requests_in_flight_ = 0;  // taken and not yet answered
   results::DramChannelStats stats_;
 };
 

@@ -7,11 +7,16 @@ namespace reusesim::results {
 void LatencyHistogram::add(std::int64_t cycles) {
   ++count_;
   total_cycles_ += cycles;
-  // Latencies repeat: most adds find their entry, usually near the end.
+  // Latencies repeat: most adds find the entry the last one did, or near the end.
+  if (last_added_ < counts_.size() && counts_[last_added_].first == cycles) {
+    ++counts_[last_added_].second;
+    return;
+  }
   const auto at = std::lower_bound(counts_.begin(), counts_.end(), cycles,
                                    [](const std::pair<std::int64_t, std::int64_t>& entry, std::int64_t value) {
                                      return entry.first < value;
                                    });
+  last_added_ = static_cast<std::size_t>(at - counts_.begin());
   if (at != counts_.end() && at->first == cycles) {
     ++at->second;
   } else {

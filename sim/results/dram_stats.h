@@ -40,6 +40,7 @@ class LatencyHistogram {
   // (cycles, requests) for each latency seen, by cycles: a few thousand entries at most, however
   // long the longest latency, so that copies (a run takes one per layer) stay cheap.
   std::vector<std::pair<std::int64_t, std::int64_t>> counts_;
+  std::size_t last_added_ = 0;  // where add() last counted (may be stale: checked)
 };
 
 struct DramChannelStats {

@@ -39,8 +39,22 @@ DramAddressMapper::DramAddressMapper(const spec::DramSpec& spec)
   for (auto field = spec.address_mapping.rbegin(); field != spec.address_mapping.rend(); ++field) {
     const int bits = *field == spec::AddressField::row ? 64 - fixed_bits : bits_of(*field);
     fields_.push_back(FieldBits{*field, shift, bits});
+    if (bits > 0 && shift < 64) {
+      slices_[static_cast<std::size_t>(*field)] =
+          FieldSlice{shift, bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1};
+    }
     shift += bits;
   }
+  // Consecutive addresses stay in one bank and row while only the burst offset and, when it is
+  // the lowest field that has bits, the column change (hashing mixes row bits into the bank, and
+  // the row does not change within a run).
+  int run_bits = offset_bits_;
+  for (const FieldBits& entry : fields_) {
+    if (entry.bits == 0) continue;
+    if (entry.field == spec::AddressField::column) run_bits += entry.bits;
+    break;
+  }
+  run_bytes_ = std::uint64_t{1} << run_bits;
 }
 
 std::int64_t DramAddressMapper::bank_group_hash(std::int64_t row) const {
@@ -53,21 +67,13 @@ std::int64_t DramAddressMapper::bank_hash(std::int64_t row) const {
 
 DramCoordinates DramAddressMapper::decode(std::uint64_t address) const {
   DramCoordinates coordinates;
-  for (const FieldBits& entry : fields_) {
-    const std::uint64_t mask = entry.bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << entry.bits) - 1;
-    const auto value = static_cast<std::int64_t>(entry.shift >= 64 ? 0 : (address >> entry.shift) & mask);
-    switch (entry.field) {
-      case spec::AddressField::channel: coordinates.channel = value; break;
-      case spec::AddressField::pseudo_channel: coordinates.pseudo_channel = value; break;
-      case spec::AddressField::rank: coordinates.rank = value; break;
-      case spec::AddressField::bank_group: coordinates.bank_group = value; break;
-      case spec::AddressField::bank: coordinates.bank = value; break;
-      case spec::AddressField::row: coordinates.row = value; break;
-      case spec::AddressField::column: coordinates.column = value; break;
-    }
-  }
-  coordinates.bank_group ^= bank_group_hash(coordinates.row);
-  coordinates.bank ^= bank_hash(coordinates.row);
+  coordinates.channel = field(address, spec::AddressField::channel);
+  coordinates.pseudo_channel = field(address, spec::AddressField::pseudo_channel);
+  coordinates.rank = field(address, spec::AddressField::rank);
+  coordinates.row = field(address, spec::AddressField::row);
+  coordinates.column = field(address, spec::AddressField::column);
+  coordinates.bank_group = field(address, spec::AddressField::bank_group) ^ bank_group_hash(coordinates.row);
+  coordinates.bank = field(address, spec::AddressField::bank) ^ bank_hash(coordinates.row);
   return coordinates;
 }
 
@@ -87,20 +93,6 @@ std::uint64_t DramAddressMapper::encode(const DramCoordinates& where) const {
     if (entry.shift < 64) address |= static_cast<std::uint64_t>(value) << entry.shift;
   }
   return address;
-}
-
-std::uint64_t DramAddressMapper::bytes_to_run_end(std::uint64_t address) const {
-  // Consecutive addresses stay in one bank and row while only the burst offset and, when it is
-  // the lowest field that has bits, the column change (hashing mixes row bits into the bank, and
-  // the row does not change within a run).
-  int run_bits = offset_bits_;
-  for (const FieldBits& entry : fields_) {
-    if (entry.bits == 0) continue;
-    if (entry.field == spec::AddressField::column) run_bits += entry.bits;
-    break;
-  }
-  const std::uint64_t run = std::uint64_t{1} << run_bits;
-  return run - (address & (run - 1));
 }
 
 }  // namespace reusesim::timing

@@ -4,6 +4,7 @@
 // With DramSpec::address_hash xor, the bank-group and bank indices are then XORed with the row's
 // lowest bits.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -32,9 +33,14 @@ class DramAddressMapper {
   std::int64_t channel_index(const DramCoordinates& where) const {
     return where.channel * pseudo_channels_ + where.pseudo_channel;
   }
+  // The same from the address alone (hashing never touches the channel bits): once per request.
+  std::int64_t channel_index(std::uint64_t address) const {
+    return field(address, spec::AddressField::channel) * pseudo_channels_ +
+           field(address, spec::AddressField::pseudo_channel);
+  }
   // Bytes from `address` to the end of the run of consecutive addresses that stay in the same
   // channel, bank and row (a DMA splits transfers there).
-  std::uint64_t bytes_to_run_end(std::uint64_t address) const;
+  std::uint64_t bytes_to_run_end(std::uint64_t address) const { return run_bytes_ - (address & (run_bytes_ - 1)); }
   std::uint64_t burst_bytes() const { return burst_bytes_; }
 
  private:
@@ -43,12 +49,24 @@ class DramAddressMapper {
     int shift;  // position of the field's least significant bit in the address
     int bits;
   };
+  // Where each field sits in an address, by AddressField: decode() runs several times per request,
+  // so it masks and shifts without walking the mapping.
+  struct FieldSlice {
+    int shift = 0;
+    std::uint64_t mask = 0;  // 0: the field has no bits
+  };
+  std::int64_t field(std::uint64_t address, spec::AddressField which) const {
+    const FieldSlice& slice = slices_[static_cast<std::size_t>(which)];
+    return static_cast<std::int64_t>((address >> slice.shift) & slice.mask);
+  }
   // The bank-group and bank bits XORed with the row's (none without hashing).
   std::int64_t bank_group_hash(std::int64_t row) const;
   std::int64_t bank_hash(std::int64_t row) const;
 
   std::uint64_t burst_bytes_;
   std::vector<FieldBits> fields_;  // least significant first
+  std::array<FieldSlice, 7> slices_;
+  std::uint64_t run_bytes_ = 0;  // see bytes_to_run_end()
   int offset_bits_;
   std::int64_t pseudo_channels_;
   bool xor_banks_;
