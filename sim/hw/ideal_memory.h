@@ -4,14 +4,12 @@
 // each answered a fixed latency after its last byte; unlimited, each is answered at once. No
 // banks, rows, refresh or queues: it bounds a design, or matches a stall-free simulator.
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
-#include <tlm_utils/peq_with_get.h>
-
-#include <unordered_map>
 
 #include "hw/memory.h"
+#include "hw/memory_responses.h"
 #include "spec/accelerator_spec.h"
 
 namespace reusesim::hw {
@@ -39,8 +37,7 @@ class IdealMemory : public sc_core::sc_module, public Memory {
 
   spec::IdealMemorySpec spec_;
   sc_core::sc_time free_at_;  // when the data path has moved every request so far
-  tlm_utils::peq_with_get<tlm::tlm_generic_payload> responses_;
-  std::unordered_map<const tlm::tlm_generic_payload*, int> initiator_of_;  // requests in flight
+  MemoryResponses<tlm_utils::multi_passthrough_target_socket<IdealMemory>> responses_;
   results::DramChannelStats stats_;
 };
 

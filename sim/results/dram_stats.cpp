@@ -4,18 +4,18 @@
 
 namespace reusesim::results {
 
-void LatencyHistogram::add(std::int64_t cycles) {
-  ++count_;
-  total_cycles_ += cycles;
+void LatencyHistogram::add(std::int64_t cycles, std::int64_t requests) {
+  count_ += requests;
+  total_cycles_ += cycles * requests;
   // Latencies repeat: most adds find their entry, usually near the end.
   const auto at = std::lower_bound(counts_.begin(), counts_.end(), cycles,
                                    [](const std::pair<std::int64_t, std::int64_t>& entry, std::int64_t value) {
                                      return entry.first < value;
                                    });
   if (at != counts_.end() && at->first == cycles) {
-    ++at->second;
+    at->second += requests;
   } else {
-    counts_.insert(at, {cycles, 1});
+    counts_.insert(at, {cycles, requests});
   }
 }
 
