@@ -110,7 +110,7 @@ TEST_CASE("fast memory interleave: count_below counts a bit pattern below a limi
 }
 
 TEST_CASE("fast memory servers: a stream of N bursts on one idle channel", "[flow]") {
-  dram::FlowChannels channels(2, hand_calibration());
+  dram::FlowChannels channels(2, hand_calibration(), 24);
   // 100 bursts at 2 clocks apiece from cycle 10: data ends at 10 + 200 = 210, answered 20 later.
   const dram::FlowChannels::Served served = channels.serve(10, {{100, 100}, {0, 0}}, false);
   CHECK(served.data_end == Approx(210));
@@ -121,7 +121,7 @@ TEST_CASE("fast memory servers: a stream of N bursts on one idle channel", "[flo
 }
 
 TEST_CASE("fast memory servers: two transfers contend on the channel they share", "[flow]") {
-  dram::FlowChannels channels(2, hand_calibration());
+  dram::FlowChannels channels(2, hand_calibration(), 24);
   // A: 100 bursts on channel 0 from 0, ends at 200. B arrives at 50 with 50 bursts on channel 0
   // and 10 on channel 1: channel 0 takes them after A, 200 + 100 = 300; channel 1 at once, 50 + 20.
   channels.serve(0, {{100, 100}, {0, 0}}, false);
@@ -132,27 +132,73 @@ TEST_CASE("fast memory servers: two transfers contend on the channel they share"
 }
 
 TEST_CASE("fast memory servers: a transfer interleaved over channels ends with its slowest", "[flow]") {
-  dram::FlowChannels channels(4, hand_calibration());
+  dram::FlowChannels channels(4, hand_calibration(), 24);
   // 10, 30, 0 and 20 bursts at 2 clocks: the channels end at 20, 60, -, 40; the transfer at 60.
   const dram::FlowChannels::Served served = channels.serve(0, {{10, 10}, {30, 30}, {0, 0}, {20, 20}}, false);
   CHECK(served.data_end == Approx(60));
   CHECK(served.answer == Approx(80));
 }
 
-TEST_CASE("fast memory servers: reads among writes take the mixed rate", "[flow]") {
-  dram::FlowChannels channels(1, hand_calibration());
-  // Writes: 100 bursts at 3 from 0, to 300, answered 10 later. A read of 10 bursts at 100 finds
-  // the channel writing: after the writes, at the mixed 4 apiece: 300 + 40 = 340, answered at 360.
-  const dram::FlowChannels::Served writes = channels.serve(0, {{100, 100}}, true);
-  CHECK(writes.answer == Approx(310));
+TEST_CASE("fast memory servers: writes wait for the reads, reads among writes take the mixed rate", "[flow]") {
+  dram::FlowChannels channels(1, hand_calibration(), 24);
+  // Writes to an idle channel go at once: 100 bursts at 3 from 0, to 300, answered 10 later.
+  channels.submit_write(0, {{100, 100}});
+  const std::vector<dram::FlowChannels::FinishedWrite> first = channels.finished_writes();
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].served.data_end == Approx(300));
+  CHECK(first[0].served.answer == Approx(310));
+  // A read of 10 bursts at 100 finds the channel writing: after the writes, at the mixed 4 apiece:
+  // 300 + 40 = 340, answered 20 later.
   const dram::FlowChannels::Served read = channels.serve(100, {{10, 10}}, false);
   CHECK(read.data_end == Approx(340));
   CHECK(read.answer == Approx(360));
   CHECK(channels.bursts(0, dram::kFlowMixed) == 10);
-  // Once the writes are over (after 300) a read is a read again: 400 + 2.
-  CHECK(channels.serve(400, {{1, 1}}, false).data_end == Approx(402));
+  // A write arriving at 350, the channel idle since 340, reads done: at once, 350 + 3 x 2 = 356.
+  channels.submit_write(350, {{2, 2}});
+  CHECK(channels.finished_writes().at(0).served.data_end == Approx(356));
   channels.restart();
   CHECK(channels.busy_until() == Approx(0));
+}
+
+TEST_CASE("fast memory servers: a write waits until the channel's reads run out", "[flow]") {
+  dram::FlowChannels channels(1, hand_calibration(), 24);
+  // Reads of 100 bursts from 0 keep the channel to 200. A write of 5 bursts at 50 waits; a read of
+  // 10 bursts at 60 passes it (reads first): the reads end at 200 + 10 x 2 = 220.
+  channels.serve(0, {{100, 100}}, false);
+  const std::uint64_t write = channels.submit_write(50, {{5, 5}});
+  CHECK(channels.finished_writes().empty());
+  CHECK(channels.next_drain() == Approx(200));
+  CHECK(channels.serve(60, {{10, 10}}, false).data_end == Approx(220));
+  CHECK(channels.next_drain() == Approx(220));
+  // At 220 the reads have run out: the write goes, 220 + 5 x 3 = 235 (the reads it waited behind
+  // are over: the write rate), answered at 245.
+  channels.drain(219);
+  CHECK(channels.finished_writes().empty());
+  channels.drain(220);
+  const std::vector<dram::FlowChannels::FinishedWrite> finished = channels.finished_writes();
+  REQUIRE(finished.size() == 1);
+  CHECK(finished[0].id == write);
+  CHECK(finished[0].served.data_end == Approx(235));
+  CHECK(finished[0].served.answer == Approx(245));
+  CHECK(channels.next_drain() == dram::FlowChannels::kNoDrain);
+}
+
+TEST_CASE("fast memory servers: at the drain watermark writes go after what is being served", "[flow]") {
+  // Watermark 3 requests: two writes of one request wait behind the reads (to 200); a third brings
+  // 3 waiting: all three go after what is being served, interleaved with the reads as a drain is,
+  // at the mixed 4 apiece: 200 + 3 x 4 = 212 for the last.
+  dram::FlowChannels channels(1, hand_calibration(), 3);
+  channels.serve(0, {{100, 100}}, false);
+  channels.submit_write(10, {{1, 1}});
+  channels.submit_write(20, {{1, 1}});
+  CHECK(channels.finished_writes().empty());
+  channels.submit_write(30, {{1, 1}});
+  const std::vector<dram::FlowChannels::FinishedWrite> finished = channels.finished_writes();
+  REQUIRE(finished.size() == 3);
+  CHECK(finished[2].served.data_end == Approx(212));
+  // A transfer of no bursts (none on any channel) is done on arrival.
+  channels.submit_write(40, {{0, 0}});
+  CHECK(channels.finished_writes().at(0).served.answer == Approx(50));
 }
 
 TEST_CASE("fast memory calibration: measured on the exact controller", "[flow]") {

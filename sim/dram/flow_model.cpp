@@ -174,28 +174,107 @@ const FlowCalibration& calibrate(const spec::DramSpec& spec, std::int64_t window
   return *cache.back().second;
 }
 
-FlowChannels::FlowChannels(std::int64_t channels, const FlowCalibration& calibration)
-    : channels_(static_cast<std::size_t>(channels)), calibration_(calibration) {}
+FlowChannels::FlowChannels(std::int64_t channels, const FlowCalibration& calibration, std::int64_t drain_at_requests)
+    : channels_(static_cast<std::size_t>(channels)),
+      calibration_(calibration),
+      drain_at_requests_(std::max<std::int64_t>(1, drain_at_requests)) {}
+
+double FlowChannels::serve_on(Channel& channel, double arrival, std::int64_t bursts, int direction, bool& queued,
+                              bool may_mix) {
+  const int other = direction == kFlowWrite ? kFlowRead : kFlowWrite;
+  const int kind = may_mix && channel.direction_until[other] > arrival ? kFlowMixed : direction;
+  if (channel.busy_until > arrival) queued = true;
+  const double start = std::max(arrival, channel.busy_until);
+  channel.busy_until = start + static_cast<double>(bursts) * calibration_.cycles_per_burst[kind];
+  channel.direction_until[direction] = channel.busy_until;
+  channel.bursts[kind] += bursts;
+  return channel.busy_until;
+}
 
 FlowChannels::Served FlowChannels::serve(double arrival, const std::vector<timing::ChannelShare>& shares,
                                          bool is_write) {
   const int direction = is_write ? kFlowWrite : kFlowRead;
-  const int other = is_write ? kFlowRead : kFlowWrite;
   Served served;
   served.data_end = arrival;
   for (std::size_t c = 0; c < channels_.size() && c < shares.size(); ++c) {
     if (shares[c].bursts == 0) continue;
-    Channel& channel = channels_[c];
-    const int kind = channel.direction_until[other] > arrival ? kFlowMixed : direction;
-    if (channel.busy_until > arrival) served.queued = true;
-    const double start = std::max(arrival, channel.busy_until);
-    channel.busy_until = start + static_cast<double>(shares[c].bursts) * calibration_.cycles_per_burst[kind];
-    channel.direction_until[direction] = channel.busy_until;
-    channel.bursts[kind] += shares[c].bursts;
-    served.data_end = std::max(served.data_end, channel.busy_until);
+    served.data_end =
+        std::max(served.data_end, serve_on(channels_[c], arrival, shares[c].bursts, direction, served.queued, true));
   }
   served.answer = served.data_end + calibration_.latency_cycles[direction];
   return served;
+}
+
+std::uint64_t FlowChannels::submit_write(double arrival, const std::vector<timing::ChannelShare>& shares) {
+  const std::uint64_t id = next_write_id_++;
+  OpenWrite open{id, 0, Served{arrival, arrival, false}};
+  for (std::size_t c = 0; c < channels_.size() && c < shares.size(); ++c) {
+    if (shares[c].bursts > 0) ++open.channels_left;
+  }
+  if (open.channels_left == 0) {
+    open.served.answer = arrival + calibration_.latency_cycles[kFlowWrite];
+    finished_.push_back(FinishedWrite{id, open.served});
+    return id;
+  }
+  open_writes_.push_back(open);
+  for (std::size_t c = 0; c < channels_.size() && c < shares.size(); ++c) {
+    if (shares[c].bursts == 0) continue;
+    Channel& channel = channels_[c];
+    channel.waiting.push_back(WaitingWrite{id, arrival, shares[c]});
+    channel.waiting_requests += shares[c].requests;
+    // No reads to serve: the writes go now. At the watermark: they go after what is being served,
+    // interleaved with the reads as a drain is (the mixed rate).
+    if (channel.busy_until <= arrival) {
+      serve_waiting(channel, arrival, false);
+    } else if (channel.waiting_requests >= drain_at_requests_) {
+      serve_waiting(channel, arrival, true);
+    }
+  }
+  return id;
+}
+
+void FlowChannels::serve_waiting(Channel& channel, double now, bool may_mix) {
+  while (!channel.waiting.empty()) {
+    const WaitingWrite write = channel.waiting.front();
+    channel.waiting.pop_front();
+    channel.waiting_requests -= write.share.requests;
+    bool queued = now > write.arrival;
+    const double data_end =
+        serve_on(channel, std::max(now, write.arrival), write.share.bursts, kFlowWrite, queued, may_mix);
+    write_served(write.id, data_end, queued);
+  }
+}
+
+void FlowChannels::write_served(std::uint64_t id, double data_end, bool queued) {
+  const auto open = std::lower_bound(open_writes_.begin(), open_writes_.end(), id,
+                                     [](const OpenWrite& entry, std::uint64_t wanted) { return entry.id < wanted; });
+  open->served.data_end = std::max(open->served.data_end, data_end);
+  open->served.queued = open->served.queued || queued;
+  if (--open->channels_left > 0) return;
+  open->served.answer = open->served.data_end + calibration_.latency_cycles[kFlowWrite];
+  finished_.push_back(FinishedWrite{open->id, open->served});
+  open_writes_.erase(open);
+}
+
+double FlowChannels::next_drain() const {
+  double next = kNoDrain;
+  for (const Channel& channel : channels_) {
+    if (!channel.waiting.empty()) next = std::min(next, channel.busy_until);
+  }
+  return next;
+}
+
+void FlowChannels::drain(double now) {
+  for (Channel& channel : channels_) {
+    // The reads have run out: one turnaround, then the writes at their own rate.
+    if (!channel.waiting.empty() && channel.busy_until <= now) serve_waiting(channel, now, false);
+  }
+}
+
+std::vector<FlowChannels::FinishedWrite> FlowChannels::finished_writes() {
+  std::vector<FinishedWrite> finished;
+  finished.swap(finished_);
+  return finished;
 }
 
 double FlowChannels::busy_until() const {

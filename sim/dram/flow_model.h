@@ -12,6 +12,7 @@
 // same streams give the command counters per burst that the fast memory reports as estimates.
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "spec/accelerator_spec.h"
@@ -46,18 +47,37 @@ struct FlowCalibration {
 const FlowCalibration& calibrate(const spec::DramSpec& spec, std::int64_t window);
 
 // The channel servers. Times in memory clocks since the last restart (fractions: rates are averages).
+// Reads go first, as the controller's scheduler serves them (docs/dram-model.md, "Controller"): a
+// write waits on a channel until its reads have run out, or until `drain_at_requests` write
+// requests wait there (the write drain's high watermark); reads arriving meanwhile pass it.
 class FlowChannels {
  public:
-  FlowChannels(std::int64_t channels, const FlowCalibration& calibration);
+  FlowChannels(std::int64_t channels, const FlowCalibration& calibration, std::int64_t drain_at_requests);
 
   struct Served {
     double data_end = 0;  // when the transfer's last burst ends, on the slowest of its channels
     double answer = 0;    // data_end plus the pipeline latency: when its requester hears
     bool queued = false;  // some channel was still busy when it arrived
   };
-  // A transfer of one direction arriving at `arrival` with `shares[c]` on channel c. A transfer
-  // arriving while a channel serves the other direction is served there at the mixed rate.
+  // A read arriving at `arrival` with `shares[c]` on channel c, served after what each channel is
+  // serving, ahead of the writes waiting there. A transfer arriving while a channel serves the
+  // other direction is served there at the mixed rate.
   Served serve(double arrival, const std::vector<timing::ChannelShare>& shares, bool is_write);
+
+  // A write arriving at `arrival`: served at once on channels with no reads to serve (or at the
+  // watermark), else left waiting there. Returns its number for finished_writes().
+  std::uint64_t submit_write(double arrival, const std::vector<timing::ChannelShare>& shares);
+  // When the next channel with writes waiting runs out of reads (kNoDrain: none waits).
+  double next_drain() const;
+  // Serves the waiting writes of every channel whose reads have run out by `now`.
+  void drain(double now);
+  struct FinishedWrite {
+    std::uint64_t id = 0;
+    Served served;
+  };
+  // The writes served on every channel of theirs since the last call, in the order they finished.
+  std::vector<FinishedWrite> finished_writes();
+  static constexpr double kNoDrain = 1e300;
   // Bursts served so far on `channel` in each direction kind (kFlowRead, kFlowWrite, kFlowMixed).
   std::int64_t bursts(std::size_t channel, FlowDirection kind) const { return channels_[channel].bursts[kind]; }
   // When the last burst so far ends on any channel.
@@ -66,13 +86,35 @@ class FlowChannels {
   void restart();
 
  private:
+  struct WaitingWrite {
+    std::uint64_t id = 0;
+    double arrival = 0;
+    timing::ChannelShare share;
+  };
   struct Channel {
     double busy_until = 0;
     double direction_until[2] = {0, 0};  // when the last read (write) burst ends
     std::int64_t bursts[3] = {0, 0, 0};
+    std::deque<WaitingWrite> waiting;  // writes not yet served here, oldest first
+    std::int64_t waiting_requests = 0;
   };
+  struct OpenWrite {
+    std::uint64_t id = 0;
+    std::int64_t channels_left = 0;  // channels still to serve a share of it
+    Served served;
+  };
+  // Serves `bursts` of `direction` on `channel` from `arrival` on; returns when they end. With
+  // `may_mix`, at the mixed rate if the channel serves the other direction at `arrival`.
+  double serve_on(Channel& channel, double arrival, std::int64_t bursts, int direction, bool& queued, bool may_mix);
+  void write_served(std::uint64_t id, double data_end, bool queued);
+  void serve_waiting(Channel& channel, double now, bool may_mix);
+
   std::vector<Channel> channels_;
   FlowCalibration calibration_;
+  std::int64_t drain_at_requests_;
+  std::uint64_t next_write_id_ = 0;
+  std::deque<OpenWrite> open_writes_;  // by id, ascending
+  std::vector<FinishedWrite> finished_;
 };
 
 }  // namespace reusesim::dram

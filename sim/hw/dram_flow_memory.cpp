@@ -15,13 +15,16 @@ DramFlowMemory::DramFlowMemory(sc_core::sc_module_name name, const spec::DramSpe
       period_(spec.timing.tck_ns, sc_core::SC_NS),
       interleave_(spec),
       calibration_(dram::calibrate(spec, window)),
-      channels_(interleave_.channels(), calibration_),
+      channels_(interleave_.channels(), calibration_,
+                spec.controller.write_drain == spec::WriteDrainPolicy::watermarks ? spec.controller.write_drain_high
+                                                                                  : spec.controller.write_queue_depth),
       epoch_(sc_core::sc_time_stamp()),
       responses_(socket),
       counted_(static_cast<std::size_t>(interleave_.channels())) {
   REUSESIM_HAS_PROCESS(DramFlowMemory);
   socket.register_nb_transport_fw(this, &DramFlowMemory::nb_transport_fw);
   SC_THREAD(respond);
+  SC_THREAD(drain_writes);
 }
 
 void DramFlowMemory::bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) { initiator.bind(socket); }
@@ -41,14 +44,26 @@ tlm::tlm_sync_enum DramFlowMemory::nb_transport_fw(int initiator, tlm::tlm_gener
   const bool is_write = payload.is_write();
   interleave_.split(payload.get_address(), payload.get_data_length(), shares_);
   const double arrival = cycles_since_epoch(now);
-  const dram::FlowChannels::Served served = channels_.serve(arrival, shares_, is_write);
+  bool queued = false;
+  if (is_write) {
+    const bool posted = spec_.controller.posted_writes;
+    const std::uint64_t id = channels_.submit_write(arrival, shares_);
+    writes_[id] = WriteInFlight{posted ? nullptr : &payload, initiator};
+    if (posted) responses_.answer_in(payload, initiator, delay);  // answered when queued
+    answer_finished_writes();
+    if (channels_.next_drain() < dram::FlowChannels::kNoDrain) write_waiting_.notify(sc_core::SC_ZERO_TIME);
+  } else {
+    const dram::FlowChannels::Served served = channels_.serve(arrival, shares_, false);
+    queued = served.queued;
+    last_answer_ = std::max(last_answer_, at_cycle(served.answer));
+    responses_.answer_in(payload, initiator, at_cycle(served.answer) - sc_core::sc_time_stamp());
+  }
   const dram::FlowCounterRates& rates = calibration_.rates[is_write ? dram::kFlowWrite : dram::kFlowRead];
-  // A request kept waiting by others' bursts waits as the calibrated streams' requests did; an
-  // idle channel answers its first burst after the pipeline latency.
-  const auto latency =
-      static_cast<std::int64_t>(std::llround(served.queued ? rates.latency_cycles
-                                                           : calibration_.latency_cycles[is_write ? 1 : 0] +
-                                                                 static_cast<double>(spec_.timing.burst_length / 2)));
+  // A read kept waiting by others' bursts waits as the calibrated streams' requests did; an idle
+  // channel answers its first burst after the pipeline latency. Writes: as the streams' writes.
+  const auto latency = static_cast<std::int64_t>(std::llround(
+      queued || is_write ? rates.latency_cycles
+                         : calibration_.latency_cycles[0] + static_cast<double>(spec_.timing.burst_length / 2)));
   for (std::size_t c = 0; c < shares_.size(); ++c) {
     const timing::ChannelShare& share = shares_[c];
     if (share.bursts == 0) continue;
@@ -59,17 +74,40 @@ tlm::tlm_sync_enum DramFlowMemory::nb_transport_fw(int initiator, tlm::tlm_gener
     (is_write ? counted.write_commands : counted.read_commands) += share.bursts;
     (is_write ? counted.write_latency : counted.read_latency).add(latency, share.requests);
   }
-  sc_core::sc_time answer = at_cycle(served.answer);
-  if (is_write && spec_.controller.posted_writes) {
-    // Posted: answered once what is left of it fits the write queue.
-    const double queue_cycles =
-        static_cast<double>(spec_.controller.write_queue_depth) * calibration_.cycles_per_burst[dram::kFlowWrite];
-    answer = std::max(now, at_cycle(served.data_end - queue_cycles));
-  }
-  last_answer_ = std::max(last_answer_, at_cycle(served.answer));
-  responses_.answer_in(payload, initiator, answer - sc_core::sc_time_stamp());
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
+}
+
+void DramFlowMemory::answer_finished_writes() {
+  for (const dram::FlowChannels::FinishedWrite& finished : channels_.finished_writes()) {
+    const auto found = writes_.find(finished.id);
+    const sc_core::sc_time answer = at_cycle(finished.served.answer);
+    last_answer_ = std::max(last_answer_, answer);
+    if (found->second.payload != nullptr) {
+      responses_.answer_in(*found->second.payload, found->second.initiator, answer - sc_core::sc_time_stamp());
+    }
+    writes_.erase(found);
+    write_finished_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void DramFlowMemory::drain_writes() {
+  while (true) {
+    const double next = channels_.next_drain();
+    if (next >= dram::FlowChannels::kNoDrain) {
+      sc_core::wait(write_waiting_);
+      continue;
+    }
+    const sc_core::sc_time at = at_cycle(next);
+    if (at > sc_core::sc_time_stamp()) {
+      // Woken early by a new waiting write, or a read that came since: look again.
+      sc_core::wait(at - sc_core::sc_time_stamp(), write_waiting_);
+      continue;
+    }
+    // `at` is `next` rounded up to a picosecond: the channel's reads have run out by now.
+    channels_.drain(std::max(cycles_since_epoch(sc_core::sc_time_stamp()), next));
+    answer_finished_writes();
+  }
 }
 
 void DramFlowMemory::respond() {
@@ -123,12 +161,14 @@ sc_core::sc_time DramFlowMemory::next_clock_edge() const {
 }
 
 void DramFlowMemory::wait_until_idle() {
+  while (!writes_.empty()) sc_core::wait(write_finished_);
   const sc_core::sc_time until = std::max(last_answer_, at_cycle(channels_.busy_until()));
   if (until > sc_core::sc_time_stamp()) sc_core::wait(until - sc_core::sc_time_stamp());
 }
 
 bool DramFlowMemory::restart() {
-  if (!responses_.idle() || at_cycle(channels_.busy_until()) > sc_core::sc_time_stamp()) return false;
+  if (!responses_.idle() || !writes_.empty() || at_cycle(channels_.busy_until()) > sc_core::sc_time_stamp())
+    return false;
   channels_.restart();
   epoch_ = sc_core::sc_time_stamp();
   return true;

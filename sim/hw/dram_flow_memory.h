@@ -10,6 +10,8 @@
 #include <systemc>
 #include <tlm>
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "dram/flow_model.h"
@@ -41,6 +43,10 @@ class DramFlowMemory : public sc_core::sc_module, public Memory {
   tlm::tlm_sync_enum nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void respond();
+  // Serves the writes waiting on channels whose reads have run out, as they run out.
+  void drain_writes();
+  // Answers the writes the channels have finished serving.
+  void answer_finished_writes();
   sc_core::sc_time at_cycle(double cycle) const;
   double cycles_since_epoch(const sc_core::sc_time& time) const;
 
@@ -52,6 +58,13 @@ class DramFlowMemory : public sc_core::sc_module, public Memory {
   std::vector<timing::ChannelShare> shares_;  // scratch, per request
   sc_core::sc_time epoch_;                    // the time of cycle 0 of the channel servers
   sc_core::sc_time last_answer_;
+  struct WriteInFlight {
+    tlm::tlm_generic_payload* payload = nullptr;  // nullptr: posted, answered on arrival
+    int initiator = 0;
+  };
+  std::unordered_map<std::uint64_t, WriteInFlight> writes_;  // by FlowChannels' write number
+  sc_core::sc_event write_waiting_;                          // a write was left waiting on a channel
+  sc_core::sc_event write_finished_;                         // a write was served on all its channels
   MemoryResponses<tlm_utils::multi_passthrough_target_socket<DramFlowMemory>> responses_;
   // What is counted exactly, per channel: requests, bytes and bursts (commands); the latencies
   // (estimated, one calibrated figure per request).
