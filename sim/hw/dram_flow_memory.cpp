@@ -30,9 +30,9 @@ DramFlowMemory::DramFlowMemory(sc_core::sc_module_name name, const spec::DramSpe
 void DramFlowMemory::bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) { initiator.bind(socket); }
 
 sc_core::sc_time DramFlowMemory::at_cycle(double cycle) const {
-  // Whole picoseconds, rounded up: never earlier than the servers say.
-  const double ps = std::ceil(cycle * spec_.timing.tck_ns * 1000.0);
-  return epoch_ + sc_core::sc_time(ps, sc_core::SC_PS);
+  // In the clock period as SystemC holds it (rounded to its time resolution, as the exact
+  // channels' is), the inverse of cycles_since_epoch(); never before now.
+  return std::max(sc_core::sc_time_stamp(), epoch_ + period_ * cycle);
 }
 
 double DramFlowMemory::cycles_since_epoch(const sc_core::sc_time& time) const { return (time - epoch_) / period_; }
@@ -104,7 +104,7 @@ void DramFlowMemory::drain_writes() {
       sc_core::wait(at - sc_core::sc_time_stamp(), write_waiting_);
       continue;
     }
-    // `at` is `next` rounded up to a picosecond: the channel's reads have run out by now.
+    // `at` is `next` in SystemC time, rounded: the channel's reads have run out by now.
     channels_.drain(std::max(cycles_since_epoch(sc_core::sc_time_stamp()), next));
     answer_finished_writes();
   }
