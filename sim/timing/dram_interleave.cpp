@@ -26,10 +26,12 @@ ChannelInterleave::ChannelInterleave(const spec::DramSpec& spec) : burst_bits_(l
     int bits = 0;
     switch (*field) {
       case spec::AddressField::channel:
-        bits = channel_bits, channel_shift = shift;
+        bits = channel_bits;
+        channel_shift = shift;
         break;
       case spec::AddressField::pseudo_channel:
-        bits = pseudo_bits, pseudo_shift = shift;
+        bits = pseudo_bits;
+        pseudo_shift = shift;
         break;
       case spec::AddressField::rank:
         bits = log2_of(spec.ranks);
