@@ -163,6 +163,18 @@ void add_mode_options(boost::program_options::options_description& options, Mode
        "train only: compute at a 2-byte dtype with fp32 master weights and fp32 optimizer state");
 }
 
+void add_fidelity_option(boost::program_options::options_description& options, std::string& fidelity) {
+  options.add_options()(
+      "fidelity", boost::program_options::value(&fidelity)->default_value("exact"),
+      "exact (every DRAM burst through the controller) or fast (whole transfers on channel servers calibrated on "
+      "the exact controller: bytes and MACs exact, time within the bound of docs/performance.md, \"Fast mode\")");
+}
+
+spec::Fidelity parse_fidelity(const std::string& fidelity) {
+  if (const std::optional<spec::Fidelity> parsed = util::from_name<spec::Fidelity>(fidelity)) return *parsed;
+  throw UsageError("--fidelity: expected exact or fast, got \"" + fidelity + "\"");
+}
+
 std::optional<workload::TrainingOptions> training_options(const ModeOptions& mode) {
   if (mode.mode != "infer" && mode.mode != "train") {
     throw UsageError("--mode: expected infer or train, got \"" + mode.mode + "\"");

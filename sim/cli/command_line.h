@@ -15,6 +15,7 @@
 #include "config/model_loader.h"
 #include "report/table.h"
 #include "spec/accelerator_spec.h"
+#include "spec/fidelity.h"
 #include "workload/training.h"
 
 namespace reusesim::cli {
@@ -86,6 +87,11 @@ std::optional<workload::TrainingOptions> training_options(const ModeOptions& mod
 // `element_bytes` (the compute dtype's) is 2.
 void check_training(const workload::TrainingOptions& training, const workload::Network& network,
                     std::int64_t element_bytes);
+
+// --fidelity exact|fast (default exact), for run and replay.
+void add_fidelity_option(boost::program_options::options_description& options, std::string& fidelity);
+// The fidelity named by --fidelity, or a UsageError naming the option and the allowed values.
+spec::Fidelity parse_fidelity(const std::string& fidelity);
 
 std::int64_t positive_option(const std::string& option, std::int64_t value, std::int64_t max);
 

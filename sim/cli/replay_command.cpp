@@ -35,16 +35,18 @@ std::string read_program_file(const std::string& path) {
 int replay_command(const std::vector<std::string>& args) {
   return run_guarded("replay", [&] {
     CommonOptions common;
-    std::string arch_file, program_file;
+    std::string arch_file, program_file, fidelity_name;
     po::options_description options("reusesim replay options");
     options.add_options()
         ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
         ("program", po::value(&program_file)->required(),
          "data-movement program file (docs/program-format.md), e.g. from reusesim run --dump-program");
+    add_fidelity_option(options, fidelity_name);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("replay", args, options, {}, values)) return kExitOk;
     const report::Format format = parse_format(common.format);
+    const spec::Fidelity fidelity = parse_fidelity(fidelity_name);
     const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
     std::vector<program::ProgramRecord> records;
     try {
@@ -73,11 +75,12 @@ int replay_command(const std::vector<std::string>& args) {
     }
     std::vector<bool> starts;
     for (const program::LayerRun& run : runs) starts.push_back(run.starts_batch);
-    const simulate::Replay replay = simulate::replay(spec, std::move(runs));
+    const simulate::Replay replay = simulate::replay(spec, std::move(runs), nullptr, fidelity);
     if (replay.out_of_memory) return report_bad_input("replay", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("replay", replay.problem);
     warn_of_energy_curves("replay", spec);  // of the energy the report shows
     report::RunReport report{spec.name, program_file, spec, {}, std::nullopt, {}, {}};
+    report.fidelity = fidelity;
     for (std::size_t i = 0; i < replay.results.size(); ++i) {
       if (starts[i]) report.batches.emplace_back();
       report.batches.back().push_back(replay.results[i]);

@@ -101,7 +101,8 @@ report::RunReport training_report(const spec::AcceleratorSpec& spec, const workl
 int run_command(const std::vector<std::string>& args) {
   return run_guarded("run", [&] {
     CommonOptions common;
-    std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file;
+    std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file,
+        fidelity_name;
     PhaseOptions phase;
     ModeOptions mode;
     po::options_description options("reusesim run options");
@@ -123,10 +124,12 @@ int run_command(const std::vector<std::string>& args) {
          "DRAM channels (docs/timeline.md); written like --dump-program");
     add_phase_options(options, phase);
     add_mode_options(options, mode);
+    add_fidelity_option(options, fidelity_name);
     add_common_options(options, common);
     po::variables_map values;
     if (!parse_arguments("run", args, options, {}, values)) return kExitOk;
     const std::vector<std::int64_t> batches = parse_batches(batch_list);
+    const spec::Fidelity fidelity = parse_fidelity(fidelity_name);
     const std::optional<workload::TrainingOptions> training = training_options(mode);
     if (training && (!layer_list.empty() || !type_list.empty())) {
       throw UsageError("--layers and --layer-types apply to --mode infer: a training step runs the whole network");
@@ -157,6 +160,7 @@ int run_command(const std::vector<std::string>& args) {
         training ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
     report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
     if (training) report = training_report(spec, model.network, *training, arch_file);
+    report.fidelity = fidelity;
     simulate::RunPlan plan = training ? simulate::plan_training(spec, model.network, batches, *training, arch_file)
                                       : simulate::plan_inference(spec, model.network, batches, selected, arch_file);
     if (training) {
@@ -188,7 +192,8 @@ int run_command(const std::vector<std::string>& args) {
     const std::size_t layers = training ? report.phases.size() : selected.size();
     std::optional<results::TimelineRecorder> timeline;
     if (!timeline_file.empty()) timeline.emplace();
-    const simulate::Replay replay = simulate::replay(spec, std::move(plan.runs), timeline ? &*timeline : nullptr);
+    const simulate::Replay replay =
+        simulate::replay(spec, std::move(plan.runs), timeline ? &*timeline : nullptr, fidelity);
     if (replay.out_of_memory) return report_bad_input("run", replay.problem);
     if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
     warn_of_energy_curves("run", spec);  // of the energy the report shows
@@ -203,11 +208,12 @@ int run_command(const std::vector<std::string>& args) {
     // write errors are reported here.
     std::string problem;
     if (!out_dir.empty()) {
-      problem = util::output_files_problem(out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
-                                                       {"results.json", report::render_run(report, report::Format::json)},
-                                                       {"dram_channels.csv", report::render_dram_channels(report)},
-                                                       {"config.json", config::accelerator_json(spec)},
-                                                       {"stats.txt", report::run_stats_legend(report.training.has_value())}});
+      problem = util::output_files_problem(
+          out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
+                    {"results.json", report::render_run(report, report::Format::json)},
+                    {"dram_channels.csv", report::render_dram_channels(report)},
+                    {"config.json", config::accelerator_json(spec)},
+                    {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity)}});
       if (!problem.empty()) problem = "--out: " + problem;
     }
     if (problem.empty() && timeline) {

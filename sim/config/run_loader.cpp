@@ -286,6 +286,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, util::Diagno
   run.accelerator_files = read_files(reader, "accelerators", origin);
   const ConfigNode* models = reader.required("models");
   const ConfigNode* sweep = reader.optional("sweep");
+  run.fidelity = reader.enum_or("fidelity", spec::Fidelity::exact);
   reader.finish();
   if (models != nullptr && (!models->is_sequence() || models->items.empty())) {
     diagnostics.error(models->location, "models", "expected a non-empty list of models, got " + models->describe());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/model_loader.h"
+#include "spec/fidelity.h"
 
 namespace reusesim::config {
 
@@ -40,6 +41,8 @@ struct RunSpec {
   std::vector<std::string> accelerator_files;
   std::vector<RunModel> models;
   std::vector<SweepAxis> sweep;
+  // The key `fidelity`: every job runs with --fidelity this (docs/performance.md, "Fast mode").
+  spec::Fidelity fidelity = spec::Fidelity::exact;
 };
 
 }  // namespace reusesim::config

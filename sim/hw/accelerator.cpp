@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "hw/dram_flow_memory.h"
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
 #include "hw/systemc_compat.h"
@@ -35,19 +36,32 @@ int load_tag(program::TensorRole role) { return role == program::TensorRole::wei
 // Picoseconds times bytes does not fit 64 bits.
 __extension__ using Wide = unsigned __int128;
 
-std::unique_ptr<Memory> make_memory(const spec::DramSpec& spec) {
-  if (spec.ideal) return std::make_unique<IdealMemory>("memory", spec);
-  return std::make_unique<DramSystem>("dram", spec);
+// The fast fidelity's memory takes transfers in chunks of this many bytes (or a row run, if
+// larger): big enough that a 13 GB weight stream is some 200,000 requests, small enough that
+// transfers of the two DMA engines interleave on the channels as their requests would.
+constexpr std::uint64_t kFastChunkBytes = 64 * 1024;
+
+std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity) {
+  if (spec.dram.ideal) return std::make_unique<IdealMemory>("memory", spec.dram);
+  if (fidelity == spec::Fidelity::fast) {
+    // The calibration streams keep as many requests outstanding per channel as a DMA engine's
+    // requests spread over the channels would.
+    const std::int64_t channels = spec.dram.scheduled_channels();
+    const std::int64_t window = (spec.dma.outstanding_requests + channels - 1) / channels;
+    return std::make_unique<DramFlowMemory>("dram", spec.dram, window);
+  }
+  return std::make_unique<DramSystem>("dram", spec.dram);
 }
 
 }  // namespace
 
-Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-                         results::TimelineRecorder* timeline)
+Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec,
+                         std::vector<program::LayerRun> runs, results::TimelineRecorder* timeline,
+                         spec::Fidelity fidelity)
     : sc_core::sc_module(name),
       spec_(spec),
       mapper_(spec.dram),
-      memory_(make_memory(spec.dram)),
+      memory_(make_memory(spec, fidelity)),
       load_dma_("load_dma", mapper_, spec.dma.outstanding_requests, 0),
       store_dma_("store_dma", mapper_, spec.dma.outstanding_requests, 0),
       array_("array", spec.compute),
@@ -61,6 +75,11 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
   if (timeline_ != nullptr) {
     timeline_->set_compute_period_ps(picoseconds(array_.clock_period()));
     memory_->record_to(*timeline_);
+  }
+  if (fidelity == spec::Fidelity::fast && !spec.dram.ideal) {
+    const std::uint64_t chunk_bytes = std::max(kFastChunkBytes, mapper_.bytes_to_run_end(0));
+    load_dma_.split_at_chunks(chunk_bytes);
+    store_dma_.split_at_chunks(chunk_bytes);
   }
   memory_->bind(load_dma_.socket);
   memory_->bind(store_dma_.socket);

@@ -26,19 +26,20 @@
 #include "hw/dma_engine.h"
 #include "hw/memory.h"
 #include "hw/sram_buffer.h"
-#include "results/timeline_recorder.h"
 #include "program/program.h"
 #include "results/layer_result.h"
+#include "results/timeline_recorder.h"
+#include "spec/fidelity.h"
 #include "timing/dram_address.h"
 
 namespace reusesim::hw {
 
 class Accelerator : public sc_core::sc_module {
  public:
-
-  // With a `timeline`, every module records its activity there (see hw/timeline_recorder.h).
+  // With a `timeline`, every module records its activity there (see hw/timeline_recorder.h). With
+  // `fidelity` fast, a timed DRAM is the fast memory (hw/dram_flow_memory.h).
   Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-              results::TimelineRecorder* timeline = nullptr);
+              results::TimelineRecorder* timeline = nullptr, spec::Fidelity fidelity = spec::Fidelity::exact);
 
   const std::vector<results::LayerResult>& results() const { return results_; }
   // The memory's counters over the whole run.

@@ -79,8 +79,13 @@ void DmaEngine::run() {
 void DmaEngine::split_next(std::size_t slot_index) {
   Pending& pending = *next_to_issue_;
   const std::uint64_t address = pending.transfer.address + pending.issued_bytes;
-  std::uint64_t bytes = std::min(pending.transfer.bytes - pending.issued_bytes, mapper_.bytes_to_run_end(address));
-  if (max_request_bytes_ > 0) bytes = std::min(bytes, max_request_bytes_);
+  std::uint64_t bytes = pending.transfer.bytes - pending.issued_bytes;
+  if (chunk_bytes_ > 0) {
+    bytes = std::min(bytes, chunk_bytes_ - address % chunk_bytes_);
+  } else {
+    bytes = std::min(bytes, mapper_.bytes_to_run_end(address));
+    if (max_request_bytes_ > 0) bytes = std::min(bytes, max_request_bytes_);
+  }
   owners_[slot_index] = next_to_issue_;
   tlm::tlm_generic_payload& payload = *payloads_[slot_index];
   payload.set_command(pending.transfer.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);

@@ -59,6 +59,11 @@ class DmaEngine : public sc_core::sc_module {
   DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapper& mapper, std::int64_t max_outstanding,
             std::uint64_t max_request_bytes);
 
+  // The fast fidelity's option (hw/dram_flow_memory.h): requests end only at multiples of
+  // `chunk_bytes` (a power of two, a multiple of every row run), not at row runs, so that the
+  // memory takes large pieces of a transfer whose requests it counts itself. Before any submit().
+  void split_at_chunks(std::uint64_t chunk_bytes) { chunk_bytes_ = chunk_bytes; }
+
   // Queues a transfer; `on_done` runs (in simulation context) when its last request completes.
   // A tag outside 0 to kDmaTags - 1 is an SC_ERROR("reusesim/dma"), and nothing is queued.
   void submit(const DmaTransfer& transfer, std::function<void()> on_done = {});
@@ -99,6 +104,7 @@ class DmaEngine : public sc_core::sc_module {
   const timing::DramAddressMapper& mapper_;
   std::int64_t max_outstanding_;
   std::uint64_t max_request_bytes_;
+  std::uint64_t chunk_bytes_ = 0;  // split_at_chunks(); 0: split at row runs
   std::list<Pending> transfers_;  // a list: in-flight requests point at their transfer
   // The oldest transfer with bytes still to issue (transfers are issued in order).
   std::list<Pending>::iterator next_to_issue_ = transfers_.end();

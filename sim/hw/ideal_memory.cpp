@@ -8,7 +8,7 @@
 namespace reusesim::hw {
 
 IdealMemory::IdealMemory(sc_core::sc_module_name name, const spec::DramSpec& spec)
-    : sc_core::sc_module(name), socket("socket"), spec_(*spec.ideal) {
+    : sc_core::sc_module(name), socket("socket"), spec_(*spec.ideal), responses_(socket) {
   REUSESIM_HAS_PROCESS(IdealMemory);
   socket.register_nb_transport_fw(this, &IdealMemory::nb_transport_fw);
   SC_THREAD(respond);
@@ -27,36 +27,26 @@ tlm::tlm_sync_enum IdealMemory::nb_transport_fw(int initiator, tlm::tlm_generic_
                sc_core::sc_time(static_cast<double>(payload.get_data_length()) / spec_.bandwidth_gbps, sc_core::SC_NS);
     answer = free_at_ + sc_core::sc_time(spec_.latency_ns, sc_core::SC_NS);
   }
-  payload.get_extension<DmaRoute>()->memory_port = initiator;
-  ++requests_in_flight_;
-  responses_.notify(payload, answer - sc_core::sc_time_stamp());
+  responses_.answer_in(payload, initiator, answer - sc_core::sc_time_stamp());
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
 
 void IdealMemory::respond() {
-  while (true) {
-    sc_core::wait(responses_.get_event());
-    while (tlm::tlm_generic_payload* payload = responses_.get_next_transaction()) {
-      const auto bytes = static_cast<std::int64_t>(payload->get_data_length());
-      if (payload->is_write()) {
-        ++stats_.writes;
-        stats_.write_bytes += bytes;
-      } else {
-        ++stats_.reads;
-        stats_.read_bytes += bytes;
-      }
-      payload->set_response_status(tlm::TLM_OK_RESPONSE);
-      --requests_in_flight_;
-      tlm::tlm_phase phase = tlm::BEGIN_RESP;
-      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      socket[payload->get_extension<DmaRoute>()->memory_port]->nb_transport_bw(*payload, phase, delay);
+  responses_.run([this](const tlm::tlm_generic_payload& payload) {
+    const auto bytes = static_cast<std::int64_t>(payload.get_data_length());
+    if (payload.is_write()) {
+      ++stats_.writes;
+      stats_.write_bytes += bytes;
+    } else {
+      ++stats_.reads;
+      stats_.read_bytes += bytes;
     }
-  }
+  });
 }
 
 bool IdealMemory::restart() {
-  if (requests_in_flight_ != 0) return false;
+  if (!responses_.idle()) return false;
   free_at_ = sc_core::sc_time_stamp();
   return true;
 }

@@ -9,7 +9,7 @@
 #include <tlm>
 
 #include "hw/memory.h"
-#include "hw/response_queue.h"
+#include "hw/memory_responses.h"
 #include "spec/accelerator_spec.h"
 
 namespace reusesim::hw {
@@ -37,8 +37,7 @@ class IdealMemory : public sc_core::sc_module, public Memory {
 
   spec::IdealMemorySpec spec_;
   sc_core::sc_time free_at_;  // when the data path has moved every request so far
-  ResponseQueue<tlm::tlm_generic_payload> responses_;
-  std::int64_t requests_in_flight_ = 0;  // taken and not yet answered
+  MemoryResponses<tlm_utils::multi_passthrough_target_socket<IdealMemory>> responses_;
   results::DramChannelStats stats_;
 };
 

@@ -56,7 +56,7 @@ const Legend kUnlisted{Legend::unlisted, "", "", {}};
 // Columns a group's line explains.
 const Legend kCovered{Legend::covered, "", "", {}};
 
-std::vector<RunColumn> make_run_columns(bool training) {
+std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity) {
   std::vector<RunColumn> columns{
       {"batch", "samples", "samples per run", Total::same, 0,
        [](const LayerResult& r, const RunRow&) { return Cell(r.batch); },
@@ -170,6 +170,16 @@ std::vector<RunColumn> make_run_columns(bool training) {
                            "cache); part of dram_read_bytes, not of dram_read_input_bytes",
                            &LayerResult::dram_read_kv_cache_bytes, 0,
                            {Legend::line, "dram_read_kv_cache_bytes (the last column)", "", "prefetched_weight_bytes"}));
+  if (fidelity == spec::Fidelity::fast) {
+    columns.push_back(derived("fidelity", "name",
+                              "fast: the DRAM timed by the fast memory, transfers on channel servers calibrated on the "
+                              "exact controller; bytes, requests, bursts and MACs exact, times within the bound of "
+                              "docs/performance.md (\"Fast mode\"), DRAM commands, standby, refreshes and latencies "
+                              "estimated",
+                              Total::same, 0,
+                              [](const LayerResult&, const RunRow&) { return Cell(std::string("fast")); },
+                              {Legend::line, "fidelity (the last column of a fast run)", "", ""}));
+  }
   if (!training) return columns;
   // A training step's lines come first in the legend.
   columns.insert(columns.begin() + 2,
@@ -227,7 +237,7 @@ void for_each_row(const RunReport& report, const std::vector<RunColumn>& columns
 
 // Each layer's (and each TOTAL's) share of every channel.
 Table channel_table(const RunReport& report) {
-  const std::vector<RunColumn>& run = run_columns(report.training.has_value());
+  const std::vector<RunColumn>& run = run_columns(report.training.has_value(), report.fidelity);
   const std::vector<ChannelColumn> columns = channel_columns(report.training.has_value());
   Table table = table_of(columns);
   for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
@@ -246,10 +256,11 @@ const LegendLine kChannelsLine{"dram_channels.csv",
 
 }  // namespace
 
-const std::vector<RunColumn>& run_columns(bool training) {
-  static const std::vector<RunColumn> inference = make_run_columns(false);
-  static const std::vector<RunColumn> training_step = make_run_columns(true);
-  return training ? training_step : inference;
+const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity) {
+  static const std::vector<RunColumn> tables[2][2] = {
+      {make_run_columns(false, spec::Fidelity::exact), make_run_columns(false, spec::Fidelity::fast)},
+      {make_run_columns(true, spec::Fidelity::exact), make_run_columns(true, spec::Fidelity::fast)}};
+  return tables[training ? 1 : 0][fidelity == spec::Fidelity::fast ? 1 : 0];
 }
 
 std::vector<ChannelColumn> channel_columns(bool training) {
@@ -269,7 +280,7 @@ std::vector<ChannelColumn> channel_columns(bool training) {
 }
 
 Table run_table(const RunReport& report) {
-  const std::vector<RunColumn>& columns = run_columns(report.training.has_value());
+  const std::vector<RunColumn>& columns = run_columns(report.training.has_value(), report.fidelity);
   Table table = table_of(columns);
   for_each_row(report, columns, [&](const LayerResult& r, RunRow row) {
     row.energy = layer_energy_of(report.spec, r);
@@ -280,8 +291,8 @@ Table run_table(const RunReport& report) {
 
 std::string render_dram_channels(const RunReport& report) { return channel_table(report).to_csv(); }
 
-std::string run_stats_legend(bool training) {
-  std::vector<LegendLine> lines = legend_lines(run_columns(training));
+std::string run_stats_legend(bool training, spec::Fidelity fidelity) {
+  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity));
   lines.push_back(kChannelsLine);
   return std::string(kConventions) + "\n" + legend_text(lines);
 }
@@ -298,6 +309,7 @@ std::string render_run(const RunReport& report, Format format) {
       if (report.training->checkpoint_segments > 1) document["checkpoint_segments"] = report.training->checkpoint_segments;
       if (report.training->mixed_precision) document["mixed_precision"] = true;
     }
+    if (report.fidelity == spec::Fidelity::fast) document["fidelity"] = util::name(report.fidelity);
     document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = report.spec.element_bytes();
@@ -315,6 +327,7 @@ std::string render_run(const RunReport& report, Format format) {
     if (training.checkpoint_segments > 1) step += ", " + std::to_string(training.checkpoint_segments) + " checkpoint segments";
     if (training.mixed_precision) step += ", mixed precision (fp32 master weights and state)";
   }
+  if (report.fidelity == spec::Fidelity::fast) step += ", fast fidelity (docs/performance.md, \"Fast mode\")";
   return "accelerator " + report.accelerator + ", model " + report.model + step + ", " +
          std::to_string(report.spec.element_bytes()) + "-byte elements" + (area.empty() ? "" : ", " + area) +
          "\n" + kConventions + "\n\n" + table.to_text();

@@ -12,6 +12,7 @@
 #include "results/dram_stats.h"
 #include "results/layer_result.h"
 #include "spec/accelerator_spec.h"
+#include "spec/fidelity.h"
 #include "workload/training.h"
 
 namespace reusesim::report {
@@ -27,6 +28,8 @@ struct RunReport {
   std::optional<workload::TrainingOptions> training;
   std::vector<std::string> phases;
   std::vector<std::int64_t> peak_memory_bytes;
+  // The replay's memory timing (docs/performance.md, "Fast mode"): a fast run's outputs say so.
+  spec::Fidelity fidelity = spec::Fidelity::exact;
 };
 
 // Where a row of the run table stands, and what its cells read besides its LayerResult.
@@ -39,8 +42,9 @@ struct RunRow {
 };
 using RunColumn = ResultColumn<results::LayerResult, RunRow>;
 // The run table's columns in order. A training step's table has a phase column after layer
-// (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows.
-const std::vector<RunColumn>& run_columns(bool training);
+// (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows. A fast-fidelity run's
+// table ends with a fidelity column ("fast" on every row); an exact run's has none.
+const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact);
 
 // A row of dram_channels.csv: one DRAM channel's share of a row of the run table.
 struct ChannelRow {
@@ -58,6 +62,7 @@ std::string render_run(const RunReport& report, Format format);
 std::string render_dram_channels(const RunReport& report);
 // The conventions, then the legend lines of the run table's columns and of dram_channels.csv, one
 // per line ("column: meaning"); with `training` a training step's columns too.
-std::string run_stats_legend(bool training);
+// With fidelity fast, the fidelity column's line too.
+std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact);
 
 }  // namespace reusesim::report

@@ -4,12 +4,12 @@
 
 namespace reusesim::results {
 
-void LatencyHistogram::add(std::int64_t cycles) {
-  ++count_;
-  total_cycles_ += cycles;
+void LatencyHistogram::add(std::int64_t cycles, std::int64_t requests) {
+  count_ += requests;
+  total_cycles_ += cycles * requests;
   // Latencies repeat: most adds find the entry the last one did, or near the end.
   if (last_added_ < counts_.size() && counts_[last_added_].first == cycles) {
-    ++counts_[last_added_].second;
+    counts_[last_added_].second += requests;
     return;
   }
   const auto at = std::lower_bound(counts_.begin(), counts_.end(), cycles,
@@ -18,9 +18,9 @@ void LatencyHistogram::add(std::int64_t cycles) {
                                    });
   last_added_ = static_cast<std::size_t>(at - counts_.begin());
   if (at != counts_.end() && at->first == cycles) {
-    ++at->second;
+    at->second += requests;
   } else {
-    counts_.insert(at, {cycles, 1});
+    counts_.insert(at, {cycles, requests});
   }
 }
 

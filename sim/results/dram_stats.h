@@ -21,7 +21,8 @@ struct LatencyFigures {
 // Latencies in memory clocks: how many requests took each number of cycles.
 class LatencyHistogram {
  public:
-  void add(std::int64_t cycles);
+  // `requests` requests that each took `cycles`.
+  void add(std::int64_t cycles, std::int64_t requests = 1);
   std::int64_t count() const { return count_; }
   std::int64_t total_cycles() const { return total_cycles_; }
   // The mean in cycles (0 when empty).

@@ -7,14 +7,15 @@
 
 namespace reusesim::simulate {
 
-Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs, results::TimelineRecorder* timeline) {
+Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
+              results::TimelineRecorder* timeline, spec::Fidelity fidelity) {
   std::size_t steps = 0;
   for (const program::LayerRun& run : runs) steps += run.program.steps.size();
   // Keep the last SC_ERROR, to tell a simulation that ran out of memory (SystemC reports the
   // std::bad_alloc that escaped a thread) from one that failed.
   const sc_core::sc_actions error_actions = sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR);
   sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, error_actions | sc_core::SC_CACHE_REPORT);
-  hw::Accelerator accelerator("accelerator", spec, runs, timeline);
+  hw::Accelerator accelerator("accelerator", spec, runs, timeline, fidelity);
   sc_core::sc_start();
   Replay replay;
   const sc_core::sc_report* error = sc_core::sc_report_handler::get_cached_report();

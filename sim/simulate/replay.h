@@ -6,10 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "results/timeline_recorder.h"
 #include "program/program.h"
 #include "results/layer_result.h"
+#include "results/timeline_recorder.h"
 #include "spec/accelerator_spec.h"
+#include "spec/fidelity.h"
 
 namespace reusesim::simulate {
 
@@ -25,7 +26,9 @@ struct Replay {
 
 // With a `timeline`, the modules record their activity there. Throws nothing after the
 // simulation: GCC's ASan takes a throw after SystemC's coroutines ran for a stack overflow.
+// With `fidelity` fast, the DRAM is timed by the fast memory (docs/performance.md, "Fast mode");
+// every invariant is checked all the same.
 Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-              results::TimelineRecorder* timeline = nullptr);
+              results::TimelineRecorder* timeline = nullptr, spec::Fidelity fidelity = spec::Fidelity::exact);
 
 }  // namespace reusesim::simulate

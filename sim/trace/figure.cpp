@@ -195,7 +195,9 @@ void draw_figure(const std::string& results_dir) {
   for (std::vector<std::string>& arguments : drawings) {
     script = scripts + "/" + arguments.front();
     arguments.front() = script;
-    arguments.insert(arguments.end(), {"--title", plan.name});
+    // The caption says a fast trace's times are the fast mode's (docs/performance.md, "Fast mode").
+    const std::string title = plan.fidelity == spec::Fidelity::fast ? plan.name + " (fidelity fast)" : plan.name;
+    arguments.insert(arguments.end(), {"--title", title});
     try {
       const ProcessExit exit = wait_for_process(start_process(python, arguments, "/dev/null", log));
       if (!exit.ok()) problem = failure_summary(read_text(log), exit.describe() + ", see " + log);

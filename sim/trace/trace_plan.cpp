@@ -137,6 +137,7 @@ bool TracePlan::any_training() const {
 TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
   TracePlan plan;
   plan.name = run.name;
+  plan.fidelity = run.fidelity;
   plan.run_file = absolute(run_file);
   for (const config::SweepAxis& axis : run.sweep) plan.sweep_keys.push_back(axis.key_path);
   // Every model entry's jobs but for the batch, sized by the network its phase builds.
@@ -228,6 +229,8 @@ std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& jo
   }
   if (job.training()) arguments.insert(arguments.end(), {"--mode", "train", "--optimizer", job.optimizer});
   if (timeline) arguments.insert(arguments.end(), {"--timeline", out_dir + "/timeline.json"});
+  if (plan.fidelity != spec::Fidelity::exact)
+    arguments.insert(arguments.end(), {"--fidelity", util::name(plan.fidelity)});
   return arguments;
 }
 
@@ -236,6 +239,8 @@ std::string plan_json(const TracePlan& plan) {
   document["trace"] = plan.name;
   document["run_file"] = plan.run_file;
   document["sweep_keys"] = plan.sweep_keys;
+  // Only a fast trace says so: an exact trace's plan stays as it was written before fidelities.
+  if (plan.fidelity != spec::Fidelity::exact) document["fidelity"] = util::name(plan.fidelity);
   document["inputs"] = plan.inputs;
   document["panels"] = nlohmann::ordered_json::array();
   for (const TracePanel& panel : plan.panels) {
@@ -269,6 +274,10 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
     plan.name = document.at("trace").get<std::string>();
     plan.run_file = document.at("run_file").get<std::string>();
     plan.sweep_keys = document.at("sweep_keys").get<std::vector<std::string>>();
+    const std::string fidelity = document.value("fidelity", util::name(spec::Fidelity::exact));
+    if (!util::from_name<spec::Fidelity>(fidelity))
+      throw std::out_of_range("fidelity \"" + fidelity + "\" is not exact or fast");
+    plan.fidelity = *util::from_name<spec::Fidelity>(fidelity);
     // Results written before inputs were recorded have none; figure reads them all the same.
     plan.inputs = document.value("inputs", std::map<std::string, std::string>{});
     for (const nlohmann::json& item : document.at("panels")) {

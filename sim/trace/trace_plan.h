@@ -13,6 +13,7 @@
 
 #include "config/run_spec.h"
 #include "spec/accelerator_spec.h"
+#include "spec/fidelity.h"
 
 namespace reusesim::trace {
 
@@ -65,6 +66,7 @@ struct TracePlan {
   // preset file read to plan and validate it), absolute path -> content hash (content_hash).
   std::map<std::string, std::string> inputs;
   std::vector<std::string> sweep_keys;  // the swept key paths, in run-file order
+  spec::Fidelity fidelity = spec::Fidelity::exact;  // every job's (the run file's key fidelity)
   std::vector<TracePanel> panels;
   std::vector<TraceJob> jobs;
 

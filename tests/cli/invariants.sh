@@ -6,6 +6,8 @@
 # row cycles = compute_cycles + stall_cycles = compute_cycles + the stall_*_cycles, no count below
 # 0, dram_gbps no more than the memory's peak, gops no more than the compute peak, and the row's
 # point on the figure (x = arithmetic_intensity, y = ops over dram_span_s) under both roofs.
+# The same run with --fidelity fast must keep those invariants, move the same bytes and MACs, and
+# stay within the fast mode's bound (scripts/fidelity compare).
 # Usage (ctest sets REUSESIM and SRC): invariants.sh CONFIG MODEL [RUN OPTION]... (MODEL a name in
 # models/; the options, e.g. --set model.parameters.layers=2, go to `reusesim run`).
 # With REUSESIM_INVARIANT_LAYERS=per-type (the sanitizer build sets it, docs/sanitizers.md) only the
@@ -60,4 +62,10 @@ for problem in problems:
     print("FAIL: " + problem)
 sys.exit(1 if problems else 0)
 PYTHON
+# The fast mode (docs/performance.md, "Fast mode") on the same run: the same invariants checked by
+# `run` itself, the same bytes, bursts and MACs, and its times within the documented bound of the
+# exact run's (scripts/fidelity compare); with the per-type layers of the sanitizer build too.
+expect 0 "$config $model fast" -- "$REUSESIM" run --arch "$SRC/configs/$config.yaml" --model "$SRC/models/$model.yaml" --batch 1,16 --format csv --fidelity fast --out "$work/fast" "${layers[@]}" "${@:3}"
+expect 0 "$config $model fast within the bound" -- /usr/bin/python3 "$SRC/scripts/fidelity" compare "$work/run/results.csv" "$work/fast/results.csv"
+[ -z "$out" ] || [ "$failures" -eq 0 ] || echo "$out" | grep FAIL | head -n 5
 finish
