@@ -46,7 +46,8 @@ results::DramChannelStats Controller::stats(std::int64_t now) const {
 }
 
 bool Controller::well_formed(std::uint64_t address, std::uint64_t bytes) const {
-  return bytes != 0 && bytes % mapper_.burst_bytes() == 0 && address % mapper_.burst_bytes() == 0 &&
+  const std::uint64_t within_burst = mapper_.burst_bytes() - 1;  // bursts are a power of two
+  return bytes != 0 && (bytes & within_burst) == 0 && (address & within_burst) == 0 &&
          bytes <= mapper_.bytes_to_run_end(address);
 }
 

@@ -31,8 +31,8 @@ void RefreshSchedule::choose_due(Candidate& best, const timing::DramTimingState&
     const std::int64_t first = static_cast<std::int64_t>(unit) * banks_per_unit;
     bool all_closed = true;
     for (std::int64_t flat = first; flat < first + banks_per_unit; ++flat) {
+      if (timing.open_row(static_cast<std::size_t>(flat)) == timing::DramTimingState::kClosed) continue;
       const timing::BankTarget bank = banks_.target(flat);
-      if (timing.open_row(bank) == timing::DramTimingState::kClosed) continue;
       all_closed = false;
       Candidate close;
       close.command = timing::DramCommand::precharge;
