@@ -283,6 +283,16 @@ std::vector<Case> cases() {
        1,
        0,
        0},
+      // Closed page without command queues: the passes stay incremental, and the page policy closes
+      // a row only when no queued request kept by the last pass hits it.
+      {"closed page",
+       with(ddr4, [](spec::DramSpec& s) { s.controller.page_policy = spec::PagePolicy::closed; }),
+       {{P::sequential, 0, 64, 5, 8, 3000}, {P::two_rows, 1 << 20, 64, 0, 6, 2000}, {P::random, 0, 64, 3, 6, 1500}},
+       0x34aa0e491b0b4b95,
+       10800,
+       1,
+       0,
+       0},
       // HBM2 pseudo-channel traffic: short queues, the read queue running dry between answers.
       {"hbm2 streams",
        hbm2,

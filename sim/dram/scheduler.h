@@ -13,7 +13,8 @@
 // out, an ACT or PRE), unless what every bank's pick depends on changed: the kind being served,
 // a refresh falling due or issued, or command queues (with them, every pass is a full one). The
 // other banks keep their candidates and the earliest cycles found for them, which only a command
-// can move: a PRE only its own bank's, an ACT also every ACT's in its rank (tRRD, tFAW).
+// can move: a PRE only its own bank's, an ACT also every ACT's in its rank (tRRD, tFAW; the pass
+// finds every ACT's again, of every rank).
 
 #include <cstddef>
 #include <cstdint>

@@ -36,7 +36,8 @@ constexpr int kDmaTags = 2;
 
 // Travels with each request's payload (a TLM extension, one per payload for the engine's life):
 // the engine's slot for it, and the target port of the memory it came in by (which the memory sets),
-// so that neither side looks its bookkeeping up by payload address.
+// so that neither side looks its bookkeeping up by payload address. Every payload a memory sees
+// has one: Memory::bind takes only a DmaEngine's socket.
 struct DmaRoute : tlm::tlm_extension<DmaRoute> {
   std::size_t slot = 0;
   int memory_port = 0;

@@ -20,7 +20,8 @@ DramFlowMemory::DramFlowMemory(sc_core::sc_module_name name, const spec::DramSpe
                                                                                   : spec.controller.write_queue_depth),
       epoch_(sc_core::sc_time_stamp()),
       responses_(socket),
-      counted_(static_cast<std::size_t>(interleave_.channels())) {
+      counted_(static_cast<std::size_t>(interleave_.channels())),
+      row_splits_(static_cast<std::size_t>(interleave_.channels())) {
   REUSESIM_HAS_PROCESS(DramFlowMemory);
   socket.register_nb_transport_fw(this, &DramFlowMemory::nb_transport_fw);
   SC_THREAD(respond);
@@ -131,9 +132,18 @@ std::vector<results::DramChannelStats> DramFlowMemory::channel_stats() const {
     results::DramChannelStats& s = stats[c];
     s.activates = estimate(&dram::FlowCounterRates::activates);
     s.precharges = estimate(&dram::FlowCounterRates::precharges);
-    s.row_misses = std::min(s.columns(), estimate(&dram::FlowCounterRates::row_misses));
-    s.row_conflicts = std::min(s.columns() - s.row_misses, estimate(&dram::FlowCounterRates::row_conflicts));
+    // Hits, misses and conflicts split the column commands. Rounded each on its own, a miss and a
+    // conflict could both round up as one more burst arrives, and the hits go down by one: a layer's
+    // share (a difference of two samples) would be negative. So each only grows, by at most what
+    // the columns grew, starting from the last sample's split.
+    RowSplit& last = row_splits_[c];
+    const std::int64_t new_columns = s.columns() - last.columns;
+    s.row_misses = std::clamp(estimate(&dram::FlowCounterRates::row_misses), last.misses, last.misses + new_columns);
+    const std::int64_t left = new_columns - (s.row_misses - last.misses);
+    s.row_conflicts =
+        std::clamp(estimate(&dram::FlowCounterRates::row_conflicts), last.conflicts, last.conflicts + left);
     s.row_hits = s.columns() - s.row_misses - s.row_conflicts;
+    last = RowSplit{s.columns(), s.row_misses, s.row_conflicts};
     s.turnarounds = estimate(&dram::FlowCounterRates::turnarounds);
     s.write_drains = estimate(&dram::FlowCounterRates::write_drains);
     // Open pages stay open between transfers: active standby runs with the clock, as in the streams;

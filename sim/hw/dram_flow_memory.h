@@ -69,6 +69,12 @@ class DramFlowMemory : public sc_core::sc_module, public Memory {
   // What is counted exactly, per channel: requests, bytes and bursts (commands); the latencies
   // (estimated, one calibrated figure per request).
   std::vector<results::DramChannelStats> counted_;
+  // Per channel, the column commands and their misses and conflicts at the last channel_stats():
+  // the split only grows from there (the samples are taken at the same points in every run).
+  struct RowSplit {
+    std::int64_t columns = 0, misses = 0, conflicts = 0;
+  };
+  mutable std::vector<RowSplit> row_splits_;
 };
 
 }  // namespace reusesim::hw

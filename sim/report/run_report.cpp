@@ -172,10 +172,10 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity) 
                            {Legend::line, "dram_read_kv_cache_bytes (the last column)", "", "prefetched_weight_bytes"}));
   if (fidelity == spec::Fidelity::fast) {
     columns.push_back(derived("fidelity", "name",
-                              "fast: the DRAM timed by the fast memory, transfers on channel servers calibrated on the "
-                              "exact controller; bytes, requests, bursts and MACs exact, times within the bound of "
-                              "docs/performance.md (\"Fast mode\"), DRAM commands, standby, refreshes and latencies "
-                              "estimated",
+                              "fast: a timed DRAM timed by the fast memory, transfers on channel servers calibrated on "
+                              "the exact controller (an ideal memory is timed as in the exact mode); bytes, requests, "
+                              "bursts and MACs exact, times within the bound of docs/performance.md (\"Fast mode\"), "
+                              "DRAM commands, standby, refreshes and latencies estimated",
                               Total::same, 0,
                               [](const LayerResult&, const RunRow&) { return Cell(std::string("fast")); },
                               {Legend::line, "fidelity (the last column of a fast run)", "", ""}));
@@ -238,7 +238,7 @@ void for_each_row(const RunReport& report, const std::vector<RunColumn>& columns
 // Each layer's (and each TOTAL's) share of every channel.
 Table channel_table(const RunReport& report) {
   const std::vector<RunColumn>& run = run_columns(report.training.has_value(), report.fidelity);
-  const std::vector<ChannelColumn> columns = channel_columns(report.training.has_value());
+  const std::vector<ChannelColumn> columns = channel_columns(report.training.has_value(), report.fidelity);
   Table table = table_of(columns);
   for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
     for (std::size_t i = 0; i < r.dram_channels.size(); ++i) {
@@ -263,12 +263,15 @@ const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity
   return tables[training ? 1 : 0][fidelity == spec::Fidelity::fast ? 1 : 0];
 }
 
-std::vector<ChannelColumn> channel_columns(bool training) {
-  std::vector<ChannelColumn> columns = nested<results::DramFigures, ChannelRow>(
-      named(run_columns(training), {"batch", "layer", "phase"}), "", std::nullopt,
-      [](const RunColumn& column, const results::DramFigures&, const ChannelRow& row) {
-        return column.value(row.layer, row.run);
-      });
+std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelity) {
+  const auto from_run = [&](const std::vector<std::string>& names) {
+    return nested<results::DramFigures, ChannelRow>(
+        named(run_columns(training, fidelity), names), "", std::nullopt,
+        [](const RunColumn& column, const results::DramFigures&, const ChannelRow& row) {
+          return column.value(row.layer, row.run);
+        });
+  };
+  std::vector<ChannelColumn> columns = from_run({"batch", "layer", "phase"});
   columns.push_back({"channel", "index", "the DRAM channel (or pseudo-channel) whose share the row is", Total::same, 0,
                      [](const results::DramFigures&, const ChannelRow& row) { return Cell(row.channel); }, {}, {}});
   append(columns, nested<results::DramFigures, ChannelRow>(
@@ -276,6 +279,8 @@ std::vector<ChannelColumn> channel_columns(bool training) {
                       [](const DramStatColumn& stat, const results::DramFigures& figures, const ChannelRow& row) {
                         return dram_stat_cell(stat, figures, row.run.report.spec);
                       }));
+  // A fast run's counters are estimates: its rows say so, as the run's own do.
+  if (fidelity == spec::Fidelity::fast) append(columns, from_run({"fidelity"}));
   return columns;
 }
 

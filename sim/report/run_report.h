@@ -53,7 +53,8 @@ struct ChannelRow {
   std::int64_t channel;
 };
 using ChannelColumn = ResultColumn<results::DramFigures, ChannelRow>;
-std::vector<ChannelColumn> channel_columns(bool training);
+// dram_channels.csv's columns; a fast run's end with its fidelity column.
+std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact);
 
 // Layer rows, and after each batch's layers a row with layer = TOTAL.
 Table run_table(const RunReport& report);

@@ -206,12 +206,18 @@ std::string render_timeline(const RunReport& report, const results::TimelineReco
   write_transfers(writer, timeline, results::DmaTrack::load, kLoadTid);
   write_transfers(writer, timeline, results::DmaTrack::store, kStoreTid);
   for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) write_channel(writer, timeline, channel);
-  return writer.finish(Members().add("accelerator", report.accelerator).add("model", report.model)
-                             .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3))
-                             .add("dram", report.spec.dram.name)
-                             .add("dram_join_gap_cycles", timeline.dram_join_gap_cycles())
-                             .add("units", "ts and dur in microseconds; cycles in the compute clock; bytes as DRAM moves "
-                                           "them (whole bursts); gbps = 1e9 bytes/s over the span"));
+  Members metadata;
+  metadata.add("accelerator", report.accelerator)
+      .add("model", report.model)
+      .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3))
+      .add("dram", report.spec.dram.name)
+      .add("dram_join_gap_cycles", timeline.dram_join_gap_cycles())
+      .add("units",
+           "ts and dur in microseconds; cycles in the compute clock; bytes as DRAM moves them (whole "
+           "bursts); gbps = 1e9 bytes/s over the span");
+  // A fast run's DRAM has no per-request tracks, and its times are the fast memory's.
+  if (report.fidelity == spec::Fidelity::fast) metadata.add("fidelity", util::name(report.fidelity));
+  return writer.finish(metadata);
 }
 
 }  // namespace reusesim::report

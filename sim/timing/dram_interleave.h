@@ -33,7 +33,10 @@ class ChannelInterleave {
   int burst_bits_ = 0;
   int run_bits_ = 0;                           // a row run's bytes, log2
   std::uint64_t channel_mask_ = 0;             // the channel and pseudo-channel bits of an address
-  std::vector<std::uint64_t> channel_values_;  // per scheduled channel, its bits under channel_mask_
+  // Per scheduled channel, its bits under channel_mask_, or kUnreachable when its number lies in
+  // bits beyond the address (a channel field mapped above the row).
+  std::vector<std::uint64_t> channel_values_;
+  static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
 };
 
 }  // namespace reusesim::timing

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of --fidelity (docs/performance.md, "Fast mode"): an unknown value is exit 2
 # naming the option and the allowed values; an exact run's outputs carry no fidelity (today's
-# bytes); a fast run's results.csv, results.json, stats.txt and text table say "fast"; the fast run
+# bytes); a fast run's results.csv, results.json, dram_channels.csv, stats.txt, text table and
+# timeline say "fast"; the fast run
 # moves the same bytes, bursts and MACs; `replay --fidelity fast` replays a dumped program the same
 # way. Its times are checked against the bound by the invariant tests (tests/cli/invariants.sh).
 # Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
@@ -30,6 +31,11 @@ expect 0 "fast run" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 1,
 same "fast rows name their fidelity" "$(csv_col fidelity "$work/fast/results.csv" | sort | uniq -c | tr -s ' ')" " 12 fast"
 same "fast results.json says fast" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fidelity"], {r["fidelity"] for r in d["rows"]})' "$work/fast/results.json")" "fast {'fast'}"
 contains "fast stats.txt explains the column" "$(cat "$work/fast/stats.txt")" "fidelity (the last column of a fast run)"
+# dram_channels.csv: small has one channel, so one row per results.csv row, each estimated and saying so.
+same "fast dram_channels.csv rows name their fidelity" "$(csv_col fidelity "$work/fast/dram_channels.csv" | sort | uniq -c | tr -s ' ')" " 12 fast"
+same "exact dram_channels.csv has no fidelity column" "$(head -n 1 "$work/exact/dram_channels.csv" | tr ',' '\n' | grep -c '^fidelity$')" "0"
+expect 0 "fast timeline" -- "$REUSESIM" run --arch "$small" --model "$mlp" --fidelity fast --timeline "$work/fast_timeline.json"
+same "the fast timeline says fast" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["otherData"]["fidelity"])' "$work/fast_timeline.json")" "fast"
 expect 0 "fast text table" -- "$REUSESIM" run --arch "$small" --model "$mlp" --fidelity fast
 contains "fast text header" "$out" 'fast fidelity (docs/performance.md, "Fast mode")'
 same "same MACs" "$(csv_col macs "$work/fast/results.csv")" "$(csv_col macs "$work/exact/results.csv")"

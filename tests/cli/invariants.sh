@@ -67,5 +67,23 @@ PYTHON
 # exact run's (scripts/fidelity compare); with the per-type layers of the sanitizer build too.
 expect 0 "$config $model fast" -- "$REUSESIM" run --arch "$SRC/configs/$config.yaml" --model "$SRC/models/$model.yaml" --batch 1,16 --format csv --fidelity fast --out "$work/fast" "${layers[@]}" "${@:3}"
 expect 0 "$config $model fast within the bound" -- /usr/bin/python3 "$SRC/scripts/fidelity" compare "$work/run/results.csv" "$work/fast/results.csv"
+# Every layer's DRAM command counts, in both modes, per channel: a difference of two counters that
+# only grow (the fast mode's are estimates, each kept growing).
+checks=$((checks + 1))
+/usr/bin/python3 - "$work/run/dram_channels.csv" "$work/fast/dram_channels.csv" <<'PYTHON' || failures=$((failures + 1))
+import csv, sys
+counts = ["dram_activates", "dram_precharges", "dram_refreshes", "dram_read_commands", "dram_write_commands",
+          "dram_row_hits", "dram_row_misses", "dram_row_conflicts", "dram_turnarounds", "dram_write_drains"]
+problems = []
+for path in sys.argv[1:]:
+    for row in csv.DictReader(open(path)):
+        for column in counts:
+            if row[column] not in ("", None) and int(row[column]) < 0:
+                problems.append("%s: batch %s %s channel %s: %s %s" % (path, row["batch"], row["layer"], row["channel"],
+                                                                   column, row[column]))
+for problem in problems[:5]:
+    print("FAIL: a negative DRAM count: " + problem)
+sys.exit(1 if problems else 0)
+PYTHON
 [ -z "$out" ] || [ "$failures" -eq 0 ] || echo "$out" | grep FAIL | head -n 5
 finish
