@@ -144,7 +144,7 @@ void FrFcfsScheduler::plan_bank(std::size_t flat_bank) {
 }
 
 void FrFcfsScheduler::choose(Candidate& best, std::int64_t now) {
-  // Between full passes only column commands were issued: the same commands. A column command
+  // Since the last pass only column commands were issued: the same commands. A column command
   // moves the bus constraints of every column command and the precharge of its own bank; the
   // other commands' earliest cycles stand (earliest() is the later of `now` and its constraints).
   const Candidate* winner = nullptr;

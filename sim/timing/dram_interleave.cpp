@@ -1,7 +1,8 @@
 #include "timing/dram_interleave.h"
 
-#include <algorithm>
 #include <bitset>
+
+#include "timing/dram_address.h"
 
 namespace reusesim::timing {
 
@@ -15,64 +16,27 @@ int log2_of(std::int64_t value) {
 
 }  // namespace
 
-ChannelInterleave::ChannelInterleave(const spec::DramSpec& spec) : burst_bits_(log2_of(spec.burst_bytes())) {
-  // The fields from the least significant up, as DramAddressMapper lays them out (the DramSpec
-  // loader has checked every dimension is a power of two): the row takes the bits the others
-  // leave, so a field mapped above the row sits at bit 64 or beyond and is always 0.
-  const int channel_bits = log2_of(spec.channels), pseudo_bits = log2_of(spec.pseudo_channels);
-  const auto bits_of = [&](spec::AddressField field) {
-    switch (field) {
-      case spec::AddressField::channel:
-        return channel_bits;
-      case spec::AddressField::pseudo_channel:
-        return pseudo_bits;
-      case spec::AddressField::rank:
-        return log2_of(spec.ranks);
-      case spec::AddressField::bank_group:
-        return log2_of(spec.bank_groups);
-      case spec::AddressField::bank:
-        return log2_of(spec.banks_per_group);
-      case spec::AddressField::column:
-        return log2_of(spec.channel_row_bytes() / spec.burst_bytes());
-      default:
-        return 0;  // the row: see below
-    }
-  };
-  int fixed_bits = burst_bits_;
-  for (const spec::AddressField field : spec.address_mapping) fixed_bits += bits_of(field);
-  int shift = burst_bits_;
-  int channel_shift = 0, pseudo_shift = 0;
-  bool lowest = true;
-  run_bits_ = burst_bits_;
-  for (auto field = spec.address_mapping.rbegin(); field != spec.address_mapping.rend(); ++field) {
-    const int bits = *field == spec::AddressField::row ? 64 - fixed_bits : bits_of(*field);
-    if (*field == spec::AddressField::channel) channel_shift = shift;
-    if (*field == spec::AddressField::pseudo_channel) pseudo_shift = shift;
-    // A run is what DramAddressMapper::bytes_to_run_end says: the lowest field with bits, if a column.
-    if (lowest && bits > 0) {
-      if (*field == spec::AddressField::column) run_bits_ += bits;
-      lowest = false;
-    }
-    shift += bits;
-  }
-  // The bits of a field that fall inside the address, and whether a value of it can occur there.
-  const auto field_mask = [](int field_shift, int bits) {
-    const int inside = field_shift >= 64 ? 0 : std::min(bits, 64 - field_shift);
-    return inside == 0 ? 0 : (inside == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << inside) - 1) << field_shift;
-  };
-  const auto placed = [](std::uint64_t value, int field_shift) {
-    if (value == 0) return std::uint64_t{0};
-    return field_shift >= 64 || (field_shift > 0 && (value >> (64 - field_shift)) != 0) ? kUnreachable
-                                                                                        : value << field_shift;
-  };
-  channel_mask_ = field_mask(channel_shift, channel_bits) | field_mask(pseudo_shift, pseudo_bits);
+ChannelInterleave::ChannelInterleave(const spec::DramSpec& spec) {
+  // The layout is the address mapper's own: a run from an aligned address is a whole row run, and
+  // a channel's bits are where encoding its number puts them (nowhere, for a number that lies in
+  // bits beyond the address, as when the channel field is mapped above the row: decoding gives
+  // another channel back).
+  const DramAddressMapper mapper(spec);
+  burst_bits_ = log2_of(static_cast<std::int64_t>(mapper.burst_bytes()));
+  run_bits_ = log2_of(static_cast<std::int64_t>(mapper.bytes_to_run_end(0)));
+  DramCoordinates every_channel_bit;
+  every_channel_bit.channel = spec.channels - 1;  // powers of two: all ones
+  every_channel_bit.pseudo_channel = spec.pseudo_channels - 1;
+  channel_mask_ = mapper.encode(every_channel_bit);
   for (std::int64_t channel = 0; channel < spec.channels; ++channel) {
     for (std::int64_t pseudo = 0; pseudo < spec.pseudo_channels; ++pseudo) {
       // Scheduled channel index: channel x pseudo-channels + pseudo-channel (channel_index()).
-      const std::uint64_t channel_value = placed(static_cast<std::uint64_t>(channel), channel_shift);
-      const std::uint64_t pseudo_value = placed(static_cast<std::uint64_t>(pseudo), pseudo_shift);
-      channel_values_.push_back(
-          channel_value == kUnreachable || pseudo_value == kUnreachable ? kUnreachable : channel_value | pseudo_value);
+      DramCoordinates where;
+      where.channel = channel;
+      where.pseudo_channel = pseudo;
+      const std::uint64_t address = mapper.encode(where);
+      const DramCoordinates back = mapper.decode(address);
+      channel_values_.push_back(back.channel == channel && back.pseudo_channel == pseudo ? address : kUnreachable);
     }
   }
 }
