@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,14 @@ std::string inline_dram(const std::string& skip = "") {
     text += line + "\n";
   }
   return text;
+}
+
+// The text of configs/`name`.yaml.
+std::string shipped_text(const std::string& name) {
+  std::ifstream file(kSource + "/configs/" + name + ".yaml");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 spec::AcceleratorSpec load(const std::string& text, const std::vector<std::string>& overrides = {}) {
@@ -138,12 +147,13 @@ TEST_CASE("snowflake compute peak is 128 G-ops/s", "[accelerator]") {
   CHECK(acc.sram.buffers[1].holds == std::vector<spec::TensorKind>{spec::TensorKind::weights});
 }
 
-// configs/tpu_v4i.yaml: four 128 x 128 bf16 MXUs as one 128 x 512 array at 1,050 MHz:
-// 65,536 x 2 x 1.05e9 = 137.6256e12 ops/s; 16 MiB VMEM keeping activations, 128 MiB CMEM for
+// configs/tpu_v4i.yaml: four 128 x 128 bf16 MXUs (compute.arrays) at 1,050 MHz:
+// 4 x 16,384 x 2 x 1.05e9 = 137.6256e12 ops/s; 16 MiB VMEM keeping activations, 128 MiB CMEM for
 // weights; two HBM2 stacks of 8 channels: 16 x 128 bits / 8 x 2 / 1.0 ns = 512e9 B/s; ridge 268.8 ops/B.
 TEST_CASE("tpu_v4i loads: bf16 array, VMEM and CMEM, two HBM2 stacks", "[accelerator]") {
   const spec::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v4i.yaml");
   CHECK(acc.compute.peak_ops_per_second() == Approx(137.6256e12));
+  CHECK(std::make_tuple(acc.compute.rows, acc.compute.cols, acc.compute.arrays) == std::make_tuple(128, 128, 4));
   CHECK(acc.compute.operand_type == "bf16");
   CHECK(acc.compute.double_buffered_stationary);
   REQUIRE(acc.sram.buffers.size() == 2);
@@ -493,12 +503,25 @@ TEST_CASE("swap_operands and vector_unit_gemm: off by default, on for tpu_v4i, s
   CHECK_FALSE((tpu_v1.compute.swap_operands || tpu_v1.compute.vector_unit_gemm));
   CHECK(load_accelerator_file(kSource + "/configs/snowflake.yaml", {"compute.vector_unit_gemm=true"})
             .compute.vector_unit_gemm);
-  std::ifstream snowflake(kSource + "/configs/snowflake.yaml");
-  std::stringstream snowflake_text;
-  snowflake_text << snowflake.rdbuf();
-  CHECK(errors_of(snowflake_text.str(), {"compute.swap_operands=true"}) ==
+  CHECK(errors_of(shipped_text("snowflake"), {"compute.swap_operands=true"}) ==
         "--set compute.swap_operands=true: error: compute.swap_operands: swap_operands applies to systolic arrays "
         "only (a vector-MAC cluster broadcasts its inputs to units that hold the weights)\n");
+}
+
+// compute.arrays: one by default; a systolic core's arrays count in its peak and its accumulators'
+// row (16 x 16 ws at 1 GHz, two arrays: 2 x 256 MACs x 2 ops x 1e9 = 1.024e12 ops/s; a row of 2 x 16
+// partial sums at 32 bits = 128 bytes); a vector_mac cluster has units instead; 0 is out of range.
+TEST_CASE("compute.arrays: one by default, counted in the peak, systolic only", "[accelerator]") {
+  CHECK(load(kAccelerator).compute.arrays == 1);
+  const spec::AcceleratorSpec two = load(kAccelerator, {"compute.arrays=2"});
+  CHECK(two.compute.arrays == 2);
+  CHECK(two.compute.peak_ops_per_second() == Approx(1.024e12));
+  CHECK(two.compute.accumulator_row() == 32);
+  CHECK(errors_of(kAccelerator, {"compute.arrays=0"}).find("compute.arrays: expected a positive integer, got 0") !=
+        std::string::npos);
+  CHECK(errors_of(shipped_text("snowflake"), {"compute.arrays=4"}) ==
+        "--set compute.arrays=4: error: compute.arrays: arrays applies to systolic arrays only (a vector-MAC "
+        "cluster's units are its arrays: write units: <count>)\n");
 }
 
 // configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.

@@ -411,6 +411,53 @@ TEST_CASE("groups whose blocks fit the array run side by side, block-diagonally"
   }
 }
 
+TEST_CASE("several arrays in a core split a GEMM's columns, streamed rows or groups, whichever ends first", "[array]") {
+  const auto arrays_of = [](std::int64_t count, std::int64_t edge) {
+    spec::ComputeSpec spec = systolic(edge, edge, spec::Dataflow::ws);
+    spec.arrays = count;
+    return spec;
+  };
+  SECTION("a GEMV's columns: four 128 x 128 arrays take 128 columns each") {
+    // ws, M = 1, K = 128, N = 512. Columns: each array 128, one fold of 2*128 + 128 + 1 - 2 = 383.
+    // Streamed rows: ceil(1 / 4) = 1 row but all 512 columns, 4 folds of 383 = 1,532; groups: 1 group,
+    // the same 1,532. One 128 x 512 array: one fold of 2*128 + 512 + 1 - 2 = 767.
+    const ArrayCycles four = gemm_cycles(arrays_of(4, 128), gemm(1, 512, 128));
+    CHECK(four.cycles == 383);
+    CHECK(four.folds == 1);
+    // 65,536 MACs in 383 cycles of 4 x 16,384 PEs.
+    CHECK(four.utilization == Approx(65536.0 / (383.0 * 65536.0)));
+    CHECK(gemm_cycles(systolic(128, 512, spec::Dataflow::ws), gemm(1, 512, 128)).cycles == 767);
+  }
+  SECTION("a narrow GEMM's streamed rows: two 4 x 4 arrays take 50 rows each") {
+    // ws, M = 100, K = 4, N = 4. Columns: ceil(4 / 2) = 2 each, one fold of 2*4 + 4 + 100 - 2 = 110.
+    // Streamed rows: 50 each, one fold of 2*4 + 4 + 50 - 2 = 60. Groups: 1, 110. The rows win: 60.
+    CHECK(gemm_cycles(arrays_of(2, 4), gemm(100, 4, 4)).cycles == 60);
+  }
+  SECTION("a depthwise conv's groups: two 4 x 4 arrays take 8 channels each") {
+    // ws, 16 groups of M = 10, K = 9, N = 1 (9 rows > 4: no blocks side by side). Columns:
+    // ceil(1 / 2) = 1, unchanged: 16 x ceil(9 / 4) = 48 folds of 2*4 + 4 + 10 - 2 = 20 = 960.
+    // Rows: 5 each, 48 folds of 15 = 720. Groups: 8 each, 24 folds of 20 = 480.
+    GemmShape depthwise = gemm(10, 1, 9);
+    depthwise.groups = 16;
+    const ArrayCycles result = gemm_cycles(arrays_of(2, 4), depthwise);
+    CHECK(result.cycles == 480);
+    CHECK(result.folds == 24);
+  }
+  SECTION("the columns when they end first, and one array is today's model") {
+    // ws 4 x 4, M = 8, K = 4, N = 8 on two arrays. Columns: 4 each, one fold of 8 + 4 + 8 - 2 = 18.
+    // Rows: 4 each but 8 columns, 2 folds of 8 + 4 + 4 - 2 = 14 = 28. The columns: 18, 1 fold.
+    CHECK(gemm_cycles(arrays_of(2, 4), gemm(8, 8, 4)).cycles == 18);
+    // One array: 2 folds of 18 = 36, as without the key.
+    CHECK(gemm_cycles(arrays_of(1, 4), gemm(8, 8, 4)).cycles == 36);
+    CHECK(gemm_cycles(systolic(4, 4, spec::Dataflow::ws), gemm(8, 8, 4)).cycles == 36);
+  }
+  SECTION("the peak counts every array") {
+    // 4 x 128 x 128 MACs a cycle at 1 GHz, 2 ops a MAC: 131.072e12 ops/s.
+    CHECK(arrays_of(4, 128).macs_per_cycle() == 65536);
+    CHECK(arrays_of(4, 128).peak_ops_per_second() == Approx(131.072e12));
+  }
+}
+
 // The SRAM roof, from the shipped configs and a starved variant.
 TEST_CASE("SRAM roof: binds only when a buffer cannot feed the array's per-cycle demand", "[array]") {
   const std::string configs = std::string(REUSESIM_SOURCE_DIR) + "/configs/";

@@ -543,22 +543,26 @@ std::int64_t program_compute_cycles(const spec::ComputeSpec& array, const progra
 
 }  // namespace
 
-// tpu_v4i: a 128 x 512 ws array with double-buffered stationary tiles (a fold after the first costs
-// max(T, 128)), swap_operands and vector_unit_gemm, 1,024 vector ops a cycle, bf16, 512 GB/s of
-// HBM at 1,050 MHz = 487.6 bytes a compute cycle. Each matmul mapped on its own moves
-// 12 x 1,024 x 64 x 2 = 1,572,864 cache bytes, 12 x 64 x 2 = 1,536 bytes of q (or of output) and
-// 12 x 1,024 x 2 = 24,576 of output (or of probabilities): 1,598,976 bytes, 3,279 cycles of HBM.
+// tpu_v4i: four 128 x 128 ws arrays with double-buffered stationary tiles (a fold after the first
+// costs max(T, 128); a fold 2 x 128 + 128 + T - 2 = 382 + T), splitting each GEMM by columns,
+// streamed rows or groups (timing/array_timing.h), swap_operands and vector_unit_gemm, 1,024 vector
+// ops a cycle, bf16, 512 GB/s of HBM at 1,050 MHz = 487.6 bytes a compute cycle. Each matmul mapped
+// on its own moves 12 x 1,024 x 64 x 2 = 1,572,864 cache bytes, 12 x 64 x 2 = 1,536 bytes of q (or
+// of output) and 12 x 1,024 x 2 = 24,576 of output (or of probabilities): 1,598,976 bytes, 3,279
+// cycles of HBM.
 //   scores (M 1, K 64, N 1,024 per head), all 12 heads a tile:
-//     array: a head's 64 x 1,024 block is two folds of 512 columns: 24 folds,
-//       2 x 128 + 512 + 1 - 2 = 767 + 23 x 128 = 3,711 cycles;
+//     array: columns split, 256 a head on each array, two folds: 24 folds,
+//       383 + 23 x 128 = 3,327 cycles (groups split, 3 heads an array: 3 x 8 = 24 folds, the same);
 //     array transposed (the query stationary, 1,024 keys streamed): 64 x 1 blocks, two heads a
-//       fold: 6 folds, 2 x 128 + 512 + 1,024 - 2 = 1,790 + 5 x 1,024 = 6,910;
-//     vector unit: 2 x 12 x 1,024 x 64 / 1,024 = 1,536 cycles, so HBM's 3,279 bound it.
-//   context (M 1, K 1,024, N 64): array: 8 folds of 128 rows a head, 96 folds,
-//     767 + 95 x 128 = 12,927; transposed: the same 96 folds streaming 64 rows,
-//     2 x 128 + 512 + 64 - 2 = 830 + 95 x 128 = 12,990; vector unit 1,536 (HBM: 3,279).
-// The vector unit wins both (more than 1 % faster than the array).
-TEST_CASE("mapper: decode attention's matmuls run on the vector unit of tpu_v4i, and the mapping says why",
+//       fold, 6 folds; streamed rows split, 256 keys an array: 382 + 256 = 638 + 5 x 256 = 1,918
+//       (HBM's 3,279 bound it);
+//     vector unit: 2 x 12 x 1,024 x 64 / 1,024 = 1,536 cycles (HBM: 3,279).
+//   The transposed array and the vector unit tie on HBM's 3,279 and move the same bytes in as many
+//   tiles: the first listed, the transposed array, is kept.
+//   context (M 1, K 1,024, N 64): array: 8 folds of 128 rows a head; groups split, 3 heads an array,
+//     24 folds: 383 + 23 x 128 = 3,327; transposed (64 rows streamed): 24 folds of 382 + 64 = 446,
+//     446 + 23 x 128 = 3,390; vector unit 1,536 (HBM: 3,279): more than 1 % below the array's.
+TEST_CASE("mapper: decode attention's matmuls on tpu_v4i take the placement that ends first, and the mapping says why",
           "[mapper]") {
   const config::LoadedModel model = gpt2_decode();
   const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
@@ -567,11 +571,11 @@ TEST_CASE("mapper: decode attention's matmuls run on the vector unit of tpu_v4i,
   const program::LayerProgram& context = programs[layer_index(model.network, "/context")];
   CHECK(scores.mapping ==
         "gemm 1x1024x64 x12 groups, tiles g12 m1 n1024 k64, order n-m, the second operand stays for all m; on the "
-        "vector unit (estimated cycles: array 3711, array transposed 6910, vector unit 3279)");
+        "array transposed (estimated cycles: array 3327, array transposed 3279, vector unit 3279)");
   CHECK(context.mapping ==
         "gemm 1x64x1024 x12 groups, tiles g12 m1 n64 k1024, order n-m, the second operand stays for all m; on the "
-        "vector unit (estimated cycles: array 12927, array transposed 12990, vector unit 3279)");
-  CHECK(program_compute_cycles(spec.compute, scores) == 1536);
+        "vector unit (estimated cycles: array 3327, array transposed 3390, vector unit 3279)");
+  CHECK(program_compute_cycles(spec.compute, scores) == 1918);
   CHECK(program_compute_cycles(spec.compute, context) == 1536);
   CHECK(scores.estimated_cycles == 3279);
   // Without the two options the array runs them as before, at the array's estimate.
@@ -581,13 +585,13 @@ TEST_CASE("mapper: decode attention's matmuls run on the vector unit of tpu_v4i,
   const program::LayerProgram& array_context = on_array[layer_index(model.network, "/context")];
   CHECK(array_context.mapping ==
         "gemm 1x64x1024 x12 groups, tiles g12 m1 n64 k1024, order n-m, the second operand stays for all m");
-  CHECK(program_compute_cycles(fixed.compute, array_context) == 12927);
+  CHECK(program_compute_cycles(fixed.compute, array_context) == 3327);
 }
 
 // One tiling of the decode scores matmul above (g12 m1 n1024 k64) emitted for each placement: the
 // loads, stores and their order are the tiles', so all three move the same bytes and MACs; only the
-// compute step differs: the array sees m 1 n 1,024 k 64 (3,711 cycles), transposed m 1,024 n 1
-// k 64 with the query stationary (6,910), the vector unit the untransposed tile (1,536).
+// compute step differs: the array sees m 1 n 1,024 k 64 (3,327 cycles), transposed m 1,024 n 1
+// k 64 with the query stationary (1,918), the vector unit the untransposed tile (1,536).
 TEST_CASE("mapper: every placement of a GEMM's tiling moves the same bytes and MACs", "[mapper]") {
   const config::LoadedModel model = gpt2_decode();
   const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
@@ -643,8 +647,8 @@ TEST_CASE("mapper: every placement of a GEMM's tiling moves the same bytes and M
   CHECK((on_transposed.stationary_in_inputs && !on_transposed.streamed_in_weights));
   CHECK(on_vector.unit == timing::GemmUnit::vector);
   CHECK(on_array.unit == timing::GemmUnit::array);
-  CHECK(program_compute_cycles(spec.compute, array) == 3711);
-  CHECK(program_compute_cycles(spec.compute, transposed) == 6910);
+  CHECK(program_compute_cycles(spec.compute, array) == 3327);
+  CHECK(program_compute_cycles(spec.compute, transposed) == 1918);
   CHECK(program_compute_cycles(spec.compute, vector) == 1536);
 }
 

@@ -66,6 +66,21 @@ TEST_CASE("replay: a transposed GEMM streams its weights and moves the same byte
         std::string::npos);
 }
 
+TEST_CASE("replay: a core's two arrays split a tile's columns and share its bytes", "[replay]") {
+  // The tile above on two 16 x 16 arrays (compute.arrays=2): 16 of the 32 columns each,
+  // ceil(64/16) * ceil(16/16) = 4 folds of 62 cycles = 248 (split by the streamed rows instead, 8
+  // rows each: 8 folds of 32 + 16 + 8 - 2 = 54 = 432). The inputs are broadcast to both arrays:
+  // the same 3,072 bytes read and 512 written, in one tile.
+  std::vector<std::string> two_arrays = kWideDram;
+  two_arrays.push_back("compute.arrays=2");
+  const results::LayerResult fc = replay("small", two_arrays, kSmallLinear, {16}).results.front();
+  CHECK(fc.compute_cycles == 248);
+  CHECK(fc.macs == 16 * 32 * 64);
+  CHECK(fc.dram_read_bytes == 3072);
+  CHECK(fc.dram_write_bytes == 512);
+  CHECK(fc.mapping.find("tiles m16 n32 k64") != std::string::npos);
+}
+
 TEST_CASE("replay: a depthwise conv's channels share the array's folds", "[replay]") {
   // small with 32 rows (32 x 16 ws). A 3x3 depthwise conv of 8 channels on 6x6 (padding 1),
   // batch 1: per channel M = 36, K = 9, N = 1. Three 9-row channel blocks fit 32 rows side by

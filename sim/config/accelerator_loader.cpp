@@ -20,6 +20,7 @@ constexpr int kMaxPresetDepth = 8;
 const IntegerRange kCount{1, 1 << 20};
 const IntegerRange kCycles{1, 1 << 30};
 const IntegerRange kQueueDepth{1, 4096};  // the scheduler scans its queues
+const IntegerRange kArrays{1, 1024};      // a core's arrays (TPU's MXUs; an SM's tensor cores)
 // Clocks from 1 MHz to 100 GHz. SystemC keeps time in picoseconds: a faster clock has hardly any
 // period left (at 1e300 MHz none, and the simulation hangs), and a slower one runs out of the 2^64
 // ps time range in few cycles (at 1 MHz it still holds 1.8e13).
@@ -436,6 +437,7 @@ spec::ComputeSpec read_compute(MapReader& reader) {
                                  "double_buffered_stationary applies to ws and is");
     }
     compute.swap_operands = reader.boolean_or("swap_operands", false);
+    compute.arrays = reader.integer_or("arrays", 1, kArrays);
   } else if (kind == spec::ArrayKind::vector_mac) {
     compute.units = reader.required_integer("units", kCount).value_or(0);
     compute.lanes = reader.required_integer("lanes", kCount).value_or(0);
@@ -447,6 +449,11 @@ spec::ComputeSpec read_compute(MapReader& reader) {
       reader.diagnostics().error(swap->location, reader.child_path("swap_operands"),
                                  "swap_operands applies to systolic arrays only (a vector-MAC cluster broadcasts its "
                                  "inputs to units that hold the weights)");
+    }
+    if (const ConfigNode* arrays = reader.optional("arrays")) {
+      reader.diagnostics().error(arrays->location, reader.child_path("arrays"),
+                                 "arrays applies to systolic arrays only (a vector-MAC cluster's units are its "
+                                 "arrays: write units: <count>)");
     }
   }
   if (kind == spec::ArrayKind::systolic) {
@@ -506,7 +513,7 @@ spec::AccumulatorSpec read_accumulators(MapReader& reader, const spec::ComputeSp
                                    " bits) narrower than the operands (" + std::to_string(compute.operand_bits) +
                                    " bits)");
   }
-  const std::int64_t row = compute.kind == spec::ArrayKind::systolic ? compute.cols : compute.units;
+  const std::int64_t row = compute.accumulator_row();
   const std::int64_t row_bytes = row * accumulators.element_bytes();
   if (accumulators.capacity_bytes > 0 && row > 0 && accumulators.capacity_bytes < row_bytes) {
     reader.diagnostics().error(reader.optional("capacity_kib")->location, reader.child_path("capacity_kib"),

@@ -23,6 +23,8 @@ Json compute_json(const spec::ComputeSpec& compute) {
     document["dataflow"] = util::name(compute.dataflow);
     document["double_buffered_stationary"] = compute.double_buffered_stationary;
     document["swap_operands"] = compute.swap_operands;
+    // One array, as every file written before `arrays` existed: written only when there are more.
+    if (compute.arrays != 1) document["arrays"] = compute.arrays;
   } else {
     document["units"] = compute.units;
     document["lanes"] = compute.lanes;

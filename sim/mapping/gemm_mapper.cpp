@@ -54,12 +54,16 @@ struct Edges {
 
 Edges array_edges(const spec::ComputeSpec& array, const GemmProblem& p) {
   if (array.kind == spec::ArrayKind::systolic) {
+    // A core's arrays side by side split the columns first: a tile fills them at cols x arrays.
+    const std::int64_t cols = array.cols * array.arrays;
     switch (array.dataflow) {
-      case spec::Dataflow::ws: return {0, array.cols, array.rows};
-      case spec::Dataflow::os: return {array.rows, array.cols, 0};
+      case spec::Dataflow::ws:
+        return {0, cols, array.rows};
+      case spec::Dataflow::os:
+        return {array.rows, cols, 0};
       case spec::Dataflow::is: break;
     }
-    return {array.cols, 0, array.rows};
+    return {cols, 0, array.rows};
   }
   switch (array.lane_dimension) {
     case spec::LaneDimension::k: return {0, array.units, array.lanes};

@@ -55,6 +55,9 @@ struct ComputeSpec {
   // systolic: either operand of a GEMM may take the array's stationary side, the compiler computing
   // C^T = B^T A^T when that is faster (both operands reach the array from on-chip buffers).
   bool swap_operands = false;
+  // systolic: identical arrays in the core, sharing its buffers, accumulators and output path; they
+  // take each tile together, split along one of its dimensions (timing/array_timing.h).
+  std::int64_t arrays = 1;
   std::int64_t units = 0;  // vector_mac: units x lanes MACs
   std::int64_t lanes = 0;
   LaneDimension lane_dimension = LaneDimension::k;  // vector_mac
@@ -69,15 +72,18 @@ struct ComputeSpec {
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
 
   auto fields() const {
-    return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, swap_operands, units, lanes, lane_dimension,
-                    clock_mhz, operand_bits, operand_type, vector_ops_per_cycle, vector_unit_gemm, output_path);
+    return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, swap_operands, arrays, units, lanes,
+                    lane_dimension, clock_mhz, operand_bits, operand_type, vector_ops_per_cycle, vector_unit_gemm,
+                    output_path);
   }
 
   bool output_path_has(OutputStage stage) const {
     return std::find(output_path.begin(), output_path.end(), stage) != output_path.end();
   }
 
-  std::int64_t macs_per_cycle() const { return kind == ArrayKind::systolic ? rows * cols : units * lanes; }
+  std::int64_t macs_per_cycle() const { return kind == ArrayKind::systolic ? rows * cols * arrays : units * lanes; }
+  // Partial sums the arrays produce side by side (one row each): what the accumulators must hold at least.
+  std::int64_t accumulator_row() const { return kind == ArrayKind::systolic ? cols * arrays : units; }
   // 1 MAC = 2 ops.
   double peak_ops_per_second() const { return 2.0 * static_cast<double>(macs_per_cycle()) * clock_mhz * 1e6; }
 };

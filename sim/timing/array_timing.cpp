@@ -36,8 +36,27 @@ double utilization_of(const GemmShape& gemm, std::int64_t cycles, std::int64_t m
   return work / (static_cast<double>(cycles) * static_cast<double>(macs_per_cycle));
 }
 
+// Which GEMM dimension lies on a systolic array's rows and columns and which one streams.
+struct SystolicAxes {
+  std::int64_t GemmShape::*rows_dim;
+  std::int64_t GemmShape::*cols_dim;
+  std::int64_t GemmShape::*streamed;
+};
+
+SystolicAxes systolic_axes(spec::Dataflow dataflow) {
+  switch (dataflow) {
+    case spec::Dataflow::os:
+      return {&GemmShape::m, &GemmShape::n, &GemmShape::k};  // (M, N) on (R, C), K streamed
+    case spec::Dataflow::ws:
+      return {&GemmShape::k, &GemmShape::n, &GemmShape::m};  // (K, N) on (R, C), M streamed
+    case spec::Dataflow::is:
+      break;
+  }
+  return {&GemmShape::k, &GemmShape::m, &GemmShape::n};  // (K, M) on (R, C), N streamed
+}
+
 // How a GEMM lies on a systolic array: the dimensions on rows and columns, the streamed one, and
-// the fill and drain of a fold.
+// the fill and drain of a fold (os: R + C; ws, is: 2R + C).
 struct SystolicMapping {
   std::int64_t rows_dim = 0, cols_dim = 0, streamed = 0, fill_drain = 0;
 };
@@ -45,20 +64,15 @@ struct SystolicMapping {
 SystolicMapping systolic_mapping(const spec::ComputeSpec& array, const GemmShape& gemm) {
   require_positive(array.rows, "systolic array rows");
   require_positive(array.cols, "systolic array cols");
-  const std::int64_t r = array.rows;
-  const std::int64_t c = array.cols;
-  switch (array.dataflow) {
-    case spec::Dataflow::os:  // (M, N) on (R, C), K streamed: T + R + C - 2
-      return {gemm.m, gemm.n, gemm.k, checked_add(r, c)};
-    case spec::Dataflow::ws:  // (K, N) on (R, C), M streamed: 2R + C + T - 2
-      return {gemm.k, gemm.n, gemm.m, checked_add(checked_mul(2, r), c)};
-    case spec::Dataflow::is:  // (K, M) on (R, C), N streamed: 2R + C + T - 2
-      break;
-  }
-  return {gemm.k, gemm.m, gemm.n, checked_add(checked_mul(2, r), c)};
+  const SystolicAxes axes = systolic_axes(array.dataflow);
+  const std::int64_t fill_drain = array.dataflow == spec::Dataflow::os
+                                      ? checked_add(array.rows, array.cols)
+                                      : checked_add(checked_mul(2, array.rows), array.cols);
+  return {gemm.*axes.rows_dim, gemm.*axes.cols_dim, gemm.*axes.streamed, fill_drain};
 }
 
-ArrayCycles systolic_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
+// One array's cycles for `gemm` (utilization left to the caller).
+ArrayCycles one_array_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
   const SystolicMapping on = systolic_mapping(array, gemm);
   const std::int64_t r = array.rows;
   const std::int64_t c = array.cols;
@@ -74,7 +88,30 @@ ArrayCycles systolic_cycles(const spec::ComputeSpec& array, const GemmShape& gem
   } else {
     result.cycles = checked_mul(result.folds, per_fold);
   }
-  result.utilization = utilization_of(gemm, result.cycles, checked_mul(r, c));
+  return result;
+}
+
+// One array's cycles for its share of `gemm` when the arrays split the dimension `split`:
+// ceil(dimension / arrays) of it each.
+ArrayCycles share_cycles(const spec::ComputeSpec& array, const GemmShape& gemm, std::int64_t GemmShape::*split) {
+  GemmShape share = gemm;
+  share.*split = ceil_div(gemm.*split, array.arrays);
+  return one_array_cycles(array, share);
+}
+
+ArrayCycles systolic_cycles(const spec::ComputeSpec& array, const GemmShape& gemm) {
+  require_positive(array.arrays, "systolic arrays");
+  // The arrays split the GEMM's columns, its streamed rows or its groups (its rows would need a
+  // reduction between arrays), whichever ends first: the columns on a tie, then the streamed rows.
+  const SystolicAxes axes = systolic_axes(array.dataflow);
+  ArrayCycles result = share_cycles(array, gemm, axes.cols_dim);
+  if (array.arrays > 1) {
+    for (std::int64_t GemmShape::*split : {axes.streamed, &GemmShape::groups}) {
+      const ArrayCycles other = share_cycles(array, gemm, split);
+      if (other.cycles < result.cycles) result = other;
+    }
+  }
+  result.utilization = utilization_of(gemm, result.cycles, checked_product({array.rows, array.cols, array.arrays}));
   return result;
 }
 
@@ -161,7 +198,7 @@ std::optional<double> sram_bound_ops_per_second(const spec::AcceleratorSpec& acc
     weight_elements = static_cast<double>(array.rows);
   } else {
     input_elements = static_cast<double>(array.rows);
-    weight_elements = static_cast<double>(array.cols);
+    weight_elements = static_cast<double>(array.cols * array.arrays);
   }
   double fraction = 1.0;
   if (input_elements > 0) fraction = std::min(fraction, supply(spec::TensorKind::inputs) / (input_elements * operand_bytes));

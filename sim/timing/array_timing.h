@@ -22,6 +22,13 @@
 //   group's rows), b = min(floor(R / rows-dim), floor(C / cols-dim)) blocks a fold, and
 //     folds = ceil(groups / b) for such blocks, else groups * ceil(rows-dim / R) * ceil(cols-dim / C).
 //   A depthwise 3x3 conv (K = 9, N = 1) on a 64 x 64 ws array: 7 channels a fold, 63 rows busy.
+//   A core of A > 1 arrays (`arrays`: TPU's MXUs) gives each GEMM to all of them, split along one
+//   dimension, each array taking ceil(dimension / A) of it: the columns (cols-dim; the streamed
+//   operand is broadcast to every array), the streamed one (the stationary operand is broadcast) or
+//   the groups; never rows-dim, whose partial sums would need adding across arrays. The GEMM takes
+//   the busiest array's cycles under the split that ends first (columns on a tie, then streamed).
+//   E.g. ws, four 128 x 128 arrays, M = 1, K = 128, N = 512: 128 columns each, one fold of
+//   2*128 + 128 + 1 - 2 = 383 cycles, where one 128 x 512 array takes 2*128 + 512 + 1 - 2 = 767.
 //   Cycles are counts: a fold of T + R + C - 2 cycles occupies exactly that many cycles. SCALE-Sim
 //   reports the index of a layer's last cycle, one less than the count; nothing here or in the
 //   callers subtracts that one (docs/mapping-and-replay.md, "Cycles are counts"). Stalls (memory)
@@ -43,7 +50,7 @@
 //   working on different groups would need different inputs.
 //   No pipeline fill or drain is modelled for vector-MAC units.
 //
-// utilization = groups*M*N*K / (cycles * MACs per cycle), MACs per cycle = R*C or units*lanes, in (0, 1].
+// utilization = groups*M*N*K / (cycles * MACs per cycle), MACs per cycle = R*C*A or units*lanes, in (0, 1].
 //
 // Errors: std::invalid_argument for a zero or negative GEMM dimension (groups included), or an array whose size
 // fields for its kind (rows/cols, or units/lanes) are not positive; util::CountOverflow when a
@@ -109,6 +116,8 @@ std::int64_t vector_cycles(const spec::ComputeSpec& array, std::int64_t ops);
 // demands per compute cycle (elements x operand bytes):
 //   ws: R inputs (a row of A enters each cycle; weights are preloaded once per fold),
 //   is: R weights (symmetrically), os: R inputs and C weights,
+//   A arrays splitting the columns: the streamed operand broadcast to them (the same R elements),
+//   os's C weights per array (C x A),
 //   vector_mac: `lanes` inputs (broadcast to every unit) and units x lanes weights.
 // ceiling = peak x min over the streamed operands of (supply / demand). Returns the ceiling when it
 // is below the compute peak (the SRAM binds), otherwise nothing.

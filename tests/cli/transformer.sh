@@ -35,9 +35,12 @@ same "replayed decode table" "$out" "$decode_table"
 
 # --- tpu_v4i runs decode attention where it is fastest, moving the same bytes wherever it runs. ---
 # bf16 on an ideal memory; 12 heads of 64, 101 tokens (100 cached and the new one), batch 1.
-# scores (M 1, K 64, N 101 a head) on the 128 x 512 array: a head's 64 x 101 block, two heads a
-# fold: 6 folds of 2 x 128 + 512 + 1 - 2 = 767 cycles, the later ones 128 apart (double-buffered):
-# 767 + 5 x 128 = 1,407. context (M 1, K 101, N 64): one head a fold, 767 + 11 x 128 = 2,175.
+# scores (M 1, K 64, N 101 a head) on the four 128 x 128 arrays, each fold 2 x 128 + 128 + 1 - 2 =
+# 383 cycles, the later ones 128 apart (double-buffered). Split by columns, 26 of a head's 101 an
+# array: two heads a fold, 6 folds, 383 + 5 x 128 = 1,023; by groups, 3 heads an array, one a fold
+# (101 columns), 3 folds: 383 + 2 x 128 = 639, the fastest. context (M 1, K 101, N 64): one head a
+# fold either way, by groups 3 folds: 639 (by columns 12 folds: 1,791); transposed (64 rows
+# streamed) 3 folds of 446: 446 + 2 x 128 = 702.
 # The vector unit: 2 x 12 x 101 x 64 = 155,136 ops / 1,024 a cycle = 151.5 -> 152 cycles each.
 sed -e '/^dram:/,$d' "$SRC/configs/tpu_v4i.yaml" >"$work/v4i_ideal.yaml"
 echo "dram: {ideal: unlimited}" >>"$work/v4i_ideal.yaml"
@@ -47,12 +50,12 @@ placed=$out
 same "attention on the vector unit" "$(csv_col compute_cycles --where layer=h/scores <<<"$placed"),$(
   csv_col compute_cycles --where layer=h/context <<<"$placed")" "152,152"
 contains "the mapping says why" "$(csv_col mapping --where layer=h/context <<<"$placed")" \
-  "; on the vector unit (estimated cycles: array 2175, array transposed 2238, vector unit 152)"
+  "; on the vector unit (estimated cycles: array 639, array transposed 702, vector unit 152)"
 expect 0 "v4i decode on the array" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=1 --phase decode --context 100 --format csv \
   --set compute.vector_unit_gemm=false --set compute.swap_operands=false
 same "attention on the array" "$(csv_col compute_cycles --where layer=h/scores <<<"$out"),$(
-  csv_col compute_cycles --where layer=h/context <<<"$out")" "1407,2175"
+  csv_col compute_cycles --where layer=h/context <<<"$out")" "639,639"
 same "the same bytes and MACs wherever attention runs" \
   "$(csv_col macs,dram_read_bytes,dram_write_bytes,dram_read_kv_cache_bytes --where layer=TOTAL <<<"$out")" \
   "$(csv_col macs,dram_read_bytes,dram_write_bytes,dram_read_kv_cache_bytes --where layer=TOTAL <<<"$placed")"
