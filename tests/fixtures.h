@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/accelerator_loader.h"
+#include "program/program.h"
 #include "spec/accelerator_spec.h"
 
 namespace fixtures {
@@ -62,5 +63,38 @@ input: {features: 64}
 layers:
   - {name: fc, type: linear, out_features: 32, bias: false}
 )";
+
+// A hand-made layer for configs/small.yaml: a 64-byte weight load at address 0, then a 16 x 16 x 4
+// GEMM (1,024 MACs; its 4 x 16 weight tile and a 16 x 4 input tile, 128 B at int8), then a 64-byte
+// store of outputs at 0x40 (bank group 1 of small's DDR4-2400 channel): one burst each way.
+inline reusesim::program::LayerProgram load_compute_store_program() {
+  namespace program = reusesim::program;
+  program::LayerProgram layer;
+  layer.layer = "tiny";
+  layer.type = "linear";
+  layer.mapping = "hand-made";
+  program::Step load;
+  load.kind = program::StepKind::load;
+  load.tensor = program::TensorRole::weights;
+  load.address = 0;
+  load.bytes = 64;
+  program::Step compute;
+  compute.kind = program::StepKind::compute;
+  compute.gemm = {16, 16, 4};  // m, n, k
+  compute.macs = 16 * 16 * 4;
+  compute.bytes = 128;
+  compute.after = {0};
+  program::Step store;
+  store.kind = program::StepKind::store;
+  store.tensor = program::TensorRole::outputs;
+  store.address = 0x40;
+  store.bytes = 64;
+  store.after = {1};
+  layer.steps = {load, compute, store};
+  layer.macs = compute.macs;
+  layer.dram_read_bytes = 64;
+  layer.dram_write_bytes = 64;
+  return layer;
+}
 
 }  // namespace fixtures

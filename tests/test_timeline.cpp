@@ -29,31 +29,7 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   // a 64-byte burst holds the bus BL/2 = 4 clocks; address bits ro,ra,ba,co,bg: 0x40 is bank group 1.
   const spec::AcceleratorSpec spec =
       fixtures::shipped_accelerator("small", {"dram.tck_ns=1"});
-  program::LayerProgram program;
-  program.layer = "tiny";
-  program.type = "linear";
-  program.mapping = "hand-made";
-  program::Step load;
-  load.kind = program::StepKind::load;
-  load.tensor = program::TensorRole::weights;
-  load.address = 0;
-  load.bytes = 64;
-  program::Step compute;
-  compute.kind = program::StepKind::compute;
-  compute.gemm = {16, 16, 4};  // m, n, k
-  compute.macs = 16 * 16 * 4;
-  compute.bytes = 128;  // the 4 x 16 weight tile and a 16 x 4 input tile, int8
-  compute.after = {0};
-  program::Step store;
-  store.kind = program::StepKind::store;
-  store.tensor = program::TensorRole::outputs;
-  store.address = 0x40;
-  store.bytes = 64;
-  store.after = {1};
-  program.steps = {load, compute, store};
-  program.macs = compute.macs;
-  program.dram_read_bytes = 64;  // one burst each way, as the driver checks
-  program.dram_write_bytes = 64;
+  const program::LayerProgram program = fixtures::load_compute_store_program();  // one burst each way
   results::TimelineRecorder timeline;
   const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{1, program}}, &timeline);
   INFO(replay.problem);

@@ -1,7 +1,6 @@
 #include "hw/accelerator.h"
 
 #include <algorithm>
-#include <cmath>
 #include <tuple>
 
 #include "hw/dram_flow_memory.h"
@@ -13,28 +12,6 @@
 namespace reusesim::hw {
 
 namespace {
-
-spec::TensorKind kind_of(program::TensorRole role) {
-  switch (role) {
-    case program::TensorRole::weights: return spec::TensorKind::weights;
-    case program::TensorRole::outputs: return spec::TensorKind::outputs;
-    default: return spec::TensorKind::inputs;
-  }
-}
-
-results::StallCause load_cause(program::TensorRole role) {
-  return role == program::TensorRole::weights ? results::StallCause::weights : results::StallCause::inputs;
-}
-
-// Tags of the transfers on each DMA engine, for completed_bytes(): the load engine's weights and
-// everything else it loads; the store engine carries outputs only.
-constexpr int kWeightTag = 0;
-constexpr int kInputTag = 1;
-constexpr int kOutputTag = 0;
-int load_tag(program::TensorRole role) { return role == program::TensorRole::weights ? kWeightTag : kInputTag; }
-
-// Picoseconds times bytes does not fit 64 bits.
-__extension__ using Wide = unsigned __int128;
 
 // The fast fidelity's memory takes transfers in chunks of this many bytes (or a row run, if
 // larger): big enough that a 13 GB weight stream is some 200,000 requests, small enough that
@@ -53,340 +30,12 @@ std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fid
   return std::make_unique<DramSystem>("dram", spec.dram);
 }
 
-}  // namespace
-
-Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec,
-                         std::vector<program::LayerRun> runs, results::TimelineRecorder* timeline,
-                         spec::Fidelity fidelity)
-    : sc_core::sc_module(name),
-      spec_(spec),
-      mapper_(spec.dram),
-      memory_(make_memory(spec, fidelity)),
-      load_dma_("load_dma", mapper_, spec.dma.outstanding_requests, 0),
-      store_dma_("store_dma", mapper_, spec.dma.outstanding_requests, 0),
-      array_("array", spec.compute),
-      buffers_("sram", spec.sram.buffers.size(),
-               [&](const char* buffer_name, std::size_t i) {
-                 return new SramBuffer(buffer_name, spec.sram.buffers[i], spec.sram.clock_mhz);
-               }),
-      runs_(std::move(runs)),
-      timeline_(timeline) {
-  REUSESIM_HAS_PROCESS(Accelerator);
-  if (timeline_ != nullptr) {
-    timeline_->set_compute_period_ps(picoseconds(array_.clock_period()));
-    memory_->record_to(*timeline_);
-  }
-  if (fidelity == spec::Fidelity::fast && !spec.dram.ideal) {
-    const std::uint64_t chunk_bytes = std::max(kFastChunkBytes, mapper_.bytes_to_run_end(0));
-    load_dma_.split_at_chunks(chunk_bytes);
-    store_dma_.split_at_chunks(chunk_bytes);
-  }
-  memory_->bind(load_dma_.socket);
-  memory_->bind(store_dma_.socket);
-  SC_THREAD(drive);
-  SC_THREAD(load_engine);
-  SC_THREAD(compute_engine);
-  SC_THREAD(store_engine);
-  SC_THREAD(output_path_engine);
+// The DMA engines' chunks on the fast memory (0: none, whole transfers).
+std::uint64_t fast_chunk_bytes(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity,
+                               const timing::DramAddressMapper& mapper) {
+  if (fidelity != spec::Fidelity::fast || spec.dram.ideal) return 0;
+  return std::max(kFastChunkBytes, mapper.bytes_to_run_end(0));
 }
-
-SramBuffer& Accelerator::buffer_for(spec::TensorKind kind) { return buffers_[spec_.sram.buffer_index(kind)]; }
-
-sc_core::sc_time Accelerator::sram_access(spec::TensorKind kind, std::uint64_t bytes, bool is_write) {
-  // Exactly the program's bytes, never clamped; a step that reads nothing from a buffer costs it
-  // nothing. Loads and stores fit their buffers (the mapper sizes tiles so; `replay` checks,
-  // program::check_programs_on); a read of more than the buffer holds re-reads it: whole passes
-  // of the buffer, then the rest, back to back on one port.
-  if (bytes == 0) return sc_core::sc_time_stamp();
-  SramBuffer& buffer = buffer_for(kind);
-  const auto capacity = static_cast<std::uint64_t>(buffer.spec().capacity_bytes);
-  SramAccess access;
-  access.is_write = is_write;
-  access.bytes = std::min(bytes, capacity);
-  access.passes = bytes / access.bytes;
-  access.tail_bytes = bytes % access.bytes;
-  return buffer.reserve(access);
-}
-
-void Accelerator::wait_for_layer(std::uint64_t& seen) {
-  while (generation_ == seen) sc_core::wait(start_);
-  seen = generation_;
-}
-
-std::int32_t Accelerator::wait_for_dependencies(const program::Step& step) {
-  // A load waits on a compute step for its double-buffer slot: the slot is free once the array has
-  // read its operands, while the tile's outputs may still be in the output path.
-  const bool is_load = step.kind == program::StepKind::load;
-  const auto all_done = [&] {
-    return std::all_of(step.after.begin(), step.after.end(), [&](std::int32_t i) {
-      return done_[static_cast<std::size_t>(i)] || (is_load && operands_read_[static_cast<std::size_t>(i)]);
-    });
-  };
-  while (!all_done()) sc_core::wait(step_done_);
-  std::int32_t last = -1;
-  for (std::int32_t i : step.after) {
-    if (last < 0 || finished_at_[static_cast<std::size_t>(i)] > finished_at_[static_cast<std::size_t>(last)]) last = i;
-  }
-  return last;
-}
-
-std::int64_t Accelerator::dram_bytes(const program::Step& step) const {
-  return static_cast<std::int64_t>(program::burst_extent(step.address, step.bytes, mapper_.burst_bytes()));
-}
-
-void Accelerator::record_transfer(results::DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted) {
-  if (timeline_ != nullptr) timeline_->transfer(track, step.tensor, picoseconds(submitted), picoseconds(sc_core::sc_time_stamp()), dram_bytes(step));
-}
-
-void Accelerator::charge(results::StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to) {
-  if (to <= from) return;
-  stall_by_cause_[static_cast<int>(cause)] += to - from;
-  if (timeline_ != nullptr) timeline_->array_span(results::stall_activity(cause), picoseconds(from), picoseconds(to));
-}
-
-void Accelerator::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before,
-                              const program::Step& last_arrived) {
-  // Waiting on a store (an output slot) is output drain, on a vector step vector work. Waiting on a
-  // load: the load DMA serves loads in order, the DRAM reorders requests and the stores share it,
-  // so the load that arrives last may have waited behind other traffic. The wait is split between
-  // weights, inputs and output drain in proportion to the bytes of each the memory delivered during
-  // it, in whole picoseconds (exact; the last load's own last bytes arrive then, so there are some).
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (last_arrived.kind != program::StepKind::load) {
-    charge(last_arrived.kind == program::StepKind::store ? results::StallCause::output_drain : results::StallCause::vector, ready, now);
-    return;
-  }
-  const MemoryProgress after = memory_progress();
-  const auto weights = static_cast<Wide>(after.weight_bytes - before.weight_bytes);
-  const auto inputs = static_cast<Wide>(after.input_bytes - before.input_bytes);
-  const auto outputs = static_cast<Wide>(after.output_bytes - before.output_bytes);
-  const Wide total = weights + inputs + outputs;
-  if (total == 0) {
-    charge(load_cause(last_arrived.tensor), ready, now);
-    return;
-  }
-  const auto wait_ps = static_cast<Wide>((now - ready).value());
-  const sc_core::sc_time weights_end = ready + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * weights / total));
-  const sc_core::sc_time inputs_end = weights_end + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * inputs / total));
-  charge(results::StallCause::weights, ready, weights_end);
-  charge(results::StallCause::inputs, weights_end, inputs_end);
-  charge(results::StallCause::output_drain, inputs_end, now);
-}
-
-Accelerator::MemoryProgress Accelerator::memory_progress() const {
-  return {load_dma_.completed_bytes(kWeightTag), load_dma_.completed_bytes(kInputTag),
-          store_dma_.completed_bytes(kOutputTag)};
-}
-
-void Accelerator::finish(std::int32_t index) {
-  done_[static_cast<std::size_t>(index)] = true;
-  finished_at_[static_cast<std::size_t>(index)] = sc_core::sc_time_stamp();
-  step_done_.notify();
-  if (--remaining_ == 0) layer_done_.notify();
-}
-
-void Accelerator::transfer_engine(program::StepKind kind) {
-  // Loads and stores: each step goes to its DMA engine once its dependencies are done.
-  const bool is_load = kind == program::StepKind::load;
-  DmaEngine& dma = is_load ? load_dma_ : store_dma_;
-  std::uint64_t seen = 0;
-  while (true) {
-    wait_for_layer(seen);
-    const program::LayerProgram& program = *program_;
-    for (std::size_t i = first_step_; i < end_step_; ++i) {
-      const program::Step& step = program.steps[i];
-      if (step.kind != kind || (is_load && prefetched_[i])) continue;
-      wait_for_dependencies(step);
-      const auto index = static_cast<std::int32_t>(i);
-      if (is_load) {
-        read_bytes(step.tensor) += dram_bytes(step);
-      } else {
-        write_bytes_ += dram_bytes(step);
-        sram_access(spec::TensorKind::outputs, step.bytes, false);  // read out of the output buffer
-      }
-      const sc_core::sc_time submitted = sc_core::sc_time_stamp();
-      const int tag = is_load ? load_tag(step.tensor) : kOutputTag;
-      dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, tag},
-                 [this, index, &step, is_load, submitted] {
-                   if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
-                   record_transfer(is_load ? results::DmaTrack::load : results::DmaTrack::store, step, submitted);
-                   finish(index);
-                 });
-    }
-    if (is_load) prefetch_next_weights();
-  }
-}
-
-std::int64_t Accelerator::weight_room_bytes(const program::LayerProgram& program) {
-  const std::size_t weight_buffer = spec_.sram.buffer_index(spec::TensorKind::weights);
-  std::uint64_t largest = 0, second = 0;
-  for (const program::Step& step : program.steps) {
-    if (step.kind != program::StepKind::load && step.kind != program::StepKind::store) continue;
-    if (spec_.sram.buffer_index(kind_of(step.tensor)) != weight_buffer) continue;
-    if (step.bytes > largest) {
-      second = largest;
-      largest = step.bytes;
-    } else if (step.bytes > second) {
-      second = step.bytes;
-    }
-  }
-  const auto kept = static_cast<std::int64_t>(largest + second);
-  return std::max<std::int64_t>(0, buffers_[weight_buffer].spec().capacity_bytes - kept);
-}
-
-void Accelerator::prefetch_next_weights() {
-  if (next_program_ == nullptr) return;
-  const std::vector<program::Step>& steps = next_program_->steps;
-  prefetch_state_.assign(steps.size(), 0);
-  prefetch_done_at_.assign(steps.size(), sc_core::SC_ZERO_TIME);
-  const std::uint64_t owner = generation_ + 1;
-  prefetch_owner_ = owner;
-  prefetch_started_at_ = sc_core::sc_time_stamp();
-  std::int64_t room = prefetch_room_bytes_;
-  for (std::size_t i = next_first_step_; i < next_end_step_; ++i) {
-    const program::Step& step = steps[i];
-    if (step.kind != program::StepKind::load || step.tensor != program::TensorRole::weights || !step.after.empty()) continue;
-    if (static_cast<std::int64_t>(step.bytes) > room) break;
-    room -= static_cast<std::int64_t>(step.bytes);
-    prefetch_state_[i] = 1;
-    const auto index = static_cast<std::int32_t>(i);
-    const sc_core::sc_time submitted = sc_core::sc_time_stamp();
-    load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME, kWeightTag},
-                     [this, index, owner, &step, submitted] {
-                       sram_access(spec::TensorKind::weights, step.bytes, true);
-                       record_transfer(results::DmaTrack::load, step, submitted);
-                       if (generation_ == owner) {
-                         finish(index);  // its layer has started and waits for it
-                       } else {
-                         prefetch_state_[static_cast<std::size_t>(index)] = 2;
-                         prefetch_done_at_[static_cast<std::size_t>(index)] = sc_core::sc_time_stamp();
-                       }
-                     });
-  }
-}
-
-void Accelerator::adopt_prefetched_loads() {
-  prefetched_.assign(program_->steps.size(), false);
-  prefetched_bytes_ = 0;
-  prefetch_span_ = sc_core::SC_ZERO_TIME;
-  if (prefetch_owner_ != generation_ + 1 || prefetch_state_.size() != program_->steps.size()) return;
-  for (std::size_t i = 0; i < prefetch_state_.size(); ++i) {
-    if (prefetch_state_[i] == 0) continue;
-    const program::Step& step = program_->steps[i];
-    prefetched_[i] = true;
-    const std::int64_t bytes = dram_bytes(step);
-    read_bytes(step.tensor) += bytes;
-    prefetched_bytes_ += bytes;
-    // The prefetch's bytes moved from its start to its last arrival, or to now if one is still arriving.
-    const sc_core::sc_time moved_until = prefetch_state_[i] == 2 ? prefetch_done_at_[i] : sc_core::sc_time_stamp();
-    prefetch_span_ = std::max(prefetch_span_, moved_until - prefetch_started_at_);
-    if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the layer's loads
-      done_[i] = true;
-      finished_at_[i] = prefetch_done_at_[i];
-      --remaining_;
-    }
-  }
-}
-
-void Accelerator::output_path_engine() {
-  // Tiles leave the output path in the order they entered it (a pipeline): each step is done when
-  // its outputs are through.
-  while (true) {
-    while (path_queue_.empty()) sc_core::wait(path_handed_);
-    const auto [index, end] = path_queue_.front();
-    if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
-    path_queue_.pop_front();
-    finish(index);
-  }
-}
-
-void Accelerator::wait_for_output_path(const sc_core::sc_time& until) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (until <= now) return;
-  charge(results::StallCause::vector, now, until);
-  sc_core::wait(until - now);
-}
-
-void Accelerator::load_engine() { transfer_engine(program::StepKind::load); }
-void Accelerator::store_engine() { transfer_engine(program::StepKind::store); }
-
-void Accelerator::compute_engine() {
-  std::uint64_t seen = 0;
-  const sc_core::sc_time period = array_.clock_period();
-  const std::int64_t element_bytes = spec_.element_bytes();
-  while (true) {
-    wait_for_layer(seen);
-    const program::LayerProgram& program = *program_;
-    for (std::size_t i = first_step_; i < end_step_; ++i) {
-      const program::Step& step = program.steps[i];
-      if (step.kind != program::StepKind::compute && step.kind != program::StepKind::vector) continue;
-      const sc_core::sc_time ready = sc_core::sc_time_stamp();
-      const MemoryProgress before = memory_progress();
-      const std::int32_t last = wait_for_dependencies(step);
-      if (sc_core::sc_time_stamp() > ready && last >= 0) {
-        charge_wait(ready, before, program.steps[static_cast<std::size_t>(last)]);
-      }
-      const bool is_compute = step.kind == program::StepKind::compute;
-      // The accumulators are double-buffered: a tile starts on the array once the tile before the
-      // last has left the output path. A vector step, or a GEMM on the vector unit, runs on the
-      // output path's units: it waits until they are idle.
-      const bool on_vector_unit = !is_compute || step.unit == timing::GemmUnit::vector;
-      wait_for_output_path(on_vector_unit ? path_latest_end_ : path_older_end_);
-      // Operands come out of SRAM while the array runs, and partial sums that spilled to the output
-      // buffer are read from it and written back; the slowest of them sets the pace.
-      const sc_core::sc_time start = sc_core::sc_time_stamp();
-      sc_core::sc_time sram_done = start;
-      if (is_compute) {
-        const auto weight_bytes = static_cast<std::uint64_t>(step.gemm.weight_elements() * element_bytes);
-        sram_done = std::max(sram_done, sram_access(step.stationary_in_inputs ? spec::TensorKind::inputs : spec::TensorKind::weights,
-                                                    weight_bytes, false));
-        sram_done = std::max(
-            sram_done, sram_access(step.streamed_in_weights ? spec::TensorKind::weights : spec::TensorKind::inputs,
-                                   step.bytes - weight_bytes, false));
-        sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_read_bytes, false));
-        sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_write_bytes, true));
-      } else {
-        sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes, false));
-      }
-      const StepCycles cycles = array_.execute(step);
-      const sc_core::sc_time own_time = period * static_cast<double>(cycles.own);
-      const sc_core::sc_time duration = std::max(own_time, sram_done - start);
-      compute_busy_ += own_time;
-      stall_by_cause_[static_cast<int>(results::StallCause::sram)] += duration - own_time;
-      if (timeline_ != nullptr) {
-        // The step's own cycles first, then the SRAM's beyond them.
-        timeline_->array_span(is_compute ? results::ArrayActivity::compute : results::ArrayActivity::vector,
-                              picoseconds(start), picoseconds(start + own_time));
-        timeline_->array_span(results::ArrayActivity::stall_sram, picoseconds(start + own_time),
-                              picoseconds(start + duration));
-      }
-      const auto index = static_cast<std::int32_t>(i);
-      if (cycles.output_path == 0) {
-        sc_core::wait(duration);
-        finish(index);
-        continue;
-      }
-      // The output path takes the tile's rows as the array produces them, once it is done with
-      // the tile before: it ends its busiest stage's cycles after it starts, and never before the
-      // array's last row. The vector unit is those units: its tile's output-path work follows its
-      // MACs.
-      const sc_core::sc_time path_start = on_vector_unit ? start + duration : std::max(start, path_latest_end_);
-      const sc_core::sc_time path_end =
-          std::max(start + duration, path_start + period * static_cast<double>(cycles.output_path));
-      path_older_end_ = path_latest_end_;
-      path_latest_end_ = path_end;
-      path_queue_.emplace_back(index, path_end);
-      path_handed_.notify();
-      sc_core::wait(duration);
-      operands_read_[i] = true;  // its double-buffer slots are free
-      step_done_.notify();
-    }
-    // The last tile's time in the output path after the array has finished.
-    charge(results::StallCause::vector, sc_core::sc_time_stamp(), path_latest_end_);
-  }
-}
-
-namespace {
 
 // The figures of what a memory did from `before` to `after`.
 results::DramFigures figures_since(results::DramChannelStats after, const results::DramChannelStats& before) {
@@ -396,12 +45,29 @@ results::DramFigures figures_since(results::DramChannelStats after, const result
 
 }  // namespace
 
+Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec,
+                         std::vector<program::LayerRun> runs, results::TimelineRecorder* timeline,
+                         spec::Fidelity fidelity)
+    : sc_core::sc_module(name),
+      mapper_(spec.dram),
+      memory_(make_memory(spec, fidelity)),
+      core_("core", spec, mapper_, *memory_, timeline, fast_chunk_bytes(spec, fidelity, mapper_)),
+      runs_(std::move(runs)),
+      timeline_(timeline) {
+  REUSESIM_HAS_PROCESS(Accelerator);
+  if (timeline_ != nullptr) {
+    timeline_->set_compute_period_ps(picoseconds(core_.clock_period()));
+    memory_->record_to(*timeline_);
+  }
+  SC_THREAD(drive);
+}
+
 void Accelerator::restart_machine() {
   memory_->wait_until_idle();  // posted writes of the last batch finish first
   // On a DRAM clock edge, so that the channels' cycles since the restart are whole.
   sc_core::wait(memory_->next_clock_edge() - sc_core::sc_time_stamp());
   if (!memory_->restart()) SC_REPORT_ERROR("reusesim/accelerator", "a batch started while the DRAM was still busy");
-  for (SramBuffer& buffer : buffers_) buffer.restart();
+  core_.restart();
 }
 
 std::vector<Accelerator::Unit> Accelerator::replay_order(const std::vector<program::LayerRun>& runs) {
@@ -442,56 +108,20 @@ void Accelerator::drive() {
       batch_dram_before_ = dram_before;
       batch_channels_before_ = channels_before;
     }
-    const ComputeStats compute_before = array_.stats();
-    std::vector<SramStats> sram_before;
-    for (const SramBuffer& buffer : buffers_) sram_before.push_back(buffer.stats());
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     if (unit.pass == 0) total.first_start = start;
     if (timeline_ != nullptr) timeline_->begin_layer(picoseconds(start));
-    program_ = &run.program;
-    std::tie(first_step_, end_step_) = step_range(unit);
-    // The steps of earlier passes are done.
-    done_.assign(run.program.steps.size(), false);
-    std::fill(done_.begin(), done_.begin() + static_cast<std::ptrdiff_t>(first_step_), true);
-    operands_read_.assign(run.program.steps.size(), false);
-    finished_at_.assign(run.program.steps.size(), sc_core::SC_ZERO_TIME);
-    remaining_ = static_cast<std::int64_t>(end_step_ - first_step_);
-    compute_busy_ = sc_core::SC_ZERO_TIME;
-    std::fill(std::begin(stall_by_cause_), std::end(stall_by_cause_), sc_core::SC_ZERO_TIME);
-    read_bytes_by_role_.fill(0);
-    write_bytes_ = 0;
-    adopt_prefetched_loads();
     const bool next_in_batch =
         u + 1 < units.size() && !(units[u + 1].pass == 0 && runs_[units[u + 1].run].starts_batch);
-    next_program_ = next_in_batch ? &runs_[units[u + 1].run].program : nullptr;
-    if (next_in_batch) std::tie(next_first_step_, next_end_step_) = step_range(units[u + 1]);
-    prefetch_room_bytes_ = next_in_batch ? weight_room_bytes(run.program) : 0;
-    if (remaining_ > 0) {
-      ++generation_;
-      start_.notify();
-      sc_core::wait(layer_done_);
+    Core::NextUnit next;
+    if (next_in_batch) {
+      next.program = &runs_[units[u + 1].run].program;
+      std::tie(next.first_step, next.end_step) = step_range(units[u + 1]);
     }
-    const sc_core::sc_time elapsed = sc_core::sc_time_stamp() - start;
-    // The array's last step ends before the last store: that tail is output drain.
-    sc_core::sc_time attributed = compute_busy_;
-    for (const sc_core::sc_time& stall : stall_by_cause_) attributed += stall;
-    stall_by_cause_[static_cast<int>(results::StallCause::output_drain)] += elapsed > attributed ? elapsed - attributed : sc_core::SC_ZERO_TIME;
-    if (timeline_ != nullptr) {
-      timeline_->array_span(results::ArrayActivity::stall_output_drain, picoseconds(start + attributed),
-                            picoseconds(start + elapsed));
-    }
-    total.elapsed += elapsed;
-    total.dram_span += elapsed + prefetch_span_;
-    total.compute += compute_busy_;
-    for (std::size_t cause = 0; cause < results::kStallCauses; ++cause) total.stalls[cause] += stall_by_cause_[cause];
-    for (std::size_t role = 0; role < program::kTensorRoles; ++role)
-      total.read_bytes[role] += read_bytes_by_role_[role];
-    total.write_bytes += write_bytes_;
-    total.prefetched_bytes += prefetched_bytes_;
-    const ComputeStats& compute = array_.stats();
-    total.macs += compute.macs - compute_before.macs;
-    total.vector_ops += compute.vector_ops - compute_before.vector_ops;
-    total.accumulator_updates += compute.accumulator_updates - compute_before.accumulator_updates;
+    const auto [first_step, end_step] = step_range(unit);
+    core_.begin_unit(run.program, first_step, end_step, next_in_batch ? &next : nullptr);
+    while (core_.busy()) sc_core::wait(core_.unit_done());
+    total.core += core_.end_unit(start);
     results::DramChannelStats dram_delta = memory_->total_stats();
     dram_delta -= dram_before;
     total.dram += dram_delta;
@@ -502,19 +132,11 @@ void Accelerator::drive() {
       delta -= channels_before[i];
       total.channels[i] += delta;
     }
-    total.sram.resize(buffers_.size());
-    for (std::size_t i = 0; i < buffers_.size(); ++i) {
-      const SramStats& now = buffers_[i].stats();
-      total.sram[i].read_bytes += now.read_bytes - sram_before[i].read_bytes;
-      total.sram[i].write_bytes += now.write_bytes - sram_before[i].write_bytes;
-      total.sram[i].read_words += now.read_words - sram_before[i].read_words;
-      total.sram[i].write_words += now.write_words - sram_before[i].write_words;
-    }
     if (!unit.last_pass) continue;
     if (timeline_ != nullptr) {
       // One span per layer, from its first pass to its last (other layers' passes run between).
       timeline_->begin_layer(picoseconds(total.first_start));
-      timeline_->end_layer(picoseconds(start + elapsed));
+      timeline_->end_layer(picoseconds(sc_core::sc_time_stamp()));
     }
     results_.push_back(layer_result(run, total));
     if (r + 1 == runs_.size() || runs_[r + 1].starts_batch) {
@@ -530,7 +152,8 @@ void Accelerator::drive() {
 }
 
 results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
-  const sc_core::sc_time period = array_.clock_period();
+  const sc_core::sc_time period = core_.clock_period();
+  const CoreUnitTotals& core = total.core;
   results::LayerResult result;
   result.layer = run.program.layer;
   result.type = run.program.type;
@@ -538,27 +161,27 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.onchip_read_input_bytes = run.program.onchip_input_bytes;
   result.onchip_kept_output_bytes = run.program.onchip_output_bytes;
   result.batch = run.batch;
-  result.seconds = total.elapsed.to_seconds();
-  result.dram_span_seconds = total.dram_span.to_seconds();
+  result.seconds = core.elapsed.to_seconds();
+  result.dram_span_seconds = core.dram_span.to_seconds();
   // Busy time and stalls fill the layer's time end to end: counted as consecutive spans, their
   // cycles add up to the layer's exactly (results/cycle_count.h).
-  const auto stall_ps = [&](results::StallCause cause) { return picoseconds(total.stalls[static_cast<int>(cause)]); };
+  const auto stall_ps = [&](results::StallCause cause) { return picoseconds(core.stalls[static_cast<int>(cause)]); };
   const std::vector<std::int64_t> cycles =
-      results::span_cycles({picoseconds(total.compute), stall_ps(results::StallCause::weights),
+      results::span_cycles({picoseconds(core.compute), stall_ps(results::StallCause::weights),
                             stall_ps(results::StallCause::inputs), stall_ps(results::StallCause::sram),
                             stall_ps(results::StallCause::vector), stall_ps(results::StallCause::output_drain)},
                            picoseconds(period));
-  result.cycles = results::nearest_cycles(picoseconds(total.elapsed), picoseconds(period));
+  result.cycles = results::nearest_cycles(picoseconds(core.elapsed), picoseconds(period));
   result.compute_cycles = cycles[0];
   result.stall_weights = cycles[1];
   result.stall_inputs = cycles[2];
   result.stall_sram = cycles[3];
   result.stall_vector = cycles[4];
   result.stall_output_drain = cycles[5];
-  result.macs = total.macs;
-  result.vector_ops = total.vector_ops;
-  result.accumulator_updates = total.accumulator_updates;
-  const auto read = [&](program::TensorRole role) { return total.read_bytes[static_cast<std::size_t>(role)]; };
+  result.macs = core.macs;
+  result.vector_ops = core.vector_ops;
+  result.accumulator_updates = core.accumulator_updates;
+  const auto read = [&](program::TensorRole role) { return core.read_bytes[static_cast<std::size_t>(role)]; };
   result.dram_read_weight_bytes = read(program::TensorRole::weights);
   // Everything but weights and the KV cache is an input, as the stall causes count it: a
   // recurrent layer's state, and outputs read back (partial sums of a program that spills them).
@@ -567,12 +190,12 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.dram_read_kv_cache_bytes = read(program::TensorRole::kv_cache);
   result.dram_read_bytes =
       result.dram_read_weight_bytes + result.dram_read_input_bytes + result.dram_read_kv_cache_bytes;
-  result.dram_write_bytes = total.write_bytes;
-  result.prefetched_weight_bytes = total.prefetched_bytes;
+  result.dram_write_bytes = core.write_bytes;
+  result.prefetched_weight_bytes = core.prefetched_bytes;
   result.dram = results::figures_of(total.dram);
   for (const results::DramChannelStats& channel : total.channels)
     result.dram_channels.push_back(results::figures_of(channel));
-  for (const SramStats& buffer : total.sram) {
+  for (const SramStats& buffer : core.sram) {
     result.sram_read_bytes += buffer.read_bytes;
     result.sram_write_bytes += buffer.write_bytes;
     result.sram_words.push_back({buffer.read_words, buffer.write_words});
