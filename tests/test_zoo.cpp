@@ -11,9 +11,11 @@ using namespace reusesim;
 
 namespace {
 
-config::LoadedModel zoo(const std::string& name) {
-  return config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/" + name + ".yaml");
+std::string model_path(const std::string& name) {
+  return std::string(REUSESIM_SOURCE_DIR) + "/models/" + name + ".yaml";
 }
+
+config::LoadedModel zoo(const std::string& name) { return config::load_model_file(model_path(name)); }
 
 const workload::NetworkLayer& layer_named(const workload::Network& network, const std::string& name) {
   for (const auto& layer : network.layers) {
@@ -69,8 +71,7 @@ TEST_CASE("zoo parameter and MAC totals match the reference implementations", "[
 
 TEST_CASE("DeepSpeech2: sequence length is a parameter and GRUs scale with it", "[zoo]") {
   const config::LoadedModel base = zoo("deepspeech2");
-  const config::LoadedModel longer = config::load_model_file(
-      std::string(REUSESIM_SOURCE_DIR) + "/models/deepspeech2.yaml", {"parameters.seq_len=200"});
+  const config::LoadedModel longer = config::load_model_file(model_path("deepspeech2"), {"parameters.seq_len=200"});
   std::int64_t recurrent_layers = 0;
   for (const auto& layer : base.network.layers) {
     if (!workload::is_recurrent(layer.spec.type)) continue;
@@ -122,7 +123,7 @@ TEST_CASE("every model in models/ loads, and its footprint peak never exceeds it
       CHECK(footprint.peak_bytes >= footprint.weight_bytes);
     }
   }
-  CHECK(models == 17);  // the 17 files in models/
+  CHECK(models == 18);  // the 18 files in models/
 }
 
 TEST_CASE("transformer zoo: parameter counts of the reference implementations", "[zoo][transformer]") {
@@ -140,6 +141,13 @@ TEST_CASE("transformer zoo: parameter counts of the reference implementations", 
   // final norm 4,096; lm_head 131,072,000 (untied).
   CHECK(zoo("llama2_7b").network.total_params() == 131'072'000 + 32 * 202'383'360LL + 4'096 + 131'072'000);
   CHECK(zoo("llama2_7b").network.total_params() == 6'738'415'616);
+  // Llama-3.1-8B: embed 128,256 x 4,096 = 525,336,576; per layer q and o 2 x 4,096^2 = 33,554,432,
+  // k and v 2 x 4,096 x 1,024 = 8,388,608 (8 key/value heads of 128), SwiGLU 3 x 4,096 x 14,336 =
+  // 176,160,768, RMSNorms 2 x 4,096: 218,112,000, x 32; final norm 4,096; lm_head 525,336,576.
+  const config::LoadedModel llama3 = zoo("llama3_1_8b");
+  CHECK(llama3.network.total_params() == 525'336'576 + 32 * 218'112'000LL + 4'096 + 525'336'576);
+  CHECK(llama3.network.total_params() == 8'030'261'248);
+  CHECK(layer_named(llama3.network, "layers_1/k").counts.params == 4'096 * 1'024);
   // ViT-B/16 (torchvision vit_b_16): conv_proj 3 x 16 x 16 x 768 + 768 = 590,592; class token 768;
   // positions 197 x 768 = 151,296; 12 pre-norm layers of 7,087,872 (GPT-2's parts); encoder.ln
   // 1,536; head 768 x 1,000 + 1,000 = 769,000.
@@ -168,26 +176,63 @@ TEST_CASE("transformer zoo: MACs per token, attention growing with the sequence"
   CHECK(zoo("vit_b_16").network.total_macs() == 17'563'828'224);
 }
 
+namespace {
+
+// A decode step at context L of a model cut to one layer: that layer's MACs and the KV-cache
+// elements its kv_cache matmuls read (the L cached tokens and the new one).
+struct DecodeLayer {
+  std::int64_t macs = 0;
+  std::int64_t cached_elements = 0;
+};
+
+DecodeLayer decode_layer(const std::string& name, std::int64_t context) {
+  const config::LoadedModel model =
+      config::load_model_file(model_path(name), {"parameters.layers=1"}, config::Phase{0, context});
+  CHECK(model.network.input == workload::Shape::sequence(1, 1));  // one new token
+  DecodeLayer result;
+  for (const auto& layer : model.network.layers) {
+    if (layer.spec.name.rfind("layers/", 0) == 0) result.macs += layer.counts.macs;
+    if (layer.cached_steps > 0) {
+      CHECK(layer.cached_steps == context);
+      result.cached_elements += layer.input_shapes[1].elements();
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
 TEST_CASE("Llama-2-7B decode: one layer's MACs per token at context L, and the KV cache it reads", "[zoo][transformer]") {
   // A decode step is one token: per layer q, k, v, o 4 x 4,096^2 = 67,108,864 and the SwiGLU MLP
   // 3 x 4,096 x 11,008 = 135,266,304 MACs, plus attention over the L cached tokens and the new one:
   // Q K^T and A V each (L + 1) x 4,096 (32 heads x 128).
   for (const std::int64_t context : {512, 4095}) {
-    const config::LoadedModel llama = config::load_model_file(
-        std::string(REUSESIM_SOURCE_DIR) + "/models/llama2_7b.yaml", {"parameters.layers=1"}, config::Phase{0, context});
-    std::int64_t layer_macs = 0, cached_elements = 0;
-    for (const auto& layer : llama.network.layers) {
-      if (layer.spec.name.rfind("layers/", 0) == 0) layer_macs += layer.counts.macs;
-      if (layer.cached_steps > 0) {
-        CHECK(layer.cached_steps == context);
-        cached_elements += layer.input_shapes[1].elements();
-      }
-    }
     INFO("context " << context);
-    CHECK(layer_macs == 67'108'864 + 135'266'304 + 2 * (context + 1) * 4'096);
+    const DecodeLayer layer = decode_layer("llama2_7b", context);
+    CHECK(layer.macs == 67'108'864 + 135'266'304 + 2 * (context + 1) * 4'096);
     // Keys and values of L + 1 tokens, 4,096 each: at fp16 2 x 4,096 x 2 B = 16 KiB per token and
     // layer, 512 KiB per token over the 32 layers.
-    CHECK(cached_elements == 2 * (context + 1) * 4'096);
-    CHECK(llama.network.input == workload::Shape::sequence(1, 1));  // one new token
+    CHECK(layer.cached_elements == 2 * (context + 1) * 4'096);
   }
+}
+
+TEST_CASE("Llama-3.1-8B decode: grouped-query attention reads a quarter of Llama-2's keys and values",
+          "[zoo][transformer]") {
+  // Per layer q and o 2 x 4,096^2 = 33,554,432, k and v 2 x 4,096 x 1,024 = 8,388,608, the SwiGLU
+  // MLP 3 x 4,096 x 14,336 = 176,160,768: 218,103,808 MACs. Attention over the L cached tokens and
+  // the new one: Q K^T and A V each (L + 1) x 128 x 32 query heads; the 4 query heads of a group
+  // read the same key/value head, so the MACs are Llama-2's.
+  for (const std::int64_t context : {512, 131071}) {
+    INFO("context " << context);
+    const DecodeLayer layer = decode_layer("llama3_1_8b", context);
+    CHECK(layer.macs == 218'103'808 + 2 * (context + 1) * 128 * 32);
+    // Keys and values of L + 1 tokens, 1,024 each (8 key/value heads x 128): at fp16 2 x 1,024 x
+    // 2 B = 4 KiB per token and layer, 128 KiB per token over the 32 layers.
+    CHECK(layer.cached_elements == 2 * (context + 1) * 1'024);
+  }
+  // The whole model at L = 512: 32 x (218,103,808 + 2 x 513 x 4,096) = 32 x 222,306,304 =
+  // 7,113,801,728 and lm_head 4,096 x 128,256 = 525,336,576: 7,639,138,304 MACs per token.
+  const config::LoadedModel whole = config::load_model_file(model_path("llama3_1_8b"), {}, config::Phase{0, 512});
+  CHECK(whole.network.total_macs() == 32 * 222'306'304LL + 525'336'576);
+  CHECK(whole.network.total_macs() == 7'639'138'304);
 }

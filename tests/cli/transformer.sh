@@ -81,6 +81,34 @@ d = json.load(sys.stdin)
 print(d["macs_per_token"], d["kv_cache_bytes_per_token"],
       [l["kv_cache_read_bytes"] for l in d["layers"] if l["layer"] == "layers_1/scores"][0])' <<<"$out")" "6741557248 524288 33619968"
 
+# --- analyze: Llama-3.1-8B's 32 query heads share 8 key/value heads (grouped-query attention). ---
+# A decode step after 512 tokens: per layer q and o 2 x 4,096^2 = 33,554,432, k and v
+# 2 x 4,096 x 1,024 = 8,388,608, the MLP 3 x 4,096 x 14,336 = 176,160,768, attention over 513 tokens
+# 2 x 513 x 128 x 32 heads = 4,202,496: 222,306,304; 32 layers and the lm_head 4,096 x 128,256:
+# 32 x 222,306,304 + 525,336,576 = 7,639,138,304 MACs. The cache holds 1,024 (8 heads x 128) per
+# key or value row: each kv_cache matmul reads 513 x 1,024 x 2 B = 1,050,624 bytes, the step
+# 64 x 1,050,624 = 67,239,936; a token adds 2 x 32 x 1,024 x 2 B = 131,072 bytes (128 KiB).
+expect 0 "llama3 analyze decode" -- "$REUSESIM" analyze --model "$SRC/models/llama3_1_8b.yaml" --phase decode \
+  --context 512 --batch 1 --format csv
+same "llama3 decode MACs and KV-cache reads" \
+  "$(csv_col macs,kv_cache_read_bytes --where layer=TOTAL <<<"$out"),$(csv_col kv_cache_read_bytes --where layer=layers_1/context <<<"$out")" \
+  "7639138304,67239936,1050624"
+expect 0 "llama3 analyze decode json" -- "$REUSESIM" analyze --model "$SRC/models/llama3_1_8b.yaml" --phase decode \
+  --context 512 --batch 1 --format json
+same "llama3 per token" "$(/usr/bin/python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["macs_per_token"], d["kv_cache_bytes_per_token"])' <<<"$out")" "7639138304 131072"
+# footprint: what the cache holds before the step, per matmul L x 1,024 x 2 B and in all 64 times
+# that. L = 512: 1,048,576 and 67,108,864. The whole 128 K context (131,071 cached tokens and the
+# new one): 268,433,408 and 17,179,738,112 (16 GiB less the new token's 128 KiB).
+while read -r context matmul_bytes total_bytes; do
+  expect 0 "llama3 footprint decode $context" -- "$REUSESIM" footprint --model "$SRC/models/llama3_1_8b.yaml" \
+    --batch 1 --mode infer --phase decode --context "$context" --format csv
+  same "llama3 KV cache at $context" "$(csv_col kv_cache_bytes --where layer=layers_32/scores <<<"$out"),$(
+    csv_col kv_cache_bytes --where layer=TOTAL <<<"$out")" "$matmul_bytes,$total_bytes"
+done <<<"512 1048576 67108864
+131071 268433408 17179738112"
+
 # --- footprint of a decode step: the KV cache of the tokens before it, held for the whole step. ---
 # Llama-2-7B at batch 8 after 4,095 tokens: each of 32 layers caches 4,095 keys and 4,095 values of
 # 4,096 (32 heads x 128) per sample, fp16: 2 x 32 x 4,095 x 4,096 x 8 x 2 B = 17,175,674,880; one
