@@ -26,7 +26,7 @@ struct ComputeStats {
 // vector_ops_per_cycle values a clock, fed as the array's rows come out: a tile spends its busiest
 // stage's cycles there, overlapped with the array (docs/mapping-and-replay.md, "The output path").
 // A GEMM on the vector unit occupies the output path's units itself, so its output-path time
-// follows its own (hw::Accelerator).
+// follows its own (hw::Core).
 struct StepCycles {
   std::int64_t own = 0;
   std::int64_t output_path = 0;
