@@ -480,4 +480,10 @@ TEST_CASE("SRAM roof: binds only when a buffer cannot feed the array's per-cycle
       configs + "small.yaml", {"compute.dataflow=os", "sram.buffers.weights.banks=2"}));
   REQUIRE(os_half.has_value());
   CHECK(*os_half == Approx(256e9));
+  // The same on two arrays: the inputs are broadcast (16 B a cycle), each array takes its own 16
+  // weight columns (32 B a cycle against 8): a quarter of the 1.024e12 ops/s peak, 256e9 again.
+  const auto os_two_arrays = reusesim::timing::sram_bound_ops_per_second(reusesim::config::load_accelerator_file(
+      configs + "small.yaml", {"compute.dataflow=os", "sram.buffers.weights.banks=2", "compute.arrays=2"}));
+  REQUIRE(os_two_arrays.has_value());
+  CHECK(*os_two_arrays == Approx(256e9));
 }
