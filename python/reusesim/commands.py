@@ -81,16 +81,19 @@ def _table(name, arguments, timeout_s):
     """A command printing a table with a TOTAL row: its CSV for the cells, its JSON (a second
     process, of milliseconds) for their kinds and the summary."""
     printed = execute(arguments + ["--format", "csv"], timeout_s)
-    document = _json(execute(arguments + ["--format", "json"], timeout_s).stdout, f"reusesim {name} --format json")
+    printed_json = execute(arguments + ["--format", "json"], timeout_s)
+    document = _json(printed_json.stdout, f"reusesim {name} --format json")
     # The layers' cells, the TOTAL's (analyze: `total`; footprint: the top-level figures).
-    records = document["layers"] + [document.get("total", {}),
-                                    {key: value for key, value in document.items() if key != "layers"}]
-    layers, totals = split_totals(frame_from_csv(printed.stdout, kinds_of(records), f"reusesim {name} --format csv"))
+    top_level = {key: value for key, value in document.items() if not isinstance(value, (list, dict))}
+    records = document["layers"] + [document.get("total", {}), top_level]
+    rows = frame_from_csv(printed.stdout, kinds_of(records), f"reusesim {name} --format csv")
+    layers, totals = split_totals(rows)
     summary = {key: value for key, value in document.items() if key not in ("layers", "total")}
     return Table(name, layers, totals, summary, printed.command, printed.stderr)
 
 
-def analyze(model, batch=1, *, peak_tops=None, phase=None, sequence=None, context=None, set=None, timeout_s=None):
+def analyze(model, batch=1, *, peak_tops=None, phase=None, sequence=None, context=None, set=None,
+            timeout_s=None):
     """`reusesim analyze`: compulsory traffic and intensity per layer (one batch size)."""
     with tempfile.TemporaryDirectory(prefix="reusesim-") as scratch:
         arguments = ["analyze", "--model", input_file(model, "model", scratch), "--batch", batch]
@@ -98,25 +101,26 @@ def analyze(model, batch=1, *, peak_tops=None, phase=None, sequence=None, contex
         return _table("analyze", arguments + overrides(set), timeout_s)
 
 
-def footprint(model, batch=1, *, dtype=None, im2col=False, inplace_activations=False, mode=None, optimizer=None,
-              checkpoint_segments=None, mixed_precision=False, phase=None, sequence=None, context=None, set=None,
-              timeout_s=None):
+def footprint(model, batch=1, *, dtype=None, im2col=False, inplace_activations=False, mode=None,
+              optimizer=None, checkpoint_segments=None, mixed_precision=False, phase=None, sequence=None,
+              context=None, set=None, timeout_s=None):
     """`reusesim footprint`: memory per layer and in total, for inference or a training step."""
     with tempfile.TemporaryDirectory(prefix="reusesim-") as scratch:
         arguments = ["footprint", "--model", input_file(model, "model", scratch), "--batch", batch]
-        arguments += options([("--dtype", dtype), ("--im2col", im2col), ("--inplace-activations", inplace_activations),
+        arguments += options([("--dtype", dtype), ("--im2col", im2col),
+                              ("--inplace-activations", inplace_activations),
                               *_training_options(mode, optimizer, checkpoint_segments, mixed_precision),
                               *_sequence_options(phase, sequence, context)])
         return _table("footprint", arguments + overrides(set), timeout_s)
 
 
-def memtest(dram, pattern=None, *, trace=None, requests=None, request_bytes=None, outstanding=None, wall_time=False,
-            set=None, timeout_s=None):
+def memtest(dram, pattern=None, *, trace=None, requests=None, request_bytes=None, outstanding=None,
+            wall_time=False, set=None, timeout_s=None):
     """`reusesim memtest`: `dram` a preset name, a DRAM file or a dict; `pattern` or `trace` (a
     request file). One process (a simulation): its JSON, whose rows are those of the CSV with
     `--per-channel`, at full double precision (the CSV prints 10 significant digits)."""
     with tempfile.TemporaryDirectory(prefix="reusesim-") as scratch:
-        arguments = ["memtest", "--dram", input_file(dram, "dram", scratch) if isinstance(dram, dict) else dram]
+        arguments = ["memtest", "--dram", input_file(dram, "dram", scratch)]
         arguments += options([("--pattern", pattern), ("--trace", trace), ("--requests", requests),
                               ("--request-bytes", request_bytes), ("--outstanding", outstanding),
                               ("--wall-time", wall_time)])
@@ -125,7 +129,8 @@ def memtest(dram, pattern=None, *, trace=None, requests=None, request_bytes=None
     whole = {key: value for key, value in document.items() if key not in ("channels", "conventions")}
     records = [whole] + document["channels"]
     rows = frame_from_records(records, list(whole), kinds_of(records))
-    return Memtest(rows, {**whole, "conventions": document.get("conventions")}, completed.command, completed.stderr)
+    summary = {**whole, "conventions": document.get("conventions")}
+    return Memtest(rows, summary, completed.command, completed.stderr)
 
 
 def check(files, kind=None, *, set=None, timeout_s=None):

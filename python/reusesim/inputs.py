@@ -6,9 +6,10 @@ import os
 
 
 def input_file(value, role, directory):
-    """The path of an accelerator, model, DRAM or trace input: a path as given (relative to the
-    caller's directory), or a dict written as JSON (valid YAML 1.2, which the CLI's loader reads)
-    to `directory`/`role`.yaml, two-space indented: line numbers in errors count its lines."""
+    """The path of an accelerator, model, DRAM or trace input, or a DRAM preset's name: a str or
+    path as given (relative to the caller's directory), or a dict written as JSON (valid YAML 1.2,
+    which the CLI's loader reads) to `directory`/`role`.yaml, two-space indented: line numbers in
+    errors count the lines of json.dumps(value, indent=2)."""
     if isinstance(value, dict):
         path = os.path.join(directory, f"{role}.yaml")
         with open(path, "w", encoding="utf-8") as file:

@@ -10,8 +10,8 @@ from test_run import assert_cells_equal, cli_rows
 
 def test_analyze_equals_the_cli(cli):
     analysis = reusesim.analyze("models/alexnet.yaml", batch=4, peak_tops=1)
-    rows = cli_rows(cli("analyze", "--model", "models/alexnet.yaml", "--batch", "4", "--peak-tops", "1", "--format",
-                        "csv"))
+    rows = cli_rows(cli("analyze", "--model", "models/alexnet.yaml", "--batch", "4", "--peak-tops", "1",
+                        "--format", "csv"))
     assert_cells_equal(analysis.layers, rows[:-1])
     assert_cells_equal(analysis.totals, rows[-1:])
     # 724,406,816 MACs a sample (tests/python/test_run.py), x4.
@@ -40,7 +40,8 @@ def test_memtest_rows_are_the_whole_memory_then_each_channel():
     assert list(result.rows["channel"]) == ["all"] + [str(channel) for channel in range(8)]
     assert result.rows["read_bytes"].iloc[0] == 64_000 and result.rows["read_bytes"].dtype == "int64"
     assert result.rows["read_bytes"].iloc[1:].sum() == 64_000
-    assert result.summary["memory"] == "hbm2" and result.summary["achieved_gbps"] == result.rows["achieved_gbps"][0]
+    assert result.summary["memory"] == "hbm2"
+    assert result.summary["achieved_gbps"] == result.rows["achieved_gbps"][0]
 
 
 TRACE = """name: tiny
@@ -56,8 +57,8 @@ def test_load_reads_a_trace_directory(tmp_path):
     from conftest import SRC
 
     (tmp_path / "tiny.yaml").write_text(TRACE.format(src=SRC))
-    subprocess.run([reusesim.find_binary(), "trace", str(tmp_path / "tiny.yaml"), "--out", str(tmp_path / "results"),
-                    "--no-figure"], check=True, capture_output=True)
+    subprocess.run([reusesim.find_binary(), "trace", str(tmp_path / "tiny.yaml"), "--out",
+                    str(tmp_path / "results"), "--no-figure"], check=True, capture_output=True)
     trace = reusesim.load(tmp_path / "results")
     # 2 channel counts x 2 batches = 4 jobs; the MLP has 5 layers: 20 layer rows.
     assert list(trace.jobs["status"]) == ["done"] * 4 and len(trace.networks) == 4 and len(trace.layers) == 20

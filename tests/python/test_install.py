@@ -22,14 +22,17 @@ def test_the_installed_package_runs_the_installed_binary(tmp_path):
     # ctest gives its cmake; by hand, the one on PATH. The build tree is the binary's directory.
     cmake = os.environ.get("REUSESIM_CMAKE") or shutil.which("cmake")
     build = os.path.dirname(reusesim.find_binary())
-    subprocess.run([cmake, "--install", build, "--prefix", str(tmp_path / "prefix")], check=True, capture_output=True)
+    subprocess.run([cmake, "--install", build, "--prefix", str(tmp_path / "prefix")], check=True,
+                   capture_output=True)
     prefix = tmp_path / "moved"
     (tmp_path / "prefix").rename(prefix)
     package = prefix / "lib" / "python3" / "dist-packages"
     environment = {key: value for key, value in os.environ.items() if not key.startswith("REUSESIM")}
-    environment.update(PYTHONPATH=str(package), PATH=f"{prefix / 'bin'}:/usr/bin:/bin", PYTHONDONTWRITEBYTECODE="1")
-    done = subprocess.run([sys.executable, "-c", SNIPPET.format(share=prefix / "share" / "reusesim")], cwd=tmp_path,
-                          env=environment, capture_output=True, text=True)
+    environment.update(PYTHONPATH=str(package), PATH=f"{prefix / 'bin'}:/usr/bin:/bin",
+                       PYTHONDONTWRITEBYTECODE="1")
+    snippet = SNIPPET.format(share=prefix / "share" / "reusesim")
+    done = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, env=environment, capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == str(package / "reusesim" / "__init__.py")

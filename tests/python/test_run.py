@@ -35,8 +35,8 @@ def assert_cells_equal(frame, rows):
 
 def test_run_equals_the_cli_alexnet_on_snowflake_batch_1_and_16(cli):
     result = reusesim.run("configs/snowflake.yaml", "models/alexnet.yaml", batch=[1, 16])
-    rows = cli_rows(cli("run", "--arch", "configs/snowflake.yaml", "--model", "models/alexnet.yaml", "--batch", "1,16",
-                        "--format", "csv"))
+    rows = cli_rows(cli("run", "--arch", "configs/snowflake.yaml", "--model", "models/alexnet.yaml", "--batch",
+                        "1,16", "--format", "csv"))
     totals = [row for row in rows if row["layer"] == "TOTAL"]
     assert_cells_equal(result.layers, [row for row in rows if row["layer"] != "TOTAL"])
     assert_cells_equal(result.totals, totals)
@@ -80,8 +80,10 @@ accumulators: {capacity_kib: 64, bits: 32}
 sram:
   clock_mhz: 800
   buffers:
-    - {name: weights, capacity_kib: 256, banks: 8, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: [weights]}
-    - {name: acts, capacity_kib: 512, banks: 8, bank_width_bytes: 4, read_ports: 1, write_ports: 1, holds: [inputs, outputs]}
+    - {name: weights, capacity_kib: 256, banks: 8, bank_width_bytes: 4, read_ports: 1, write_ports: 1,
+       holds: [weights]}
+    - {name: acts, capacity_kib: 512, banks: 8, bank_width_bytes: 4, read_ports: 1, write_ports: 1,
+       holds: [inputs, outputs]}
 dram: {preset: lpddr4-3200, channels: 2}
 """
 NPU = {"name": "my_npu",
