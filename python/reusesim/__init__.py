@@ -4,7 +4,8 @@ process, so each call is a process of its own), results as pandas DataFrames (do
     run, analyze, footprint, memtest, check   the commands (reusesim.commands)
     load                                      a `reusesim trace` results directory (reusesim.traces)
     find_binary                               the binary they run (reusesim.process)
-    ReuseSimError, InputError, InternalError, RunError, BinaryNotFoundError   (reusesim.errors)
+    ReuseSimError, InputError, InternalError, RunError, BinaryNotFoundError, ReuseSimWarning
+                                              (reusesim.errors)
 
 reusesim.plot draws the figures of `reusesim figure` from the CSV files a trace writes
 (docs/traces-and-figure.md); scripts/plot_figure.py and scripts/plot_energy.py are its command
@@ -12,14 +13,15 @@ lines. They need the standard library and matplotlib only, so the functions abov
 pandas, are imported on first use.
 """
 
-from .errors import BinaryNotFoundError, InputError, InternalError, ReuseSimError, RunError
+from .errors import BinaryNotFoundError, InputError, InternalError, ReuseSimError, ReuseSimWarning, RunError
 
 # Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {"run": "commands", "analyze": "commands", "footprint": "commands", "memtest": "commands",
          "check": "commands", "load": "traces", "find_binary": "process", "Result": "results",
          "Table": "results", "Memtest": "results", "Trace": "results"}
 
-__all__ = ["BinaryNotFoundError", "InputError", "InternalError", "ReuseSimError", "RunError", *_LAZY]
+__all__ = ["BinaryNotFoundError", "InputError", "InternalError", "ReuseSimError", "ReuseSimWarning", "RunError",
+           *_LAZY]
 
 
 def __getattr__(name):

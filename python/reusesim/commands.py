@@ -66,8 +66,9 @@ def run(arch, model, batch=1, *, set=None, phase=None, sequence=None, context=No
         arguments = ["run", "--arch", input_file(arch, "arch", scratch), "--model",
                      input_file(model, "model", scratch), "--batch", listed(batch, "batch"), "--out", directory,
                      "--format", "csv"]
-        arguments += options([("--layers", layers and listed(layers, "layers")),
-                              ("--layer-types", layer_types and listed(layer_types, "layer_types")),
+        selection = [("--layers", None if layers is None else listed(layers, "layers")),
+                     ("--layer-types", None if layer_types is None else listed(layer_types, "layer_types"))]
+        arguments += options([*selection,
                               ("--fidelity", fidelity), ("--dump-program", dump_program), ("--timeline", timeline),
                               *_sequence_options(phase, sequence, context),
                               *_training_options(mode, optimizer, checkpoint_segments, mixed_precision)])

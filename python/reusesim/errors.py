@@ -6,7 +6,9 @@
       InternalError          exit status 3: a broken internal invariant (a bug in ReuseSim)
       RunError               any other failure: another status, a signal, a time limit, output
                              the package cannot read
-      BinaryNotFoundError    no `reusesim` binary where the package looks (reusesim.binary)
+      BinaryNotFoundError    no `reusesim` binary where the package looks (reusesim.process)
+    ReuseSimWarning          a warning the CLI printed (`reusesim run: warning: ...`), issued with
+                             warnings.warn as it printed it
 
 Nothing here imports pandas: the plotting scripts import the package without it.
 """
@@ -41,3 +43,7 @@ class RunError(ReuseSimError):
 
 class BinaryNotFoundError(ReuseSimError):
     """No usable `reusesim` binary; the message says where the package looked."""
+
+
+class ReuseSimWarning(UserWarning):
+    """A warning line of a command that succeeded, as the CLI printed it."""

@@ -5,10 +5,11 @@ import os
 import shutil
 import signal
 import subprocess
+import warnings
 from collections import namedtuple
 from pathlib import Path
 
-from .errors import BinaryNotFoundError, InputError, InternalError, RunError
+from .errors import BinaryNotFoundError, InputError, InternalError, ReuseSimWarning, RunError
 
 ENVIRONMENT_VARIABLE = "REUSESIM"
 # <repo>/python/reusesim: the source tree's package, whose build tree is <repo>/build.
@@ -65,7 +66,8 @@ def failure(command, returncode, stderr):
 
 
 def execute(arguments, timeout_s=None):
-    """Runs `reusesim ARGUMENTS...` in the caller's directory; returns it Completed.
+    """Runs `reusesim ARGUMENTS...` in the caller's directory; returns it Completed, its warning
+    lines issued as ReuseSimWarning (as the CLI shows them, not hidden in `stderr`).
     Raises InputError (exit 2), InternalError (3), RunError (anything else, or past `timeout_s`
     seconds, when the process is killed)."""
     command = [find_binary(), *map(str, arguments)]
@@ -79,4 +81,7 @@ def execute(arguments, timeout_s=None):
     stderr = _text(done.stderr)
     if done.returncode != 0:
         raise failure(command, done.returncode, stderr)
+    for line in stderr.splitlines():
+        if ": warning: " in line:
+            warnings.warn(line, ReuseSimWarning, stacklevel=3)
     return Completed(command, _text(done.stdout), stderr)

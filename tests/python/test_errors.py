@@ -56,6 +56,9 @@ def test_a_refused_run_raises_input_error():
     with pytest.raises(reusesim.InputError) as refused:
         reusesim.run("configs/snowflake.yaml", "models/alexnet.yaml", layers=["fc9"])
     assert refused.value.returncode == 2 and "fc9" in str(refused.value) and refused.value.stderr
+    # An empty selection is an error, not "all layers".
+    with pytest.raises(TypeError, match="layers: expected an int, a str or a non-empty list"):
+        reusesim.run("configs/snowflake.yaml", "models/alexnet.yaml", layers=[])
 
 
 @pytest.fixture
