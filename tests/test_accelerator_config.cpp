@@ -524,6 +524,23 @@ TEST_CASE("compute.arrays: one by default, counted in the peak, systolic only", 
         "cluster's units are its arrays: write units: <count>)\n");
 }
 
+// cores: one by default; cores.count identical cores, counted in the chip's peak (small: 16 x 16
+// at 1 GHz, 512 Gops/s a core; four: 2.048e12 ops/s); a mapping with one key, count.
+TEST_CASE("cores: one by default, count counted in the chip's peak, errors name the key", "[accelerator]") {
+  CHECK(load(kAccelerator).cores == 1);
+  const spec::AcceleratorSpec four = load(kAccelerator, {"cores.count=4"});
+  CHECK(four.cores == 4);
+  CHECK(four.peak_ops_per_second() == Approx(2.048e12));
+  CHECK(four.compute.peak_ops_per_second() == Approx(512e9));
+  CHECK(errors_of(kAccelerator, {"cores=2"}) ==
+        "--set cores=2: error: cores: expected a mapping (key: value lines), got \"2\"\n");
+  CHECK(errors_of(kAccelerator, {"cores.counts=2"}) ==
+        "--set cores.counts=2: error: cores.count: missing required key\n"
+        "--set cores.counts=2: error: cores.counts: unknown key (did you mean \"count\"?)\n");
+  CHECK(errors_of(kAccelerator, {"cores.count=1025"}).find("cores.count: expected at most 1024, got 1025") !=
+        std::string::npos);
+}
+
 // configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.
 TEST_CASE("the shipped accelerators' accumulators and lane direction", "[accelerator]") {
   const spec::AcceleratorSpec tpu = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");

@@ -78,6 +78,10 @@ TEST_CASE("config.json keeps every kind of --set override", "[accelerator_writer
   check_file_round_trip("small.yaml", {"sram.buffers.weights.capacity_kib=48", "sram.clock_mhz=800",
                                        "sram.buffers.inputs.holds=outputs", "sram.buffers.outputs.holds=inputs"});
   check_file_round_trip("small.yaml", {"dma.outstanding_requests=256"});
+  check_file_round_trip("small.yaml", {"cores.count=4", "compute.arrays=2"});
+  const std::string chip =
+      config::accelerator_json(config::load_accelerator_file(kSource + "/configs/small.yaml", {"cores.count=4"}));
+  CHECK(chip.find("\"cores\": {\n    \"count\": 4\n  }") != std::string::npos);
   // DRAM: organisation, timings, mapping, hash, and each controller policy.
   check_file_round_trip("small.yaml", {"dram.channels=4", "dram.tck_ns=0.9", "dram.trefi=7800",
                                        "dram.address_mapping=ch,ra,bg,ba,ro,co", "dram.address_hash=xor"});

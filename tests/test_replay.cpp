@@ -295,7 +295,7 @@ namespace {
 std::vector<results::LayerResult> replay_program_text(const spec::AcceleratorSpec& spec, const std::string& program) {
   std::vector<program::LayerRun> runs;
   for (program::ProgramRecord& record : program::read_programs(program, "test.program", static_cast<std::uint64_t>(spec.dram.burst_bytes()))) {
-    runs.push_back(program::LayerRun{record.batch, std::move(record.program), runs.empty()});
+    runs.push_back(program::LayerRun{record.batch, std::move(record.program), runs.empty(), {}, {}});
   }
   const simulate::Replay replay = simulate::replay(spec, std::move(runs));
   INFO(replay.problem);
@@ -395,7 +395,7 @@ TEST_CASE("ideal memory: unlimited, a layer that fits the buffers takes exactly 
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::compute) closed_form += timing::gemm_cycles(spec.compute, step.gemm).cycles;
   }
-  const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{16, program, true}});
+  const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{16, program, true, {}, {}}});
   INFO(replay.problem);
   REQUIRE(replay.problem.empty());
   const results::LayerResult& fc = replay.results.front();
@@ -470,7 +470,7 @@ TEST_CASE("weight prefetch: never across a batch boundary", "[replay][prefetch]"
   std::vector<program::LayerRun> runs;
   const spec::AcceleratorSpec spec = small_with_dram(kOneBytePerNsMemory);
   for (program::ProgramRecord& record : program::read_programs(kTwoLayers, "test.program", 64)) {
-    runs.push_back(program::LayerRun{record.batch, std::move(record.program), true});
+    runs.push_back(program::LayerRun{record.batch, std::move(record.program), true, {}, {}});
   }
   const simulate::Replay replay = simulate::replay(spec, std::move(runs));
   INFO(replay.problem);

@@ -31,7 +31,7 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
       fixtures::shipped_accelerator("small", {"dram.tck_ns=1"});
   const program::LayerProgram program = fixtures::load_compute_store_program();  // one burst each way
   results::TimelineRecorder timeline;
-  const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{1, program}}, &timeline);
+  const simulate::Replay replay = simulate::replay(spec, {program::LayerRun{1, program, false, {}, {}}}, &timeline);
   INFO(replay.problem);
   REQUIRE(replay.problem.empty());
   const results::LayerResult& result = replay.results.front();

@@ -48,6 +48,10 @@ int replay_command(const std::vector<std::string>& args) {
     const report::Format format = parse_format(common.format);
     const spec::Fidelity fidelity = parse_fidelity(fidelity_name);
     const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, common.overrides);
+    if (spec.cores > 1) {
+      throw UsageError("a program file holds one core's programs: a chip of " + std::to_string(spec.cores) +
+                       " cores (cores.count) is replayed by `run` only");
+    }
     std::vector<program::ProgramRecord> records;
     try {
       const std::string text = read_program_file(program_file);
@@ -71,7 +75,7 @@ int replay_command(const std::vector<std::string>& args) {
           runs.empty() || runs.back().batch != record.batch || names.count(record.program.layer) > 0;
       if (starts_batch) names.clear();
       names.insert(record.program.layer);
-      runs.push_back(program::LayerRun{record.batch, std::move(record.program), starts_batch});
+      runs.push_back(program::LayerRun{record.batch, std::move(record.program), starts_batch, {}, {}});
     }
     std::vector<bool> starts;
     for (const program::LayerRun& run : runs) starts.push_back(run.starts_batch);

@@ -152,6 +152,15 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides, {"model"});
+    // Program files and the timeline describe one core (docs/accelerator-format.md, "Cores").
+    if (spec.cores > 1 && !dump_file.empty()) {
+      throw UsageError("--dump-program writes one core's programs: a chip of " + std::to_string(spec.cores) +
+                       " cores (cores.count) cannot be dumped yet");
+    }
+    if (spec.cores > 1 && !timeline_file.empty()) {
+      throw UsageError("--timeline draws one core's tracks: a chip of " + std::to_string(spec.cores) +
+                       " cores (cores.count) has no timeline yet");
+    }
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
@@ -208,12 +217,14 @@ int run_command(const std::vector<std::string>& args) {
     // write errors are reported here.
     std::string problem;
     if (!out_dir.empty()) {
-      problem = util::output_files_problem(
-          out_dir, {{"results.csv", report::render_run(report, report::Format::csv)},
-                    {"results.json", report::render_run(report, report::Format::json)},
-                    {"dram_channels.csv", report::render_dram_channels(report)},
-                    {"config.json", config::accelerator_json(spec)},
-                    {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity)}});
+      std::vector<std::pair<std::string, std::string>> files{
+          {"results.csv", report::render_run(report, report::Format::csv)},
+          {"results.json", report::render_run(report, report::Format::json)},
+          {"dram_channels.csv", report::render_dram_channels(report)},
+          {"config.json", config::accelerator_json(spec)},
+          {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity, spec.cores > 1)}};
+      if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
+      problem = util::output_files_problem(out_dir, files);
       if (!problem.empty()) problem = "--out: " + problem;
     }
     if (problem.empty() && timeline) {

@@ -21,6 +21,7 @@ const IntegerRange kCount{1, 1 << 20};
 const IntegerRange kCycles{1, 1 << 30};
 const IntegerRange kQueueDepth{1, 4096};  // the scheduler scans its queues
 const IntegerRange kArrays{1, 1024};      // a core's arrays (TPU's MXUs; an SM's tensor cores)
+const IntegerRange kCores{1, 1024};       // a chip's cores (an A100's 108 SMs), each a SystemC module
 // Clocks from 1 MHz to 100 GHz. SystemC keeps time in picoseconds: a faster clock has hardly any
 // period left (at 1e300 MHz none, and the simulation hangs), and a slower one runs out of the 2^64
 // ps time range in few cycles (at 1 MHz it still holds 1.8e13).
@@ -705,6 +706,13 @@ spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string
       accelerator.dma.outstanding_requests =
           dma_reader.integer_or("outstanding_requests", accelerator.dma.outstanding_requests, IntegerRange{1, 4096});
       dma_reader.finish();
+    }
+  }
+  if (const ConfigNode* cores = reader.optional("cores")) {
+    MapReader cores_reader(*cores, "cores", diagnostics);
+    if (cores_reader.valid()) {
+      accelerator.cores = cores_reader.required_integer("count", kCores).value_or(1);
+      cores_reader.finish();
     }
   }
   if (const ConfigNode* technology = reader.optional("technology")) {

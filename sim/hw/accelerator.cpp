@@ -1,6 +1,8 @@
 #include "hw/accelerator.h"
 
 #include <algorithm>
+#include <numeric>
+#include <string>
 #include <tuple>
 
 #include "hw/dram_flow_memory.h"
@@ -51,12 +53,18 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
     : sc_core::sc_module(name),
       mapper_(spec.dram),
       memory_(make_memory(spec, fidelity)),
-      core_("core", spec, mapper_, *memory_, timeline, fast_chunk_bytes(spec, fidelity, mapper_)),
+      cores_("cores", static_cast<std::size_t>(spec.cores),
+             [&](const char*, std::size_t i) {
+               // The timeline draws one core: a chip of several has none (cli/run_command.cpp).
+               const std::string core_name = i == 0 ? "core" : "core_" + std::to_string(i);
+               return new Core(core_name.c_str(), spec, mapper_, *memory_, i == 0 ? timeline : nullptr,
+                               fast_chunk_bytes(spec, fidelity, mapper_));
+             }),
       runs_(std::move(runs)),
       timeline_(timeline) {
   REUSESIM_HAS_PROCESS(Accelerator);
   if (timeline_ != nullptr) {
-    timeline_->set_compute_period_ps(picoseconds(core_.clock_period()));
+    timeline_->set_compute_period_ps(picoseconds(cores_[0].clock_period()));
     memory_->record_to(*timeline_);
   }
   SC_THREAD(drive);
@@ -67,7 +75,7 @@ void Accelerator::restart_machine() {
   // On a DRAM clock edge, so that the channels' cycles since the restart are whole.
   sc_core::wait(memory_->next_clock_edge() - sc_core::sc_time_stamp());
   if (!memory_->restart()) SC_REPORT_ERROR("reusesim/accelerator", "a batch started while the DRAM was still busy");
-  core_.restart();
+  for (Core& core : cores_) core.restart();
 }
 
 std::vector<Accelerator::Unit> Accelerator::replay_order(const std::vector<program::LayerRun>& runs) {
@@ -85,12 +93,18 @@ std::vector<Accelerator::Unit> Accelerator::replay_order(const std::vector<progr
   return units;
 }
 
-std::pair<std::size_t, std::size_t> Accelerator::step_range(const Unit& unit) const {
-  const program::LayerProgram& program = runs_[unit.run].program;
-  const std::size_t per_pass =
-      program.steps.size() / static_cast<std::size_t>(std::max<std::int64_t>(1, program.passes));
-  const std::size_t first = per_pass * static_cast<std::size_t>(unit.pass);
-  return {first, unit.last_pass ? program.steps.size() : first + per_pass};
+const program::LayerProgram& Accelerator::program_of(const program::LayerRun& run, std::size_t core) const {
+  if (core == 0) return run.program;
+  return core <= run.other_cores.size() ? run.other_cores[core - 1] : no_program_;
+}
+
+std::pair<std::size_t, std::size_t> Accelerator::step_range(const Unit& unit, const program::LayerProgram& program) {
+  const auto passes = static_cast<std::size_t>(std::max<std::int64_t>(1, program.passes));
+  const auto pass = static_cast<std::size_t>(unit.pass);
+  const std::size_t size = program.steps.size();
+  if (pass >= passes) return {size, size};
+  const std::size_t first = size / passes * pass;
+  return {first, unit.last_pass || pass + 1 == passes ? size : first + size / passes};
 }
 
 void Accelerator::drive() {
@@ -113,15 +127,26 @@ void Accelerator::drive() {
     if (timeline_ != nullptr) timeline_->begin_layer(picoseconds(start));
     const bool next_in_batch =
         u + 1 < units.size() && !(units[u + 1].pass == 0 && runs_[units[u + 1].run].starts_batch);
-    Core::NextUnit next;
-    if (next_in_batch) {
-      next.program = &runs_[units[u + 1].run].program;
-      std::tie(next.first_step, next.end_step) = step_range(units[u + 1]);
+    for (std::size_t c = 0; c < cores_.size(); ++c) {
+      Core::NextUnit next;
+      if (next_in_batch) {
+        next.program = &program_of(runs_[units[u + 1].run], c);
+        std::tie(next.first_step, next.end_step) = step_range(units[u + 1], *next.program);
+      }
+      const program::LayerProgram& program = program_of(run, c);
+      const auto [first_step, end_step] = step_range(unit, program);
+      cores_[c].begin_unit(program, first_step, end_step, next_in_batch ? &next : nullptr);
     }
-    const auto [first_step, end_step] = step_range(unit);
-    core_.begin_unit(run.program, first_step, end_step, next_in_batch ? &next : nullptr);
-    while (core_.busy()) sc_core::wait(core_.unit_done());
-    total.core += core_.end_unit(start);
+    for (Core& core : cores_) {
+      while (core.busy()) sc_core::wait(core.unit_done());
+    }
+    std::vector<CoreUnitTotals> core_units;
+    for (Core& core : cores_) core_units.push_back(core.end_unit(start));
+    total.core += chip_unit(core_units);
+    if (cores_.size() > 1) {
+      total.cores.resize(cores_.size());
+      for (std::size_t c = 0; c < cores_.size(); ++c) total.cores[c] += core_units[c];
+    }
     results::DramChannelStats dram_delta = memory_->total_stats();
     dram_delta -= dram_before;
     total.dram += dram_delta;
@@ -152,7 +177,7 @@ void Accelerator::drive() {
 }
 
 results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
-  const sc_core::sc_time period = core_.clock_period();
+  const sc_core::sc_time period = cores_[0].clock_period();
   const CoreUnitTotals& core = total.core;
   results::LayerResult result;
   result.layer = run.program.layer;
@@ -199,6 +224,23 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     result.sram_read_bytes += buffer.read_bytes;
     result.sram_write_bytes += buffer.write_bytes;
     result.sram_words.push_back({buffer.read_words, buffer.write_words});
+  }
+  for (std::size_t c = 0; c < total.cores.size(); ++c) {
+    const CoreUnitTotals& own = total.cores[c];
+    sc_core::sc_time stalled;
+    for (const sc_core::sc_time& stall : own.stalls) stalled += stall;
+    // Consecutive spans, as the row's: they add up to the layer's cycles.
+    const std::vector<std::int64_t> spans = results::span_cycles(
+        {picoseconds(own.compute), picoseconds(stalled), picoseconds(own.sync)}, picoseconds(period));
+    results::CoreFigures figures;
+    figures.samples = c < run.core_batches.size() ? run.core_batches[c] : 0;
+    figures.compute_cycles = spans[0];
+    figures.stall_cycles = spans[1];
+    figures.sync_cycles = spans[2];
+    figures.macs = own.macs;
+    figures.dram_read_bytes = std::accumulate(own.read_bytes.begin(), own.read_bytes.end(), std::int64_t{0});
+    figures.dram_write_bytes = own.write_bytes;
+    result.cores.push_back(figures);
   }
   return result;
 }

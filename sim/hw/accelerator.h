@@ -1,11 +1,12 @@
 #pragma once
-// The accelerator top, the chip: its DRAM/HBM system and its core (hw/core.h: the DMA engines,
+// The accelerator top, the chip: its DRAM/HBM system and its cores (hw/core.h: the DMA engines,
 // SRAM buffers and compute array, and the engines that replay a program on them). The chip owns
 // its children by value and binds every socket in its constructor.
 //
-// Replay: the chip hands the core the layers' programs unit by unit (a layer's pass; see
-// replay_order), restarts the memory and the core's buffers where a batch starts, and turns each
-// layer's counters (the core's, and the memory's over the layer's time) into its LayerResult.
+// Replay: the chip hands each core its program of the layers unit by unit (a layer's pass; see
+// replay_order), waits until every core has finished the unit, restarts the memory and the cores'
+// buffers where a batch starts, and turns each layer's counters (the cores', and the memory's over
+// the layer's time) into its LayerResult.
 
 #include <systemc>
 
@@ -46,15 +47,19 @@ class Accelerator : public sc_core::sc_module {
   // A layer's counters over its passes, turned into its LayerResult after the last one.
   struct RunTotals {
     sc_core::sc_time first_start;
-    CoreUnitTotals core;
+    CoreUnitTotals core;  // the chip's (chip_unit), and on a chip of several cores each core's
+    std::vector<CoreUnitTotals> cores;
     results::DramChannelStats dram;
     std::vector<results::DramChannelStats> channels;
   };
   // The order the passes run in: layer after layer, except that consecutive layers of a batch with
   // the same sub-batches (program::LayerProgram::passes) run pass by pass.
   static std::vector<Unit> replay_order(const std::vector<program::LayerRun>& runs);
-  // The steps [first, end) of a unit.
-  std::pair<std::size_t, std::size_t> step_range(const Unit& unit) const;
+  // Core `core`'s program of a layer (an empty one for a core without samples).
+  const program::LayerProgram& program_of(const program::LayerRun& run, std::size_t core) const;
+  // The steps [first, end) of `unit` in a core's `program`: its pass's, but all it has left on the
+  // layer's last pass (a core with fewer samples may run fewer passes) and none after its own last.
+  static std::pair<std::size_t, std::size_t> step_range(const Unit& unit, const program::LayerProgram& program);
   results::LayerResult layer_result(const program::LayerRun& run, const RunTotals& total) const;
   void drive();
   // Waits for the next DRAM clock edge and restarts the DRAM and SRAM there (program::LayerRun::starts_batch).
@@ -62,7 +67,8 @@ class Accelerator : public sc_core::sc_module {
 
   timing::DramAddressMapper mapper_;  // the memory's address map, for the DMA engines and burst extents
   std::unique_ptr<Memory> memory_;  // a DRAM system, or an ideal memory (DramSpec::ideal)
-  Core core_;
+  sc_core::sc_vector<Core> cores_;  // "core", then "core_1", "core_2", ...
+  program::LayerProgram no_program_;  // a core's share of a layer it has no samples of
   std::vector<program::LayerRun> runs_;
   std::vector<results::LayerResult> results_;
   // The memory's counters when the current batch started.

@@ -39,7 +39,13 @@ CoreUnitTotals& CoreUnitTotals::operator+=(const CoreUnitTotals& unit) {
   elapsed += unit.elapsed;
   dram_span += unit.dram_span;
   compute += unit.compute;
+  sync += unit.sync;
   for (std::size_t cause = 0; cause < results::kStallCauses; ++cause) stalls[cause] += unit.stalls[cause];
+  add_work(unit);
+  return *this;
+}
+
+void CoreUnitTotals::add_work(const CoreUnitTotals& unit) {
   for (std::size_t role = 0; role < program::kTensorRoles; ++role) read_bytes[role] += unit.read_bytes[role];
   write_bytes += unit.write_bytes;
   prefetched_bytes += unit.prefetched_bytes;
@@ -53,7 +59,20 @@ CoreUnitTotals& CoreUnitTotals::operator+=(const CoreUnitTotals& unit) {
     sram[i].read_words += unit.sram[i].read_words;
     sram[i].write_words += unit.sram[i].write_words;
   }
-  return *this;
+}
+
+CoreUnitTotals chip_unit(const std::vector<CoreUnitTotals>& cores) {
+  std::size_t last = 0;
+  for (std::size_t i = 1; i < cores.size(); ++i) {
+    if (cores[i].elapsed > cores[last].elapsed) last = i;
+  }
+  CoreUnitTotals chip;
+  chip.elapsed = cores[last].elapsed;
+  chip.dram_span = cores[last].dram_span;
+  chip.compute = cores[last].compute;
+  std::copy(std::begin(cores[last].stalls), std::end(cores[last].stalls), std::begin(chip.stalls));
+  for (const CoreUnitTotals& core : cores) chip.add_work(core);
+  return chip;
 }
 
 Core::Core(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, const timing::DramAddressMapper& mapper,
@@ -112,6 +131,7 @@ bool Core::begin_unit(const program::LayerProgram& program, std::size_t first, s
     next_end_step_ = next->end_step;
   }
   prefetch_room_bytes_ = next != nullptr ? weight_room_bytes(program) : 0;
+  unit_end_ = sc_core::sc_time_stamp();
   if (remaining_ > 0) {
     ++generation_;
     start_.notify();
@@ -120,7 +140,7 @@ bool Core::begin_unit(const program::LayerProgram& program, std::size_t first, s
 }
 
 CoreUnitTotals Core::end_unit(const sc_core::sc_time& start) {
-  const sc_core::sc_time elapsed = sc_core::sc_time_stamp() - start;
+  const sc_core::sc_time elapsed = unit_end_ - start;
   // The array's last step ends before the last store: that tail is output drain.
   sc_core::sc_time attributed = compute_busy_;
   for (const sc_core::sc_time& stall : stall_by_cause_) attributed += stall;
@@ -132,6 +152,7 @@ CoreUnitTotals Core::end_unit(const sc_core::sc_time& start) {
   }
   CoreUnitTotals unit;
   unit.elapsed = elapsed;
+  unit.sync = sc_core::sc_time_stamp() - unit_end_;
   unit.dram_span = elapsed + prefetch_span_;
   unit.compute = compute_busy_;
   std::copy(std::begin(stall_by_cause_), std::end(stall_by_cause_), std::begin(unit.stalls));
@@ -254,7 +275,10 @@ void Core::finish(std::int32_t index) {
   done_[static_cast<std::size_t>(index)] = true;
   finished_at_[static_cast<std::size_t>(index)] = sc_core::sc_time_stamp();
   step_done_.notify();
-  if (--remaining_ == 0) unit_done_.notify();
+  if (--remaining_ == 0) {
+    unit_end_ = sc_core::sc_time_stamp();
+    unit_done_.notify();
+  }
 }
 
 void Core::transfer_engine(program::StepKind kind) {

@@ -34,14 +34,22 @@ namespace reusesim::hw {
 
 // A core's counters over one unit, or (added up) over a layer's units.
 struct CoreUnitTotals {
-  // dram_span: the unit's time with its prefetch's (LayerResult::dram_span_seconds).
-  sc_core::sc_time elapsed, compute, dram_span;
+  // Time: the core's own, from the unit's start to its last step (dram_span: with its prefetch's,
+  // LayerResult::dram_span_seconds), and after it, waiting for the chip's other cores (sync).
+  sc_core::sc_time elapsed, compute, dram_span, sync;
   sc_core::sc_time stalls[results::kStallCauses];
+  // Work: what it moved and computed.
   std::array<std::int64_t, program::kTensorRoles> read_bytes{};
   std::int64_t write_bytes = 0, prefetched_bytes = 0, macs = 0, vector_ops = 0, accumulator_updates = 0;
   std::vector<SramStats> sram;  // per buffer, in the spec's order
   CoreUnitTotals& operator+=(const CoreUnitTotals& unit);
+  // Adds `unit`'s work only.
+  void add_work(const CoreUnitTotals& unit);
 };
+
+// A chip's unit from its cores': the time of the core that finished last (the first of them on a
+// tie) and where it went, and every core's work.
+CoreUnitTotals chip_unit(const std::vector<CoreUnitTotals>& cores);
 
 class Core : public sc_core::sc_module {
  public:
@@ -62,8 +70,9 @@ class Core : public sc_core::sc_module {
   // Whether the unit has steps left; unit_done() fires when its last one finishes.
   bool busy() const { return remaining_ > 0; }
   const sc_core::sc_event& unit_done() const { return unit_done_; }
-  // After the unit, which the chip started at `start`: the array's time not yet attributed is
-  // output drain; returns the unit's counters.
+  // After the unit, which the chip started at `start` and ends now: the array's time not yet
+  // attributed up to the unit's last step is output drain, and from there to now sync; returns
+  // the unit's counters.
   CoreUnitTotals end_unit(const sc_core::sc_time& start);
   // Restarts the SRAM buffers (at a batch's start, with the memory).
   void restart();
@@ -134,6 +143,7 @@ class Core : public sc_core::sc_module {
   sc_core::sc_event path_handed_;
   std::vector<sc_core::sc_time> finished_at_;
   std::int64_t remaining_ = 0;
+  sc_core::sc_time unit_end_;  // when the unit's last step finished
   sc_core::sc_time compute_busy_;
   sc_core::sc_time stall_by_cause_[results::kStallCauses];
   std::array<std::int64_t, program::kTensorRoles> read_bytes_by_role_{};

@@ -21,6 +21,29 @@ std::string step_kind_name(StepKind kind) {
   }
 }
 
+LayerProgram chip_totals(const LayerRun& run) {
+  LayerProgram chip;
+  chip.layer = run.program.layer;
+  chip.type = run.program.type;
+  chip.mapping = run.program.mapping;
+  chip.passes = run.program.passes;
+  const auto add = [&](const LayerProgram& core) {
+    chip.macs += core.macs;
+    chip.vector_ops += core.vector_ops;
+    chip.dram_read_bytes += core.dram_read_bytes;
+    chip.dram_write_bytes += core.dram_write_bytes;
+  };
+  add(run.program);
+  for (const LayerProgram& core : run.other_cores) add(core);
+  return chip;
+}
+
+std::size_t run_steps(const LayerRun& run) {
+  std::size_t steps = run.program.steps.size();
+  for (const LayerProgram& core : run.other_cores) steps += core.steps.size();
+  return steps;
+}
+
 std::uint64_t burst_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t burst_bytes) {
   if (bytes == 0) return 0;
   const std::uint64_t first = address / burst_bytes * burst_bytes;

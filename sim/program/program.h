@@ -90,7 +90,18 @@ struct LayerRun {
   // queues empty, refresh timers and SRAM ports restarted), so each batch's numbers depend on
   // its own work only, as if it ran alone.
   bool starts_batch = false;
+  // On a chip of several cores (spec::AcceleratorSpec::cores): the programs of cores 1, 2, ... for
+  // this layer, `program` being core 0's, each on its share of the batch (none for a core without
+  // samples: an empty program); empty on a one-core chip.
+  std::vector<LayerProgram> other_cores;
+  std::vector<std::int64_t> core_batches;  // each core's samples (core 0 first); empty on one core
 };
+
+// Every core's program of `run` together (LayerRun::other_cores): core 0's name, type and mapping
+// with every core's MACs, vector ops and DRAM bytes added up, and no steps.
+LayerProgram chip_totals(const LayerRun& run);
+// The steps of every core's program of `run`.
+std::size_t run_steps(const LayerRun& run);
 
 // The bytes a DRAM access of `bytes` from `address` moves when it is widened to whole bursts.
 std::uint64_t burst_extent(std::uint64_t address, std::uint64_t bytes, std::uint64_t burst_bytes);

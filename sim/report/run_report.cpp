@@ -142,11 +142,11 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity) 
                   }),
           derived("efficiency", "fraction", "achieved ops/s / peak ops/s", Total::recompute, 4,
                   [](const LayerResult& r, const RunRow& row) {
-                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / row.report.spec.compute.peak_ops_per_second())
-                                         : Cell();
+                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / row.report.spec.peak_ops_per_second()) : Cell();
                   }),
           derived("element_bytes", "bytes", "bytes per tensor element in the run, from the accelerator's operand_bits",
-                  Total::same, 0, [](const LayerResult&, const RunRow& row) { return Cell(row.report.spec.element_bytes()); }),
+                  Total::same, 0,
+                  [](const LayerResult&, const RunRow& row) { return Cell(row.report.spec.element_bytes()); }),
           derived("mapping", "text",
                   "the mapper's tiling and loop order; the layers its output path runs; \"fused into P's output path\" "
                   "for a layer that runs in P's (its row has no cycles and no bytes)",
@@ -248,6 +248,19 @@ Table channel_table(const RunReport& report) {
   return table;
 }
 
+// Each layer's share of every core (TOTAL rows have none).
+Table core_table(const RunReport& report) {
+  const std::vector<RunColumn>& run = run_columns(report.training.has_value(), report.fidelity);
+  const std::vector<CoreColumn> columns = core_columns();
+  Table table = table_of(columns);
+  for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
+    for (std::size_t i = 0; i < r.cores.size(); ++i) {
+      table.add_row(cells_of(columns, r.cores[i], CoreRow{row, static_cast<std::int64_t>(i)}));
+    }
+  });
+  return table;
+}
+
 // dram_channels.csv's line in stats.txt, after the DRAM statistics'.
 const LegendLine kChannelsLine{"dram_channels.csv",
                                "dram_channels.csv (and dram_channels in results.json): the same per DRAM channel, one "
@@ -296,9 +309,66 @@ Table run_table(const RunReport& report) {
 
 std::string render_dram_channels(const RunReport& report) { return channel_table(report).to_csv(); }
 
-std::string run_stats_legend(bool training, spec::Fidelity fidelity) {
+std::string render_cores(const RunReport& report) {
+  return report.spec.cores > 1 ? core_table(report).to_csv() : std::string();
+}
+
+std::vector<CoreColumn> core_columns() {
+  const auto count = [](const char* name, const char* unit, const char* description,
+                        std::int64_t results::CoreFigures::*field) {
+    return CoreColumn{
+        name,        unit, description,
+        Total::none, 0,    [field](const results::CoreFigures& core, const CoreRow&) { return Cell(core.*field); },
+        {},          {}};
+  };
+  // batch and layer read the row of the run table the core's row belongs to.
+  std::vector<CoreColumn> columns = nested<results::CoreFigures, CoreRow>(
+      named(run_columns(false), {"batch", "layer"}), "", std::nullopt,
+      [](const RunColumn& column, const results::CoreFigures&, const CoreRow& row) {
+        return column.value(row.run.report.batches[row.run.batch][row.run.position], row.run);
+      });
+  columns.push_back({"core",
+                     "index",
+                     "the core whose share the row is (0 first)",
+                     Total::none,
+                     0,
+                     [](const results::CoreFigures&, const CoreRow& row) { return Cell(row.core); },
+                     {},
+                     {}});
+  columns.push_back(count("samples", "samples", "the samples of the batch the core ran (data parallel)",
+                          &results::CoreFigures::samples));
+  columns.push_back(count("compute_cycles", "cycles", "the core's array (or vector unit) busy, compute clock",
+                          &results::CoreFigures::compute_cycles));
+  columns.push_back(count("stall_cycles", "cycles",
+                          "the core's array waiting until the core's last step (weights, inputs, SRAM, vector, "
+                          "output drain, as the run table's stall columns)",
+                          &results::CoreFigures::stall_cycles));
+  columns.push_back(count("sync_cycles", "cycles",
+                          "after the core's last step, waiting for the cores still working on the layer; "
+                          "compute + stall + sync = the layer's cycles",
+                          &results::CoreFigures::sync_cycles));
+  columns.push_back(count("macs", "MACs", "the core's multiply-accumulates", &results::CoreFigures::macs));
+  columns.push_back(count("dram_read_bytes", "bytes", "what the core's loads read from DRAM, burst-widened",
+                          &results::CoreFigures::dram_read_bytes));
+  columns.push_back(count("dram_write_bytes", "bytes", "what the core's stores wrote to DRAM, burst-widened",
+                          &results::CoreFigures::dram_write_bytes));
+  return columns;
+}
+
+std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores) {
   std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity));
   lines.push_back(kChannelsLine);
+  if (cores) {
+    lines.push_back({"cores.csv",
+                     "cores.csv (and cores in results.json): each core's share of a layer row on a chip of several "
+                     "cores, one row per batch, layer and core, after its batch and layer:",
+                     {}});
+    for (LegendLine line : legend_lines(all_but(core_columns(), {"batch", "layer"}))) {
+      line.key = "cores.csv " + line.key;
+      line.text = "cores.csv " + line.text;
+      lines.push_back(line);
+    }
+  }
   return std::string(kConventions) + "\n" + legend_text(lines);
 }
 
@@ -315,13 +385,14 @@ std::string render_run(const RunReport& report, Format format) {
       if (report.training->mixed_precision) document["mixed_precision"] = true;
     }
     if (report.fidelity == spec::Fidelity::fast) document["fidelity"] = util::name(report.fidelity);
-    document["peak_gops"] = report.spec.compute.peak_ops_per_second() / 1e9;
+    document["peak_gops"] = report.spec.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = report.spec.element_bytes();
     document["area"] = area_json(report.spec);
     document["conventions"] = kConventions;
     document["rows"] = table.to_json();
     document["dram_channels"] = channel_table(report).to_json();
+    if (report.spec.cores > 1) document["cores"] = core_table(report).to_json();
     return json_document_text(document);
   }
   const std::string area = area_summary(report.spec);

@@ -56,14 +56,26 @@ using ChannelColumn = ResultColumn<results::DramFigures, ChannelRow>;
 // dram_channels.csv's columns; a fast run's end with its fidelity column.
 std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact);
 
+// A row of cores.csv: one core's share of a layer's row on a chip of several cores.
+struct CoreRow {
+  const RunRow& run;
+  std::int64_t core;
+};
+using CoreColumn = ResultColumn<results::CoreFigures, CoreRow>;
+// cores.csv's columns: batch, layer, core, samples, its cycles by where they went, its work.
+std::vector<CoreColumn> core_columns();
+
 // Layer rows, and after each batch's layers a row with layer = TOTAL.
 Table run_table(const RunReport& report);
 std::string render_run(const RunReport& report, Format format);
 // Each batch's layers' (and TOTAL's) DRAM statistics per channel, as CSV: batch, layer, channel, ...
 std::string render_dram_channels(const RunReport& report);
+// On a chip of several cores, each layer's row per core, as CSV (empty: one core has no table).
+std::string render_cores(const RunReport& report);
 // The conventions, then the legend lines of the run table's columns and of dram_channels.csv, one
 // per line ("column: meaning"); with `training` a training step's columns too.
 // With fidelity fast, the fidelity column's line too.
-std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact);
+// With `cores`, cores.csv's columns too.
+std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact, bool cores = false);
 
 }  // namespace reusesim::report

@@ -22,6 +22,16 @@ struct SramWords {
   std::int64_t write_words = 0;
 };
 
+// One core's share of a layer on a chip of several cores (cores.csv), in compute cycles: its own
+// time from the layer's start to its last step (compute and stalls, as the layer's row counts
+// them) and after it the time it waited for the cores still working (sync); they add up to the
+// layer's cycles.
+struct CoreFigures {
+  std::int64_t samples = 0;  // of the batch
+  std::int64_t compute_cycles = 0, stall_cycles = 0, sync_cycles = 0;
+  std::int64_t macs = 0, dram_read_bytes = 0, dram_write_bytes = 0;
+};
+
 struct LayerResult {
   std::string layer;
   std::string type;
@@ -58,6 +68,9 @@ struct LayerResult {
   // during the layer before, the time from the prefetch's start to its last load's arrival (or to
   // the layer's start, if one was still arriving then).
   double dram_span_seconds = 0;
+  // On a chip of several cores, each core's share (the row's time and its causes are the core's
+  // that finished last; its work is every core's); empty on a one-core chip.
+  std::vector<CoreFigures> cores;
 
   std::int64_t stall_cycles() const {
     return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector;

@@ -86,7 +86,7 @@ std::string row_problem(const results::LayerResult& row, bool batch_total, const
   // Roofs as time bounds (an unlimited ideal memory's bandwidth is infinite: no bound), with room
   // for the rounding of picoseconds to seconds.
   const double ops = 2.0 * static_cast<double>(row.macs);
-  const double peak_ops = spec.compute.peak_ops_per_second();
+  const double peak_ops = spec.peak_ops_per_second();
   if (row.seconds < ops / peak_ops * (1 - 1e-9)) {
     return where + significant_digits(ops) + " ops in " + significant_digits(row.seconds) + " s is " +
            significant_digits(ops / row.seconds / 1e9) + " Gops/s, above the compute peak of " +

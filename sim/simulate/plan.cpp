@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
+#include "mapping/core_split.h"
 #include "mapping/training_mapper.h"
 #include "simulate/invariants.h"
 #include "util/checked_math.h"
@@ -44,20 +46,25 @@ class RunBuilder {
   RunBuilder(RunPlan& plan, const spec::AcceleratorSpec& spec, const RunLimits& limits)
       : plan_(plan), spec_(spec), limits_(limits) {}
   void add(std::int64_t batch, program::LayerProgram program, bool starts_batch, const std::string& where) {
-    plan_.runs.push_back(program::LayerRun{batch, std::move(program), starts_batch});
-    const program::LayerProgram& added = plan_.runs.back().program;
-    steps_ += added.steps.size();
+    add(program::LayerRun{batch, std::move(program), starts_batch, {}, {}}, where);
+  }
+  // A run of every core's program of a layer: the chip's steps, bytes and MACs count.
+  void add(program::LayerRun run, const std::string& where) {
+    plan_.runs.push_back(std::move(run));
+    const program::LayerRun& added = plan_.runs.back();
+    const program::LayerProgram chip = program::chip_totals(added);
+    steps_ += program::run_steps(added);
     if (steps_ > limits_.max_steps) {
       throw mapping::MappingError("the run needs more than " + std::to_string(limits_.max_steps) +
-                                  " data-movement steps (the limit of one run; reached at layer " + added.layer +
+                                  " data-movement steps (the limit of one run; reached at layer " + chip.layer +
                                   "); run fewer batch sizes or layers at once "
                                   "(reusesim trace runs each batch size as a job of its own)" +
                                   where);
     }
-    const std::int64_t bytes = added.dram_read_bytes + added.dram_write_bytes;
+    const std::int64_t bytes = chip.dram_read_bytes + chip.dram_write_bytes;
     dram_bytes_ = util::checked_add(dram_bytes_, bytes);
-    seconds_ += roofline_seconds(added.macs, bytes);
-    check(dram_bytes_, seconds_, "by layer " + added.layer, where);
+    seconds_ += roofline_seconds(chip.macs, bytes);
+    check(dram_bytes_, seconds_, "by layer " + chip.layer, where);
   }
 
   // Before a batch is mapped: what its `layers` cannot do without, every GEMM's weights and every
@@ -82,7 +89,7 @@ class RunBuilder {
  private:
   // What a layer of `macs` that moves `bytes` takes at least (an unlimited ideal memory has no DRAM bound).
   double roofline_seconds(std::int64_t macs, std::int64_t bytes) const {
-    return std::max(2.0 * static_cast<double>(macs) / spec_.compute.peak_ops_per_second(),
+    return std::max(2.0 * static_cast<double>(macs) / spec_.peak_ops_per_second(),
                     static_cast<double>(bytes) / spec_.dram.peak_bytes_per_second());
   }
 
@@ -133,27 +140,65 @@ RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Networ
                        const std::string& origin, const RunLimits& limits) {
   RunPlan plan;
   RunBuilder builder(plan, spec, limits);
-  for (std::int64_t batch : batches) {
-    builder.check_before_mapping(network, selected, batch, where(origin, batch));
+  const std::int64_t e = spec.element_bytes();
+  // The network mapped at `samples`, checked against the analysis (a disagreement is a bug).
+  const auto map_at = [&](std::int64_t samples, std::int64_t batch) {
     mapping::NetworkMapping mapped;
     try {
-      mapped = mapping::map_network(network, batch, spec);
+      mapped = mapping::map_network(network, samples, spec);
     } catch (const mapping::MappingError& error) {
       throw mapping::MappingError(std::string(error.what()) + where(origin, batch));
     }
-    if (const std::string problem = mapping::vector_ops_problem(network, batch, mapped); !problem.empty()) {
-      throw std::logic_error("model " + network.name + " (batch " + std::to_string(batch) + "): " + problem);
+    if (const std::string problem = mapping::vector_ops_problem(network, samples, mapped); !problem.empty()) {
+      throw std::logic_error("model " + network.name + " (batch " + std::to_string(samples) + "): " + problem);
     }
     for (std::size_t i : selected) {
-      plan.layers.push_back(i);
-      plan.plans.push_back(mapped.plans[i]);
-      builder.add(batch, std::move(mapped.programs[i]), i == selected.front(), where(origin, batch));
+      const std::string problem = analysis_problem(network.layers[i], mapped.programs[i], mapped.plans[i], samples, e);
+      if (!problem.empty()) throw std::logic_error(problem);
     }
-  }
-  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-    const std::string problem = analysis_problem(network.layers[plan.layers[i]], plan.runs[i].program, plan.plans[i],
-                                                 plan.runs[i].batch, spec.element_bytes());
-    if (!problem.empty()) throw std::logic_error(problem);
+    return mapped;
+  };
+  for (std::int64_t batch : batches) {
+    builder.check_before_mapping(network, selected, batch, where(origin, batch));
+    if (spec.cores == 1) {
+      mapping::NetworkMapping mapped = map_at(batch, batch);
+      for (std::size_t i : selected) {
+        plan.layers.push_back(i);
+        plan.plans.push_back(mapped.plans[i]);
+        builder.add(batch, std::move(mapped.programs[i]), i == selected.front(), where(origin, batch));
+      }
+      continue;
+    }
+    // Data parallel: each core maps the network at its samples (at most two counts differ by one).
+    const std::vector<std::int64_t> shares = mapping::core_batches(batch, spec.cores);
+    std::map<std::int64_t, mapping::NetworkMapping> by_share;
+    std::vector<const mapping::NetworkMapping*> mappings;
+    for (std::int64_t share : shares) {
+      if (share > 0 && by_share.count(share) == 0) {
+        mappings.push_back(&by_share.emplace(share, map_at(share, batch)).first->second);
+      }
+    }
+    const std::uint64_t region_bytes = mapping::core_region_bytes(mappings);
+    const std::vector<mapping::DramLayout> shared = mapping::layout_network(network, shares.front(), e);
+    std::map<std::int64_t, std::vector<mapping::DramLayout>> layouts;
+    for (const auto& [share, mapped] : by_share) layouts.emplace(share, mapping::layout_network(network, share, e));
+    for (std::size_t i : selected) {
+      program::LayerRun run{batch, by_share.at(shares.front()).programs[i], i == selected.front(), {}, shares};
+      std::string split;
+      for (std::int64_t share : shares) split += (split.empty() ? "" : " + ") + std::to_string(share);
+      run.program.mapping += "; data parallel over " + std::to_string(spec.cores) + " cores: " + split + " samples";
+      for (std::size_t c = 1; c < shares.size(); ++c) {
+        program::LayerProgram core;
+        if (shares[c] > 0) {
+          core = by_share.at(shares[c]).programs[i];
+          mapping::place_on_core(core, layouts.at(shares[c])[i], shared[i], c * region_bytes);
+        }
+        run.other_cores.push_back(std::move(core));
+      }
+      plan.layers.push_back(i);
+      plan.plans.push_back(by_share.at(shares.front()).plans[i]);
+      builder.add(std::move(run), where(origin, batch));
+    }
   }
   return plan;
 }
@@ -161,6 +206,10 @@ RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Networ
 RunPlan plan_training(const spec::AcceleratorSpec& spec, const workload::Network& network,
                       const std::vector<std::int64_t>& batches, const workload::TrainingOptions& training,
                       const std::string& origin, const RunLimits& limits) {
+  if (spec.cores > 1) {
+    throw mapping::MappingError("a training step is mapped on one core: a chip of " + std::to_string(spec.cores) +
+                                " cores (cores.count) runs inference only" + where(origin, batches.front()));
+  }
   RunPlan plan;
   RunBuilder builder(plan, spec, limits);
   std::vector<std::size_t> every_layer(network.layers.size());

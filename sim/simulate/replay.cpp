@@ -33,7 +33,7 @@ Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> 
   replay.results = accelerator.results();
   std::vector<results::LayerResult> batch;  // the layers of the batch so far, for its TOTAL
   for (std::size_t i = 0; i < runs.size() && replay.problem.empty(); ++i) {
-    replay.problem = replay_problem(replay.results[i], runs[i].program, spec);
+    replay.problem = replay_problem(replay.results[i], program::chip_totals(runs[i]), spec);
     if (runs[i].starts_batch) batch.clear();
     batch.push_back(replay.results[i]);
     const bool ends_batch = i + 1 == runs.size() || runs[i + 1].starts_batch;

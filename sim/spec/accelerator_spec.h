@@ -314,8 +314,15 @@ struct AcceleratorSpec {
   DmaSpec dma;
   // The energy and area tables; none: the run reports no energy (docs/energy-model.md).
   std::optional<TechnologySpec> technology;
+  // Identical cores, each with the compute above, its accumulators, SRAM buffers and DMA engines,
+  // sharing the DRAM; the mapper splits each batch's samples between them
+  // (docs/accelerator-format.md, "Cores").
+  std::int64_t cores = 1;
 
-  auto fields() const { return std::tie(name, compute, accumulators, sram, dram, dma, technology); }
+  auto fields() const { return std::tie(name, compute, accumulators, sram, dram, dma, technology, cores); }
+
+  // The chip's peak: every core's arrays (1 MAC = 2 ops).
+  double peak_ops_per_second() const { return compute.peak_ops_per_second() * static_cast<double>(cores); }
 
   // Bytes per element on the accelerator: its operand width, whole bytes.
   std::int64_t element_bytes() const { return std::max<std::int64_t>(1, (compute.operand_bits + 7) / 8); }

@@ -60,9 +60,11 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
   panel.title = assignments.empty() ? spec.name : spec.name + ", " + util::join(assignments, ", ");
   panel.accelerator_file = absolute(accelerator_file);
   panel.sweep = std::move(sweep);
-  panel.peak_gops = spec.compute.peak_ops_per_second() / 1e9;
+  panel.peak_gops = spec.peak_ops_per_second() / 1e9;
   panel.dram_gbps = spec.dram.peak_bytes_per_second() / 1e9;
-  if (const auto sram = timing::sram_bound_ops_per_second(spec)) panel.sram_gops = *sram / 1e9;
+  // Every core's buffers feed its own arrays: the chip's SRAM roof is a core's times the cores.
+  if (const auto sram = timing::sram_bound_ops_per_second(spec))
+    panel.sram_gops = *sram * static_cast<double>(spec.cores) / 1e9;
   panel.operand_bits = spec.compute.operand_bits;
   return panel;
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End-to-end checks of a chip of several cores (cores.count; docs/accelerator-format.md, "Cores"):
+# cores.csv and its legend, each core's compute + stall + sync cycles adding up to its layer's,
+# the batch's samples split over the cores, MACs adding up, the chip's peak in results.json, and
+# clear refusals of what describes one core only (--timeline, --dump-program, replay, training).
+# Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+set -u
+source "$(dirname "$0")/lib.sh"
+
+small=$SRC/configs/small.yaml
+mlp=$SRC/models/mlp.yaml
+
+expect 0 "three cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 --format csv --set cores.count=3 \
+  --out "$work/chip"
+# mlp: 5 layers x 3 cores; batch 4 split 2 + 1 + 1.
+same "one row per layer and core" "$(csv_col core "$work/chip/cores.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+  " 5 0; 5 1; 5 2;"
+same "the samples split 2 + 1 + 1" "$(csv_col samples --where layer=fc1 "$work/chip/cores.csv" | tr '\n' ' ')" "2 1 1 "
+same "each core's cycles add up to its layer's" "$(python3 - "$work/chip" <<'PY'
+import csv, sys
+layers = {r["layer"]: r for r in csv.DictReader(open(sys.argv[1] + "/results.csv"))}
+bad = [r for r in csv.DictReader(open(sys.argv[1] + "/cores.csv"))
+       if int(r["compute_cycles"]) + int(r["stall_cycles"]) + int(r["sync_cycles"]) != int(layers[r["layer"]]["cycles"])]
+print(len(bad))
+PY
+)" "0"
+same "the cores' MACs are the layer's" "$(python3 - "$work/chip" <<'PY'
+import csv, sys
+layers = {r["layer"]: int(r["macs"]) for r in csv.DictReader(open(sys.argv[1] + "/results.csv")) if r["layer"] != "TOTAL"}
+cores = {}
+for r in csv.DictReader(open(sys.argv[1] + "/cores.csv")):
+    cores[r["layer"]] = cores.get(r["layer"], 0) + int(r["macs"])
+print(cores == layers)
+PY
+)" "True"
+# small: 16 x 16 at 1 GHz = 512 Gops/s a core; three cores 1,536.
+same "the chip's peak counts every core" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_gops"])' "$work/chip/results.json")" "1536.0"
+contains "stats.txt explains cores.csv" "$(cat "$work/chip/stats.txt")" "cores.csv sync_cycles: after the core's last step"
+contains "the mapping says how the batch is split" "$(csv_col mapping --where layer=fc1 "$work/chip/results.csv")" \
+  "; data parallel over 3 cores: 2 + 1 + 1 samples"
+same "config.json keeps the cores" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cores"])' "$work/chip/config.json")" "{'count': 3}"
+expect 0 "one core writes no cores.csv" -- "$REUSESIM" run --arch "$small" --model "$mlp" --out "$work/one"
+same "no cores.csv on one core" "$(ls "$work/one" | grep -c cores)" "0"
+
+expect 2 "zero cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=0
+contains "zero cores is out of range" "$err" "cores.count: expected a positive integer, got 0"
+expect 2 "timeline of a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --timeline "$work/t.json"
+contains "the timeline refuses a chip" "$err" "--timeline draws one core's tracks: a chip of 2 cores (cores.count) has no timeline yet"
+expect 2 "dump of a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --dump-program "$work/p"
+contains "the dump refuses a chip" "$err" "--dump-program writes one core's programs"
+expect 2 "replay on a chip" -- "$REUSESIM" replay --arch "$small" --program /dev/null --set cores.count=2
+contains "replay refuses a chip" "$err" "is replayed by \`run\` only"
+expect 2 "training on a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --mode train --optimizer sgd
+contains "training refuses a chip" "$err" "a training step is mapped on one core"
+same "no file left behind" "$(ls "$work" | grep -c '^t.json$\|^p$')" "0"
+finish

@@ -1,0 +1,102 @@
+// A chip of several cores (spec::AcceleratorSpec::cores): each batch split over the cores, data
+// parallel, every core on the chip's memory; exact cycles on an ideal memory, and the shared
+// DRAM's contention.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "config/model_loader.h"
+#include "fixtures.h"
+#include "simulate/plan.h"
+#include "simulate/replay.h"
+
+namespace results = reusesim::results;
+namespace simulate = reusesim::simulate;
+namespace spec = reusesim::spec;
+
+namespace {
+
+// kSmallLinear (64 -> 32, int8, no bias) at each of `batches` on `chip`.
+std::vector<results::LayerResult> replay_linear(const spec::AcceleratorSpec& chip,
+                                                const std::vector<std::int64_t>& batches) {
+  const reusesim::config::LoadedModel model = reusesim::config::load_model_text(fixtures::kSmallLinear, "model.yaml");
+  simulate::RunPlan plan = simulate::plan_inference(chip, model.network, batches, {0}, "chip");
+  const simulate::Replay replay = simulate::replay(chip, std::move(plan.runs));
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  return replay.results;
+}
+
+spec::AcceleratorSpec ideal_chip(std::int64_t cores) {
+  spec::AcceleratorSpec chip = fixtures::small_with_dram("  ideal: unlimited\n");
+  chip.cores = cores;
+  return chip;
+}
+
+}  // namespace
+
+TEST_CASE("cores: two cores split a batch of two, each one sample's tile in its closed-form cycles", "[cores]") {
+  // small: 16 x 16 ws. Each core maps M = 1, N = 32, K = 64: ceil(64/16) x ceil(32/16) = 8 folds
+  // of 2 x 16 + 16 + 1 - 2 = 47 cycles = 376, side by side on an ideal unlimited memory (no
+  // stall): the layer takes 376 cycles for both samples, 2 x 1 x 32 x 64 = 4,096 MACs. Each core
+  // loads the 2 KiB of weights itself: 4,096 weight bytes read.
+  const results::LayerResult fc = replay_linear(ideal_chip(2), {2}).front();
+  CHECK(fc.cycles == 376);
+  CHECK(fc.compute_cycles == 376);
+  CHECK(fc.stall_cycles() == 0);
+  CHECK(fc.macs == 4096);
+  CHECK(fc.dram_read_weight_bytes == 2 * 2048);
+  REQUIRE(fc.cores.size() == 2);
+  for (const results::CoreFigures& core : fc.cores) {
+    CHECK(core.samples == 1);
+    CHECK(core.compute_cycles == 376);
+    CHECK(core.sync_cycles == 0);
+    CHECK(core.macs == 2048);
+  }
+  CHECK(fc.mapping.find("; data parallel over 2 cores: 1 + 1 samples") != std::string::npos);
+}
+
+TEST_CASE("cores: an uneven batch waits for its busiest core, the others count sync", "[cores]") {
+  // Batch 3 on two cores: core 0 two samples, 8 folds of 2 x 16 + 16 + 2 - 2 = 48 cycles = 384;
+  // core 1 one sample, 376 cycles, then 8 cycles of sync. The row is core 0's: 384 cycles.
+  const results::LayerResult fc = replay_linear(ideal_chip(2), {3}).front();
+  CHECK(fc.cycles == 384);
+  CHECK(fc.compute_cycles == 384);
+  CHECK(fc.macs == 3 * 2048);
+  REQUIRE(fc.cores.size() == 2);
+  CHECK(fc.cores[0].samples == 2);
+  CHECK(fc.cores[0].compute_cycles == 384);
+  CHECK(fc.cores[0].sync_cycles == 0);
+  CHECK(fc.cores[1].samples == 1);
+  CHECK(fc.cores[1].compute_cycles == 376);
+  CHECK(fc.cores[1].sync_cycles == 8);
+}
+
+TEST_CASE("cores: a core without samples idles the layer through", "[cores]") {
+  // Batch 1 on three cores: core 0 runs the sample (376 cycles), cores 1 and 2 have no program:
+  // no MACs, 376 cycles of sync each.
+  const results::LayerResult fc = replay_linear(ideal_chip(3), {1}).front();
+  CHECK(fc.cycles == 376);
+  REQUIRE(fc.cores.size() == 3);
+  CHECK(fc.cores[1].samples == 0);
+  CHECK(fc.cores[1].macs == 0);
+  CHECK(fc.cores[1].sync_cycles == 376);
+  CHECK(fc.cores[2].sync_cycles == 376);
+}
+
+TEST_CASE("cores: cores sharing one DRAM channel contend for it", "[cores]") {
+  // small's one DDR4-2400 channel, two cores (one simulation a process: both batches in one run,
+  // each from a fresh machine). Batch 1: core 0 alone; batch 2: both cores load the 2 KiB of
+  // weights and their sample through the same channel, twice the bytes, so the layer takes
+  // longer than the one-sample run, where the ideal memory above gave both the same 376 cycles.
+  spec::AcceleratorSpec chip = fixtures::shipped_accelerator("small");
+  chip.cores = 2;
+  const std::vector<results::LayerResult> rows = replay_linear(chip, {1, 2});
+  const results::LayerResult& alone = rows[0];
+  const results::LayerResult& shared = rows[1];
+  CHECK(shared.compute_cycles == alone.compute_cycles);
+  CHECK(shared.dram_read_bytes == 2 * alone.dram_read_bytes);
+  CHECK(shared.cycles > alone.cycles);
+  CHECK(shared.stall_cycles() > alone.stall_cycles());
+}
