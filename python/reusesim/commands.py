@@ -8,6 +8,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import pandas as pd
+
 from .errors import RunError
 from .inputs import input_file, listed, options, overrides
 from .process import execute
@@ -47,12 +49,17 @@ def read_run(directory, completed=None):
                  lambda text: frame_from_csv(text, kinds_of(document["rows"]), directory / "results.csv"))
     channels = _read(directory / "dram_channels.csv", lambda text: frame_from_csv(
         text, kinds_of(document["dram_channels"]), directory / "dram_channels.csv"))
+    # A chip of several cores: cores.csv (its kinds from results.json's cores); one core has none.
+    cores = pd.DataFrame()
+    if "cores" in document:
+        cores = _read(directory / "cores.csv", lambda text: frame_from_csv(
+            text, kinds_of(document["cores"]), directory / "cores.csv"))
     layers, totals = split_totals(rows)
-    summary = {key: value for key, value in document.items() if key not in ("rows", "dram_channels")}
+    summary = {key: value for key, value in document.items() if key not in ("rows", "dram_channels", "cores")}
     config = _read(directory / "config.json", json.loads)
     if completed is None:
-        return Result(layers, totals, summary, channels, config, directory)
-    return Result(layers, totals, summary, channels, config, None, completed.command, completed.stderr)
+        return Result(layers, totals, summary, channels, config, directory, cores=cores)
+    return Result(layers, totals, summary, channels, config, None, completed.command, completed.stderr, cores)
 
 
 def run(arch, model, batch=1, *, set=None, phase=None, sequence=None, context=None, mode=None, optimizer=None,

@@ -20,7 +20,8 @@ class Result:
     """`reusesim run`: `layers` (results.csv's rows but TOTAL), `totals` (the TOTAL rows, one per
     batch), `summary` (results.json's other top-level fields), `dram_channels`
     (dram_channels.csv), `config` (config.json: the accelerator as resolved), `dir` (the `out=`
-    directory, None when the run wrote into a temporary one)."""
+    directory, None when the run wrote into a temporary one), `cores` (cores.csv: each core's
+    share of each layer on a chip of several cores; empty on one core)."""
     layers: pd.DataFrame
     totals: pd.DataFrame
     summary: dict
@@ -29,6 +30,7 @@ class Result:
     dir: object = None
     command: list = field(default_factory=list)
     stderr: str = ""
+    cores: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self):
         head = (f"reusesim run: {self.summary.get('accelerator')} x {self.summary.get('model')}, "

@@ -106,22 +106,23 @@ int run_command(const std::vector<std::string>& args) {
     PhaseOptions phase;
     ModeOptions mode;
     po::options_description options("reusesim run options");
-    options.add_options()
-        ("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")
-        ("model", po::value(&model_file)->required(), "model file (YAML)")
-        ("batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")
-        ("layers", po::value(&layer_list), "run only these layers, e.g. fc6,fc7 (default: all)")
-        ("layer-types", po::value(&type_list), "run only layers of these types, e.g. linear,gru (default: all)")
-        ("out", po::value(&out_dir),
-         "also write results.csv, results.json, dram_channels.csv, config.json and stats.txt here: a new or empty directory, or "
-         "one an earlier --out wrote (its files are replaced; files of others there are never touched)")
-        ("dump-program", po::value(&dump_file),
-         "also write the data-movement programs of every batch and layer to this file "
-         "(docs/program-format.md; replay it with reusesim replay). A regular file is replaced whole; a device, "
-         "FIFO or symlink is written through")
-        ("timeline", po::value(&timeline_file),
-         "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
-         "DRAM channels (docs/timeline.md); written like --dump-program");
+    options.add_options()("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")(
+        "model", po::value(&model_file)->required(), "model file (YAML)")(
+        "batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")(
+        "layers", po::value(&layer_list), "run only these layers, e.g. fc6,fc7 (default: all)")(
+        "layer-types", po::value(&type_list), "run only layers of these types, e.g. linear,gru (default: all)")(
+        "out", po::value(&out_dir),
+        "also write results.csv, results.json, dram_channels.csv, config.json and stats.txt (and cores.csv on a chip "
+        "of "
+        "several cores) here: a new or empty directory, or "
+        "one an earlier --out wrote (its files are replaced; files of others there are never touched)")(
+        "dump-program", po::value(&dump_file),
+        "also write the data-movement programs of every batch and layer to this file "
+        "(docs/program-format.md; replay it with reusesim replay). A regular file is replaced whole; a device, "
+        "FIFO or symlink is written through")(
+        "timeline", po::value(&timeline_file),
+        "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
+        "DRAM channels (docs/timeline.md); written like --dump-program");
     add_phase_options(options, phase);
     add_mode_options(options, mode);
     add_fidelity_option(options, fidelity_name);

@@ -75,6 +75,20 @@ def test_run_out_keeps_the_directory(tmp_path):
     assert (tmp_path / "out" / "results.csv").is_file() and (tmp_path / "out" / "stats.txt").is_file()
 
 
+def test_run_of_a_chip_of_cores_reads_cores_csv(tmp_path):
+    # mlp at batch 3 on three cores of small: one sample each, 5 layers x 3 cores; each core's
+    # compute + stall + sync cycles are its layer's, and one core has no cores table.
+    result = reusesim.run("configs/small.yaml", "models/mlp.yaml", batch=3, set={"cores.count": 3})
+    assert len(result.cores) == 15
+    assert list(result.cores["samples"].unique()) == [1]
+    assert result.cores["sync_cycles"].dtype == "int64"
+    cycles = result.layers.set_index("layer")["cycles"]
+    spent = result.cores["compute_cycles"] + result.cores["stall_cycles"] + result.cores["sync_cycles"]
+    assert (spent.values == cycles.loc[result.cores["layer"]].values).all()
+    assert "cores" not in result.summary
+    assert reusesim.run("configs/small.yaml", "models/mlp.yaml").cores.empty
+
+
 # The README's accelerator and model ("Your own accelerator, model and trace"), as YAML files and
 # as the dicts they are.
 NPU_YAML = """name: my_npu
