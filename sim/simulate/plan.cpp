@@ -179,24 +179,27 @@ RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Networ
       }
     }
     const std::uint64_t region_bytes = mapping::core_region_bytes(mappings);
-    const std::vector<mapping::DramLayout> shared = mapping::layout_network(network, shares.front(), e);
     std::map<std::int64_t, std::vector<mapping::DramLayout>> layouts;
     for (const auto& [share, mapped] : by_share) layouts.emplace(share, mapping::layout_network(network, share, e));
+    const std::vector<mapping::DramLayout>& shared = layouts.at(shares.front());  // core 0's: the chip's weights
+    std::string split;
+    for (std::int64_t share : shares) split += (split.empty() ? "" : " + ") + std::to_string(share);
+    mapping::NetworkMapping& first = by_share.at(shares.front());
     for (std::size_t i : selected) {
-      program::LayerRun run{batch, by_share.at(shares.front()).programs[i], i == selected.front(), {}, shares};
-      std::string split;
-      for (std::int64_t share : shares) split += (split.empty() ? "" : " + ") + std::to_string(share);
-      run.program.mapping += "; data parallel over " + std::to_string(spec.cores) + " cores: " + split + " samples";
+      // The other cores copy their share's program before core 0 takes its own.
+      std::vector<program::LayerProgram> others;
       for (std::size_t c = 1; c < shares.size(); ++c) {
         program::LayerProgram core;
         if (shares[c] > 0) {
           core = by_share.at(shares[c]).programs[i];
           mapping::place_on_core(core, layouts.at(shares[c])[i], shared[i], c * region_bytes);
         }
-        run.other_cores.push_back(std::move(core));
+        others.push_back(std::move(core));
       }
+      program::LayerRun run{batch, std::move(first.programs[i]), i == selected.front(), std::move(others), shares};
+      run.program.mapping += "; data parallel over " + std::to_string(spec.cores) + " cores: " + split + " samples";
       plan.layers.push_back(i);
-      plan.plans.push_back(by_share.at(shares.front()).plans[i]);
+      plan.plans.push_back(first.plans[i]);
       builder.add(std::move(run), where(origin, batch));
     }
   }
