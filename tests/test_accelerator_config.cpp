@@ -166,6 +166,21 @@ TEST_CASE("tpu_v4i loads: bf16 array, VMEM and CMEM, two HBM2 stacks", "[acceler
   CHECK(acc.compute.peak_ops_per_second() / acc.dram.peak_bytes_per_second() == Approx(268.8));
 }
 
+// configs/tpu_v4.yaml: two cores of four 128 x 128 bf16 MXUs at 1,050 MHz: 2 x 4 x 16,384 x 2 x
+// 1.05e9 = 275.2512e12 ops/s (Google's 275 TFLOPS); per core 16 MiB VMEM and half the 128 MiB CMEM;
+// four HBM2 stacks of 8 channels at 2.4 Gb/s a pin: 32 x 128 bits / 8 x 2 / 0.8333 ns = 1,228.85e9 B/s.
+TEST_CASE("tpu_v4 loads: two TensorCores of four MXUs, four HBM2 stacks at 1.2 TB/s", "[accelerator]") {
+  const spec::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v4.yaml");
+  CHECK(acc.cores == 2);
+  CHECK(acc.peak_ops_per_second() == Approx(275.2512e12));
+  CHECK(std::make_tuple(acc.compute.rows, acc.compute.cols, acc.compute.arrays) == std::make_tuple(128, 128, 4));
+  REQUIRE(acc.sram.buffers.size() == 2);
+  CHECK(acc.sram.buffers[0].capacity_bytes == 16 * 1024 * 1024);
+  CHECK(acc.sram.buffers[1].capacity_bytes == 64 * 1024 * 1024);
+  CHECK(acc.dram.channels == 32);
+  CHECK(acc.dram.peak_bytes_per_second() == Approx(1228.849e9));
+}
+
 // configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; a 24 MiB unified buffer that
 // holds inputs and outputs and so keeps activations, a 256 KiB weight FIFO; an output path of
 // activation, batch-norm, add and pooling; DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:
@@ -538,6 +553,16 @@ TEST_CASE("cores: one by default, count counted in the chip's peak, errors name 
         "--set cores.counts=2: error: cores.count: missing required key\n"
         "--set cores.counts=2: error: cores.counts: unknown key (did you mean \"count\"?)\n");
   CHECK(errors_of(kAccelerator, {"cores.count=1025"}).find("cores.count: expected at most 1024, got 1025") !=
+        std::string::npos);
+}
+
+// cores.partition: how a batch is split over the cores, the mapper's choice (auto) unless pinned.
+TEST_CASE("cores: the partition is the mapper's choice unless pinned, a bad one names the choices", "[accelerator]") {
+  CHECK(load(kAccelerator, {"cores.count=2"}).core_partition == spec::CorePartition::automatic);
+  CHECK(load(kAccelerator, {"cores.count=2", "cores.partition=layers"}).core_partition == spec::CorePartition::layers);
+  CHECK(load(kAccelerator, {"cores.count=2", "cores.partition=samples"}).core_partition ==
+        spec::CorePartition::samples);
+  CHECK(errors_of(kAccelerator, {"cores.count=2", "cores.partition=rows"}).find("cores.partition: expected one of") !=
         std::string::npos);
 }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "config/model_loader.h"
@@ -17,10 +18,11 @@ namespace spec = reusesim::spec;
 
 namespace {
 
-// kSmallLinear (64 -> 32, int8, no bias) at each of `batches` on `chip`.
+// `model_text` (kSmallLinear: 64 -> 32, int8, no bias) at each of `batches` on `chip`.
 std::vector<results::LayerResult> replay_linear(const spec::AcceleratorSpec& chip,
-                                                const std::vector<std::int64_t>& batches) {
-  const reusesim::config::LoadedModel model = reusesim::config::load_model_text(fixtures::kSmallLinear, "model.yaml");
+                                                const std::vector<std::int64_t>& batches,
+                                                const std::string& model_text = fixtures::kSmallLinear) {
+  const reusesim::config::LoadedModel model = reusesim::config::load_model_text(model_text, "model.yaml");
   simulate::RunPlan plan = simulate::plan_inference(chip, model.network, batches, {0}, "chip");
   const simulate::Replay replay = simulate::replay(chip, std::move(plan.runs));
   INFO(replay.problem);
@@ -28,10 +30,19 @@ std::vector<results::LayerResult> replay_linear(const spec::AcceleratorSpec& chi
   return replay.results;
 }
 
-spec::AcceleratorSpec ideal_chip(std::int64_t cores) {
+// small's cores on an ideal unlimited memory, each batch split as `partition` says.
+spec::AcceleratorSpec ideal_chip(std::int64_t cores, spec::CorePartition partition = spec::CorePartition::samples) {
   spec::AcceleratorSpec chip = fixtures::small_with_dram("  ideal: unlimited\n");
   chip.cores = cores;
+  chip.core_partition = partition;
   return chip;
+}
+
+// kSmallLinear as 64 -> 16: one column tile of small's 16 x 16 array.
+std::string narrow_linear() {
+  std::string text = fixtures::kSmallLinear;
+  const std::string wide = "out_features: 32";
+  return text.replace(text.find(wide), wide.size(), "out_features: 16");
 }
 
 }  // namespace
@@ -92,6 +103,7 @@ TEST_CASE("cores: cores sharing one DRAM channel contend for it", "[cores]") {
   // longer than the one-sample run, where the ideal memory above gave both the same 376 cycles.
   spec::AcceleratorSpec chip = fixtures::shipped_accelerator("small");
   chip.cores = 2;
+  chip.core_partition = spec::CorePartition::samples;
   const std::vector<results::LayerResult> rows = replay_linear(chip, {1, 2});
   const results::LayerResult& alone = rows[0];
   const results::LayerResult& shared = rows[1];
@@ -99,4 +111,63 @@ TEST_CASE("cores: cores sharing one DRAM channel contend for it", "[cores]") {
   CHECK(shared.dram_read_bytes == 2 * alone.dram_read_bytes);
   CHECK(shared.cycles > alone.cycles);
   CHECK(shared.stall_cycles() > alone.stall_cycles());
+}
+
+TEST_CASE("cores: a layer split by columns gives each core its columns and its weights", "[cores]") {
+  // Batch 1 on two cores, every layer split: each core maps M = 1, N = 16, K = 64: ceil(64/16) x
+  // ceil(16/16) = 4 folds of 2 x 16 + 16 + 1 - 2 = 47 cycles = 188, half the 376 of one core; 1 x 16
+  // x 64 = 1,024 MACs each; each core loads its 16 x 64 = 1,024 weight bytes: 2,048 read, the
+  // layer's weights once.
+  const results::LayerResult fc = replay_linear(ideal_chip(2, spec::CorePartition::layers), {1}).front();
+  CHECK(fc.cycles == 188);
+  CHECK(fc.compute_cycles == 188);
+  CHECK(fc.macs == 2048);
+  CHECK(fc.dram_read_weight_bytes == 2048);
+  REQUIRE(fc.cores.size() == 2);
+  CHECK(fc.cores[0].part == "columns 0..15 of 32");
+  CHECK(fc.cores[1].part == "columns 16..31 of 32");
+  for (const results::CoreFigures& core : fc.cores) {
+    CHECK(core.samples == 1);
+    CHECK(core.compute_cycles == 188);
+    CHECK(core.sync_cycles == 0);
+    CHECK(core.macs == 1024);
+  }
+  CHECK(fc.mapping.find("; split over 2 cores by columns") != std::string::npos);
+}
+
+TEST_CASE("cores: a layer with one column tile is split by rows", "[cores]") {
+  // 64 -> 16 at batch 4 on two cores, every layer split. By columns each core has N = 8, M = 4:
+  // 4 folds of 2 x 16 + 16 + 4 - 2 = 50 cycles = 200; by rows N = 16, M = 2: 4 folds of 48 = 192,
+  // the lower estimate. Each core reads all 1,024 weight bytes and its 2 samples' 128 input bytes.
+  const results::LayerResult fc =
+      replay_linear(ideal_chip(2, spec::CorePartition::layers), {4}, narrow_linear()).front();
+  CHECK(fc.cycles == 192);
+  CHECK(fc.dram_read_weight_bytes == 2 * 1024);
+  CHECK(fc.dram_read_input_bytes == 4 * 64);
+  REQUIRE(fc.cores.size() == 2);
+  CHECK(fc.cores[0].part == "rows 0..1 of 4");
+  CHECK(fc.cores[1].part == "rows 2..3 of 4");
+  CHECK(fc.mapping.find("; split over 2 cores by rows") != std::string::npos);
+}
+
+TEST_CASE("cores: the chip takes the partition with the lower estimate", "[cores]") {
+  // Batch 1 on two cores: data parallel leaves core 1 idle (376 cycles by the estimate), split
+  // by columns 188: the layers are split. Batch 2: data parallel 376 on both cores, split by
+  // columns M = 2: 4 folds of 48 = 192: split again.
+  const std::vector<results::LayerResult> rows = replay_linear(ideal_chip(2, spec::CorePartition::automatic), {1, 2});
+  CHECK(rows[0].cycles == 188);
+  CHECK(rows[0].mapping.find("(chosen by the network's estimate: data parallel 376 cycles, layers split 188)") !=
+        std::string::npos);
+  CHECK(rows[1].cycles == 192);
+  CHECK(rows[1].mapping.find("data parallel 376 cycles, layers split 192") != std::string::npos);
+}
+
+TEST_CASE("cores: on a tie in the estimate the chip runs data parallel", "[cores]") {
+  // 64 -> 16 at batch 4 on two cores: data parallel M = 2 a core, 4 folds of 48 = 192; split by
+  // rows the same 192 (by columns 200): the tie goes to data parallel.
+  const results::LayerResult fc =
+      replay_linear(ideal_chip(2, spec::CorePartition::automatic), {4}, narrow_linear()).front();
+  CHECK(fc.cycles == 192);
+  CHECK(fc.cores[0].part == "samples 0..1 of 4");
+  CHECK(fc.mapping.find("data parallel 192 cycles, layers split 192") != std::string::npos);
 }

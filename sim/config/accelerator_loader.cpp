@@ -712,6 +712,7 @@ spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string
     MapReader cores_reader(*cores, "cores", diagnostics);
     if (cores_reader.valid()) {
       accelerator.cores = cores_reader.required_integer("count", kCores).value_or(1);
+      accelerator.core_partition = cores_reader.enum_or("partition", accelerator.core_partition);
       cores_reader.finish();
     }
   }

@@ -175,7 +175,13 @@ std::string accelerator_json(const spec::AcceleratorSpec& accelerator) {
                 {"dma", {{"outstanding_requests", accelerator.dma.outstanding_requests}}}};
   if (accelerator.technology) document["technology"] = technology_json(*accelerator.technology);
   // One core, as every file written before `cores` existed: written only when there are more.
-  if (accelerator.cores != 1) document["cores"] = {{"count", accelerator.cores}};
+  if (accelerator.cores != 1) {
+    document["cores"] = {{"count", accelerator.cores}};
+    // Written only when pinned, as every file written before the partition existed.
+    if (accelerator.core_partition != spec::CorePartition::automatic) {
+      document["cores"]["partition"] = util::name(accelerator.core_partition);
+    }
+  }
   // Names are checked UTF-8 on the way in; replace stands guard for anything that slipped past.
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

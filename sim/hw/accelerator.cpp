@@ -233,6 +233,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     const std::vector<std::int64_t> spans = results::span_cycles(
         {picoseconds(own.compute), picoseconds(stalled), picoseconds(own.sync)}, picoseconds(period));
     results::CoreFigures figures;
+    figures.part = program_of(run, c).part;
     figures.samples = c < run.core_batches.size() ? run.core_batches[c] : 0;
     figures.compute_cycles = spans[0];
     figures.stall_cycles = spans[1];

@@ -397,14 +397,6 @@ std::vector<GemmPlacement> gemm_placements(const spec::AcceleratorSpec& accelera
 
 namespace {
 
-// Both factors reach 2^50 (program_text.h): the product needs 128 bits to stay exact.
-__extension__ typedef __int128 WideCount;
-
-// `total` x done / all in exact integers: a tile's share of a whole is the difference of two.
-std::int64_t prorate(std::int64_t total, std::int64_t done, std::int64_t all) {
-  return static_cast<std::int64_t>(static_cast<WideCount>(total) * done / all);
-}
-
 void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t) {
   Slots weight_slots, input_slots, output_slots;
   const std::int64_t tiles_k = ceil_div(p.k, t.tk);
@@ -582,6 +574,70 @@ void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capa
   program.estimated_cycles = tiling.cycles;
 }
 
+namespace {
+
+// The dimension of `p` a partition splits.
+std::int64_t split_extent(const GemmProblem& p, Partition partition) {
+  return partition == Partition::rows ? p.m : partition == Partition::columns ? p.n : p.groups;
+}
+
+}  // namespace
+
+GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes) {
+  if (split.whole()) return p;
+  const std::int64_t dimension = split_extent(p, split.partition);
+  const std::int64_t first = split.first(dimension), part = split.part(dimension);
+  // The outputs before this core's (the earlier cores' blocks) and its own.
+  const std::int64_t outputs = checked_product({p.groups, p.m, p.n});
+  const std::int64_t before = outputs / dimension * first, own = outputs / dimension * part;
+  const auto share = [&](std::int64_t total) {
+    return prorate(total, before + own, outputs) - prorate(total, before, outputs);
+  };
+  p.output += static_cast<std::uint64_t>(prorate(p.written_bytes, before, outputs));
+  p.written_bytes = share(p.written_bytes);
+  p.output_vector_ops = share(p.output_vector_ops);
+  p.output_stage_ops = share(p.output_stage_ops);
+  p.partial_sums += static_cast<std::uint64_t>(checked_mul(before, sum_bytes));
+  for (Addend& addend : p.addends) addend.address += static_cast<std::uint64_t>(checked_mul(before, p.e));
+  const std::int64_t group_input_bytes = p.input_bytes(0, p.m, p.k);
+  switch (split.partition) {
+    case Partition::rows:
+      // emit_gemm takes a row's input bytes as the average; the part's rows keep their own halos.
+      p.inputs += static_cast<std::uint64_t>(group_input_bytes / p.m * first * p.groups);
+      p.input_bytes = [rows = p.input_bytes, first](std::int64_t m0, std::int64_t tm, std::int64_t tk) {
+        return rows(m0 + first, tm, tk);
+      };
+      p.m = part;
+      break;
+    case Partition::columns:
+      p.weights += static_cast<std::uint64_t>(checked_product({first, p.k + p.bias, p.e}));
+      p.n = part;
+      break;
+    case Partition::groups:
+      p.weights += static_cast<std::uint64_t>(checked_product({first, p.n, p.k + p.bias, p.e}));
+      p.inputs += static_cast<std::uint64_t>(checked_mul(first, group_input_bytes));
+      p.groups = part;
+      break;
+  }
+  return p;
+}
+
+bool map_core_part(const GemmProblem& whole, const Context& context, const Capacity& capacity, const std::string& layer,
+                   const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program) {
+  const LayerSplit& split = context.split;
+  const GemmProblem p = core_part(whole, split, context.accelerator.accumulators.element_bytes());
+  if (!split.whole()) {
+    const std::int64_t extent = split_extent(whole, split.partition);
+    program.part = part_text(util::name(split.partition), split.first(extent), split.part(extent), extent);
+  }
+  if (p.m == 0 || p.n == 0 || p.groups == 0) {
+    program.mapping = "no part of the layer on this core";
+    return false;
+  }
+  map_gemm(p, context, capacity, layer, pinned, program);
+  return true;
+}
+
 GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                                 const DramLayout& layout) {
   GemmProblem p;
@@ -645,9 +701,9 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
 
 void map_conv_or_linear(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                         const DramLayout& layout, program::LayerProgram& program) {
-  map_gemm(conv_or_linear_gemm(layer, batch, context, layout), context, context.capacity, layer.spec.name,
-           layer.spec.tiling, program);
-  if (layer.spec.tiling) program.mapping += " (pinned)";
+  const bool mapped = map_core_part(conv_or_linear_gemm(layer, batch, context, layout), context, context.capacity,
+                                    layer.spec.name, layer.spec.tiling, program);
+  if (mapped && layer.spec.tiling) program.mapping += " (pinned)";
 }
 
 GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
@@ -685,8 +741,8 @@ GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch,
 
 void map_matmul(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                 const DramLayout& layout, program::LayerProgram& program) {
-  map_gemm(matmul_gemm(layer, batch, context, layout), context, activation_operands_capacity(context.capacity),
-           layer.spec.name, std::nullopt, program);
+  map_core_part(matmul_gemm(layer, batch, context, layout), context, activation_operands_capacity(context.capacity),
+                layer.spec.name, std::nullopt, program);
 }
 
 }  // namespace reusesim::mapping

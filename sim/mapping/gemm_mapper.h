@@ -108,6 +108,18 @@ void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Con
 void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
               const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program);
 
+// Core split.core's part of `p` (LayerSplit): its rows, columns or groups. What it writes (its
+// part of the output, its spilled partial sums of `sum_bytes` each) is a block of its own after the
+// earlier cores' (a split layer's output is stored in blocks by core, so each core's stores stay
+// contiguous); what it reads is its part's place in the inputs and the weights, taken as
+// contiguous from the part's first element, as a tile's. `p` itself on one core.
+GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes);
+
+// map_gemm of the context's core's part of `whole` (core_part); false, with an empty program,
+// when the core has no part of it (fewer rows, columns or groups than cores).
+bool map_core_part(const GemmProblem& whole, const Context& context, const Capacity& capacity, const std::string& layer,
+                   const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program);
+
 // A conv2d or linear layer's GEMM as it runs in the network (see mapper.h for the GEMM view).
 GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_t batch, const Context& context,
                                 const DramLayout& layout);

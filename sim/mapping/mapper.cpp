@@ -111,8 +111,11 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
   return "";
 }
 
-program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const spec::AcceleratorSpec& accelerator,
-                       const DramLayout& layout, const LayerPlan& plan) {
+std::int64_t LayerSplit::first(std::int64_t total) const { return prorate(total, core, cores); }
+
+program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch,
+                                const spec::AcceleratorSpec& accelerator, const DramLayout& layout,
+                                const LayerPlan& plan, const LayerSplit& split) {
   program::LayerProgram program;
   program.layer = layer.spec.name;
   program.type = util::name(layer.spec.type);
@@ -124,9 +127,18 @@ program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_
     program.mapping = "view of its input: no data moves";
     return program;
   }
-  const Context context{accelerator, plan, role_capacity(accelerator.sram, plan.resident_bytes), accelerator.element_bytes(),
+  if (!split.whole() && workload::is_recurrent(layer.spec.type) && split.core > 0) {
+    program.mapping = "runs whole on core 0";  // step t needs h(t-1): one core runs the sequence
+    program.part = "none";
+    return program;
+  }
+  const Context context{accelerator,
+                        plan,
+                        role_capacity(accelerator.sram, plan.resident_bytes),
+                        accelerator.element_bytes(),
                         accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
-                        static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
+                        static_cast<std::uint64_t>(accelerator.dram.burst_bytes()),
+                        split};
   switch (layer.spec.type) {
     case LayerType::conv2d:
     case LayerType::linear: map_conv_or_linear(layer, batch, context, layout, program); break;
@@ -136,6 +148,7 @@ program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_
     case LayerType::matmul: map_matmul(layer, batch, context, layout, program); break;
     default: map_vector(layer, batch, context, layout, program); break;
   }
+  if (!split.whole() && workload::is_recurrent(layer.spec.type)) program.part = "whole";
   count_on_chip(layer, batch, context.e, plan, program);
   if (!plan.absorbed.empty()) program.mapping += "; output path runs " + util::join(plan.absorbed, ", ");
   if (plan.output_on_chip) program.mapping += "; output kept on chip";
@@ -286,7 +299,10 @@ std::size_t split_limit(const NetworkSetup& setup) {
 
 }  // namespace
 
-std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::AcceleratorSpec& accelerator) {
+namespace {
+
+// The compute part of estimate_cycles: its compute and vector steps' closed forms.
+std::int64_t compute_estimate_cycles(const program::LayerProgram& program, const spec::AcceleratorSpec& accelerator) {
   std::int64_t compute = 0;
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::compute) {
@@ -298,10 +314,45 @@ std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::A
       compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.vector_ops));
     }
   }
+  return compute;
+}
+
+}  // namespace
+
+std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::AcceleratorSpec& accelerator) {
+  return chip_estimate({&program}, accelerator).cycles;
+}
+
+void ChipEstimate::add(const ChipEstimate& other) {
+  cycles = util::checked_add(cycles, other.cycles);
+  busiest_core_bytes = util::checked_add(busiest_core_bytes, other.busiest_core_bytes);
+}
+
+ChipEstimate chip_estimate(const std::vector<const program::LayerProgram*>& programs,
+                           const spec::AcceleratorSpec& accelerator) {
+  std::int64_t compute = 0, bytes = 0;
+  ChipEstimate estimate;
+  for (const program::LayerProgram* program : programs) {
+    compute = std::max(compute, compute_estimate_cycles(*program, accelerator));
+    const std::int64_t own = util::checked_add(program->dram_read_bytes, program->dram_write_bytes);
+    bytes = util::checked_add(bytes, own);
+    estimate.busiest_core_bytes = std::max(estimate.busiest_core_bytes, own);
+  }
   const double cycles_per_byte = accelerator.compute.clock_mhz * 1e6 / accelerator.dram.peak_bytes_per_second();
-  const auto memory = static_cast<std::int64_t>(
-      static_cast<double>(program.dram_read_bytes + program.dram_write_bytes) * cycles_per_byte);
-  return std::max(compute, memory);
+  estimate.cycles = std::max(compute, static_cast<std::int64_t>(static_cast<double>(bytes) * cycles_per_byte));
+  return estimate;
+}
+
+std::size_t fastest_on_chip(const std::vector<ChipEstimate>& candidates) {
+  std::int64_t lowest = candidates.front().cycles;
+  for (const ChipEstimate& candidate : candidates) lowest = std::min(lowest, candidate.cycles);
+  const std::int64_t tolerance = lowest + lowest / 100;
+  std::size_t best = candidates.size();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].cycles > tolerance) continue;
+    if (best == candidates.size() || candidates[i].busiest_core_bytes < candidates[best].busiest_core_bytes) best = i;
+  }
+  return best;
 }
 
 NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
@@ -366,6 +417,52 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
   // Kept only when it is faster by the estimate and does not push the network past a run's steps.
   const bool faster = total_estimate(split, accelerator, 0, count) < total_estimate(whole, accelerator, 0, count);
   return faster && (steps(split) <= program::kMaxRunSteps || steps(split) <= steps(whole)) ? split : whole;
+}
+
+SplitNetworkMapping map_network_split(const workload::Network& network, std::int64_t batch,
+                                      const spec::AcceleratorSpec& accelerator) {
+  const std::int64_t e = accelerator.element_bytes();
+  const std::size_t count = network.layers.size();
+  const std::vector<DramLayout> layouts = layout_network(network, batch, e);
+  const FusionPlan fusion = plan_fusion(network, accelerator.compute);
+  SplitNetworkMapping mapped;
+  mapped.plans = plan_residency(network, fusion, layouts, batch, e, 0, std::vector<bool>(count, false)).layers;
+  mapped.programs.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const workload::NetworkLayer& layer = network.layers[i];
+    DramLayout layout = layouts[i];
+    layout.output = layouts[fusion.final_layer[i]].output;  // a chain writes its last tensor
+    const auto map_split = [&](Partition partition) {
+      std::vector<program::LayerProgram> cores;
+      for (std::int64_t core = 0; core < accelerator.cores; ++core) {
+        cores.push_back(map_layer(layer, batch, accelerator, layout, mapped.plans[i],
+                                  LayerSplit{partition, core, accelerator.cores}));
+      }
+      return cores;
+    };
+    const auto estimate = [&](const std::vector<program::LayerProgram>& cores) {
+      std::vector<const program::LayerProgram*> programs;
+      for (const program::LayerProgram& core : cores) programs.push_back(&core);
+      return chip_estimate(programs, accelerator);
+    };
+    const LayerType type = layer.spec.type;
+    const bool gemm = type == LayerType::conv2d || type == LayerType::linear || type == LayerType::matmul;
+    std::vector<std::vector<program::LayerProgram>> candidates{map_split(gemm ? Partition::columns : Partition::rows)};
+    if (gemm && mapped.plans[i].fused_into.empty()) {
+      for (Partition partition : {Partition::rows, Partition::groups}) {
+        try {
+          candidates.push_back(map_split(partition));
+        } catch (const MappingError&) {
+          continue;  // another partition's parts fit
+        }
+      }
+    }
+    std::vector<ChipEstimate> estimates;
+    for (const std::vector<program::LayerProgram>& candidate : candidates) estimates.push_back(estimate(candidate));
+    std::vector<program::LayerProgram> best = std::move(candidates[fastest_on_chip(estimates)]);
+    mapped.programs[i] = std::move(best);
+  }
+  return mapped;
 }
 
 std::string vector_ops_problem(const workload::Network& network, std::int64_t batch, const NetworkMapping& mapped) {

@@ -28,6 +28,7 @@
 
 #include "program/program.h"
 #include "spec/accelerator_spec.h"
+#include "util/enum_names.h"
 #include "workload/network.h"
 
 namespace reusesim::mapping {
@@ -100,8 +101,31 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
                                        std::int64_t element_bytes, const program::LayerProgram& program,
                                        const LayerPlan& plan = {});
 
-program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch, const spec::AcceleratorSpec& accelerator,
-                       const DramLayout& layout, const LayerPlan& plan = {});
+// How a layer is split over a chip's cores when every layer is (split_network; docs/mapping-and-replay.md,
+// "Cores"): its GEMM by rows (M: samples and output positions), columns (N: output channels or features)
+// or groups (a grouped convolution's groups, a matmul's samples and heads); a layer without a GEMM by
+// its elements (as rows); a recurrent layer runs whole on core 0.
+enum class Partition { rows, columns, groups };
+constexpr util::EnumNames<Partition, 3> enum_names(Partition) {
+  return {{{Partition::rows, "rows"}, {Partition::columns, "columns"}, {Partition::groups, "groups"}}};
+}
+
+// Core `core` of `cores` takes the `core`-th of `cores` near-equal parts of the dimension the
+// partition splits: items [first(total), first(total) + part(total)).
+struct LayerSplit {
+  Partition partition = Partition::columns;
+  std::int64_t core = 0, cores = 1;
+
+  std::int64_t first(std::int64_t total) const;
+  std::int64_t part(std::int64_t total) const {
+    return LayerSplit{partition, core + 1, cores}.first(total) - first(total);
+  }
+  bool whole() const { return cores == 1; }
+};
+
+program::LayerProgram map_layer(const workload::NetworkLayer& layer, std::int64_t batch,
+                                const spec::AcceleratorSpec& accelerator, const DramLayout& layout,
+                                const LayerPlan& plan = {}, const LayerSplit& split = {});
 
 // Every layer of the network as it runs in it: fusion into output paths, then residency across
 // layers (a layer whose tiles no longer fit beside the resident tensors sends the largest of them
@@ -121,6 +145,33 @@ NetworkMapping map_network(const workload::Network& network, std::int64_t batch,
 // vector-unit GEMM's output-path work, which follows it on the same units) and its vector steps'
 // cycles, or its DRAM bytes at the memory's peak bandwidth, whichever is longer.
 std::int64_t estimate_cycles(const program::LayerProgram& program, const spec::AcceleratorSpec& accelerator);
+// The same over a chip's cores running one layer side by side (each core's program): `cycles`, the
+// busiest core's compute cycles or every core's DRAM bytes at the one memory's peak bandwidth,
+// whichever is longer; and the DRAM bytes of the core that moves the most (each core draws them
+// through DMA engines of its own). Over several layers, each added up.
+struct ChipEstimate {
+  std::int64_t cycles = 0;
+  std::int64_t busiest_core_bytes = 0;
+  void add(const ChipEstimate& other);
+};
+ChipEstimate chip_estimate(const std::vector<const program::LayerProgram*>& programs,
+                           const spec::AcceleratorSpec& accelerator);
+// The fastest of `candidates` (not empty), as fastest_tiling judges tilings: estimates within 1 %
+// of the lowest count as equally fast, and among them the one whose busiest core moves the
+// fewest bytes wins, then the earlier.
+std::size_t fastest_on_chip(const std::vector<ChipEstimate>& candidates);
+
+// A network with every layer split over the chip's cores (model parallel): per layer each core's
+// program (core 0 first; a core with no part of the layer an empty one, each program's `part` saying
+// which it is). Nothing stays on chip across layers (a layer's consumers need every core's part of its
+// output) and there are no sub-batches; fusion is as on one core. A GEMM layer takes the fastest
+// of its partitions on the chip (fastest_on_chip, in the order columns, rows, groups).
+struct SplitNetworkMapping {
+  std::vector<std::vector<program::LayerProgram>> programs;  // [layer][core]
+  std::vector<LayerPlan> plans;
+};
+SplitNetworkMapping map_network_split(const workload::Network& network, std::int64_t batch,
+                                      const spec::AcceleratorSpec& accelerator);
 
 // Fusion moves vector work between programs, and folding a batch-norm does it before the run: the
 // network's programs' vector ops plus the folded ones against the analysis's, or "" when they agree.

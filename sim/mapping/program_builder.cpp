@@ -11,9 +11,21 @@ namespace {
 
 constexpr std::uint64_t kAlignment = 4096;
 
+// Both factors reach 2^50 (program_text.h): the product needs 128 bits to stay exact.
+__extension__ typedef __int128 WideCount;
+
 }  // namespace
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::string part_text(const std::string& what, std::int64_t first, std::int64_t count, std::int64_t total) {
+  if (count == 0) return "none";
+  return what + " " + std::to_string(first) + ".." + std::to_string(first + count - 1) + " of " + std::to_string(total);
+}
+
+std::int64_t prorate(std::int64_t total, std::int64_t done, std::int64_t all) {
+  return static_cast<std::int64_t>(static_cast<WideCount>(total) * done / all);
+}
 
 std::uint64_t align(std::uint64_t address) { return (address + kAlignment - 1) / kAlignment * kAlignment; }
 

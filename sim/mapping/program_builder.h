@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "mapping/mapper.h"
@@ -15,6 +16,13 @@
 namespace reusesim::mapping {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+// `total` x done / all in exact integers: a tile's (or a core's) share of a whole is the difference of two.
+std::int64_t prorate(std::int64_t total, std::int64_t done, std::int64_t all);
+
+// A core's part of a layer split over cores (program::LayerProgram::part): "columns 64..127 of
+// 256", or "none" when `count` is 0.
+std::string part_text(const std::string& what, std::int64_t first, std::int64_t count, std::int64_t total);
 
 // Tensors start on 4 KiB boundaries in DRAM.
 std::uint64_t align(std::uint64_t address);
@@ -35,6 +43,7 @@ struct Context {
   std::int64_t e;  // bytes per element
   double dram_bytes_per_cycle;  // peak, per compute cycle
   std::uint64_t burst_bytes;
+  LayerSplit split;  // this core's part of the layer (whole on one core)
 };
 
 // Builds a program step by step, keeping the totals the replay is checked against.

@@ -335,9 +335,13 @@ std::vector<TrainingProgram> map_step(const workload::Network& network, std::int
   // train), its output stored for the backward pass: on chip, or in DRAM.
   LayerPlan alone;
   alone.resident_bytes = residency.bytes;
-  const Context context{accelerator, alone, role_capacity(accelerator.sram, residency.bytes), e,
+  const Context context{accelerator,
+                        alone,
+                        role_capacity(accelerator.sram, residency.bytes),
+                        e,
                         accelerator.dram.peak_bytes_per_second() / (accelerator.compute.clock_mhz * 1e6),
-                        static_cast<std::uint64_t>(accelerator.dram.burst_bytes())};
+                        static_cast<std::uint64_t>(accelerator.dram.burst_bytes()),
+                        LayerSplit{}};
   const std::size_t count = network.layers.size();
   const auto segment = [&](std::size_t i) { return workload::checkpoint_segment(network, i, checkpoint_segments); };
   const std::size_t last_segment = static_cast<std::size_t>(checkpoint_segments - 1);

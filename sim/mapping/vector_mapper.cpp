@@ -57,27 +57,45 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
     throw MappingError("layer " + layer.spec.name + ": its " + std::to_string(weight_bytes) +
                        " bytes of parameters do not fit the weight buffer (" + std::to_string(context.capacity.weights) + ")");
   }
-  const auto chunks_for = [](std::int64_t bytes, std::int64_t capacity) {
-    return ceil_div(2 * bytes, std::max<std::int64_t>(1, capacity));
+  // A layer split over cores (LayerSplit) streams its part of every tensor; each core loads the
+  // parameters that are not streamed whole.
+  const LayerSplit& split = context.split;
+  const auto part = [&](Stream stream) {
+    stream.address += static_cast<std::uint64_t>(split.first(stream.bytes));
+    stream.bytes = split.part(stream.bytes);
+    return stream;
   };
-  const std::int64_t chunks = std::max<std::int64_t>(
-      {1, gather ? 0 : chunks_for(input_bytes, context.capacity.inputs),
-       streamed ? chunks_for(moved_weights, context.capacity.weights) : 0,
-       chunks_for(output_bytes, context.capacity.outputs)});
-  ProgramBuilder builder(program, context.burst_bytes);
-  const std::int32_t parameters = !streamed && weight_bytes > 0 ? builder.load(program::TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
+  if (!split.whole()) {
+    const std::int64_t elements = checked_mul(layer.counts.output_elems, batch);
+    program.part = part_text("elements", split.first(elements), split.part(elements), elements);
+  }
+  if (split.part(output_bytes) == 0) {
+    program.mapping = "no part of the layer on this core";
+    return;
+  }
   std::vector<Stream> loads;
-  if (streamed) loads.push_back({program::TensorRole::weights, layout.weights, moved_weights});
+  if (streamed) loads.push_back(part({program::TensorRole::weights, layout.weights, moved_weights}));
   if (!gather) {
     for (std::size_t i = 0; i < layer.input_shapes.size(); ++i) {
       if (context.plan.input_on_chip(i)) continue;  // read in place
-      loads.push_back({program::TensorRole::inputs, layout.inputs[i], checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e)});
+      loads.push_back(part({program::TensorRole::inputs, layout.inputs[i],
+                            checked_mul(checked_mul(layer.input_shapes[i].elements(), batch), e)}));
     }
   }
   std::vector<Stream> stores;
-  if (!context.plan.output_on_chip) stores.push_back({program::TensorRole::outputs, layout.output, output_bytes});
-  stream_chunks(builder, chunks, parameters, loads, stores, gather ? moved_weights : input_bytes,
-                checked_mul(layer.counts.vector_ops, batch));
+  if (!context.plan.output_on_chip) stores.push_back(part({program::TensorRole::outputs, layout.output, output_bytes}));
+  const auto chunks_for = [](std::int64_t bytes, std::int64_t capacity) {
+    return ceil_div(2 * bytes, std::max<std::int64_t>(1, capacity));
+  };
+  const std::int64_t chunks =
+      std::max<std::int64_t>({1, gather ? 0 : chunks_for(split.part(input_bytes), context.capacity.inputs),
+                              streamed ? chunks_for(split.part(moved_weights), context.capacity.weights) : 0,
+                              chunks_for(split.part(output_bytes), context.capacity.outputs)});
+  ProgramBuilder builder(program, context.burst_bytes);
+  const std::int32_t parameters =
+      !streamed && weight_bytes > 0 ? builder.load(program::TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
+  stream_chunks(builder, chunks, parameters, loads, stores, split.part(gather ? moved_weights : input_bytes),
+                split.part(checked_mul(layer.counts.vector_ops, batch)));
   program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
 }
 

@@ -64,6 +64,9 @@ struct LayerProgram {
   std::string type;
   std::vector<Step> steps;
   std::string mapping;  // what the mapper chose, e.g. "gemm 3136x64x576 tiles m784 n64 k576, order n-m, weights resident"
+  // On a chip of several cores, which part of the layer this core's program is ("columns 64..127
+  // of 256", "samples 2..3 of 4", "none"); empty on one core.
+  std::string part;
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
   // DRAM moves whole bursts: the sums over load and store steps of their burst-aligned extents

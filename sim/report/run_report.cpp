@@ -335,7 +335,17 @@ std::vector<CoreColumn> core_columns() {
                      [](const results::CoreFigures&, const CoreRow& row) { return Cell(row.core); },
                      {},
                      {}});
-  columns.push_back(count("samples", "samples", "the samples of the batch the core ran (data parallel)",
+  columns.push_back({"part",
+                     "text",
+                     "the core's part of the layer: its samples (data parallel), or the rows, columns or groups of "
+                     "its GEMM or the elements of a layer without one (a layer split over the cores), \"none\"",
+                     Total::none,
+                     0,
+                     [](const results::CoreFigures& core, const CoreRow&) { return Cell(core.part); },
+                     {},
+                     {}});
+  columns.push_back(count("samples", "samples",
+                          "the samples of the batch the core's part covers (all of them in a split layer, 0 for none)",
                           &results::CoreFigures::samples));
   columns.push_back(count("compute_cycles", "cycles", "the core's array (or vector unit) busy, compute clock",
                           &results::CoreFigures::compute_cycles));

@@ -27,6 +27,7 @@ struct SramWords {
 // them) and after it the time it waited for the cores still working (sync); they add up to the
 // layer's cycles.
 struct CoreFigures {
+  std::string part;          // of the layer (program::LayerProgram::part)
   std::int64_t samples = 0;  // of the batch
   std::int64_t compute_cycles = 0, stall_cycles = 0, sync_cycles = 0;
   std::int64_t macs = 0, dram_read_bytes = 0, dram_write_bytes = 0;

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "mapping/core_split.h"
+#include "mapping/program_builder.h"
 #include "mapping/training_mapper.h"
 #include "simulate/invariants.h"
 #include "util/checked_math.h"
@@ -38,6 +40,111 @@ double positive_from_environment(const char* variable, double fallback, bool int
                                 ", got \"" + value + "\"");
   }
   return number;
+}
+
+// A batch's runs on a chip of several cores (one per selected layer), their layers' plans, and the
+// chip's estimate of them (mapping::chip_estimate, added up).
+struct ChipRuns {
+  std::vector<program::LayerRun> runs;
+  std::vector<mapping::LayerPlan> plans;
+  mapping::ChipEstimate estimate;
+};
+
+void add_estimate(ChipRuns& chip, const spec::AcceleratorSpec& spec) {
+  const program::LayerRun& run = chip.runs.back();
+  std::vector<const program::LayerProgram*> programs{&run.program};
+  for (const program::LayerProgram& core : run.other_cores) programs.push_back(&core);
+  chip.estimate.add(mapping::chip_estimate(programs, spec));
+}
+
+// Data parallel: each core maps the network at its samples (at most two counts differ by one),
+// with `map_at(samples, batch)`.
+template <typename MapAt>
+ChipRuns samples_runs(const spec::AcceleratorSpec& spec, const workload::Network& network, std::int64_t batch,
+                      const std::vector<std::size_t>& selected, const MapAt& map_at) {
+  const std::vector<std::int64_t> shares = mapping::core_batches(batch, spec.cores);
+  std::map<std::int64_t, mapping::NetworkMapping> by_share;
+  std::vector<const mapping::NetworkMapping*> mappings;
+  for (std::int64_t share : shares) {
+    if (share > 0 && by_share.count(share) == 0) {
+      mappings.push_back(&by_share.emplace(share, map_at(share, batch)).first->second);
+    }
+  }
+  const std::int64_t e = spec.element_bytes();
+  const std::uint64_t region_bytes = mapping::core_region_bytes(mappings);
+  std::map<std::int64_t, std::vector<mapping::DramLayout>> layouts;
+  for (const auto& [share, mapped] : by_share) layouts.emplace(share, mapping::layout_network(network, share, e));
+  const std::vector<mapping::DramLayout>& shared = layouts.at(shares.front());  // core 0's: the chip's weights
+  std::string split;
+  std::vector<std::string> parts;
+  std::int64_t first_sample = 0;
+  for (std::int64_t share : shares) {
+    split += (split.empty() ? "" : " + ") + std::to_string(share);
+    parts.push_back(mapping::part_text("samples", first_sample, share, batch));
+    first_sample += share;
+  }
+  mapping::NetworkMapping& first = by_share.at(shares.front());
+  ChipRuns chip;
+  for (std::size_t i : selected) {
+    // The other cores copy their share's program before core 0 takes its own.
+    std::vector<program::LayerProgram> others;
+    for (std::size_t c = 1; c < shares.size(); ++c) {
+      program::LayerProgram core;
+      if (shares[c] > 0) {
+        core = by_share.at(shares[c]).programs[i];
+        mapping::place_on_core(core, layouts.at(shares[c])[i], shared[i], c * region_bytes);
+      }
+      core.part = parts[c];
+      others.push_back(std::move(core));
+    }
+    program::LayerRun run{batch, std::move(first.programs[i]), i == selected.front(), std::move(others), shares};
+    run.program.part = parts.front();
+    run.program.mapping += "; data parallel over " + std::to_string(spec.cores) + " cores: " + split + " samples";
+    chip.runs.push_back(std::move(run));
+    chip.plans.push_back(first.plans[i]);
+    add_estimate(chip, spec);
+  }
+  return chip;
+}
+
+// Every layer split over the cores (mapping::map_network_split), checked against the analysis
+// with every core's program together (a disagreement is a bug).
+ChipRuns layer_runs(const spec::AcceleratorSpec& spec, const workload::Network& network, std::int64_t batch,
+                    const std::vector<std::size_t>& selected) {
+  mapping::SplitNetworkMapping split = mapping::map_network_split(network, batch, spec);
+  mapping::NetworkMapping chip_totals;  // each layer's programs added up, for the vector-op check
+  chip_totals.plans = split.plans;
+  ChipRuns chip;
+  for (std::size_t i = 0; i < network.layers.size(); ++i) {
+    std::vector<program::LayerProgram>& cores = split.programs[i];
+    std::vector<std::int64_t> samples;
+    for (const program::LayerProgram& core : cores) samples.push_back(core.part == "none" ? 0 : batch);
+    program::LayerProgram first = std::move(cores.front());
+    cores.erase(cores.begin());
+    program::LayerRun run{batch, std::move(first), false, std::move(cores), std::move(samples)};
+    program::LayerProgram every_step = run.program;
+    for (const program::LayerProgram& core : run.other_cores) mapping::append_steps(every_step, core, false);
+    const std::string problem =
+        analysis_problem(network.layers[i], every_step, split.plans[i], batch, spec.element_bytes());
+    if (!problem.empty()) throw std::logic_error(problem);
+    chip_totals.programs.push_back(program::chip_totals(run));
+    if (std::find(selected.begin(), selected.end(), i) == selected.end()) continue;
+    run.starts_batch = i == selected.front();
+    const std::string& part = run.program.part;
+    if (part == "whole") {
+      run.program.mapping += "; on core 0 alone";
+    } else if (part.find(' ') != std::string::npos) {
+      run.program.mapping +=
+          "; split over " + std::to_string(spec.cores) + " cores by " + part.substr(0, part.find(' '));
+    }
+    chip.runs.push_back(std::move(run));
+    chip.plans.push_back(split.plans[i]);
+    add_estimate(chip, spec);
+  }
+  if (const std::string problem = mapping::vector_ops_problem(network, batch, chip_totals); !problem.empty()) {
+    throw std::logic_error("model " + network.name + " (batch " + std::to_string(batch) + "): " + problem);
+  }
+  return chip;
 }
 
 // Appends a layer's program to the plan, refusing a run past one of its limits.
@@ -169,38 +276,29 @@ RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Networ
       }
       continue;
     }
-    // Data parallel: each core maps the network at its samples (at most two counts differ by one).
-    const std::vector<std::int64_t> shares = mapping::core_batches(batch, spec.cores);
-    std::map<std::int64_t, mapping::NetworkMapping> by_share;
-    std::vector<const mapping::NetworkMapping*> mappings;
-    for (std::int64_t share : shares) {
-      if (share > 0 && by_share.count(share) == 0) {
-        mappings.push_back(&by_share.emplace(share, map_at(share, batch)).first->second);
+    // A chip of several cores: data parallel, every layer split over the cores, or the one of the
+    // two the mapper estimates faster (mapping::fastest_on_chip; data parallel first).
+    std::optional<ChipRuns> samples, layers;
+    if (spec.core_partition != spec::CorePartition::layers)
+      samples = samples_runs(spec, network, batch, selected, map_at);
+    if (spec.core_partition != spec::CorePartition::samples) {
+      try {
+        layers = layer_runs(spec, network, batch, selected);
+      } catch (const mapping::MappingError& error) {
+        throw mapping::MappingError(std::string(error.what()) + where(origin, batch));
       }
     }
-    const std::uint64_t region_bytes = mapping::core_region_bytes(mappings);
-    std::map<std::int64_t, std::vector<mapping::DramLayout>> layouts;
-    for (const auto& [share, mapped] : by_share) layouts.emplace(share, mapping::layout_network(network, share, e));
-    const std::vector<mapping::DramLayout>& shared = layouts.at(shares.front());  // core 0's: the chip's weights
-    std::string split;
-    for (std::int64_t share : shares) split += (split.empty() ? "" : " + ") + std::to_string(share);
-    mapping::NetworkMapping& first = by_share.at(shares.front());
-    for (std::size_t i : selected) {
-      // The other cores copy their share's program before core 0 takes its own.
-      std::vector<program::LayerProgram> others;
-      for (std::size_t c = 1; c < shares.size(); ++c) {
-        program::LayerProgram core;
-        if (shares[c] > 0) {
-          core = by_share.at(shares[c]).programs[i];
-          mapping::place_on_core(core, layouts.at(shares[c])[i], shared[i], c * region_bytes);
-        }
-        others.push_back(std::move(core));
-      }
-      program::LayerRun run{batch, std::move(first.programs[i]), i == selected.front(), std::move(others), shares};
-      run.program.mapping += "; data parallel over " + std::to_string(spec.cores) + " cores: " + split + " samples";
-      plan.layers.push_back(i);
-      plan.plans.push_back(first.plans[i]);
-      builder.add(std::move(run), where(origin, batch));
+    const bool split = !samples || (layers && mapping::fastest_on_chip({samples->estimate, layers->estimate}) == 1);
+    ChipRuns chosen = std::move(split ? *layers : *samples);
+    if (samples && layers) {
+      chosen.runs.front().program.mapping += " (chosen by the network's estimate: data parallel " +
+                                             std::to_string(samples->estimate.cycles) + " cycles, layers split " +
+                                             std::to_string(layers->estimate.cycles) + ")";
+    }
+    for (std::size_t r = 0; r < chosen.runs.size(); ++r) {
+      plan.layers.push_back(selected[r]);
+      plan.plans.push_back(chosen.plans[r]);
+      builder.add(std::move(chosen.runs[r]), where(origin, batch));
     }
   }
   return plan;

@@ -305,6 +305,14 @@ struct DmaSpec {
   auto fields() const { return std::tie(outstanding_requests); }
 };
 
+// How a chip of several cores runs a batch (docs/mapping-and-replay.md, "Cores"): each core a
+// share of the samples through the whole network, every layer split over all cores, or whichever
+// of the two the mapper estimates faster.
+enum class CorePartition { automatic, samples, layers };
+constexpr util::EnumNames<CorePartition, 3> enum_names(CorePartition) {
+  return {{{CorePartition::automatic, "auto"}, {CorePartition::samples, "samples"}, {CorePartition::layers, "layers"}}};
+}
+
 struct AcceleratorSpec {
   std::string name;
   ComputeSpec compute;
@@ -315,11 +323,14 @@ struct AcceleratorSpec {
   // The energy and area tables; none: the run reports no energy (docs/energy-model.md).
   std::optional<TechnologySpec> technology;
   // Identical cores, each with the compute above, its accumulators, SRAM buffers and DMA engines,
-  // sharing the DRAM; the mapper splits each batch's samples between them
+  // sharing the DRAM; the mapper splits each batch between them by `core_partition`
   // (docs/accelerator-format.md, "Cores").
   std::int64_t cores = 1;
+  CorePartition core_partition = CorePartition::automatic;
 
-  auto fields() const { return std::tie(name, compute, accumulators, sram, dram, dma, technology, cores); }
+  auto fields() const {
+    return std::tie(name, compute, accumulators, sram, dram, dma, technology, cores, core_partition);
+  }
 
   // The chip's peak: every core's arrays (1 MAC = 2 ops).
   double peak_ops_per_second() const { return compute.peak_ops_per_second() * static_cast<double>(cores); }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of a chip of several cores (cores.count; docs/accelerator-format.md, "Cores"):
 # cores.csv and its legend, each core's compute + stall + sync cycles adding up to its layer's,
-# the batch's samples split over the cores, MACs adding up, the chip's peak in results.json, and
-# clear refusals of what describes one core only (--timeline, --dump-program, replay, training).
+# the batch's samples split over the cores (data parallel) or every layer split (model parallel),
+# MACs adding up, the chip's peak in results.json, and clear refusals of what describes one core only (--timeline, --dump-program, replay, training).
 # Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -11,7 +11,7 @@ small=$SRC/configs/small.yaml
 mlp=$SRC/models/mlp.yaml
 
 expect 0 "three cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 --format csv --set cores.count=3 \
-  --out "$work/chip"
+  --set cores.partition=samples --out "$work/chip"
 # mlp: 5 layers x 3 cores; batch 4 split 2 + 1 + 1.
 same "one row per layer and core" "$(csv_col core "$work/chip/cores.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
   " 5 0; 5 1; 5 2;"
@@ -38,7 +38,19 @@ same "the chip's peak counts every core" "$(python3 -c 'import json,sys; print(j
 contains "stats.txt explains cores.csv" "$(cat "$work/chip/stats.txt")" "cores.csv sync_cycles: after the core's last step"
 contains "the mapping says how the batch is split" "$(csv_col mapping --where layer=fc1 "$work/chip/results.csv")" \
   "; data parallel over 3 cores: 2 + 1 + 1 samples"
-same "config.json keeps the cores" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cores"])' "$work/chip/config.json")" "{'count': 3}"
+same "config.json keeps the cores" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cores"])' "$work/chip/config.json")" "{'count': 3, 'partition': 'samples'}"
+
+# Batch 1 on three cores, the partition the mapper's: data parallel would leave two cores idle, so
+# every layer is split; fc1 (1000 -> 100) by its 100 columns: 33 + 33 + 34.
+expect 0 "batch 1 on three cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=3 --out "$work/split"
+same "fc1's columns over the cores" "$(csv_col part --where layer=fc1 "$work/split/cores.csv" | tr '\n' ';')" \
+  "columns 0..32 of 100;columns 33..65 of 100;columns 66..99 of 100;"
+same "every core works on the sample" "$(csv_col samples --where layer=fc1 "$work/split/cores.csv" | tr '\n' ' ')" "1 1 1 "
+contains "the mapping says how the layer is split and why" "$(csv_col mapping --where layer=fc1 "$work/split/results.csv")" \
+  "; split over 3 cores by columns (chosen by the network's estimate: data parallel"
+same "config.json leaves the partition to the mapper" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cores"])' "$work/split/config.json")" "{'count': 3}"
+expect 2 "an unknown partition" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=3 --set cores.partition=rows
+contains "the partition's choices" "$err" "cores.partition: expected one of auto, samples, layers, got \"rows\""
 expect 0 "one core writes no cores.csv" -- "$REUSESIM" run --arch "$small" --model "$mlp" --out "$work/one"
 same "no cores.csv on one core" "$(ls "$work/one" | grep -c cores)" "0"
 

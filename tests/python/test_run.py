@@ -76,9 +76,10 @@ def test_run_out_keeps_the_directory(tmp_path):
 
 
 def test_run_of_a_chip_of_cores_reads_cores_csv(tmp_path):
-    # mlp at batch 3 on three cores of small: one sample each, 5 layers x 3 cores; each core's
-    # compute + stall + sync cycles are its layer's, and one core has no cores table.
-    result = reusesim.run("configs/small.yaml", "models/mlp.yaml", batch=3, set={"cores.count": 3})
+    # mlp at batch 3 on three cores of small, data parallel: one sample each, 5 layers x 3 cores;
+    # each core's compute + stall + sync cycles are its layer's, and one core has no cores table.
+    result = reusesim.run("configs/small.yaml", "models/mlp.yaml", batch=3,
+                          set={"cores.count": 3, "cores.partition": "samples"})
     assert len(result.cores) == 15
     assert list(result.cores["samples"].unique()) == [1]
     assert result.cores["sync_cycles"].dtype == "int64"
