@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/model_loader.h"
 #include "fixtures.h"
 #include "replay_harness.h"
 #include "report/timeline_report.h"
+#include "simulate/plan.h"
+#include "simulate/replay.h"
 
 using namespace reusesim;
 
@@ -50,7 +53,7 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   REQUIRE(timeline.layers().size() == 1);
   CHECK(timeline.layers()[0].start_ps == 0);
   CHECK(timeline.layers()[0].end_ps == ns(133));
-  const std::vector<results::ArraySpan>& array = timeline.array();
+  const std::vector<results::ArraySpan>& array = timeline.array(0);
   REQUIRE(array.size() == 3);
   CHECK(array[0].activity == results::ArrayActivity::stall_weights);
   CHECK(array[0].start_ps == 0);
@@ -63,13 +66,13 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   CHECK(array[2].start_ps == ns(100));
   CHECK(array[2].end_ps == ns(133));
   // DMA: each engine's one transfer, from its submission to its last data.
-  const std::vector<results::TransferSpan>& loads = timeline.transfers(results::DmaTrack::load);
+  const std::vector<results::TransferSpan>& loads = timeline.transfers(0, results::DmaTrack::load);
   REQUIRE(loads.size() == 1);
   CHECK(loads[0].tensor == program::TensorRole::weights);
   CHECK(loads[0].start_ps == 0);
   CHECK(loads[0].end_ps == ns(38));
   CHECK(loads[0].bytes == 64);
-  const std::vector<results::TransferSpan>& stores = timeline.transfers(results::DmaTrack::store);
+  const std::vector<results::TransferSpan>& stores = timeline.transfers(0, results::DmaTrack::store);
   REQUIRE(stores.size() == 1);
   CHECK(stores[0].tensor == program::TensorRole::outputs);
   CHECK(stores[0].start_ps == ns(100));
@@ -95,6 +98,9 @@ TEST_CASE("timeline: a hand-made load, compute, store program gives its spans ex
   CHECK_THAT(json, Catch::Contains(R"({"name":"read+write","cat":"dram","ph":"X","pid":2,"tid":5,"ts":0,)"
                                    R"("dur":0.133,"args":{"requests":2,"read_bytes":64,"write_bytes":64,)"
                                    R"("gbps":0.962}})"));
+  // One core: its tracks are the accelerator's, as before chips had cores; no core processes.
+  CHECK_THAT(json, !Catch::Contains(R"("args":{"name":"core"})"));
+  CHECK_THAT(json, !Catch::Contains(R"("cores":)"));
 }
 
 TEST_CASE("timeline: the spans of a network agree with its per-layer results", "[timeline]") {
@@ -114,7 +120,7 @@ TEST_CASE("timeline: the spans of a network agree with its per-layer results", "
     // The array's spans tile the layer, and each kind adds up to its column.
     std::uint64_t covered = layer.start_ps;
     std::uint64_t by_activity[static_cast<int>(results::ArrayActivity::vector) + 1] = {};
-    for (const results::ArraySpan& span : timeline.array()) {
+    for (const results::ArraySpan& span : timeline.array(0)) {
       if (span.start_ps < layer.start_ps || span.end_ps > layer.end_ps) continue;
       CHECK(span.start_ps == covered);
       covered = span.end_ps;
@@ -134,7 +140,7 @@ TEST_CASE("timeline: the spans of a network agree with its per-layer results", "
   }
   // DMA spans follow each other; together they moved what the DRAM saw.
   for (const results::DmaTrack track : {results::DmaTrack::load, results::DmaTrack::store}) {
-    const std::vector<results::TransferSpan>& spans = timeline.transfers(track);
+    const std::vector<results::TransferSpan>& spans = timeline.transfers(0, track);
     std::int64_t bytes = 0;
     for (std::size_t i = 0; i < spans.size(); ++i) {
       CHECK(spans[i].start_ps <= spans[i].end_ps);
@@ -154,4 +160,66 @@ TEST_CASE("timeline: the spans of a network agree with its per-layer results", "
   }
   CHECK(channel_requests == requests);
   CHECK(channel_bytes == read_bytes + write_bytes);
+}
+
+TEST_CASE("timeline: each core of a chip draws its share of the batch, and waits for the others as sync",
+          "[timeline]") {
+  // test_cores' uneven batch: kSmallLinear (64 -> 32, int8) at batch 3 on two cores of small, data parallel
+  // (16 x 16 ws at 1 GHz) with an unlimited ideal memory, so every transfer takes no time. Core 0
+  // takes two samples: ceil(64/16) x ceil(32/16) = 8 folds of 2 x 16 + 16 + 2 - 2 = 48 cycles,
+  // one compute step [0, 384) ns; core 1 one sample: 8 x 47 = 376 cycles [0, 376), then sync until
+  // the layer ends at 384.
+  spec::AcceleratorSpec chip = fixtures::small_with_dram("  ideal: unlimited\n");
+  chip.cores = 2;
+  chip.core_partition = spec::CorePartition::samples;
+  const config::LoadedModel model = config::load_model_text(fixtures::kSmallLinear, "model.yaml");
+  simulate::RunPlan plan = simulate::plan_inference(chip, model.network, {3}, {0}, "chip");
+  results::TimelineRecorder timeline;
+  const simulate::Replay replay = simulate::replay(chip, std::move(plan.runs), &timeline);
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  REQUIRE(timeline.cores() == 2);
+  REQUIRE(timeline.layers().size() == 1);
+  CHECK(timeline.layers()[0].end_ps == ns(384));
+  const std::vector<results::ArraySpan>& first = timeline.array(0);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].activity == results::ArrayActivity::compute);
+  CHECK(first[0].end_ps == ns(384));
+  CHECK(first[0].steps == 1);
+  const std::vector<results::ArraySpan>& second = timeline.array(1);
+  REQUIRE(second.size() == 2);
+  CHECK(second[0].activity == results::ArrayActivity::compute);
+  CHECK(second[0].end_ps == ns(376));
+  CHECK(second[1].activity == results::ArrayActivity::sync);
+  CHECK(second[1].start_ps == ns(376));
+  CHECK(second[1].end_ps == ns(384));
+  // Each core loads the 2,048 weight bytes and its samples' 64-byte inputs at 0, and stores its
+  // outputs when its compute ends: core 0 two samples' 32 bytes, core 1 one sample's 32 bytes
+  // widened to the ideal memory's 64-byte burst.
+  const auto bytes = [&](std::size_t core, results::DmaTrack track) {
+    std::vector<std::int64_t> moved;
+    for (const results::TransferSpan& span : timeline.transfers(core, track)) moved.push_back(span.bytes);
+    return moved;
+  };
+  CHECK(bytes(0, results::DmaTrack::load) == std::vector<std::int64_t>{2048, 2 * 64});
+  CHECK(bytes(1, results::DmaTrack::load) == std::vector<std::int64_t>{2048, 64});
+  CHECK(bytes(0, results::DmaTrack::store) == std::vector<std::int64_t>{64});
+  CHECK(bytes(1, results::DmaTrack::store) == std::vector<std::int64_t>{64});
+  CHECK(timeline.transfers(0, results::DmaTrack::store)[0].start_ps == ns(384));
+  CHECK(timeline.transfers(1, results::DmaTrack::store)[0].start_ps == ns(376));
+
+  // The JSON: the layers in the accelerator's process (pid 1, tid 1), each core a process named
+  // as its SystemC module with its array and DMA tracks (core: pid 2, tids 2-4; core_1: pid 3,
+  // tids 5-7), the memory last (pid 4), once.
+  const report::RunReport run{chip.name, model.network.name, chip, {replay.results}};
+  const std::string json = report::render_timeline(run, timeline);
+  CHECK_THAT(json, Catch::Contains(R"({"name":"process_name","ph":"M","pid":2,"tid":0,"args":{"name":"core"}})"));
+  CHECK_THAT(json, Catch::Contains(R"({"name":"process_name","ph":"M","pid":3,"tid":0,"args":{"name":"core_1"}})"));
+  CHECK_THAT(json, Catch::Contains(R"({"name":"thread_name","ph":"M","pid":3,"tid":7,"args":{"name":"DMA store"}})"));
+  CHECK_THAT(json, Catch::Contains(R"({"name":"compute","cat":"array","ph":"X","pid":2,"tid":2,"ts":0,)"
+                                   R"("dur":0.384,"args":{"cycles":384,"steps":1}})"));
+  CHECK_THAT(json, Catch::Contains(R"({"name":"sync","cat":"array","ph":"X","pid":3,"tid":5,"ts":0.376,)"
+                                   R"("dur":0.008,"args":{"cycles":8}})"));
+  CHECK_THAT(json, Catch::Contains(R"({"name":"process_name","ph":"M","pid":4,"tid":0,)"));
+  CHECK_THAT(json, Catch::Contains(R"("compute_clock_mhz":1000.000,"cores":2,)"));
 }

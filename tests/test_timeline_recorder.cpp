@@ -14,16 +14,17 @@ std::uint64_t ns(std::uint64_t value) { return value * 1000; }
 
 TEST_CASE("timeline recorder: array spans join when contiguous and alike, within a layer", "[timeline]") {
   results::TimelineRecorder timeline;
+  const std::size_t core = timeline.add_core();
   timeline.begin_layer(ns(0));
-  timeline.array_span(results::ArrayActivity::compute, ns(0), ns(10));
-  timeline.array_span(results::ArrayActivity::compute, ns(10), ns(25));  // joins: 2 steps
-  timeline.array_span(results::ArrayActivity::stall_sram, ns(25), ns(25));  // empty: dropped
-  timeline.array_span(results::ArrayActivity::compute, ns(30), ns(40));  // a gap: its own span
+  timeline.array_span(core, results::ArrayActivity::compute, ns(0), ns(10));
+  timeline.array_span(core, results::ArrayActivity::compute, ns(10), ns(25));     // joins: 2 steps
+  timeline.array_span(core, results::ArrayActivity::stall_sram, ns(25), ns(25));  // empty: dropped
+  timeline.array_span(core, results::ArrayActivity::compute, ns(30), ns(40));     // a gap: its own span
   timeline.end_layer(ns(40));
   timeline.begin_layer(ns(40));
-  timeline.array_span(results::ArrayActivity::compute, ns(40), ns(50));  // another layer: its own span
+  timeline.array_span(core, results::ArrayActivity::compute, ns(40), ns(50));  // another layer: its own span
   timeline.end_layer(ns(50));
-  const std::vector<results::ArraySpan>& spans = timeline.array();
+  const std::vector<results::ArraySpan>& spans = timeline.array(core);
   REQUIRE(spans.size() == 3);
   CHECK(spans[0].end_ps == ns(25));
   CHECK(spans[0].steps == 2);
@@ -36,12 +37,13 @@ TEST_CASE("timeline recorder: array spans join when contiguous and alike, within
 
 TEST_CASE("timeline recorder: a DMA span starts when the one before it ended", "[timeline]") {
   results::TimelineRecorder timeline;
+  const std::size_t core = timeline.add_core();
   // Submitted at 5 while the engine was busy until 10: the engine works on it from 10.
-  timeline.transfer(results::DmaTrack::load, program::TensorRole::weights, ns(0), ns(10), 64);
-  timeline.transfer(results::DmaTrack::load, program::TensorRole::inputs, ns(5), ns(20), 32);
-  timeline.transfer(results::DmaTrack::load, program::TensorRole::inputs, ns(15), ns(30), 32);  // joins
-  timeline.transfer(results::DmaTrack::load, program::TensorRole::inputs, ns(40), ns(50), 32);  // after a gap
-  const std::vector<results::TransferSpan>& spans = timeline.transfers(results::DmaTrack::load);
+  timeline.transfer(core, results::DmaTrack::load, program::TensorRole::weights, ns(0), ns(10), 64);
+  timeline.transfer(core, results::DmaTrack::load, program::TensorRole::inputs, ns(5), ns(20), 32);
+  timeline.transfer(core, results::DmaTrack::load, program::TensorRole::inputs, ns(15), ns(30), 32);  // joins
+  timeline.transfer(core, results::DmaTrack::load, program::TensorRole::inputs, ns(40), ns(50), 32);  // after a gap
+  const std::vector<results::TransferSpan>& spans = timeline.transfers(core, results::DmaTrack::load);
   REQUIRE(spans.size() == 3);
   CHECK(spans[0].tensor == program::TensorRole::weights);
   CHECK(spans[1].start_ps == ns(10));
@@ -49,7 +51,7 @@ TEST_CASE("timeline recorder: a DMA span starts when the one before it ended", "
   CHECK(spans[1].transfers == 2);
   CHECK(spans[1].bytes == 64);
   CHECK(spans[2].start_ps == ns(40));
-  CHECK(timeline.transfers(results::DmaTrack::store).empty());
+  CHECK(timeline.transfers(core, results::DmaTrack::store).empty());
 }
 
 TEST_CASE("timeline recorder: DRAM requests join across gaps up to the threshold, even late ones", "[timeline]") {

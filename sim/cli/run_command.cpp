@@ -121,8 +121,8 @@ int run_command(const std::vector<std::string>& args) {
         "(docs/program-format.md; replay it with reusesim replay). A regular file is replaced whole; a device, "
         "FIFO or symlink is written through")(
         "timeline", po::value(&timeline_file),
-        "also write the replay as a Chrome/Perfetto trace to this file: layers, compute array, DMA engines, "
-        "DRAM channels (docs/timeline.md); written like --dump-program");
+        "also write the replay as a Chrome/Perfetto trace to this file: layers, each core's compute array and DMA "
+        "engines, DRAM channels (docs/timeline.md); written like --dump-program");
     add_phase_options(options, phase);
     add_mode_options(options, mode);
     add_fidelity_option(options, fidelity_name);
@@ -153,14 +153,10 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides, {"model"});
-    // Program files and the timeline describe one core (docs/accelerator-format.md, "Cores").
+    // Program files describe one core (docs/accelerator-format.md, "Cores").
     if (spec.cores > 1 && !dump_file.empty()) {
       throw UsageError("--dump-program writes one core's programs: a chip of " + std::to_string(spec.cores) +
                        " cores (cores.count) cannot be dumped yet");
-    }
-    if (spec.cores > 1 && !timeline_file.empty()) {
-      throw UsageError("--timeline draws one core's tracks: a chip of " + std::to_string(spec.cores) +
-                       " cores (cores.count) has no timeline yet");
     }
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);

@@ -55,9 +55,8 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
       memory_(make_memory(spec, fidelity)),
       cores_("cores", static_cast<std::size_t>(spec.cores),
              [&](const char*, std::size_t i) {
-               // The timeline draws one core: a chip of several has none (cli/run_command.cpp).
                const std::string core_name = i == 0 ? "core" : "core_" + std::to_string(i);
-               return new Core(core_name.c_str(), spec, mapper_, *memory_, i == 0 ? timeline : nullptr,
+               return new Core(core_name.c_str(), spec, mapper_, *memory_, timeline,
                                fast_chunk_bytes(spec, fidelity, mapper_));
              }),
       runs_(std::move(runs)),

@@ -87,7 +87,8 @@ Core::Core(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, cons
                [&](const char* buffer_name, std::size_t i) {
                  return new SramBuffer(buffer_name, spec.sram.buffers[i], spec.sram.clock_mhz);
                }),
-      timeline_(timeline) {
+      timeline_(timeline),
+      timeline_core_(timeline != nullptr ? timeline->add_core() : 0) {
   if (chunk_bytes > 0) {
     load_dma_.split_at_chunks(chunk_bytes);
     store_dma_.split_at_chunks(chunk_bytes);
@@ -147,8 +148,10 @@ CoreUnitTotals Core::end_unit(const sc_core::sc_time& start) {
   stall_by_cause_[static_cast<int>(results::StallCause::output_drain)] +=
       elapsed > attributed ? elapsed - attributed : sc_core::SC_ZERO_TIME;
   if (timeline_ != nullptr) {
-    timeline_->array_span(results::ArrayActivity::stall_output_drain, picoseconds(start + attributed),
+    timeline_->array_span(timeline_core_, results::ArrayActivity::stall_output_drain, picoseconds(start + attributed),
                           picoseconds(start + elapsed));
+    timeline_->array_span(timeline_core_, results::ArrayActivity::sync, picoseconds(unit_end_),
+                          picoseconds(sc_core::sc_time_stamp()));
   }
   CoreUnitTotals unit;
   unit.elapsed = elapsed;
@@ -224,14 +227,15 @@ std::int64_t Core::dram_bytes(const program::Step& step) const {
 
 void Core::record_transfer(results::DmaTrack track, const program::Step& step, const sc_core::sc_time& submitted) {
   if (timeline_ != nullptr)
-    timeline_->transfer(track, step.tensor, picoseconds(submitted), picoseconds(sc_core::sc_time_stamp()),
-                        dram_bytes(step));
+    timeline_->transfer(timeline_core_, track, step.tensor, picoseconds(submitted),
+                        picoseconds(sc_core::sc_time_stamp()), dram_bytes(step));
 }
 
 void Core::charge(results::StallCause cause, const sc_core::sc_time& from, const sc_core::sc_time& to) {
   if (to <= from) return;
   stall_by_cause_[static_cast<int>(cause)] += to - from;
-  if (timeline_ != nullptr) timeline_->array_span(results::stall_activity(cause), picoseconds(from), picoseconds(to));
+  if (timeline_ != nullptr)
+    timeline_->array_span(timeline_core_, results::stall_activity(cause), picoseconds(from), picoseconds(to));
 }
 
 void Core::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, const program::Step& last_arrived) {
@@ -453,9 +457,10 @@ void Core::compute_engine() {
       stall_by_cause_[static_cast<int>(results::StallCause::sram)] += duration - own_time;
       if (timeline_ != nullptr) {
         // The step's own cycles first, then the SRAM's beyond them.
-        timeline_->array_span(is_compute ? results::ArrayActivity::compute : results::ArrayActivity::vector,
+        timeline_->array_span(timeline_core_,
+                              is_compute ? results::ArrayActivity::compute : results::ArrayActivity::vector,
                               picoseconds(start), picoseconds(start + own_time));
-        timeline_->array_span(results::ArrayActivity::stall_sram, picoseconds(start + own_time),
+        timeline_->array_span(timeline_core_, results::ArrayActivity::stall_sram, picoseconds(start + own_time),
                               picoseconds(start + duration));
       }
       const auto index = static_cast<std::int32_t>(i);

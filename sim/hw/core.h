@@ -60,7 +60,8 @@ class Core : public sc_core::sc_module {
   };
 
   // Binds both DMA engines to `memory`. With `chunk_bytes` > 0 they split each transfer into
-  // chunks of that many bytes (the fast memory's); `timeline` (if any) records the core's activity.
+  // chunks of that many bytes (the fast memory's); `timeline` (if any) records the core's activity
+  // on tracks of its own, added now (so the chip's cores are its cores in construction order).
   Core(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, const timing::DramAddressMapper& mapper,
        Memory& memory, results::TimelineRecorder* timeline, std::uint64_t chunk_bytes);
 
@@ -71,8 +72,8 @@ class Core : public sc_core::sc_module {
   bool busy() const { return remaining_ > 0; }
   const sc_core::sc_event& unit_done() const { return unit_done_; }
   // After the unit, which the chip started at `start` and ends now: the array's time not yet
-  // attributed up to the unit's last step is output drain, and from there to now sync; returns
-  // the unit's counters.
+  // attributed up to the unit's last step is output drain, and from there to now sync (both on
+  // the timeline too); returns the unit's counters.
   CoreUnitTotals end_unit(const sc_core::sc_time& start);
   // Restarts the SRAM buffers (at a batch's start, with the memory).
   void restart();
@@ -126,6 +127,7 @@ class Core : public sc_core::sc_module {
   ComputeArray array_;
   sc_core::sc_vector<SramBuffer> buffers_;
   results::TimelineRecorder* timeline_;
+  std::size_t timeline_core_;  // this core's tracks in timeline_
 
   // The unit being replayed: its program and steps, and the counters when it started.
   const program::LayerProgram* program_ = nullptr;

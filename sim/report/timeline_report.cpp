@@ -11,15 +11,32 @@ namespace reusesim::report {
 
 namespace {
 
-// Two processes: the accelerator's tracks and the DRAM channels. Thread ids are unique across
-// the file (some viewers key threads by tid alone); sort indexes keep the tracks in this order.
+// Processes: the accelerator's (the layers), each core's, and the DRAM channels'. A chip of one
+// core draws its tracks in the accelerator's process, as before chips had cores. Thread ids are
+// unique across the file (some viewers key threads by tid alone): the layers, each core's three
+// tracks, then the channels; sort indexes keep processes and tracks in this order.
 constexpr int kAcceleratorPid = 1;
-constexpr int kDramPid = 2;
 constexpr int kLayersTid = 1;
-constexpr int kArrayTid = 2;
-constexpr int kLoadTid = 3;
-constexpr int kStoreTid = 4;
-constexpr int kFirstChannelTid = 5;
+constexpr int kTracksPerCore = 3;
+enum CoreTrack { kArrayTrack, kLoadTrack, kStoreTrack };
+
+class Layout {
+ public:
+  explicit Layout(std::size_t cores) : cores_(static_cast<int>(cores)) {}
+  int core_pid(std::size_t core) const {
+    return cores_ == 1 ? kAcceleratorPid : kAcceleratorPid + 1 + static_cast<int>(core);
+  }
+  int core_tid(std::size_t core, CoreTrack track) const {
+    return kLayersTid + 1 + kTracksPerCore * static_cast<int>(core) + track;
+  }
+  int dram_pid() const { return cores_ == 1 ? kAcceleratorPid + 1 : kAcceleratorPid + 1 + cores_; }
+  int channel_tid(std::size_t channel) const {
+    return kLayersTid + 1 + kTracksPerCore * cores_ + static_cast<int>(channel);
+  }
+
+ private:
+  int cores_;
+};
 
 // Most names are plain ASCII and need no escapes; nlohmann escapes the rest (bytes that are not
 // UTF-8 become U+FFFD, as in json_document_text).
@@ -109,6 +126,8 @@ std::string activity_name(results::ArrayActivity activity) {
     case results::ArrayActivity::stall_sram: return "stall: sram";
     case results::ArrayActivity::stall_vector: return "stall: vector";
     case results::ArrayActivity::compute: return "compute";
+    case results::ArrayActivity::sync:
+      return "sync";
     default: return "vector";
   }
 }
@@ -155,62 +174,81 @@ void write_layers(TraceWriter& writer, const RunReport& report, const results::T
   }
 }
 
-void write_array(TraceWriter& writer, const results::TimelineRecorder& timeline) {
+void write_array(TraceWriter& writer, const results::TimelineRecorder& timeline, const Layout& layout,
+                 std::size_t core) {
   const std::uint64_t period_ticks = timeline.compute_period_ps();
-  for (const results::ArraySpan& span : timeline.array()) {
+  for (const results::ArraySpan& span : timeline.array(core)) {
     const std::uint64_t ticks = span.end_ps - span.start_ps;
     Members args;
     args.add("cycles", static_cast<std::int64_t>((ticks + period_ticks / 2) / period_ticks));
     if (span.steps > 0) args.add("steps", span.steps);
-    writer.complete(kAcceleratorPid, kArrayTid, activity_name(span.activity), "array", span.start_ps,
-                    span.end_ps, args);
+    writer.complete(layout.core_pid(core), layout.core_tid(core, kArrayTrack), activity_name(span.activity), "array",
+                    span.start_ps, span.end_ps, args);
   }
 }
 
-void write_transfers(TraceWriter& writer, const results::TimelineRecorder& timeline, results::DmaTrack track, int tid) {
-  for (const results::TransferSpan& span : timeline.transfers(track)) {
-    writer.complete(kAcceleratorPid, tid, program::role_name(span.tensor), "dma", span.start_ps, span.end_ps,
+void write_transfers(TraceWriter& writer, const results::TimelineRecorder& timeline, const Layout& layout,
+                     std::size_t core, results::DmaTrack track) {
+  const int tid = layout.core_tid(core, track == results::DmaTrack::load ? kLoadTrack : kStoreTrack);
+  for (const results::TransferSpan& span : timeline.transfers(core, track)) {
+    writer.complete(layout.core_pid(core), tid, program::role_name(span.tensor), "dma", span.start_ps, span.end_ps,
                     Members().add("transfers", span.transfers).add("bytes", span.bytes));
   }
 }
 
-void write_channel(TraceWriter& writer, const results::TimelineRecorder& timeline, std::size_t channel) {
+void write_channel(TraceWriter& writer, const results::TimelineRecorder& timeline, const Layout& layout,
+                   std::size_t channel) {
   const std::uint64_t period_ticks = timeline.dram_period_ps(channel);
-  const int tid = kFirstChannelTid + static_cast<int>(channel);
+  const int tid = layout.channel_tid(channel);
   for (const results::ChannelSpan& span : timeline.dram_spans(channel)) {
     const auto start = static_cast<std::uint64_t>(span.start_cycle) * period_ticks;
     const auto end = static_cast<std::uint64_t>(span.end_cycle) * period_ticks;
     const std::string name = span.write_bytes == 0 ? "read" : span.read_bytes == 0 ? "write" : "read+write";
     const double gbps = static_cast<double>(span.read_bytes + span.write_bytes) / writer.seconds(end - start) / 1e9;
-    writer.complete(kDramPid, tid, name, "dram", start, end,
-                    Members().add("requests", span.requests).add("read_bytes", span.read_bytes)
-                        .add("write_bytes", span.write_bytes).raw("gbps", fixed(gbps, 3)));
+    writer.complete(layout.dram_pid(), tid, name, "dram", start, end,
+                    Members()
+                        .add("requests", span.requests)
+                        .add("read_bytes", span.read_bytes)
+                        .add("write_bytes", span.write_bytes)
+                        .raw("gbps", fixed(gbps, 3)));
   }
 }
 
 }  // namespace
 
 std::string render_timeline(const RunReport& report, const results::TimelineRecorder& timeline) {
+  const std::size_t cores = timeline.cores();
+  if (cores == 0) throw std::logic_error("the timeline recorded no core");
+  const Layout layout(cores);
   TraceWriter writer;
   writer.name_process(kAcceleratorPid, "accelerator " + report.accelerator + ", model " + report.model);
   writer.name_thread(kAcceleratorPid, kLayersTid, "layers");
-  writer.name_thread(kAcceleratorPid, kArrayTid, "compute array");
-  writer.name_thread(kAcceleratorPid, kLoadTid, "DMA load");
-  writer.name_thread(kAcceleratorPid, kStoreTid, "DMA store");
-  writer.name_process(kDramPid, "DRAM " + report.spec.dram.name);
+  for (std::size_t core = 0; core < cores; ++core) {
+    // Named as the chip's SystemC modules are: core, core_1, core_2, ...
+    if (cores > 1) writer.name_process(layout.core_pid(core), core == 0 ? "core" : "core_" + std::to_string(core));
+    writer.name_thread(layout.core_pid(core), layout.core_tid(core, kArrayTrack), "compute array");
+    writer.name_thread(layout.core_pid(core), layout.core_tid(core, kLoadTrack), "DMA load");
+    writer.name_thread(layout.core_pid(core), layout.core_tid(core, kStoreTrack), "DMA store");
+  }
+  writer.name_process(layout.dram_pid(), "DRAM " + report.spec.dram.name);
   for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) {
-    writer.name_thread(kDramPid, kFirstChannelTid + static_cast<int>(channel), "DRAM channel " + std::to_string(channel));
+    writer.name_thread(layout.dram_pid(), layout.channel_tid(channel), "DRAM channel " + std::to_string(channel));
   }
   write_layers(writer, report, timeline);
-  write_array(writer, timeline);
-  write_transfers(writer, timeline, results::DmaTrack::load, kLoadTid);
-  write_transfers(writer, timeline, results::DmaTrack::store, kStoreTid);
-  for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) write_channel(writer, timeline, channel);
+  for (std::size_t core = 0; core < cores; ++core) {
+    write_array(writer, timeline, layout, core);
+    write_transfers(writer, timeline, layout, core, results::DmaTrack::load);
+    write_transfers(writer, timeline, layout, core, results::DmaTrack::store);
+  }
+  for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) {
+    write_channel(writer, timeline, layout, channel);
+  }
   Members metadata;
   metadata.add("accelerator", report.accelerator)
       .add("model", report.model)
-      .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3))
-      .add("dram", report.spec.dram.name)
+      .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3));
+  if (cores > 1) metadata.add("cores", static_cast<std::int64_t>(cores));
+  metadata.add("dram", report.spec.dram.name)
       .add("dram_join_gap_cycles", timeline.dram_join_gap_cycles())
       .add("units",
            "ts and dur in microseconds; cycles in the compute clock; bytes as DRAM moves them (whole "

@@ -8,6 +8,11 @@ TimelineRecorder::TimelineRecorder(std::int64_t dram_join_gap_cycles, std::size_
     : dram_join_gap_cycles_(std::max<std::int64_t>(dram_join_gap_cycles, 0)),
       max_dram_spans_(std::max<std::size_t>(max_dram_spans, 1)) {}
 
+std::size_t TimelineRecorder::add_core() {
+  cores_.emplace_back();
+  return cores_.size() - 1;
+}
+
 std::size_t TimelineRecorder::add_dram_channel(std::uint64_t period_ps) {
   channels_.push_back(Channel{period_ps, {}});
   return channels_.size() - 1;
@@ -17,22 +22,24 @@ void TimelineRecorder::begin_layer(std::uint64_t start_ps) { layer_start_ps_ = s
 
 void TimelineRecorder::end_layer(std::uint64_t end_ps) { layers_.push_back(LayerSpan{layer_start_ps_, end_ps}); }
 
-void TimelineRecorder::array_span(ArrayActivity activity, std::uint64_t start_ps, std::uint64_t end_ps) {
+void TimelineRecorder::array_span(std::size_t core, ArrayActivity activity, std::uint64_t start_ps,
+                                  std::uint64_t end_ps) {
   if (end_ps <= start_ps) return;
+  std::vector<ArraySpan>& spans = cores_[core].array;
   const std::int64_t steps = activity == ArrayActivity::compute || activity == ArrayActivity::vector ? 1 : 0;
   // Joins within a layer only, so each layer's spans add up to its own cycles.
-  if (!array_.empty() && array_.back().activity == activity && array_.back().end_ps == start_ps &&
-      array_.back().start_ps >= layer_start_ps_) {
-    array_.back().end_ps = end_ps;
-    array_.back().steps += steps;
+  if (!spans.empty() && spans.back().activity == activity && spans.back().end_ps == start_ps &&
+      spans.back().start_ps >= layer_start_ps_) {
+    spans.back().end_ps = end_ps;
+    spans.back().steps += steps;
     return;
   }
-  array_.push_back(ArraySpan{activity, start_ps, end_ps, steps});
+  spans.push_back(ArraySpan{activity, start_ps, end_ps, steps});
 }
 
-void TimelineRecorder::transfer(DmaTrack track, program::TensorRole tensor, std::uint64_t submitted_ps,
-                                std::uint64_t done_ps, std::int64_t bytes) {
-  std::vector<TransferSpan>& spans = transfers_[static_cast<std::size_t>(track)];
+void TimelineRecorder::transfer(std::size_t core, DmaTrack track, program::TensorRole tensor,
+                                std::uint64_t submitted_ps, std::uint64_t done_ps, std::int64_t bytes) {
+  std::vector<TransferSpan>& spans = cores_[core].transfers[static_cast<std::size_t>(track)];
   const std::uint64_t start_ps = spans.empty() ? submitted_ps : std::max(submitted_ps, spans.back().end_ps);
   if (!spans.empty() && spans.back().tensor == tensor && spans.back().end_ps == start_ps) {
     spans.back().end_ps = done_ps;

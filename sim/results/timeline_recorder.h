@@ -1,6 +1,7 @@
 #pragma once
 // What `reusesim run --timeline` draws, recorded while the replay runs: layer boundaries, what
-// the compute array does (work, or a stall by cause), DMA transfers and DRAM channel activity.
+// each core's compute array does (work, a stall by cause, or waiting for the chip's other cores),
+// each core's DMA transfers, and DRAM channel activity.
 // Modules hold a pointer to a recorder that is null unless a timeline was asked for, so the
 // simulation pays one pointer test per hook when it is off. Records are simulated picoseconds
 // (DRAM: channel cycles) kept in plain vectors, without SystemC; sim/report/timeline_report forms
@@ -24,8 +25,18 @@ constexpr std::uint64_t kPicosecondsPerMicrosecond = 1'000'000;
 enum class StallCause { weights, inputs, output_drain, sram, vector };
 constexpr std::size_t kStallCauses = 5;
 
-// A span of the compute-array track: a stall (the causes first, in StallCause order) or work.
-enum class ArrayActivity { stall_weights, stall_inputs, stall_output_drain, stall_sram, stall_vector, compute, vector };
+// A span of the compute-array track: a stall (the causes first, in StallCause order), work, or
+// (on a chip of several cores) sync: done with the layer's pass, waiting for the cores still working.
+enum class ArrayActivity {
+  stall_weights,
+  stall_inputs,
+  stall_output_drain,
+  stall_sram,
+  stall_vector,
+  compute,
+  vector,
+  sync
+};
 constexpr ArrayActivity stall_activity(StallCause cause) { return static_cast<ArrayActivity>(cause); }
 
 enum class DmaTrack { load, store };
@@ -68,26 +79,32 @@ class TimelineRecorder {
 
   // Set up by the modules when they are given the recorder.
   void set_compute_period_ps(std::uint64_t period_ps) { compute_period_ps_ = period_ps; }
+  // Returns the core's index: cores are added in the chip's order (core, core_1, ...).
+  std::size_t add_core();
   // Returns the channel's track index.
   std::size_t add_dram_channel(std::uint64_t period_ps);
 
+  // Layers are the chip's: every core's spans between begin and end belong to the layer.
   void begin_layer(std::uint64_t start_ps);
   void end_layer(std::uint64_t end_ps);
-  // [start, end) of the array; empty spans are dropped.
-  void array_span(ArrayActivity activity, std::uint64_t start_ps, std::uint64_t end_ps);
-  // A transfer handed to a DMA engine at `submitted`, finished at `done` (called when it finishes).
-  // Engines work through their queue in order, so its span starts no earlier than the last one
-  // on the track ended.
-  void transfer(DmaTrack track, program::TensorRole tensor, std::uint64_t submitted_ps, std::uint64_t done_ps,
-                std::int64_t bytes);
+  // [start, end) of core `core`'s array; empty spans are dropped.
+  void array_span(std::size_t core, ArrayActivity activity, std::uint64_t start_ps, std::uint64_t end_ps);
+  // A transfer handed to one of core `core`'s DMA engines at `submitted`, finished at `done`
+  // (called when it finishes). Engines work through their queue in order, so its span starts no
+  // earlier than the last one on the track ended.
+  void transfer(std::size_t core, DmaTrack track, program::TensorRole tensor, std::uint64_t submitted_ps,
+                std::uint64_t done_ps, std::int64_t bytes);
   // A request that arrived at `arrival_cycle` and whose data ends at `data_end_cycle`.
   void dram_request(std::size_t channel, std::int64_t arrival_cycle, std::int64_t data_end_cycle, std::int64_t bytes,
                     bool is_write);
 
   std::uint64_t compute_period_ps() const { return compute_period_ps_; }
   const std::vector<LayerSpan>& layers() const { return layers_; }
-  const std::vector<ArraySpan>& array() const { return array_; }
-  const std::vector<TransferSpan>& transfers(DmaTrack track) const { return transfers_[static_cast<std::size_t>(track)]; }
+  std::size_t cores() const { return cores_.size(); }
+  const std::vector<ArraySpan>& array(std::size_t core) const { return cores_[core].array; }
+  const std::vector<TransferSpan>& transfers(std::size_t core, DmaTrack track) const {
+    return cores_[core].transfers[static_cast<std::size_t>(track)];
+  }
   std::size_t dram_channels() const { return channels_.size(); }
   std::uint64_t dram_period_ps(std::size_t channel) const { return channels_[channel].period_ps; }
   const std::vector<ChannelSpan>& dram_spans(std::size_t channel) const { return channels_[channel].spans; }
@@ -95,6 +112,11 @@ class TimelineRecorder {
   std::int64_t dram_join_gap_cycles() const { return dram_join_gap_cycles_; }
 
  private:
+  // One core's tracks.
+  struct CoreTracks {
+    std::vector<ArraySpan> array;
+    std::vector<TransferSpan> transfers[2];
+  };
   struct Channel {
     std::uint64_t period_ps = 0;
     std::vector<ChannelSpan> spans;  // in time order, gaps above the join threshold
@@ -110,8 +132,7 @@ class TimelineRecorder {
   std::uint64_t compute_period_ps_ = 0;
   std::uint64_t layer_start_ps_ = 0;
   std::vector<LayerSpan> layers_;
-  std::vector<ArraySpan> array_;
-  std::vector<TransferSpan> transfers_[2];
+  std::vector<CoreTracks> cores_;
   std::vector<Channel> channels_;
 };
 

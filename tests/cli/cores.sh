@@ -2,7 +2,8 @@
 # End-to-end checks of a chip of several cores (cores.count; docs/accelerator-format.md, "Cores"):
 # cores.csv and its legend, each core's compute + stall + sync cycles adding up to its layer's,
 # the batch's samples split over the cores (data parallel) or every layer split (model parallel),
-# MACs adding up, the chip's peak in results.json, and clear refusals of what describes one core only (--timeline, --dump-program, replay, training).
+# MACs adding up, the chip's peak in results.json, and clear refusals of what describes one core
+# only (--dump-program, replay, training).
 # Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -56,13 +57,11 @@ same "no cores.csv on one core" "$(ls "$work/one" | grep -c cores)" "0"
 
 expect 2 "zero cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=0
 contains "zero cores is out of range" "$err" "cores.count: expected a positive integer, got 0"
-expect 2 "timeline of a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --timeline "$work/t.json"
-contains "the timeline refuses a chip" "$err" "--timeline draws one core's tracks: a chip of 2 cores (cores.count) has no timeline yet"
 expect 2 "dump of a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --dump-program "$work/p"
 contains "the dump refuses a chip" "$err" "--dump-program writes one core's programs"
 expect 2 "replay on a chip" -- "$REUSESIM" replay --arch "$small" --program /dev/null --set cores.count=2
 contains "replay refuses a chip" "$err" "is replayed by \`run\` only"
 expect 2 "training on a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --mode train --optimizer sgd
 contains "training refuses a chip" "$err" "a training step is mapped on one core"
-same "no file left behind" "$(ls "$work" | grep -c '^t.json$\|^p$')" "0"
+same "no file left behind" "$(ls "$work" | grep -c '^p$')" "0"
 finish

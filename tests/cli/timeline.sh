@@ -110,6 +110,88 @@ contains "resnet layer events" "$summary" "layer events: 4 of 4 rows; mismatches
 contains "resnet array spans" "$summary" "array spans vs columns: agree"
 contains "resnet bytes" "$summary" "bytes: agree"
 
+# A chip of two cores sharing the DRAM, data parallel: each core a process of its own (named as its SystemC
+# module) with its array and DMA tracks, the channels once. Batch 1 leaves core_1 without samples
+# (it waits the layers through); batch 3 splits 2 + 1. Per core and layer, the array's spans tile
+# the layer and add up by kind to cores.csv's compute, stall and sync cycles (each within its
+# rounding); per core, the DMA tracks moved the DRAM bytes cores.csv gives it.
+expect 0 "two cores with --timeline" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" \
+  --batch 1,3 --set dram.channels=2 --set cores.count=2 --set cores.partition=samples --out "$work/chip" \
+  --timeline "$work/chip.json"
+# The summary of a chip's timeline JSON ($1) against the run's cores.csv (in $2).
+chip_summary() {
+  "$python" - "$1" "$2" <<'EOF2'
+import csv, json, sys
+from collections import defaultdict
+
+trace = json.load(open(sys.argv[1]))
+events = trace["traceEvents"]
+processes = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+print("processes:", " | ".join(processes[pid] for pid in sorted(processes)))
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["name"] == "thread_name"}
+for pid in sorted(processes):
+    print(processes[pid] + ":", " | ".join(threads[key] for key in sorted(threads) if key[0] == pid))
+print("tids unique:", len({tid for _, tid in threads}) == len(threads))
+print("cores in otherData:", trace["otherData"].get("cores"))
+mhz = trace["otherData"]["compute_clock_mhz"]
+spans = defaultdict(list)  # (core, track) -> events
+for e in events:
+    if e["ph"] == "X":
+        spans[(processes[e["pid"]], threads[(e["pid"], e["tid"])])].append(e)
+layers = [e for e in spans[("accelerator small, model mlp", "layers")] if e["cat"] == "layer"]
+rows = list(csv.DictReader(open(sys.argv[2] + "/cores.csv")))
+eps = 1e-6
+off, totals = [], defaultdict(lambda: [0, 0])
+for row in rows:
+    core = "core" if row["core"] == "0" else "core_" + row["core"]
+    layer = next(e for e in layers if e["name"] == row["layer"] and e["args"]["batch"] == int(row["batch"]))
+    start, end = layer["ts"], layer["ts"] + layer["dur"]
+    inside = [e for e in spans[(core, "compute array")] if e["ts"] >= start - eps and e["ts"] + e["dur"] <= end + eps]
+    cycles = defaultdict(float)
+    for e in inside:
+        kind = "stall" if e["name"].startswith("stall") else "sync" if e["name"] == "sync" else "compute"
+        cycles[kind] += e["dur"] * mhz
+    if abs(sum(e["dur"] for e in inside) - layer["dur"]) > eps * (len(inside) + 1):
+        off.append(f'{core} {row["batch"]}/{row["layer"]}: spans cover {sum(e["dur"] for e in inside)} of {layer["dur"]} us')
+    for kind in ("compute", "stall", "sync"):
+        if abs(cycles[kind] - int(row[kind + "_cycles"])) > 1 + eps:
+            off.append(f'{core} {row["batch"]}/{row["layer"]} {kind}: spans {cycles[kind]:.3f}, csv {row[kind + "_cycles"]}')
+    totals[core][0] += int(row["dram_read_bytes"])
+    totals[core][1] += int(row["dram_write_bytes"])
+print("array spans vs cores.csv:", off or "agree")
+for core in ("core", "core_1"):
+    dma = [sum(e["args"]["bytes"] for e in spans[(core, track)]) for track in ("DMA load", "DMA store")]
+    print(core, "DMA bytes vs cores.csv:", "agree" if dma == totals[core] else f"dma {dma}, csv {totals[core]}")
+batch1 = [e for e in layers if e["args"]["batch"] == 1]
+idle = [e["name"] for e in spans[("core_1", "compute array")] if e["ts"] < batch1[-1]["ts"] + batch1[-1]["dur"] - eps]
+print("core_1 at batch 1:", " ".join(sorted(set(idle))), len(idle), "spans for", len(batch1), "layers")
+EOF2
+}
+summary=$(chip_summary "$work/chip.json" "$work/chip")
+same "two cores' timeline" "$summary" "processes: accelerator small, model mlp | core | core_1 | DRAM ddr4-2400
+accelerator small, model mlp: layers
+core: compute array | DMA load | DMA store
+core_1: compute array | DMA load | DMA store
+DRAM ddr4-2400: DRAM channel 0 | DRAM channel 1
+tids unique: True
+cores in otherData: 2
+array spans vs cores.csv: agree
+core DMA bytes vs cores.csv: agree
+core_1 DMA bytes vs cores.csv: agree
+core_1 at batch 1: sync 5 spans for 5 layers"
+# Every layer split over the two cores: both work on batch 1, and the spans still add up to cores.csv.
+expect 0 "two cores, layers split, with --timeline" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" \
+  --model "$SRC/models/mlp.yaml" --batch 1,3 --set dram.channels=2 --set cores.count=2 --set cores.partition=layers \
+  --out "$work/split" --timeline "$work/split.json"
+summary=$(chip_summary "$work/split.json" "$work/split")
+contains "a split chip's spans" "$summary" "array spans vs cores.csv: agree"
+contains "a split chip's bytes" "$summary" "core_1 DMA bytes vs cores.csv: agree"
+contains "core_1 computes at batch 1" "$summary" "core_1 at batch 1: compute"
+# cores.count 1 is the chip without the key: the same file, byte for byte.
+expect 0 "one core given as cores.count=1" -- run --set cores.count=1 --timeline "$work/one_core.json"
+checks=$((checks + 1))
+cmp -s "$work/a.json" "$work/one_core.json" || { echo "FAIL: cores.count=1 changed the timeline"; failures=$((failures + 1)); }
+
 expect 0 "run --help" -- "$REUSESIM" run --help
 contains "run help names --timeline" "$out" "--timeline arg"
 # A path that cannot be written fails before the simulation, and leaves nothing behind.
