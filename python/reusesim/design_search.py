@@ -11,6 +11,7 @@ Everything lives in the results directory: the study (optuna's journal file), ev
 configuration's results (evaluations.jsonl, so a resumed round reruns nothing that finished),
 trials.csv, front.csv and the figure."""
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -51,7 +52,7 @@ def _optuna():
 
 def _space(space, objective, constraints, budget, seed):
     if isinstance(space, search_space.Space):
-        parsed = space
+        parsed = dataclasses.replace(space)  # the overrides below change a copy, not the caller's
     elif isinstance(space, dict):
         parsed = search_space.parse(space)
     else:
@@ -325,14 +326,14 @@ def _read_evaluations(path):
     return cached
 
 
-def _trials_frame(optuna, study, space, cached):
-    """trials.csv: a row per trial (but those an interruption left unfinished): its number, round,
-    state, the parameters' choices and their keys' values, the sums, area, power, each workload's
-    metrics, whether it meets the constraints, and the CLI's error for a refused configuration."""
+def _trials_frame(study, space, cached):
+    """trials.csv: a row per trial (but those an interrupted round asked): its number, round, the
+    parameters' choices and their keys' values, the sums, area, power, each workload's metrics,
+    whether it meets the constraints, and the CLI's error for a refused configuration."""
     rows = []
     for trial in study.get_trials(deepcopy=False):
-        if trial.user_attrs.get("interrupted") or trial.state == optuna.trial.TrialState.RUNNING:
-            continue
+        if not trial.user_attrs.get("told"):
+            continue  # asked by an interrupted round
         settings = _settings(space, trial.params)
         evaluation = cached.get(_key(settings), {})
         row = {"trial": trial.number, "round": trial.user_attrs.get("round")}
@@ -373,8 +374,12 @@ def _figure(front, feasible, objectives, space, directory):
     charts.close(figure)
 
 
-def _progress_line(done, budget, trial_number, settings, evaluation, space):
-    shown = " ".join(f"{key}={value}" for key, value in settings.items())
+def _progress_line(done, budget, trial_number, params, evaluation, space):
+    """`[ 12/200] trial 15: compute.rows=32 memory=#2: time_s ..., area_mm2 ... (3.1 s)`: a
+    parameter of one key by its value, one of several keys by its choice's number (from 0)."""
+    shown = " ".join(f"{parameter.name}={parameter.labels[params[parameter.name]]}"
+                     if parameter.keys == [parameter.name] else f"{parameter.name}=#{params[parameter.name]}"
+                     for parameter in space.parameters)
     if "error" in evaluation:
         outcome = f"refused: {evaluation['error']}"
     else:
@@ -399,9 +404,9 @@ def search(space, objective=None, constraints=None, budget=None, *, out, seed=No
     Returns the Pareto front (front.csv) as a DataFrame: the feasible configurations no other beats
     on every objective (with one objective, on it and the area). Writes trials.csv, front.csv and
     front.png/.svg into `out`."""
-    optuna = _optuna()
     space = _space(space, objective, constraints, budget, seed)
     validate(space)
+    optuna = _optuna()
     has_area = _has_energy(space)
     objectives = front_objectives(space, has_area)
     budget = min(space.budget, space.size())
@@ -416,42 +421,42 @@ def search(space, objective=None, constraints=None, budget=None, *, out, seed=No
     study = optuna.create_study(study_name=space.name, storage=storage, directions=directions,
                                 load_if_exists=resuming)
     for trial in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        # Asked by an interrupted round: the resumed round asks them again (the evaluations kept).
-        study._storage.set_trial_user_attr(trial._trial_id, "interrupted", True)
-        study._storage.set_trial_state_values(trial._trial_id, optuna.trial.TrialState.FAIL)
+        # Asked by an interrupted round, never told: the resumed round asks them again.
+        study.tell(trial.number, state=optuna.trial.TrialState.FAIL)
     evaluations_path = directory / EVALUATIONS_FILE
     cached = _read_evaluations(evaluations_path)
-    told = [trial for trial in study.get_trials(deepcopy=False) if not trial.user_attrs.get("interrupted")]
-    round_number = 1 + max((trial.user_attrs.get("round", 0) for trial in told), default=0)
+    told = [trial for trial in study.get_trials(deepcopy=False) if trial.user_attrs.get("told")]
+    round_number = 1 + max((trial.user_attrs["round"] for trial in told), default=0)
     seen = {_key(_settings(space, trial.params)) for trial in told}
     issued = set()
-    done = len(seen)
 
     with open(evaluations_path, "a", encoding="utf-8") as log:
         def record(key, settings, evaluation):
-            nonlocal done
             log.write(json.dumps({"key": key, "evaluation": evaluation}) + "\n")
             log.flush()
-            done += 1
+            seen.add(key)
+            trial = trial_of[key]
             if callable(progress):
-                progress(done, budget, trial_of[key], settings, evaluation)
+                progress(len(seen), budget, trial.number, settings, evaluation)
             elif progress:
-                print(_progress_line(done, budget, trial_of[key], settings, evaluation, space), file=sys.stderr,
-                      flush=True)
+                print(_progress_line(len(seen), budget, trial.number, trial.params, evaluation, space),
+                      file=sys.stderr, flush=True)
 
-        while done < budget and len(told) < MAX_TRIALS_PER_CONFIGURATION * budget:
+        while len(seen) < budget and len(told) < MAX_TRIALS_PER_CONFIGURATION * budget:
             study.sampler = _sampler(optuna, sampler, space.seed, round_number)
             asked = []
-            for _ in range(min(space.round_size, budget - done)):
+            for _ in range(min(space.round_size, budget - len(seen))):
                 trial = study.ask()
                 trial.set_user_attr("round", round_number)
                 asked.append((trial, _settings(space, _suggest(trial, space))))
             trial_of = {}
             for trial, settings in asked:
-                trial_of.setdefault(_key(settings), trial.number)
+                trial_of.setdefault(_key(settings), trial)
             _evaluate(space, [settings for _, settings in asked], jobs, cached, record, issued)
             for trial, settings in asked:
                 evaluation = cached[_key(settings)]
+                seen.add(_key(settings))
+                trial.set_user_attr("told", True)
                 if "error" in evaluation:
                     study.tell(trial, state=optuna.trial.TrialState.FAIL)
                 else:
@@ -460,12 +465,15 @@ def search(space, objective=None, constraints=None, budget=None, *, out, seed=No
                 told.append(trial)
             round_number += 1
 
-    trials = _trials_frame(optuna, study, space, cached)
+    trials = _trials_frame(study, space, cached)
     _write_csv(trials, directory / TRIALS_FILE)
     feasible = trials[trials["feasible"]].drop_duplicates(subset=[p.name for p in space.parameters]) \
         if len(trials) else trials
     front = charts.pareto_front(feasible, objectives) if len(feasible) else feasible
     _write_csv(front, directory / FRONT_FILE)
+    for name in FIGURE_FILES:
+        # A figure of an earlier, shorter run of this search is not this one's.
+        (directory / name).unlink(missing_ok=True)
     if len(feasible):
         _figure(front, feasible, objectives, space, directory)
     refused = int(trials["error"].notna().sum()) if len(trials) else 0

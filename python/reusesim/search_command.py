@@ -75,5 +75,8 @@ def main(argv):
     print(front.drop(columns=[column for column in front if "." in column and column.split(".")[-1] in
                               ("time_s", "energy_uj", "power_w")]).to_string(index=False))
     print(f"tables:  {arguments.out}/trials.csv, {arguments.out}/front.csv")
-    print(f"figure:  {arguments.out}/front.png, {arguments.out}/front.svg")
+    if len(front):
+        print(f"figure:  {arguments.out}/front.png, {arguments.out}/front.svg")
+    else:
+        print("figure:  none (no configuration meets the constraints)")
     return EXIT_OK

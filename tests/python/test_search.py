@@ -97,6 +97,25 @@ def test_search_resumed_reruns_nothing(searched):
     assert again.equals(front)
 
 
+def test_search_interrupted_then_resumed_tries_what_the_uninterrupted_one_did(searched, tmp_path):
+    space, _, front, _ = searched
+
+    def interrupt(done, *_):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        reusesim.search(space, out=tmp_path / "cut", jobs=1, progress=interrupt)
+    reported = []
+    resumed = reusesim.search(space, out=tmp_path / "cut", jobs=1, progress=lambda *point: reported.append(point))
+    # 6 configurations, 2 run before the interruption and kept: 4 run now.
+    assert len(reported) == 4
+    # The same configurations in the same rounds and order, with the same results (the interrupted
+    # round's trials keep their numbers, so the resumed ones are numbered after them).
+    columns = [column for column in front.attrs["trials"] if column != "trial"]
+    assert resumed.attrs["trials"][columns].equals(front.attrs["trials"][columns])
+
+
 def test_search_resumed_with_another_space_is_refused(searched, tmp_path):
     _, out, _, _ = searched
     other = write_space(tmp_path / "other.yaml", SPACE.replace("seed: 7", "seed: 8"))
@@ -130,10 +149,16 @@ def test_space_errors_name_file_line_key_path_and_what_was_expected(tmp_path, ch
     with pytest.raises(reusesim.InputError) as raised:
         reusesim.search(space, out=tmp_path / "out", progress=False)
     assert str(raised.value) == expected
-    # `reusesim search` says the same and exits 2, having written nothing.
+    assert not (tmp_path / "out").exists()
+
+
+def test_search_command_exits_2_with_the_space_error(tmp_path):
+    space = write_space(tmp_path / "space.yaml", SPACE.replace("compute.rows: [8, 16, 32]", "compute.rowz: [8]"))
     done = subprocess.run([reusesim.find_binary(), "search", str(space), "--out", str(tmp_path / "cli")],
                           capture_output=True, text=True)
-    assert (done.returncode, done.stderr.strip()) == (2, expected)
+    assert (done.returncode, done.stderr.strip()) == (
+        2, f'{space}:5:18: error: parameters.compute.rowz.0: choice 8: --set compute.rowz=8: error: compute.rowz: '
+           f'unknown key (did you mean "rows"?)')
     assert not (tmp_path / "cli").exists()
 
 
