@@ -6,6 +6,7 @@ the format), atomically; pareto_front() is the non-dominated rows of a table."""
 import os
 
 import pandas as pd
+from matplotlib import ticker
 
 from .plot import roofline as roofline_figure
 from .plot.csv_input import Point, Roof
@@ -132,10 +133,15 @@ def roofline(frame, path=None, *, roofs, title=""):
     return figure
 
 
-def _scale(axis, values):
+def _scale(axes, which, values):
+    """A log scale for an axis whose values span more than LOG_SPAN, its ticks as plain numbers
+    (the roofline's: 1, 10, 100k, 1M), the style drawing text without math."""
     positive = [value for value in values if value > 0]
     if positive and len(positive) == len(values) and max(positive) / min(positive) > LOG_SPAN:
-        axis("log")
+        getattr(axes, f"set_{which}scale")("log")
+        axis = getattr(axes, f"{which}axis")
+        axis.set_major_formatter(ticker.FuncFormatter(roofline_figure.tick_fmt))
+        axis.set_minor_formatter(ticker.NullFormatter())
 
 
 def _label(row, label):
@@ -156,13 +162,17 @@ def pareto(frame, x, y, path=None, *, label=None, title="", x_label=None, y_labe
     axes.plot(front[x], front[y], color=FRONT_COLOR, linewidth=1, drawstyle="steps-post", zorder=3)
     axes.scatter(front[x], front[y], s=44, color=FRONT_COLOR, edgecolor="black", linewidth=0.5,
                  label=f"Pareto-optimal ({len(front)})", zorder=4)
-    for index, (_, row) in enumerate(front.iterrows()):
+    # Rows of the front at one point (equal objectives) share one label.
+    labels = {}
+    for _, row in front.iterrows():
         text = _label(row, label)
         if text:
-            axes.annotate(text, (row[x], row[y]), fontsize=6.5, xytext=(6, 6 if index % 2 == 0 else -10),
-                          textcoords="offset points")
-    _scale(axes.set_xscale, frame[x].dropna().tolist())
-    _scale(axes.set_yscale, frame[y].dropna().tolist())
+            labels.setdefault((row[x], row[y]), []).append(text)
+    for index, ((x_value, y_value), texts) in enumerate(labels.items()):
+        axes.annotate("; ".join(texts), (x_value, y_value), fontsize=6.5, xytext=(6, 6 if index % 2 == 0 else -10),
+                      textcoords="offset points")
+    _scale(axes, "x", frame[x].dropna().tolist())
+    _scale(axes, "y", frame[y].dropna().tolist())
     axes.set_xlabel(x_label or x, fontsize=9)
     axes.set_ylabel(y_label or y, fontsize=9)
     axes.grid(which="both", color="0.92", linewidth=0.5)
@@ -191,8 +201,8 @@ def scaling(frame, key, metric, path=None, *, series=None, title="", y_label=Non
         axes.plot(rows[key], rows[metric], marker="o", markersize=4, linewidth=1, label=text or metric)
     keys = frame[key].dropna().tolist()
     if all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in keys):
-        _scale(axes.set_xscale, keys)
-    _scale(axes.set_yscale, frame[metric].dropna().tolist())
+        _scale(axes, "x", keys)
+    _scale(axes, "y", frame[metric].dropna().tolist())
     axes.set_xlabel(key, fontsize=9)
     axes.set_ylabel(y_label or metric, fontsize=9)
     axes.grid(which="both", color="0.92", linewidth=0.5)

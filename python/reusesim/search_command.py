@@ -47,14 +47,17 @@ def main(argv):
         value = getattr(arguments, name)
         if value is not None and value < 1:
             _parser().error(f"--{name}: expected a positive integer, got {value}")
-    from .design_search import search  # pandas and optuna: after the arguments, so --help needs neither
+    # pandas and optuna: imported after the arguments, so that --help needs neither
+    from .design_search import METRICS, search
+    from .search_space import read
 
     # The CLI's warning lines as it prints them, not as Python's "file:line: Category: ..."
     warnings.formatwarning = lambda message, category, *rest: (
         f"{message}\n" if issubclass(category, ReuseSimWarning) else _python_format(message, category, *rest))
 
     try:
-        front = search(arguments.space, budget=arguments.budget, seed=arguments.seed, out=arguments.out,
+        space = read(arguments.space)
+        front = search(space, budget=arguments.budget, seed=arguments.seed, out=arguments.out,
                        jobs=arguments.jobs, resume=arguments.resume, overwrite=arguments.overwrite,
                        progress=not arguments.quiet, sampler=arguments.sampler)
     except InputError as error:
@@ -72,8 +75,11 @@ def main(argv):
     trials = front.attrs["trials"]
     print(f"{len(trials)} trials, {int(trials['feasible'].sum()) if len(trials) else 0} feasible; "
           f"Pareto front ({len(front)}):")
-    print(front.drop(columns=[column for column in front if "." in column and column.split(".")[-1] in
-                              ("time_s", "energy_uj", "power_w")]).to_string(index=False))
+    # The parameters' values (a group's by its keys) and the sums; trials.csv and front.csv have the rest.
+    groups = [parameter.name for parameter in space.parameters if parameter.keys != [parameter.name]]
+    workload_columns = [f"{workload.name}.{metric}" for workload in space.workloads for metric in METRICS]
+    shown = front.drop(columns=groups + workload_columns + ["round", "feasible", "error"], errors="ignore")
+    print(shown.to_string(index=False))
     print(f"tables:  {arguments.out}/trials.csv, {arguments.out}/front.csv")
     if len(front):
         print(f"figure:  {arguments.out}/front.png, {arguments.out}/front.svg")

@@ -121,10 +121,10 @@ def _inputs(values, role, out, overwrite):
 
 
 def _run_trace(command, progress):
-    """Runs the trace, handing each finished point to `progress`; its output is returned, its
-    failure (exit 2, 3, a signal; not 4, failed points) raised. Ctrl-C interrupts the trace, which
-    stops its workers and keeps what finished for a resumed sweep."""
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    """Runs the trace, handing each finished point to `progress`; its failure (exit 2, 3, a
+    signal; not 4, failed points) raised. Ctrl-C interrupts the trace, which stops its workers and
+    keeps what finished for a resumed sweep. Its stdout (where the tables are) is not needed."""
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True, errors="replace")
     lines = []
     try:
@@ -137,7 +137,6 @@ def _run_trace(command, progress):
                 progress(point)
             elif progress:
                 print(line, end="", file=sys.stderr, flush=True)
-        stdout = process.stdout.read()
         process.wait()
     except KeyboardInterrupt:
         process.send_signal(signal.SIGINT)
@@ -147,7 +146,6 @@ def _run_trace(command, progress):
     if process.returncode not in (0, 4):
         raise failure(command, process.returncode, stderr)
     issue_warnings(stderr)
-    return stdout, stderr
 
 
 def _point_failure(trace, job, command):

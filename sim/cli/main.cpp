@@ -31,7 +31,8 @@ const char* const kUsage =
     "  import     an ONNX model or a SCALE-Sim topology and config as ReuseSim model and accelerator files\n"
     "\n"
     "reusesim <command> --help shows the options of a command; reusesim --version the version.\n"
-    "exit codes: 0 success, 2 bad input or usage, 3 internal error, 4 some trace jobs failed, 130 interrupted\n";
+    "exit codes: 0 success, 2 bad input or usage, 3 internal error, 4 some trace jobs (or a search's run) failed, 130 "
+    "interrupted\n";
 
 }  // namespace
 

@@ -47,6 +47,14 @@ def test_pareto_figure_highlights_the_front_and_writes_only_its_path(tmp_path):
     assert matplotlib.get_backend().lower() == "agg"
 
 
+def test_pareto_figure_labels_equal_rows_of_the_front_once():
+    # a and b are equal (neither dominates the other): both on the front, one label for the point.
+    table = pd.DataFrame({"design": ["a", "b", "c"], "time": [1, 1, 2], "energy": [2, 2, 1]})
+    figure = charts.pareto(table, "time", "energy", label="design")
+    assert [text.get_text() for text in figure.axes[0].texts] == ["design=a; design=b", "design=c"]
+    charts.close(figure)
+
+
 def test_scaling_draws_a_line_per_series_in_key_order(tmp_path):
     table = pd.DataFrame({"rows": [32, 8, 16, 8, 16, 32], "batch": [1, 1, 1, 4, 4, 4],
                           "time_s": [1.0, 4.0, 2.0, 8.0, 5.0, 3.0]})
