@@ -5,6 +5,7 @@ CLI's message."""
 import csv
 import io
 import os
+import subprocess
 
 import pytest
 
@@ -65,8 +66,11 @@ def test_sweep_directory_is_a_trace_that_load_and_figure_read(swept, cli):
     trace = reusesim.load(out)
     assert list(trace.networks["job"]) == list(frame["job"])
     assert set(trace.jobs["status"]) == {"done"}
-    # The trace file beside it runs the same trace: `reusesim trace OUT.trace.yaml --resume` has nothing to do.
-    assert os.path.isfile(f"{out}.trace.yaml")
+    # The trace file beside it is the same trace: `reusesim trace OUT.trace.yaml --resume` has nothing to do.
+    done = subprocess.run([reusesim.find_binary(), "trace", f"{out}.trace.yaml", "--out", str(out), "--resume",
+                           "--no-figure"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "0 job(s) run, 4 already finished, 0 failed" in done.stderr
     cli("figure", str(out))
     assert os.path.isfile(out / "figure.png")
 
