@@ -3,6 +3,10 @@ process, so each call is a process of its own), results as pandas DataFrames (do
 
     run, analyze, footprint, memtest, check   the commands (reusesim.commands)
     load                                      a `reusesim trace` results directory (reusesim.traces)
+    sweep                                     a cartesian sweep run by `reusesim trace` (reusesim.sweeps)
+    search                                    a design search with optuna (reusesim.design_search)
+    pareto_front                              the non-dominated rows of a table (reusesim.charts, which
+                                              also draws roofline, Pareto and scaling figures)
     find_binary                               the binary they run (reusesim.process)
     ReuseSimError, InputError, InternalError, RunError, BinaryNotFoundError, ReuseSimWarning
                                               (reusesim.errors)
@@ -17,8 +21,9 @@ from .errors import BinaryNotFoundError, InputError, InternalError, ReuseSimErro
 
 # Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {"run": "commands", "analyze": "commands", "footprint": "commands", "memtest": "commands",
-         "check": "commands", "load": "traces", "find_binary": "process", "Result": "results",
-         "Table": "results", "Memtest": "results", "Trace": "results"}
+         "check": "commands", "load": "traces", "sweep": "sweeps", "search": "design_search",
+         "pareto_front": "charts", "find_binary": "process", "Result": "results", "Table": "results",
+         "Memtest": "results", "Trace": "results"}
 
 __all__ = ["BinaryNotFoundError", "InputError", "InternalError", "ReuseSimError", "ReuseSimWarning", "RunError",
            *_LAZY]

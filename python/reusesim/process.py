@@ -65,9 +65,10 @@ def failure(command, returncode, stderr):
     return RunError(f"{ended}: {stderr.strip()}" if stderr.strip() else ended, command, returncode, stderr)
 
 
-def execute(arguments, timeout_s=None):
+def execute(arguments, timeout_s=None, warn=True):
     """Runs `reusesim ARGUMENTS...` in the caller's directory; returns it Completed, its warning
-    lines issued as ReuseSimWarning (as the CLI shows them, not hidden in `stderr`).
+    lines issued as ReuseSimWarning (as the CLI shows them, not hidden in `stderr`) unless `warn`
+    is False (a caller that issues them itself: the design search, once per distinct line).
     Raises InputError (exit 2), InternalError (3), RunError (anything else, or past `timeout_s`
     seconds, when the process is killed)."""
     command = [find_binary(), *map(str, arguments)]
@@ -81,7 +82,13 @@ def execute(arguments, timeout_s=None):
     stderr = _text(done.stderr)
     if done.returncode != 0:
         raise failure(command, done.returncode, stderr)
+    if warn:
+        issue_warnings(stderr, stacklevel=4)
+    return Completed(command, _text(done.stdout), stderr)
+
+
+def issue_warnings(stderr, stacklevel=3):
+    """Each warning line of `stderr` issued as a ReuseSimWarning, as the CLI printed it."""
     for line in stderr.splitlines():
         if ": warning: " in line:
-            warnings.warn(line, ReuseSimWarning, stacklevel=3)
-    return Completed(command, _text(done.stdout), stderr)
+            warnings.warn(line, ReuseSimWarning, stacklevel=stacklevel)

@@ -108,6 +108,7 @@ int run_command(const std::vector<std::string>& args);
 int replay_command(const std::vector<std::string>& args);
 int trace_command(const std::vector<std::string>& args);
 int figure_command(const std::vector<std::string>& args);
+int search_command(const std::vector<std::string>& args);
 int import_command(const std::vector<std::string>& args);
 
 // Print "reusesim COMMAND: error: PROBLEM" (bad input, exit 2) or "... internal error: ..." (exit 3)

@@ -26,25 +26,24 @@ const char* const kUsage =
     "  replay     replay a data-movement program file (run --dump-program, or a compiler) on an accelerator\n"
     "  trace      run a batch trace (accelerators x sweeps x models x batch sizes) in parallel, then draw its figure\n"
     "  figure     draw the arithmetic-intensity (roofline) figure of a trace's results directory\n"
+    "  search     a design search over accelerator keys (SPACE.yaml): time, energy or EDP under area, power limits\n"
     "  memtest    drive a DRAM/HBM memory with a request pattern or trace: bandwidth, latency, row hits\n"
     "  import     an ONNX model or a SCALE-Sim topology and config as ReuseSim model and accelerator files\n"
     "\n"
     "reusesim <command> --help shows the options of a command; reusesim --version the version.\n"
-    "exit codes: 0 success, 2 bad input or usage, 3 internal error, 4 some trace jobs failed, 130 interrupted\n";
+    "exit codes: 0 success, 2 bad input or usage, 3 internal error, 4 some trace jobs (or a search's run) failed, 130 "
+    "interrupted\n";
 
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
   using Command = int (*)(const std::vector<std::string>&);
-  const std::map<std::string, Command> commands{{"analyze", reusesim::cli::analyze_command},
-                                                {"footprint", reusesim::cli::footprint_command},
-                                                {"check", reusesim::cli::check_command},
-                                                {"memtest", reusesim::cli::memtest_command},
-                                                {"run", reusesim::cli::run_command},
-                                                {"replay", reusesim::cli::replay_command},
-                                                {"trace", reusesim::cli::trace_command},
-                                                {"figure", reusesim::cli::figure_command},
-                                                {"import", reusesim::cli::import_command}};
+  const std::map<std::string, Command> commands{
+      {"analyze", reusesim::cli::analyze_command}, {"footprint", reusesim::cli::footprint_command},
+      {"check", reusesim::cli::check_command},     {"memtest", reusesim::cli::memtest_command},
+      {"run", reusesim::cli::run_command},         {"replay", reusesim::cli::replay_command},
+      {"trace", reusesim::cli::trace_command},     {"figure", reusesim::cli::figure_command},
+      {"search", reusesim::cli::search_command},   {"import", reusesim::cli::import_command}};
   if (argc < 2) {
     std::cerr << kUsage;
     return reusesim::cli::kExitBadInput;

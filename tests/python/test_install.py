@@ -40,3 +40,8 @@ def test_the_installed_package_runs_the_installed_binary(tmp_path):
     here = reusesim.run("configs/small.yaml", "models/mlp.yaml", batch=[1, 16])
     assert lines[2] == str(list(here.totals["cycles"]))
     assert lines[3].startswith("reusesim run: small x mlp, 10 layer rows; TOTAL:")
+    # `reusesim search` hands over to the installed scripts/search.py and its package.
+    done = subprocess.run([str(prefix / "bin" / "reusesim"), "search", "--help"], cwd=tmp_path, env=environment,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: reusesim search")
