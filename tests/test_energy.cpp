@@ -102,6 +102,23 @@ TEST_CASE("energy: a MAC, an SRAM access and the area from the 45 nm table", "[e
   CHECK(area.total_mm2() == Approx(0.625536));
 }
 
+TEST_CASE("energy: a chip's area and leakage count every core", "[energy]") {
+  // Three cores of the accelerator above: 3 x 0.625536 = 1.876608 mm^2, each part three times.
+  spec::AcceleratorSpec chip = load("technology: 45nm\n" + kIdeal);
+  chip.cores = 3;
+  const energy::AreaBreakdown area = energy::area(chip);
+  CHECK(area.array_um2 == Approx(3 * 107264));
+  CHECK(area.sram_um2 == Approx(3 * 388704));
+  CHECK(area.accumulator_um2 == Approx(3 * 129568));
+  CHECK(area.total_mm2() == Approx(1.876608));
+  // Leakage is the area's: a layer of the same time leaks three times the one core's.
+  results::LayerResult layer;
+  layer.seconds = 1e-3;
+  const double one = energy::layer_energy(load("technology: 45nm\n" + kIdeal), layer).static_pj;
+  CHECK(one > 0);
+  CHECK(energy::layer_energy(chip, layer).static_pj == Approx(3 * one));
+}
+
 TEST_CASE("energy: a layer's on-chip energy is its counts times the table", "[energy]") {
   const spec::AcceleratorSpec spec = load("technology: 45nm\n" + kIdeal);
   results::LayerResult layer;

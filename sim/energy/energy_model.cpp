@@ -181,6 +181,11 @@ AreaBreakdown area(const spec::AcceleratorSpec& accelerator) {
     result.sram_um2 += kib_of(buffer.capacity_bytes) * technology.sram_area_um2_per_kib;
   }
   result.accumulator_um2 = kib_of(accelerator.accumulators.capacity_bytes) * technology.sram_area_um2_per_kib;
+  // The chip's: every core has all of the above.
+  const auto cores = static_cast<double>(accelerator.cores);
+  result.array_um2 *= cores;
+  result.sram_um2 *= cores;
+  result.accumulator_um2 *= cores;
   return result;
 }
 

@@ -76,6 +76,7 @@ struct AreaBreakdown {
   double accumulator_um2 = 0;  // the accumulator storage, as SRAM
   double total_mm2() const { return (array_um2 + sram_um2 + accumulator_um2) / 1e6; }
 };
+// The chip's area: each core's array, buffers and accumulators, times the cores.
 AreaBreakdown area(const spec::AcceleratorSpec& accelerator);
 
 }  // namespace reusesim::energy
