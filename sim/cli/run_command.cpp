@@ -158,6 +158,12 @@ int run_command(const std::vector<std::string>& args) {
       throw UsageError("--dump-program writes one core's programs: a chip of " + std::to_string(spec.cores) +
                        " cores (cores.count) cannot be dumped yet");
     }
+    // The fast mode's flow model is calibrated on one core's streams; measured on several cores'
+    // (AlexNet on 4 and 16 cores of small) it departs by 12 % and 64 % (docs/performance.md).
+    if (spec.cores > 1 && fidelity == spec::Fidelity::fast) {
+      throw UsageError("--fidelity fast models one core's DRAM streams: a chip of " + std::to_string(spec.cores) +
+                       " cores (cores.count) runs exact");
+    }
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),

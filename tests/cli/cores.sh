@@ -61,6 +61,8 @@ expect 2 "dump of a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --se
 contains "the dump refuses a chip" "$err" "--dump-program writes one core's programs"
 expect 2 "replay on a chip" -- "$REUSESIM" replay --arch "$small" --program /dev/null --set cores.count=2
 contains "replay refuses a chip" "$err" "is replayed by \`run\` only"
+expect 2 "the fast mode on a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --fidelity fast
+contains "the fast mode refuses a chip" "$err" "--fidelity fast models one core's DRAM streams: a chip of 2 cores (cores.count) runs exact"
 expect 2 "training on a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --mode train --optimizer sgd
 contains "training refuses a chip" "$err" "a training step is mapped on one core"
 same "no file left behind" "$(ls "$work" | grep -c '^p$')" "0"
