@@ -990,6 +990,15 @@ TEST_CASE("model errors: a pinned tiling with a bad order and a missing size", "
         "model.yaml:5:75: error: layers.fc.tiling.order: expected one of n-m, m-n, got \"k-m\" (did you mean \"n-m\"?)\n");
 }
 
+// A pinned partition is one of the GEMM's and only a GEMM layer's.
+TEST_CASE("model errors: a pinned partition that is not one, or on a layer without a GEMM", "[model-errors]") {
+  CHECK(load_error("name: m\nprecision: fp32\ninput: {features: 8}\nlayers:\n"
+                   "  - {name: fc, type: linear, out_features: 4, partition: diagonal}\n"
+                   "  - {name: act, type: relu, partition: rows}\n") ==
+        "model.yaml:5:58: error: layers.fc.partition: expected one of rows, columns, groups, got \"diagonal\"\n"
+        "model.yaml:6:29: error: layers.act.partition: unknown key\n");
+}
+
 // Ideal memory (dram: {ideal: ...}): an accelerator whose `dram:` key is on line 25 of
 // configs/small.yaml's text, so the ideal memory's lines start at 26.
 namespace {

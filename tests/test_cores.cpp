@@ -38,12 +38,14 @@ spec::AcceleratorSpec ideal_chip(std::int64_t cores, spec::CorePartition partiti
   return chip;
 }
 
-// kSmallLinear as 64 -> 16: one column tile of small's 16 x 16 array.
-std::string narrow_linear() {
+// kSmallLinear with `from` replaced by `to`.
+std::string small_linear_with(const std::string& from, const std::string& to) {
   std::string text = fixtures::kSmallLinear;
-  const std::string wide = "out_features: 32";
-  return text.replace(text.find(wide), wide.size(), "out_features: 16");
+  return text.replace(text.find(from), from.size(), to);
 }
+
+// kSmallLinear as 64 -> 16: one column tile of small's 16 x 16 array.
+std::string narrow_linear() { return small_linear_with("out_features: 32", "out_features: 16"); }
 
 }  // namespace
 
@@ -170,4 +172,18 @@ TEST_CASE("cores: on a tie in the estimate the chip runs data parallel", "[cores
   CHECK(fc.cycles == 192);
   CHECK(fc.cores[0].part == "samples 0..1 of 4");
   CHECK(fc.mapping.find("data parallel 192 cycles, layers split 192") != std::string::npos);
+}
+
+TEST_CASE("cores: a layer's pinned partition is the only one tried", "[cores]") {
+  // Batch 1 on two cores, the layer pinned to rows: M = 1 goes to core 1 whole (core 0's part of
+  // rows [0, floor(1/2)) is empty), 8 folds of 47 = 376 cycles, where columns would take 188.
+  const results::LayerResult fc = replay_linear(ideal_chip(2, spec::CorePartition::layers), {1},
+                                                small_linear_with("bias: false}", "bias: false, partition: rows}"))
+                                      .front();
+  CHECK(fc.cycles == 376);
+  REQUIRE(fc.cores.size() == 2);
+  CHECK(fc.cores[0].part == "none");
+  CHECK(fc.cores[0].macs == 0);
+  CHECK(fc.cores[1].part == "rows 0..0 of 1");
+  CHECK(fc.cores[1].macs == 2048);
 }

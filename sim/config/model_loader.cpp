@@ -321,6 +321,7 @@ class ModelReader {
       layer.activation = *util::from_name<workload::Activation>(activation);
       if (const ConfigNode* tiling = reader.optional("tiling")) layer.tiling = read_tiling(*tiling, reader.child_path("tiling"), scope);
     }
+    if (gemm_layer || layer.type == LayerType::matmul) read_partition(reader, layer);
     switch (layer.type) {
       case LayerType::conv2d: {
         workload::Conv2dParams& conv = layer.conv;
@@ -421,6 +422,14 @@ class ModelReader {
     }
     names.names[name] = names.prefix + name;
     return true;
+  }
+
+  // partition: rows | columns | groups: how the layer's GEMM is split over a chip's cores when its
+  // layers are split (docs/mapping-and-replay.md, "Cores").
+  void read_partition(MapReader& reader, LayerSpec& layer) {
+    if (!reader.has("partition")) return;
+    const std::string partition = reader.choice_or("partition", "columns", util::names<workload::Partition>());
+    layer.partition = util::from_name<workload::Partition>(partition);
   }
 
   // tiling: {m, n, k, order}: the GEMM tile sizes and loop order the mapper must use.

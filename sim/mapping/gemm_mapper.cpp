@@ -577,8 +577,8 @@ void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capa
 namespace {
 
 // The dimension of `p` a partition splits.
-std::int64_t split_extent(const GemmProblem& p, Partition partition) {
-  return partition == Partition::rows ? p.m : partition == Partition::columns ? p.n : p.groups;
+std::int64_t split_extent(const GemmProblem& p, workload::Partition partition) {
+  return partition == workload::Partition::rows ? p.m : partition == workload::Partition::columns ? p.n : p.groups;
 }
 
 }  // namespace
@@ -601,7 +601,7 @@ GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_b
   for (Addend& addend : p.addends) addend.address += static_cast<std::uint64_t>(checked_mul(before, p.e));
   const std::int64_t group_input_bytes = p.input_bytes(0, p.m, p.k);
   switch (split.partition) {
-    case Partition::rows:
+    case workload::Partition::rows:
       // emit_gemm takes a row's input bytes as the average; the part's rows keep their own halos.
       p.inputs += static_cast<std::uint64_t>(group_input_bytes / p.m * first * p.groups);
       p.input_bytes = [rows = p.input_bytes, first](std::int64_t m0, std::int64_t tm, std::int64_t tk) {
@@ -609,11 +609,11 @@ GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_b
       };
       p.m = part;
       break;
-    case Partition::columns:
+    case workload::Partition::columns:
       p.weights += static_cast<std::uint64_t>(checked_product({first, p.k + p.bias, p.e}));
       p.n = part;
       break;
-    case Partition::groups:
+    case workload::Partition::groups:
       p.weights += static_cast<std::uint64_t>(checked_product({first, p.n, p.k + p.bias, p.e}));
       p.inputs += static_cast<std::uint64_t>(checked_mul(first, group_input_bytes));
       p.groups = part;

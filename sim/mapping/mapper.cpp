@@ -432,7 +432,7 @@ SplitNetworkMapping map_network_split(const workload::Network& network, std::int
     const workload::NetworkLayer& layer = network.layers[i];
     DramLayout layout = layouts[i];
     layout.output = layouts[fusion.final_layer[i]].output;  // a chain writes its last tensor
-    const auto map_split = [&](Partition partition) {
+    const auto map_split = [&](workload::Partition partition) {
       std::vector<program::LayerProgram> cores;
       for (std::int64_t core = 0; core < accelerator.cores; ++core) {
         cores.push_back(map_layer(layer, batch, accelerator, layout, mapped.plans[i],
@@ -447,9 +447,16 @@ SplitNetworkMapping map_network_split(const workload::Network& network, std::int
     };
     const LayerType type = layer.spec.type;
     const bool gemm = type == LayerType::conv2d || type == LayerType::linear || type == LayerType::matmul;
-    std::vector<std::vector<program::LayerProgram>> candidates{map_split(gemm ? Partition::columns : Partition::rows)};
+    const std::optional<workload::Partition>& pinned = layer.spec.partition;
+    if (pinned) {  // the model's: the only candidate
+      mapped.programs[i] = map_split(*pinned);
+      if (!mapped.programs[i].front().steps.empty()) mapped.programs[i].front().mapping += " (partition pinned)";
+      continue;
+    }
+    std::vector<std::vector<program::LayerProgram>> candidates{
+        map_split(gemm ? workload::Partition::columns : workload::Partition::rows)};
     if (gemm && mapped.plans[i].fused_into.empty()) {
-      for (Partition partition : {Partition::rows, Partition::groups}) {
+      for (workload::Partition partition : {workload::Partition::rows, workload::Partition::groups}) {
         try {
           candidates.push_back(map_split(partition));
         } catch (const MappingError&) {
@@ -459,8 +466,7 @@ SplitNetworkMapping map_network_split(const workload::Network& network, std::int
     }
     std::vector<ChipEstimate> estimates;
     for (const std::vector<program::LayerProgram>& candidate : candidates) estimates.push_back(estimate(candidate));
-    std::vector<program::LayerProgram> best = std::move(candidates[fastest_on_chip(estimates)]);
-    mapped.programs[i] = std::move(best);
+    mapped.programs[i] = std::move(candidates[fastest_on_chip(estimates)]);
   }
   return mapped;
 }

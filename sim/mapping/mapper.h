@@ -101,19 +101,10 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
                                        std::int64_t element_bytes, const program::LayerProgram& program,
                                        const LayerPlan& plan = {});
 
-// How a layer is split over a chip's cores when every layer is (split_network; docs/mapping-and-replay.md,
-// "Cores"): its GEMM by rows (M: samples and output positions), columns (N: output channels or features)
-// or groups (a grouped convolution's groups, a matmul's samples and heads); a layer without a GEMM by
-// its elements (as rows); a recurrent layer runs whole on core 0.
-enum class Partition { rows, columns, groups };
-constexpr util::EnumNames<Partition, 3> enum_names(Partition) {
-  return {{{Partition::rows, "rows"}, {Partition::columns, "columns"}, {Partition::groups, "groups"}}};
-}
-
 // Core `core` of `cores` takes the `core`-th of `cores` near-equal parts of the dimension the
 // partition splits: items [first(total), first(total) + part(total)).
 struct LayerSplit {
-  Partition partition = Partition::columns;
+  workload::Partition partition = workload::Partition::columns;
   std::int64_t core = 0, cores = 1;
 
   std::int64_t first(std::int64_t total) const;

@@ -116,6 +116,15 @@ struct PinnedTiling {
   bool n_outer = true;
 };
 
+// How a layer is split over a chip's cores when every layer is (docs/mapping-and-replay.md,
+// "Cores"): its GEMM by rows (M: samples and output positions), columns (N: output channels or
+// features) or groups (a grouped convolution's groups, a matmul's samples and heads); a layer
+// without a GEMM by its elements (as rows). A model may pin a GEMM layer's (LayerSpec::partition).
+enum class Partition { rows, columns, groups };
+constexpr util::EnumNames<Partition, 3> enum_names(Partition) {
+  return {{{Partition::rows, "rows"}, {Partition::columns, "columns"}, {Partition::groups, "groups"}}};
+}
+
 // The name the model input goes by in `inputs`.
 inline const std::string kModelInput = "$input";
 
@@ -134,6 +143,7 @@ struct LayerSpec {
   EmbeddingParams embedding;
   MatmulParams matmul;
   std::optional<PinnedTiling> tiling;
+  std::optional<Partition> partition;  // pinned for a chip whose layers are split over its cores
 };
 
 // Per-sample costs, except parameters which do not scale with the batch.
