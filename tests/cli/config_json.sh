@@ -32,9 +32,10 @@ rerun() {
   done
 }
 
-for config in small snowflake tpu_v1 tpu_v4i; do
+for config in small snowflake tpu_v1 tpu_v4i tpu_v4; do
   rerun "$config" "$A/$config.yaml"
 done
+rerun pinned_partition "$A/small.yaml" --set cores.count=3 --set cores.partition=layers
 # Overrides of each kind, a per-bank refreshed LPDDR5, another technology and an ideal memory.
 rerun overrides "$A/small.yaml" --set compute.dataflow=os --set compute.output_path=[activation] \
   --set accumulators.capacity_kib=32 --set sram.buffers.inputs.capacity_kib=64 --set dram.channels=2 \
