@@ -4,6 +4,7 @@ process, so each call is a process of its own), results as pandas DataFrames (do
     run, analyze, footprint, memtest, check   the commands (reusesim.commands)
     load                                      a `reusesim trace` results directory (reusesim.traces)
     sweep                                     a cartesian sweep run by `reusesim trace` (reusesim.sweeps)
+    trace                                     `reusesim trace` of a run file, loaded (reusesim.sweeps)
     search                                    a design search with optuna (reusesim.design_search)
     pareto_front                              the non-dominated rows of a table (reusesim.charts, which
                                               also draws roofline, Pareto and scaling figures)
@@ -21,7 +22,7 @@ from .errors import BinaryNotFoundError, InputError, InternalError, ReuseSimErro
 
 # Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {"run": "commands", "analyze": "commands", "footprint": "commands", "memtest": "commands",
-         "check": "commands", "load": "traces", "sweep": "sweeps", "search": "design_search",
+         "check": "commands", "load": "traces", "sweep": "sweeps", "trace": "sweeps", "search": "design_search",
          "pareto_front": "charts", "find_binary": "process", "Result": "results", "Table": "results",
          "Memtest": "results", "Trace": "results"}
 

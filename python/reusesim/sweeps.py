@@ -1,6 +1,6 @@
 """reusesim.sweep (this module is reusesim.sweeps): the cartesian product of accelerator keys,
 batch sizes and sequence lengths, run by `reusesim trace` itself from a trace file the sweep writes
-beside its results directory.
+beside its results directory; and reusesim.trace, which runs a trace file as it is.
 
 Why the trace and not a loop over `run`: the results directory is then exactly a trace's (trace.json,
 jobs/, jobs.csv, layers.csv, networks.csv, the figure), so `reusesim figure`, `reusesim trace
@@ -19,7 +19,7 @@ from collections import namedtuple
 from pathlib import Path
 
 from .errors import InputError, InternalError, RunError
-from .inputs import input_file
+from .inputs import input_file, overrides
 from .process import failure, find_binary, issue_warnings
 from .traces import load
 
@@ -148,10 +148,11 @@ def _run_trace(command, progress):
     issue_warnings(stderr)
 
 
-def _point_failure(trace, job, command):
-    """The exception of a failed point: its CLI's message (jobs.csv's error) with what it printed."""
+def _point_failure(trace, job, command, what):
+    """The exception of a failed point (`what`: sweep point, trace job): its CLI's message
+    (jobs.csv's error) with what it printed."""
     error = job["error"] if isinstance(job["error"], str) else "failed"
-    message = f"sweep point {job['job']} failed: {error}"
+    message = f"{what} {job['job']} failed: {error}"
     stderr_file = Path(trace.dir) / "jobs" / f"{job['job']}.failed" / "stderr.txt"
     stderr = stderr_file.read_text(encoding="utf-8", errors="replace") if stderr_file.is_file() else ""
     lines = [line for line in stderr.splitlines() if ": error: " in line]
@@ -195,7 +196,31 @@ def sweep(arch, model, *, over, out, batch=1, set=None, phase=None, sequence=Non
     trace_file = out.with_name(out.name + ".trace.yaml")
     _write_beside(trace_file, json.dumps(document, indent=2) + "\n", overwrite)
 
-    command = [find_binary(), "trace", str(trace_file), "--out", str(out)]
+    found = _trace(trace_file, out, [], jobs, resume, overwrite, progress, failures, job_timeout_s, figure,
+                   "sweep point")
+    networks = found.networks
+    networks.attrs["failures"] = found.jobs[found.jobs["status"] != "done"].reset_index(drop=True)
+    return networks
+
+
+def trace(run_file, *, out, jobs=None, resume=True, overwrite=False, set=None, progress=True, failures="raise",
+          job_timeout_s=None, figure=False):
+    """`reusesim trace RUN_FILE --out OUT`: runs a trace's run file (docs/traces-and-figure.md)
+    into the results directory `out` and returns that directory loaded (a Trace, as load(out)).
+    `set` overrides fields of the run file, as the trace's --set ({"models.0.batch": [1, 2]});
+    `jobs`, `resume`, `overwrite`, `progress`, `failures`, `job_timeout_s` and `figure` are
+    sweep()'s. A failed job raises as a failed point of sweep() does, unless failures="collect"
+    (the returned jobs table then holds them, with their `error`)."""
+    if failures not in ("raise", "collect"):
+        raise ValueError(f"failures: expected 'raise' or 'collect', got {failures!r}")
+    return _trace(run_file, Path(os.path.abspath(out)), overrides(set), jobs, resume, overwrite, progress, failures,
+                  job_timeout_s, figure, "trace job")
+
+
+def _trace(run_file, out, arguments, jobs, resume, overwrite, progress, failures, job_timeout_s, figure, what):
+    """Runs `reusesim trace RUN_FILE --out OUT ARGUMENTS...` and loads `out`; a failed job raised
+    as a failed `what` unless failures="collect"."""
+    command = [find_binary(), "trace", os.fspath(run_file), "--out", str(out), *arguments]
     if overwrite:
         command.append("--overwrite")
     elif resume and (out / "trace.json").is_file():
@@ -208,10 +233,8 @@ def sweep(arch, model, *, over, out, batch=1, set=None, phase=None, sequence=Non
         command.append("--no-figure")
     _run_trace(command, progress)
 
-    trace = load(out)
-    failed = trace.jobs[trace.jobs["status"] != "done"]
+    found = load(out)
+    failed = found.jobs[found.jobs["status"] != "done"]
     if len(failed) and failures == "raise":
-        raise _point_failure(trace, failed.iloc[0], command)
-    networks = trace.networks
-    networks.attrs["failures"] = failed.reset_index(drop=True)
-    return networks
+        raise _point_failure(found, failed.iloc[0], command, what)
+    return found

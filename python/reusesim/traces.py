@@ -4,6 +4,8 @@ here, from the shell or on Slurm."""
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from .errors import InputError
 from .results import Trace
 from .tables import frame_from_csv, kinds_of
@@ -47,7 +49,9 @@ def load(results_dir):
     jobs = frame_from_csv(_text(directory / "jobs.csv"), {}, directory / "jobs.csv", InputError)
     kinds = _kinds(directory, jobs)
     jobs = frame_from_csv(_text(directory / "jobs.csv"), kinds, directory / "jobs.csv", InputError)
-    tables = {name: frame_from_csv(_text(directory / f"{name}.csv"), kinds, directory / f"{name}.csv",
-                                   InputError)
+    # A trace none of whose jobs finished writes no tables (its jobs.csv says why): they are empty.
+    finished = "status" in jobs and (jobs["status"] == "done").any()
+    tables = {name: frame_from_csv(_text(directory / f"{name}.csv"), kinds, directory / f"{name}.csv", InputError)
+              if finished or (directory / f"{name}.csv").exists() else pd.DataFrame()
               for name in ("layers", "networks")}
     return Trace(tables["layers"], tables["networks"], jobs, plan, directory)

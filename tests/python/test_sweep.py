@@ -4,6 +4,7 @@ CLI's message."""
 
 import csv
 import io
+import json
 import os
 import subprocess
 
@@ -118,3 +119,24 @@ def test_sweep_failed_point_raises_unless_failures_are_collected(tmp_path):
 def test_sweep_refuses_a_model_key_naming_what_it_sweeps(tmp_path):
     with pytest.raises(ValueError, match="sweep a model's field by passing a model"):
         reusesim.sweep("configs/small.yaml", "models/mlp.yaml", over={"model.precision": ["int8"]}, out=tmp_path / "m")
+
+
+def test_trace_runs_a_run_file_as_it_is_and_returns_its_directory_loaded(tmp_path):
+    # mlp on small at batch 1 and 4, and a pinned model at 16-bit operands whose tiling does not fit (--set).
+    (tmp_path / "pinned.yaml").write_text(json.dumps(PINNED), encoding="utf-8")
+    run_file = tmp_path / "study.yaml"
+    run_file.write_text(f"name: study\naccelerators: {SRC}/configs/small.yaml\n"
+                        f"models:\n  - {{model: {SRC}/models/mlp.yaml, batch: [1, 4]}}\n", encoding="utf-8")
+    found = reusesim.trace(run_file, out=tmp_path / "out", progress=False)
+    assert isinstance(found, reusesim.Trace)
+    # mlp's MACs per sample: 1000x100 + 3 x 100x100 + 100x10 = 131,000; at batch 4, 524,000.
+    assert list(found.networks["macs"]) == [131000, 524000]
+    result = reusesim.run("configs/small.yaml", "models/mlp.yaml", batch=4, warn=False)
+    assert found.networks["cycles"].iloc[1] == result.totals["cycles"].iloc[0]
+    # The trace's --set: the run file's second model entry, at 16-bit operands, fails and raises.
+    with pytest.raises(reusesim.InputError) as raised:
+        reusesim.trace(run_file, out=tmp_path / "pinned", progress=False,
+                       set={"models.0.model": str(tmp_path / "pinned.yaml"), "models.0.batch": [16],
+                            "sweep[compute.operand_bits]": [16]})
+    assert str(raised.value).startswith("trace job 0001-small-compute.operand_bits=16-pinned-b16 failed: ")
+    assert "reusesim run: error: layer fc1: the pinned tiling m64 n4 k1000 does not fit" in str(raised.value)
