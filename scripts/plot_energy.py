@@ -4,8 +4,8 @@
 usage: scripts/plot_energy.py LAYERS_CSV NETWORKS_CSV OUT_PREFIX [--title TEXT]
 
 Writes OUT_PREFIX_energy.png/.svg: stacked bars of energy per sample by component, per layer of
-each network and per batch of each picked layer. When the networks come from more than one
-variant, also OUT_PREFIX_design.png/.svg: energy per inference against latency, the
+each network and per batch of each picked layer. When a network ran at a batch size on more
+than one variant, also OUT_PREFIX_design.png/.svg: energy per inference against latency, the
 Pareto-optimal variants marked. Same input gives byte-identical files. Bad input prints
 `plot_energy.py: error: FILE:LINE: ...` and exits with status 2.
 

@@ -204,6 +204,16 @@ class Commands(TempDir):
         self.assertEqual(sorted(f for f in os.listdir(self.dir) if f.startswith("fig")),
                          ["fig_design.png", "fig_design.svg", "fig_energy.png", "fig_energy.svg"])
 
+    def test_no_design_figure_when_no_network_ran_on_two_variants(self):
+        # Two variants, but m1 ran on v1 only and m2 on v2 only (the other jobs failed): nothing to
+        # compare, so no design figure. It used to be drawn with no panels: ZeroDivisionError.
+        layers = self.write("l.csv", LAYERS)
+        networks = self.write("n.csv", NETWORKS.replace("x=1,m,", "x=1,m1,").replace("x=2,m,", "x=2,m2,"))
+        out = os.path.join(self.dir, "fig")
+        self.assertEqual(self.run_command(commands.plot_energy, "p", [layers, networks, out]), (0, ""))
+        self.assertEqual(sorted(f for f in os.listdir(self.dir) if f.startswith("fig")),
+                         ["fig_energy.png", "fig_energy.svg"])
+
 
 class EntryPoints(TempDir):
     """The scripts as `reusesim figure` runs them: /usr/bin/python3 SCRIPT ARGS..."""

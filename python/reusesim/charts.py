@@ -1,15 +1,18 @@
-"""Figures from DataFrames: the roofline (drawn by reusesim.plot.roofline, the code `reusesim
-figure` runs), a Pareto front of two objectives, and a metric against a swept key. Each returns
-its matplotlib Figure (Agg) and writes a file only when given `path` (its suffix, .png or .svg,
-the format), atomically; pareto_front() is the non-dominated rows of a table."""
+"""Figures from DataFrames: the roofline and the energy figures (drawn by reusesim.plot.roofline
+and reusesim.plot.energy, the code `reusesim figure` runs), a Pareto front of two objectives, and a
+metric against a swept key. Each returns its matplotlib Figure (Agg) and writes a file only when
+given `path` (its suffix, .png or .svg, the format), atomically; pareto_front() is the
+non-dominated rows of a table."""
 
 import os
+import warnings
 
 import pandas as pd
 from matplotlib import ticker
 
+from .plot import energy as energy_figures
 from .plot import roofline as roofline_figure
-from .plot.csv_input import Point, Roof
+from .plot.csv_input import ENERGY_COLUMNS, Point, Roof, layer_panels, network_point, positive_batch
 from .plot.output import DPI, plt, use_style
 from .results import Result, Trace
 
@@ -133,6 +136,157 @@ def roofline(frame, path=None, *, roofs, title=""):
     return figure
 
 
+# ---------------------------------------------------------------------------------------------
+# The energy figures: rows of a trace's layers.csv / networks.csv (or a run's table) turned into the
+# rows of figure_energy_layers.csv / figure_energy_networks.csv as `reusesim figure` writes them
+# (sim/trace/figure.cpp), then into panels by csv_input, as the CSV files are.
+
+def _present(value):
+    return value is not None and not (isinstance(value, float) and pd.isna(value))
+
+
+def _per_sample(value, batch):
+    """A job's energy per sample as the figure's CSV holds it, to 10 significant digits (its
+    %.10g): a DataFrame then draws the bytes `reusesim figure` draws."""
+    return float(f"{value / batch:.10g}")
+
+
+def _cell(value):
+    """A swept value as the trace's panel titles write it (64, not 64.0)."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _variants(frame, source, who):
+    """Each row's (panel, sweep): a Trace's panel of the row's job (trace.json's title and swept
+    values); a Result's accelerator; else the `panel` and `sweep` columns, or the trace's layout
+    (accelerator, then the swept keys between `context` and `batch`) named as the trace names
+    them: `small, compute.rows=8` and `compute.rows=8`."""
+    if isinstance(source, Trace):
+        panels = source.plan["panels"]
+        panel_of = {job["id"]: panels[job["panel"]] for job in source.plan["jobs"]}
+        return [(panel_of[job]["title"], " ".join(f"{key}={value}" for key, value in panel_of[job]["sweep"]))
+                for job in frame["job"]]
+    if isinstance(source, Result):
+        return [(str(source.summary["accelerator"]), "")] * len(frame)
+    columns = list(frame)
+    swept = columns[columns.index("context") + 1:columns.index("batch")] if {"context", "batch"} <= set(columns) else []
+    variants = []
+    for row in frame.to_dict("records"):
+        values = [f"{key}={_cell(row[key])}" for key in swept]
+        if "panel" in row:
+            panel = str(row["panel"])
+        elif "accelerator" in row:
+            panel = ", ".join([str(row["accelerator"])] + values)
+        else:
+            raise KeyError(f"{who}: no `panel` or `accelerator` column to name the rows' accelerator (columns: "
+                           f"{', '.join(map(str, frame))})")
+        variants.append((panel, str(row["sweep"]) if "sweep" in row else " ".join(values)))
+    return variants
+
+
+def _workload(row, default_model):
+    """The model and what of it ran as the figure names it (TraceJob::workload): `gpt2 decode
+    L=512`, `mlp train adam`; and whether the whole network ran (its `selection`: `all` or a
+    training step) rather than picked layers (`layers fc6+fc7`, `types gru`)."""
+    model = row.get("model", default_model)
+    text = str(model if isinstance(model, str) else default_model)
+    phase = row.get("sequence_phase")
+    if isinstance(phase, str) and phase:
+        text += " " + phase
+    for column, mark in (("sequence", "S"), ("context", "L")):
+        if _present(row.get(column)) and row[column] > 0:
+            text += f" {mark}={int(row[column])}"
+    selection = row.get("selection")
+    parts = selection.split(", ") if isinstance(selection, str) else []
+    text += "".join(" " + part for part in parts if part.startswith("train "))
+    return text, not any(part.startswith(("layers ", "types ")) for part in parts)
+
+
+def _energy_rows(source, table, who):
+    """[(where, panel, sweep, model, whole network, batch, row)] of the rows of `source` with energy
+    (a row without is not drawn, as by `reusesim figure`): its `table` ("layers": the layer rows;
+    "networks": the TOTAL rows) of a Trace or a Result, or those of the DataFrame itself. Raises
+    TypeError for another source, KeyError naming the columns that are missing and ValueError when
+    no row has energy."""
+    if isinstance(source, Trace):
+        frame, default_model = getattr(source, table), ""
+    elif isinstance(source, Result):
+        frame, default_model = source.layers if table == "layers" else source.totals, source.summary.get("model", "")
+    elif isinstance(source, pd.DataFrame):
+        frame, default_model = source, ""
+    else:
+        raise TypeError(f"{who}: expected a Trace, a Result or a DataFrame, got {type(source).__name__}")
+    if frame.empty:
+        raise ValueError(f"{who}: no rows to draw")
+    needed = ["layer", "batch", "energy_total_uj"] + ["model"] * (not default_model)
+    needed += [f"energy_{column}" for column in ENERGY_COLUMNS] if table == "layers" else ["time_s"]
+    missing = [column for column in needed if column not in frame]
+    if missing:
+        raise KeyError(f"{who}: no column {', '.join(missing)}: the energy figures need the rows of a run with "
+                       f"energy (columns: {', '.join(map(str, frame))})")
+    rows = []
+    for (panel, sweep), (index, row) in zip(_variants(frame, source, who), frame.to_dict("index").items()):
+        if (row["layer"] == "TOTAL") != (table == "networks") or not _present(row["energy_total_uj"]):
+            continue
+        where = f"{who}: row {index}"
+        batch = positive_batch(where, row["batch"], repr(row["batch"]))
+        rows.append((where, panel, sweep, *_workload(row, default_model), batch, row))
+    if not rows:
+        raise ValueError(f"{who}: no {'layer' if table == 'layers' else 'TOTAL'} row has energy (energy_total_uj): "
+                         "energy needs an accelerator with a technology and compute.number_format "
+                         "(docs/energy-model.md)")
+    return rows
+
+
+def _figure_out(figure, path):
+    if path is not None:
+        save(figure, path)
+    return figure
+
+
+def _warn(message):
+    warnings.warn(message, stacklevel=3)
+
+
+def _layer_label(row):
+    """A row's layer as the figure names it: a training step's layer has a row per phase."""
+    phase = row.get("phase")
+    return str(row["layer"]) + (f" {phase}" if isinstance(phase, str) and phase else "")
+
+
+def energy(source, path=None, *, title=""):
+    """The energy breakdown of `reusesim figure` (figure_energy.png), drawn by
+    reusesim.plot.energy: stacked bars of energy per sample by component, a panel per network
+    run (variant, model, batch; a bar per layer) and per picked layer (variant, layer; a bar per
+    batch). `source`: a Trace (its layers), a Result of a run with energy, or a DataFrame of layer
+    rows with a trace's or run's columns (see _variants, _workload)."""
+    rows = [(where, panel, "network" if whole else "layer", model, batch, _layer_label(row),
+             {column: _per_sample(row[f"energy_{column}"], batch) if _present(row[f"energy_{column}"]) else None
+              for column in ENERGY_COLUMNS})
+            for where, panel, _, model, whole, batch, row in _energy_rows(source, "layers", "energy")]
+    panels = layer_panels(rows)
+    use_style()
+    return _figure_out(energy_figures.breakdown_figure(panels, title, _warn), path)
+
+
+def design(source, path=None, *, title=""):
+    """The design-space figure of `reusesim figure` (figure_design.png), drawn by
+    reusesim.plot.energy: energy per inference against latency for each network and batch run on
+    more than one variant, the Pareto-optimal variants joined and labelled by their swept values.
+    `source`: a Trace (its networks), a DataFrame of network rows (a sweep's) or a Result (one
+    variant: refused). Raises ValueError when no network ran on two variants."""
+    networks = [network_point(where, panel, sweep, model, batch, row["time_s"],
+                              _per_sample(row["energy_total_uj"], batch))
+                for where, panel, sweep, model, whole, batch, row in _energy_rows(source, "networks", "design")
+                if whole]
+    if not energy_figures.design_groups(networks):
+        raise ValueError("design: no network ran on more than one accelerator variant (panels: "
+                         f"{', '.join(sorted({point['panel'] for point in networks}))}); the design space compares "
+                         "variants")
+    use_style()
+    return _figure_out(energy_figures.design_figure(networks, title, _warn), path)
+
+
 def _scale(axes, which, values):
     """A log scale for an axis whose values span more than LOG_SPAN, its ticks as plain numbers
     (the roofline's: 1, 10, 100k, 1M), the style drawing text without math."""
@@ -221,4 +375,4 @@ def close(figure):
     plt.close(figure)
 
 
-__all__ = ["close", "pareto", "pareto_front", "roofline", "save", "scaling"]
+__all__ = ["close", "design", "energy", "pareto", "pareto_front", "roofline", "save", "scaling"]

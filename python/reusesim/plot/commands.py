@@ -57,14 +57,14 @@ def plot_figure(prog, argv=None):
 
 def plot_energy(prog, argv=None):
     """LAYERS_CSV NETWORKS_CSV OUT_PREFIX [--title TEXT]: the energy breakdown,
-    OUT_PREFIX_energy.png/.svg, and for networks on several variants the design space,
+    OUT_PREFIX_energy.png/.svg, and for a network run on several variants the design space,
     OUT_PREFIX_design.png/.svg."""
     def draw(args, note):
         groups = load_layers(args.layers_csv)
         networks = load_networks(args.networks_csv)
         if groups:
             save(energy.breakdown_figure(groups, args.title, note), args.out_prefix + "_energy")
-        if len({row["panel"] for row in networks}) > 1:
+        if energy.design_groups(networks):
             save(energy.design_figure(networks, args.title, note), args.out_prefix + "_design")
 
     return run(prog, argv, "Draw the energy breakdown and design-space figures from the energy CSV files of "

@@ -49,7 +49,7 @@ LAYER_COLUMNS = ["panel", "kind", "model", "batch", "layer"] + ENERGY_COLUMNS
 NETWORK_COLUMNS = ["panel", "sweep", "model", "batch", "latency_s", "energy_uj", "ops"]
 
 
-class InputError(Exception):
+class InputError(ValueError):
     """Bad input; the message names the file and, where there is one, the line."""
 
 
@@ -214,40 +214,65 @@ def load_points(path, panels, note):
 
 def batch_of(path, line, text):
     """The batch column of the energy files: a positive integer; raises InputError."""
-    value = parse_number(path, line, "batch", text)
-    if value < 1 or value != int(value):
-        raise InputError(f"{path}:{line}: batch: expected a positive integer, got {text!r}")
+    return positive_batch(f"{path}:{line}", parse_number(path, line, "batch", text), repr(text))
+
+
+def positive_batch(where, value, shown):
+    """value as an int, which must be a positive integer (shown: it as the input gave it); raises
+    InputError naming `where`."""
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise InputError(f"{where}: batch: expected a positive integer, got {shown}")
     return int(value)
 
 
-def load_layers(path):
-    """LAYERS_CSV as [(title, [(bar label, {energy column: uJ})])]: the panels in first-seen order;
-    raises InputError."""
+# The panels of the energy figures, from the rows of the CSV files (load_layers, load_networks) or
+# of a trace's DataFrames (reusesim.charts): one conversion for both, each row named by `where`
+# (FILE:LINE, or a DataFrame's row) in its errors.
+
+def layer_panels(rows):
+    """[(where, panel, kind, model, batch, layer, {energy column: uJ per sample or None})] as
+    [(title, [(bar label, {energy column: uJ})])]: a panel per (variant, network, batch) with a
+    bar per layer, and per (variant, picked layer) with a bar per batch, in first-seen order. An
+    empty dram_uj is an ideal memory (0); raises InputError."""
     panels = {}
-    for line, row in read_csv(path, LAYER_COLUMNS):
-        batch = batch_of(path, line, row["batch"])
-        parts = {c: parse_number(path, line, c, row[c], optional=(c == "dram_uj")) or 0.0 for c in ENERGY_COLUMNS}
+    for where, panel, kind, model, batch, layer, given in rows:
+        parts = {}
+        for column in ENERGY_COLUMNS:
+            value = given[column]
+            if value is None and column != "dram_uj":
+                raise InputError(f"{where}: {column}: empty value, expected a number")
+            parts[column] = value or 0.0
         if any(v < 0 or not math.isfinite(v) for v in parts.values()):
-            raise InputError(f"{path}:{line}: energies must be finite and not negative")
-        if row["kind"] == "network":
-            title, bar = f"{row['model']}, batch {batch} on {row['panel']}", row["layer"]
-        elif row["kind"] == "layer":
-            title, bar = f"{row['model']}/{row['layer']} on {row['panel']}", f"b{batch}"
+            raise InputError(f"{where}: energies must be finite and not negative")
+        if kind == "network":
+            title, bar = f"{model}, batch {batch} on {panel}", layer
+        elif kind == "layer":
+            title, bar = f"{model}/{layer} on {panel}", f"b{batch}"
         else:
-            raise InputError(f"{path}:{line}: kind: expected network or layer, got {row['kind']!r}")
+            raise InputError(f"{where}: kind: expected network or layer, got {kind!r}")
         panels.setdefault(title, []).append((bar, parts))
     return list(panels.items())
 
 
+def network_point(where, panel, sweep, model, batch, latency, energy):
+    """One network of the design-space figure as {panel, sweep, model, batch, latency (s),
+    energy (uJ per sample)}; raises InputError."""
+    if not (latency > 0 and energy > 0 and math.isfinite(latency) and math.isfinite(energy)):
+        raise InputError(f"{where}: latency_s and energy_uj must be positive")
+    return dict(panel=panel, sweep=sweep, model=model, batch=batch, latency=latency, energy=energy)
+
+
+def load_layers(path):
+    """LAYERS_CSV as layer_panels; raises InputError."""
+    return layer_panels(
+        (f"{path}:{line}", row["panel"], row["kind"], row["model"], batch_of(path, line, row["batch"]), row["layer"],
+         {c: parse_number(path, line, c, row[c], optional=True) for c in ENERGY_COLUMNS})
+        for line, row in read_csv(path, LAYER_COLUMNS))
+
+
 def load_networks(path):
-    """NETWORKS_CSV as [{panel, sweep, model, batch, latency (s), energy (uJ)}]; raises
-    InputError."""
-    rows = []
-    for line, row in read_csv(path, NETWORK_COLUMNS):
-        latency = parse_number(path, line, "latency_s", row["latency_s"])
-        energy = parse_number(path, line, "energy_uj", row["energy_uj"])
-        if not (latency > 0 and energy > 0 and math.isfinite(latency) and math.isfinite(energy)):
-            raise InputError(f"{path}:{line}: latency_s and energy_uj must be positive")
-        rows.append(dict(panel=row["panel"], sweep=row["sweep"], model=row["model"],
-                         batch=batch_of(path, line, row["batch"]), latency=latency, energy=energy))
-    return rows
+    """NETWORKS_CSV as [network_point]; raises InputError."""
+    return [network_point(f"{path}:{line}", row["panel"], row["sweep"], row["model"],
+                          batch_of(path, line, row["batch"]), parse_number(path, line, "latency_s", row["latency_s"]),
+                          parse_number(path, line, "energy_uj", row["energy_uj"]))
+            for line, row in read_csv(path, NETWORK_COLUMNS)]

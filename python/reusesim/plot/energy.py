@@ -4,8 +4,8 @@ reusesim.plot.csv_input.
 The breakdown: stacked bars of energy per sample by component, one panel per (variant, network,
 batch) with a bar per layer, and one per (variant, picked layer) with a bar per batch (where
 batching's weight reuse shows); at most 12 panels (a note names the rest).
-The design space, when the networks come from more than one variant: energy per inference against
-latency, one panel per (network, batch) run on several variants (at most 6), the Pareto-optimal
+The design space, when a network ran at a batch size on more than one variant: energy per
+inference against latency, one panel per such (network, batch) (at most 6), the Pareto-optimal
 variants (no other is both faster and cheaper) joined, marked and labelled by what was swept.
 """
 
@@ -74,13 +74,20 @@ def pareto(points):
     return front
 
 
-def design_figure(networks, title, note):
-    """The design-space figure of the rows of csv_input.load_networks (drawn when they hold more
-    than one panel)."""
+def design_groups(networks):
+    """{(model, batch): rows} of the networks (csv_input.network_point) run on more than one
+    panel, in first-seen order: the design-space figure's panels; empty, it has none."""
     groups = {}
     for row in networks:
         groups.setdefault((row["model"], row["batch"]), []).append(row)
-    keys = [k for k, rows in groups.items() if len({r["panel"] for r in rows}) > 1]
+    return {key: rows for key, rows in groups.items() if len({r["panel"] for r in rows}) > 1}
+
+
+def design_figure(networks, title, note):
+    """The design-space figure of the rows of csv_input.load_networks, which must hold a network
+    run on more than one panel (design_groups)."""
+    groups = design_groups(networks)
+    keys = list(groups)
     if len(keys) > MAX_DESIGN_PANELS:
         note(f"{len(keys) - MAX_DESIGN_PANELS} design-space panels not drawn (at most {MAX_DESIGN_PANELS}): "
              + "; ".join(f"{m} b{b}" for m, b in keys[MAX_DESIGN_PANELS:]))
