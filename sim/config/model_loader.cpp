@@ -321,7 +321,7 @@ class ModelReader {
       layer.activation = *util::from_name<workload::Activation>(activation);
       if (const ConfigNode* tiling = reader.optional("tiling")) layer.tiling = read_tiling(*tiling, reader.child_path("tiling"), scope);
     }
-    if (gemm_layer || layer.type == LayerType::matmul) read_partition(reader, layer);
+    if (workload::is_partitioned_gemm(layer.type)) read_partition(reader, layer);
     switch (layer.type) {
       case LayerType::conv2d: {
         workload::Conv2dParams& conv = layer.conv;

@@ -445,8 +445,7 @@ SplitNetworkMapping map_network_split(const workload::Network& network, std::int
       for (const program::LayerProgram& core : cores) programs.push_back(&core);
       return chip_estimate(programs, accelerator);
     };
-    const LayerType type = layer.spec.type;
-    const bool gemm = type == LayerType::conv2d || type == LayerType::linear || type == LayerType::matmul;
+    const bool gemm = workload::is_partitioned_gemm(layer.spec.type);
     const std::optional<workload::Partition>& pinned = layer.spec.partition;
     if (pinned) {  // the model's: the only candidate
       mapped.programs[i] = map_split(*pinned);

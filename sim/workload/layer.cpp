@@ -199,6 +199,10 @@ bool is_activation(LayerType type) {
 
 bool is_recurrent(LayerType type) { return type == LayerType::rnn || type == LayerType::gru || type == LayerType::lstm; }
 
+bool is_partitioned_gemm(LayerType type) {
+  return type == LayerType::conv2d || type == LayerType::linear || type == LayerType::matmul;
+}
+
 bool is_view(LayerType type) {
   return type == LayerType::flatten || type == LayerType::to_sequence || type == LayerType::to_tokens ||
          type == LayerType::first_step || type == LayerType::concat;

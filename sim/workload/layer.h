@@ -38,6 +38,9 @@ bool is_activation(LayerType type);
 bool is_recurrent(LayerType type);
 // A view of its (first) input's buffer: no program of its own, no tensor of its own.
 bool is_view(LayerType type);
+// A layer that runs as one GEMM (conv2d, linear, matmul): split over a chip's cores by the GEMM's
+// rows, columns or groups (Partition), which the model may pin.
+bool is_partitioned_gemm(LayerType type);
 
 // Activation fused into a conv2d or linear layer: vector work, no extra tensor.
 enum class Activation { none, relu, relu6, sigmoid, tanh, gelu, silu };
