@@ -566,6 +566,39 @@ TEST_CASE("cores: the partition is the mapper's choice unless pinned, a bad one 
         std::string::npos);
 }
 
+// shared_memory: none by default; 1 MiB of 128-byte lines = 8,192 lines, 8 banks x 32 B at 1,000 MHz
+// = 256e9 B/s. small's DDR4 bursts are 64 B: a line of 96 B is no power of two of bursts, one of
+// 8 KiB is 128 bursts (a line tracks at most 64), 1,000 KiB are not whole 4 KiB lines.
+TEST_CASE("shared memory: none by default, its lines whole bursts, errors name the key", "[accelerator]") {
+  CHECK_FALSE(load(kAccelerator).shared_memory.has_value());
+  const std::vector<std::string> l2{
+      "shared_memory.name=l2", "shared_memory.capacity_kib=1024",   "shared_memory.line_bytes=128",
+      "shared_memory.banks=8", "shared_memory.bank_width_bytes=32", "shared_memory.clock_mhz=1000"};
+  const spec::AcceleratorSpec chip = load(kAccelerator, l2);
+  REQUIRE(chip.shared_memory.has_value());
+  CHECK(chip.shared_memory->lines() == 8192);
+  CHECK(chip.shared_memory->latency_cycles == 0);
+  CHECK(chip.shared_memory->peak_bytes_per_second() == Approx(256e9));
+  const auto with = [&](const std::string& override) {
+    std::vector<std::string> overrides = l2;
+    overrides.push_back(override);
+    return errors_of(kAccelerator, overrides);
+  };
+  CHECK(with("shared_memory.line_bytes=96")
+            .find("shared_memory.line_bytes: expected a power of two of 1 to 64 DRAM "
+                  "bursts of 64 bytes, got 96") != std::string::npos);
+  CHECK(with("shared_memory.line_bytes=8192").find("got 8192") != std::string::npos);
+  std::vector<std::string> odd = l2;
+  odd.push_back("shared_memory.line_bytes=4096");  // 64 bursts: the most a line may have
+  CHECK(load(kAccelerator, odd).shared_memory->lines() == 256);
+  odd.push_back("shared_memory.capacity_kib=1001");
+  CHECK(errors_of(kAccelerator, odd).find("shared_memory.capacity_kib: 1025024 bytes are not whole lines of 4096") !=
+        std::string::npos);
+  CHECK(errors_of(kAccelerator, {"shared_memory.name=l2"}).find("shared_memory.capacity_kib: missing required key") !=
+        std::string::npos);
+  CHECK(with("shared_memory.ways=8").find("shared_memory.ways: unknown key") != std::string::npos);
+}
+
 // configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.
 TEST_CASE("the shipped accelerators' accumulators and lane direction", "[accelerator]") {
   const spec::AcceleratorSpec tpu = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");
@@ -696,6 +729,19 @@ TEST_CASE("pseudo_channels and address_hash: bad values and mismatches are refus
 }
 
 // "  address_mapping: " is 19 characters -> column 20 of line 19.
+// dram.interleave_bytes: a power of two from one burst to one row (ddr4-2400: 64 B bursts, 8 KiB
+// rows).
+TEST_CASE("interleave_bytes: from one burst to one row, a power of two", "[accelerator]") {
+  CHECK(load(kAccelerator).dram.interleave_bytes == 0);
+  CHECK(load(kAccelerator, {"dram.interleave_bytes=256"}).dram.interleave_bytes == 256);
+  for (const std::string bytes : {"32", "96", "16384"}) {
+    CHECK(errors_of(kAccelerator, {"dram.interleave_bytes=" + bytes})
+              .find("dram.interleave_bytes: expected a power of two from one burst (64 bytes) to one row (8192 "
+                    "bytes), got " +
+                    bytes) != std::string::npos);
+  }
+}
+
 TEST_CASE("address mapping naming a field twice, missing one, or unknown", "[accelerator]") {
   CHECK(errors_of(kAccelerator + "  address_mapping: ro,ra,ba,co,bg,ro\n") ==
         "acc.yaml:19:20: error: dram.address_mapping: field \"ro\" appears twice; " + kMappingRule + "\n");

@@ -78,7 +78,12 @@ TEST_CASE("config.json keeps every kind of --set override", "[accelerator_writer
   check_file_round_trip("small.yaml", {"sram.buffers.weights.capacity_kib=48", "sram.clock_mhz=800",
                                        "sram.buffers.inputs.holds=outputs", "sram.buffers.outputs.holds=inputs"});
   check_file_round_trip("small.yaml", {"dma.outstanding_requests=256"});
+  check_file_round_trip("small.yaml", {"dram.interleave_bytes=256"});
   check_file_round_trip("small.yaml", {"cores.count=4", "compute.arrays=2"});
+  check_file_round_trip("small.yaml",
+                        {"cores.count=2", "shared_memory.name=l2", "shared_memory.capacity_kib=1024",
+                         "shared_memory.line_bytes=128", "shared_memory.banks=8", "shared_memory.bank_width_bytes=32",
+                         "shared_memory.clock_mhz=1000", "shared_memory.latency_cycles=12"});
   const std::string chip =
       config::accelerator_json(config::load_accelerator_file(kSource + "/configs/small.yaml", {"cores.count=4"}));
   CHECK(chip.find("\"cores\": {\n    \"count\": 4\n  }") != std::string::npos);

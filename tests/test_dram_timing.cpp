@@ -566,6 +566,28 @@ TEST_CASE("DRAM timing: hbm2 address decode spreads bursts over channels", "[dra
   CHECK(mapper.bytes_to_run_end(0) == 64);  // channel is lowest: one burst per run
 }
 
+// hbm2 with interleave_bytes 256: the column's low 2 bits (4 bursts of 64 B) at [7:6] under every
+// field, then channel [10:8], bank group [12:11], the column's other 3 bits [15:13], bank [17:16],
+// row from 18: 256 consecutive bytes stay in one channel, bank and row, then the next channel.
+TEST_CASE("DRAM timing: interleave_bytes keeps that many bytes of a row in one channel", "[dram-timing]") {
+  const DramAddressMapper mapper(load_dram("hbm2", {"interleave_bytes=256"}));
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    const auto c = mapper.decode(i * 64);
+    CHECK(c.channel == 0);
+    CHECK(c.column == static_cast<std::int64_t>(i));
+  }
+  CHECK(mapper.decode(256).channel == 1);
+  CHECK(mapper.decode(256).column == 0);
+  CHECK(mapper.decode(2048).bank_group == 1);  // 1 << 11
+  auto c = mapper.decode((1 << 13) + 64);      // the column's high bits, and its low
+  CHECK(c.column == 5);                        // 1 << 2 | 1
+  CHECK(c.channel == 0);
+  CHECK(mapper.encode(c) == (1 << 13) + 64);
+  CHECK(mapper.encode(row_one()) == 262144);  // still 18 bits below the row
+  CHECK(mapper.bytes_to_run_end(0) == 256);
+  CHECK(mapper.bytes_to_run_end(200) == 56);
+}
+
 // --- The refresh interval must leave a request room (docs/dram-model.md, "Refresh and progress"). ---
 
 TEST_CASE("refresh bound: ddr4-2400 accepts tREFI 508 and refuses 507 and the issue's 421, 441, 481",

@@ -81,14 +81,15 @@ TEST_CASE("fast memory interleave: bursts over the channels by hand", "[flow]") 
 TEST_CASE("fast memory interleave: the closed form equals a request-by-request split", "[flow]") {
   // Channels lowest (every shipped map), pseudo-channels, columns lowest (row runs of many
   // bursts), a channel mapped above the row (beyond bit 63: every address on channel 0, as the
-  // mapper decodes it) and the row lowest (runs of one burst).
+  // mapper decodes it), the row lowest (runs of one burst) and a 256-byte interleave.
   const std::vector<spec::DramSpec> specs{config::load_dram("hbm2"),
                                           config::load_dram("hbm3"),
                                           config::load_dram("ddr4-2400"),
                                           config::load_dram("hbm2", {"address_mapping=ro,ra,ba,bg,ch,co"}),
                                           config::load_dram("hbm3", {"address_mapping=ro,ch,ra,ba,bg,co,pc"}),
                                           config::load_dram("hbm2", {"address_mapping=ch,ro,ra,ba,co,bg"}),
-                                          config::load_dram("hbm3", {"address_mapping=pc,ra,ba,co,bg,ch,ro"})};
+                                          config::load_dram("hbm3", {"address_mapping=pc,ra,ba,co,bg,ch,ro"}),
+                                          config::load_dram("hbm2e", {"interleave_bytes=256"})};
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges{{0, 1},
                                                                     {0, 64 * 1024},
                                                                     {4096 + 17, 200000},

@@ -111,9 +111,22 @@ TEST_CASE("invariant: a replay's DRAM bytes equal its program's", "[invariants]"
   results::LayerResult result = result_of(program, 1.0);
   result.dram_write_bytes += 64;  // one burst more than the program stores
   CHECK(simulate::replay_problem(result, program, spec) ==
-        "layer fc (batch 4): its steps read " + std::to_string(program.dram_read_bytes) + " B and wrote " +
-            std::to_string(program.dram_write_bytes + 64) + " B of DRAM, the program moves " +
-            std::to_string(program.dram_read_bytes) + " and " + std::to_string(program.dram_write_bytes));
+        "layer fc (batch 4): its steps read " + std::to_string(program.dram_read_bytes) +
+            " B (0 from the shared memory) and wrote " + std::to_string(program.dram_write_bytes + 64) +
+            " B of DRAM, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
+            std::to_string(program.dram_write_bytes));
+  // A shared memory's bytes count as loads: a burst it served instead of the DRAM balances; one
+  // more than the DRAM gave up does not.
+  result.dram_write_bytes -= 64;
+  result.dram_read_bytes -= 64;
+  result.shared_read_bytes = 64;
+  CHECK(simulate::replay_problem(result, program, spec).empty());
+  result.shared_read_bytes = 128;
+  CHECK(simulate::replay_problem(result, program, spec) ==
+        "layer fc (batch 4): its steps read " + std::to_string(program.dram_read_bytes + 64) +
+            " B (128 from the shared memory) and wrote " + std::to_string(program.dram_write_bytes) +
+            " B of DRAM, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
+            std::to_string(program.dram_write_bytes));
 }
 
 TEST_CASE("invariant: a replay cannot beat the compute roof", "[invariants]") {

@@ -211,6 +211,7 @@ class DramReader {
     t.burst_length = power_of_two("burst_length", kBurstLength);
     read_pseudo_channels(dram);
     dram.address_mapping = read_address_mapping(reader_, dram.pseudo_channels > 1);
+    dram.interleave_bytes = reader_.integer_or("interleave_bytes", 0, kRowBytes);
     dram.address_hash = reader_.enum_or("address_hash", spec::AddressHash::none);
     refuse_moved_keys();
     if (const ConfigNode* controller = reader_.required("controller")) {
@@ -373,6 +374,16 @@ class DramReader {
                                       " is less than one burst (bus_bits / 8 x burst_length" +
                                       (split ? " per pseudo-channel" : "") + " = " +
                                       std::to_string(dram.burst_bytes()) + " bytes)");
+    }
+    // The interleave keeps whole bursts of one row together.
+    const ConfigNode* interleave = reader_.optional("interleave_bytes");
+    if (interleave != nullptr && dram.interleave_bytes > 0 && dram.burst_bytes() > 0 &&
+        (!is_power_of_two(dram.interleave_bytes) || dram.interleave_bytes < dram.burst_bytes() ||
+         dram.interleave_bytes > dram.channel_row_bytes())) {
+      reader_.diagnostics().error(interleave->location, reader_.child_path("interleave_bytes"),
+                                  "expected a power of two from one burst (" + std::to_string(dram.burst_bytes()) +
+                                      " bytes) to one row (" + std::to_string(dram.channel_row_bytes()) +
+                                      " bytes), got " + std::to_string(dram.interleave_bytes));
     }
     const ConfigNode* bus = reader_.optional("bus_bits");
     if (bus != nullptr && dram.pseudo_channels > 1 && dram.bus_bits > 0 && dram.channel_bus_bits() < 8) {
@@ -650,6 +661,38 @@ spec::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, 
   return address_space;
 }
 
+// `shared_memory: {name, capacity_kib, line_bytes, banks, bank_width_bytes, clock_mhz, latency_cycles}`:
+// lines are whole DRAM bursts (what a request moves), at most 64 of them (a line tracks its bursts
+// one bit each), and the capacity whole lines.
+spec::SharedMemorySpec read_shared_memory(MapReader& reader, const spec::DramSpec& dram) {
+  util::Diagnostics& diagnostics = reader.diagnostics();
+  spec::SharedMemorySpec shared;
+  shared.name = reader.required_name("name").value_or("");
+  const std::int64_t kib = reader.required_integer("capacity_kib", IntegerRange{1, std::int64_t{1} << 30}).value_or(0);
+  shared.capacity_bytes = kib * 1024;
+  shared.line_bytes = reader.required_integer("line_bytes", IntegerRange{1, 1 << 20}).value_or(0);
+  shared.banks = reader.required_integer("banks", kCount).value_or(0);
+  shared.bank_width_bytes = reader.required_integer("bank_width_bytes", kCount).value_or(0);
+  shared.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
+  shared.latency_cycles = reader.integer_or("latency_cycles", 0, IntegerRange{0, 1 << 20});
+  const std::int64_t burst = dram.burst_bytes();
+  const ConfigNode* line = reader.optional("line_bytes");
+  if (line != nullptr && shared.line_bytes > 0 && burst > 0) {
+    const bool power_of_two = (shared.line_bytes & (shared.line_bytes - 1)) == 0;
+    if (!power_of_two || shared.line_bytes % burst != 0 || shared.line_bytes / burst > 64) {
+      diagnostics.error(line->location, reader.child_path("line_bytes"),
+                        "expected a power of two of 1 to 64 DRAM bursts of " + std::to_string(burst) + " bytes, got " +
+                            std::to_string(shared.line_bytes));
+    } else if (shared.capacity_bytes % shared.line_bytes != 0) {
+      diagnostics.error(
+          reader.optional("capacity_kib")->location, reader.child_path("capacity_kib"),
+          std::to_string(shared.capacity_bytes) + " bytes are not whole lines of " + std::to_string(shared.line_bytes));
+    }
+  }
+  reader.finish();
+  return shared;
+}
+
 // `technology: 45nm` (a preset), or a table: {preset: 45nm, add_pj: {int8: 0.05}} overrides entries
 // of a preset, and a table without `preset` gives every entry itself.
 std::optional<spec::TechnologySpec> read_accelerator_technology(const ConfigNode& node, const std::string& base_dir,
@@ -715,6 +758,10 @@ spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string
       accelerator.core_partition = cores_reader.enum_or("partition", accelerator.core_partition);
       cores_reader.finish();
     }
+  }
+  if (const ConfigNode* shared = reader.optional("shared_memory")) {
+    MapReader shared_reader(*shared, "shared_memory", diagnostics);
+    if (shared_reader.valid()) accelerator.shared_memory = read_shared_memory(shared_reader, accelerator.dram);
   }
   if (const ConfigNode* technology = reader.optional("technology")) {
     // What the table lacks is judged only on a table that read cleanly: an entry refused for its

@@ -126,6 +126,8 @@ Json dram_json(const spec::DramSpec& dram) {
   std::string mapping;
   for (spec::AddressField field : dram.address_mapping) mapping += (mapping.empty() ? "" : ",") + util::name(field);
   document["address_mapping"] = mapping;
+  // Written only when set, as every file written before the key existed.
+  if (dram.interleave_bytes > 0) document["interleave_bytes"] = dram.interleave_bytes;
   document["address_hash"] = util::name(dram.address_hash);
   document["controller"] = controller_json(dram.controller);
   if (dram.power) document["power"] = power_json(*dram.power);
@@ -181,6 +183,15 @@ std::string accelerator_json(const spec::AcceleratorSpec& accelerator) {
     if (accelerator.core_partition != spec::CorePartition::automatic) {
       document["cores"]["partition"] = util::name(accelerator.core_partition);
     }
+  }
+  if (const std::optional<spec::SharedMemorySpec>& shared = accelerator.shared_memory) {
+    document["shared_memory"] = {{"name", shared->name},
+                                 {"capacity_kib", shared->capacity_bytes / 1024},
+                                 {"line_bytes", shared->line_bytes},
+                                 {"banks", shared->banks},
+                                 {"bank_width_bytes", shared->bank_width_bytes},
+                                 {"clock_mhz", shared->clock_mhz},
+                                 {"latency_cycles", shared->latency_cycles}};
   }
   // Names are checked UTF-8 on the way in; replace stands guard for anything that slipped past.
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";

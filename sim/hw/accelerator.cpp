@@ -8,6 +8,7 @@
 #include "hw/dram_flow_memory.h"
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
+#include "hw/shared_memory.h"
 #include "hw/systemc_compat.h"
 #include "results/cycle_count.h"
 
@@ -20,7 +21,7 @@ namespace {
 // transfers of the two DMA engines interleave on the channels as their requests would.
 constexpr std::uint64_t kFastChunkBytes = 64 * 1024;
 
-std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity) {
+std::unique_ptr<Memory> make_dram(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity) {
   if (spec.dram.ideal) return std::make_unique<IdealMemory>("memory", spec.dram);
   if (fidelity == spec::Fidelity::fast) {
     // The calibration streams keep as many requests outstanding per channel as a DMA engine's
@@ -30,6 +31,14 @@ std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fid
     return std::make_unique<DramFlowMemory>("dram", spec.dram, window);
   }
   return std::make_unique<DramSystem>("dram", spec.dram);
+}
+
+// What the cores' DMA engines reach: the DRAM, or a shared memory in front of it.
+std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity) {
+  std::unique_ptr<Memory> dram = make_dram(spec, fidelity);
+  if (!spec.shared_memory) return dram;
+  return std::make_unique<SharedMemory>(spec.shared_memory->name.c_str(), *spec.shared_memory, std::move(dram),
+                                        spec.dram.burst_bytes());
 }
 
 // The DMA engines' chunks on the fast memory (0: none, whole transfers).
@@ -205,7 +214,13 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.macs = core.macs;
   result.vector_ops = core.vector_ops;
   result.accumulator_updates = core.accumulator_updates;
-  const auto read = [&](program::TensorRole role) { return core.read_bytes[static_cast<std::size_t>(role)]; };
+  // What the DRAM read: the loads' bytes but those the shared memory served.
+  const auto read = [&](program::TensorRole role) {
+    const auto r = static_cast<std::size_t>(role);
+    return core.read_bytes[r] - core.shared_read_bytes[r];
+  };
+  result.shared_read_bytes =
+      std::accumulate(core.shared_read_bytes.begin(), core.shared_read_bytes.end(), std::int64_t{0});
   result.dram_read_weight_bytes = read(program::TensorRole::weights);
   // Everything but weights and the KV cache is an input, as the stall causes count it: a
   // recurrent layer's state, and outputs read back (partial sums of a program that spills them).
@@ -238,7 +253,9 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     figures.stall_cycles = spans[1];
     figures.sync_cycles = spans[2];
     figures.macs = own.macs;
-    figures.dram_read_bytes = std::accumulate(own.read_bytes.begin(), own.read_bytes.end(), std::int64_t{0});
+    figures.dram_read_bytes =
+        std::accumulate(own.read_bytes.begin(), own.read_bytes.end(), std::int64_t{0}) -
+        std::accumulate(own.shared_read_bytes.begin(), own.shared_read_bytes.end(), std::int64_t{0});
     figures.dram_write_bytes = own.write_bytes;
     result.cores.push_back(figures);
   }

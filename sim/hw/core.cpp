@@ -46,7 +46,10 @@ CoreUnitTotals& CoreUnitTotals::operator+=(const CoreUnitTotals& unit) {
 }
 
 void CoreUnitTotals::add_work(const CoreUnitTotals& unit) {
-  for (std::size_t role = 0; role < program::kTensorRoles; ++role) read_bytes[role] += unit.read_bytes[role];
+  for (std::size_t role = 0; role < program::kTensorRoles; ++role) {
+    read_bytes[role] += unit.read_bytes[role];
+    shared_read_bytes[role] += unit.shared_read_bytes[role];
+  }
   write_bytes += unit.write_bytes;
   prefetched_bytes += unit.prefetched_bytes;
   macs += unit.macs;
@@ -95,6 +98,7 @@ Core::Core(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, cons
   }
   memory.bind(load_dma_.socket);
   memory.bind(store_dma_.socket);
+  load_dma_.read_shared_runs(memory.shared_reads());
 }
 
 void Core::before_end_of_elaboration() {
@@ -124,6 +128,7 @@ bool Core::begin_unit(const program::LayerProgram& program, std::size_t first, s
   compute_busy_ = sc_core::SC_ZERO_TIME;
   std::fill(std::begin(stall_by_cause_), std::end(stall_by_cause_), sc_core::SC_ZERO_TIME);
   read_bytes_by_role_.fill(0);
+  shared_read_bytes_by_role_.fill(0);
   write_bytes_ = 0;
   adopt_prefetched_loads();
   next_program_ = next != nullptr ? next->program : nullptr;
@@ -160,6 +165,7 @@ CoreUnitTotals Core::end_unit(const sc_core::sc_time& start) {
   unit.compute = compute_busy_;
   std::copy(std::begin(stall_by_cause_), std::end(stall_by_cause_), std::begin(unit.stalls));
   unit.read_bytes = read_bytes_by_role_;
+  unit.shared_read_bytes = shared_read_bytes_by_role_;
   unit.write_bytes = write_bytes_;
   unit.prefetched_bytes = prefetched_bytes_;
   const ComputeStats& compute = array_.stats();
@@ -307,8 +313,11 @@ void Core::transfer_engine(program::StepKind kind) {
       const sc_core::sc_time submitted = sc_core::sc_time_stamp();
       const int tag = is_load ? load_tag(step.tensor) : kOutputTag;
       dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, tag},
-                 [this, index, &step, is_load, submitted] {
-                   if (is_load) sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
+                 [this, index, &step, is_load, submitted](std::int64_t shared_bytes) {
+                   if (is_load) {
+                     sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
+                     shared_read_bytes_by_role_[static_cast<std::size_t>(step.tensor)] += shared_bytes;
+                   }
                    record_transfer(is_load ? results::DmaTrack::load : results::DmaTrack::store, step, submitted);
                    finish(index);
                  });
@@ -339,6 +348,7 @@ void Core::prefetch_next_weights() {
   const std::vector<program::Step>& steps = next_program_->steps;
   prefetch_state_.assign(steps.size(), 0);
   prefetch_done_at_.assign(steps.size(), sc_core::SC_ZERO_TIME);
+  prefetch_shared_bytes_.assign(steps.size(), 0);
   const std::uint64_t owner = generation_ + 1;
   prefetch_owner_ = owner;
   prefetch_started_at_ = sc_core::sc_time_stamp();
@@ -353,14 +363,18 @@ void Core::prefetch_next_weights() {
     const auto index = static_cast<std::int32_t>(i);
     const sc_core::sc_time submitted = sc_core::sc_time_stamp();
     load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME, kWeightTag},
-                     [this, index, owner, &step, submitted] {
+                     [this, index, owner, &step, submitted](std::int64_t shared_bytes) {
                        sram_access(spec::TensorKind::weights, step.bytes, true);
                        record_transfer(results::DmaTrack::load, step, submitted);
+                       const auto done = static_cast<std::size_t>(index);
                        if (generation_ == owner) {
+                         shared_read_bytes_by_role_[static_cast<std::size_t>(program::TensorRole::weights)] +=
+                             shared_bytes;
                          finish(index);  // its unit has started and waits for it
                        } else {
-                         prefetch_state_[static_cast<std::size_t>(index)] = 2;
-                         prefetch_done_at_[static_cast<std::size_t>(index)] = sc_core::sc_time_stamp();
+                         prefetch_state_[done] = 2;
+                         prefetch_done_at_[done] = sc_core::sc_time_stamp();
+                         prefetch_shared_bytes_[done] = shared_bytes;
                        }
                      });
   }
@@ -382,6 +396,7 @@ void Core::adopt_prefetched_loads() {
     const sc_core::sc_time moved_until = prefetch_state_[i] == 2 ? prefetch_done_at_[i] : sc_core::sc_time_stamp();
     prefetch_span_ = std::max(prefetch_span_, moved_until - prefetch_started_at_);
     if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the unit's loads
+      shared_read_bytes_by_role_[static_cast<std::size_t>(step.tensor)] += prefetch_shared_bytes_[i];
       done_[i] = true;
       finished_at_[i] = prefetch_done_at_[i];
       --remaining_;

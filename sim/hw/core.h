@@ -40,6 +40,8 @@ struct CoreUnitTotals {
   sc_core::sc_time stalls[results::kStallCauses];
   // Work: what it moved and computed.
   std::array<std::int64_t, program::kTensorRoles> read_bytes{};
+  // Of read_bytes, what the chip's shared memory served (the DRAM read the rest).
+  std::array<std::int64_t, program::kTensorRoles> shared_read_bytes{};
   std::int64_t write_bytes = 0, prefetched_bytes = 0, macs = 0, vector_ops = 0, accumulator_updates = 0;
   std::vector<SramStats> sram;  // per buffer, in the spec's order
   CoreUnitTotals& operator+=(const CoreUnitTotals& unit);
@@ -149,6 +151,7 @@ class Core : public sc_core::sc_module {
   sc_core::sc_time compute_busy_;
   sc_core::sc_time stall_by_cause_[results::kStallCauses];
   std::array<std::int64_t, program::kTensorRoles> read_bytes_by_role_{};
+  std::array<std::int64_t, program::kTensorRoles> shared_read_bytes_by_role_{};
   std::int64_t write_bytes_ = 0;
   // Weight prefetch: the next unit's program (none at a batch's end), the room for it, and per
   // step of it 0 (not prefetched), 1 (in flight) or 2 (done at prefetch_done_at_); the generation
@@ -158,6 +161,7 @@ class Core : public sc_core::sc_module {
   std::int64_t prefetch_room_bytes_ = 0;
   std::vector<std::int8_t> prefetch_state_;
   std::vector<sc_core::sc_time> prefetch_done_at_;
+  std::vector<std::int64_t> prefetch_shared_bytes_;  // per done step, what the shared memory served
   std::uint64_t prefetch_owner_ = 0;
   std::vector<bool> prefetched_;  // the running unit's steps that were prefetched
   std::int64_t prefetched_bytes_ = 0;

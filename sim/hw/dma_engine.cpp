@@ -45,13 +45,13 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const timing::DramAddressMapp
 
 std::int64_t DmaEngine::completed_bytes(int tag) const { return known_tag(tag) ? completed_bytes_[tag] : 0; }
 
-void DmaEngine::submit(const DmaTransfer& transfer, std::function<void()> on_done) {
+void DmaEngine::submit(const DmaTransfer& transfer, OnDone on_done) {
   if (!known_tag(transfer.tag)) return;
   // DRAM moves whole bursts: widen the transfer to the bursts it touches.
   DmaTransfer widened = transfer;
   widened.address = transfer.address / mapper_.burst_bytes() * mapper_.burst_bytes();
   widened.bytes = program::burst_extent(transfer.address, transfer.bytes, mapper_.burst_bytes());
-  transfers_.push_back(Pending{widened, std::move(on_done), 0, 0});
+  transfers_.push_back(Pending{widened, std::move(on_done), 0, 0, 0});
   if (next_to_issue_ == transfers_.end()) next_to_issue_ = std::prev(transfers_.end());
   ++stats_.transfers;
   work_event_.notify();
@@ -80,7 +80,13 @@ void DmaEngine::split_next(std::size_t slot_index) {
   Pending& pending = *next_to_issue_;
   const std::uint64_t address = pending.transfer.address + pending.issued_bytes;
   std::uint64_t bytes = pending.transfer.bytes - pending.issued_bytes;
-  if (chunk_bytes_ > 0) {
+  std::uint64_t held_bytes = 0;
+  if (shared_reads_.lines != nullptr && !pending.transfer.is_write && chunk_bytes_ == 0) {
+    held_bytes = shared_reads_.lines->held_bytes(address, std::min(bytes, shared_reads_.request_bytes));
+  }
+  if (held_bytes > 0) {
+    bytes = held_bytes;
+  } else if (chunk_bytes_ > 0) {
     bytes = std::min(bytes, chunk_bytes_ - address % chunk_bytes_);
   } else {
     bytes = std::min(bytes, mapper_.bytes_to_run_end(address));
@@ -99,6 +105,10 @@ void DmaEngine::split_next(std::size_t slot_index) {
   ++pending.requests_in_flight;
   ++outstanding_;
   ++stats_.requests;
+  if (held_bytes > 0) {
+    send(slot_index);  // to the shared memory, which takes every request
+    return;
+  }
   const auto channel = static_cast<std::size_t>(mapper_.channel_index(address));
   const std::size_t lane = channel * 2 + (pending.transfer.is_write ? 1 : 0);
   if (lane >= lanes_.size()) lanes_.resize(lane + 1);
@@ -160,15 +170,19 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
 
 void DmaEngine::complete(tlm::tlm_generic_payload& payload) {
   if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) ++stats_.failed_requests;
-  const std::size_t slot_index = payload.get_extension<DmaRoute>()->slot;
+  const DmaRoute& route = *payload.get_extension<DmaRoute>();
+  const std::size_t slot_index = route.slot;
   const auto owner = owners_[slot_index];
-  completed_bytes_[owner->transfer.tag] += static_cast<std::int64_t>(payload.get_data_length());
+  const auto bytes = static_cast<std::int64_t>(payload.get_data_length());
+  completed_bytes_[owner->transfer.tag] += bytes;
+  if (route.from_shared) owner->shared_bytes += bytes;
   free_slots_.push_back(slot_index);
   --outstanding_;
   if (--owner->requests_in_flight == 0 && owner->issued_bytes == owner->transfer.bytes) {
-    std::function<void()> on_done = std::move(owner->on_done);
+    OnDone on_done = std::move(owner->on_done);
+    const std::int64_t shared_bytes = owner->shared_bytes;
     transfers_.erase(owner);
-    if (on_done) on_done();
+    if (on_done) on_done(shared_bytes);
   }
   if (idle()) idle_event_.notify();
 }

@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "hw/memory.h"
 #include "hw/response_queue.h"
 #include "timing/dram_address.h"
 
@@ -37,10 +38,14 @@ constexpr int kDmaTags = 2;
 // Travels with each request's payload (a TLM extension, one per payload for the engine's life):
 // the engine's slot for it, and the target port of the memory it came in by (which the memory sets),
 // so that neither side looks its bookkeeping up by payload address. Every payload a memory sees
-// has one: Memory::bind takes only a DmaEngine's socket.
+// has one: only DMA engines issue requests. A shared memory in front of the DRAM (hw/shared_memory.h)
+// keeps its own port apart (the DRAM sets memory_port to the shared memory's), and says whether it
+// answered the request itself.
 struct DmaRoute : tlm::tlm_extension<DmaRoute> {
   std::size_t slot = 0;
   int memory_port = 0;
+  int shared_port = 0;
+  bool from_shared = false;
 
   tlm::tlm_extension_base* clone() const override { return new DmaRoute(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const DmaRoute&>(other); }
@@ -64,10 +69,17 @@ class DmaEngine : public sc_core::sc_module {
   // `chunk_bytes` (a power of two, a multiple of every row run), not at row runs, so that the
   // memory takes large pieces of a transfer whose requests it counts itself. Before any submit().
   void split_at_chunks(std::uint64_t chunk_bytes) { chunk_bytes_ = chunk_bytes; }
+  // With a shared memory in front of the DRAM: a read whose next bursts it holds goes to it as one
+  // request of up to `reads.request_bytes` (not split at the DRAM's row runs; no lane: it is never
+  // refused). Before any submit().
+  void read_shared_runs(const SharedReads& reads) { shared_reads_ = reads; }
 
-  // Queues a transfer; `on_done` runs (in simulation context) when its last request completes.
+  // Runs (in simulation context) when a transfer's last request completes, with the bytes of it a
+  // shared memory served (0 without one).
+  using OnDone = std::function<void(std::int64_t shared_bytes)>;
+  // Queues a transfer; `on_done` runs when it is done.
   // A tag outside 0 to kDmaTags - 1 is an SC_ERROR("reusesim/dma"), and nothing is queued.
-  void submit(const DmaTransfer& transfer, std::function<void()> on_done = {});
+  void submit(const DmaTransfer& transfer, OnDone on_done = {});
   bool idle() const { return transfers_.empty() && outstanding_ == 0; }
   // Notified whenever the engine becomes idle.
   const sc_core::sc_event& idle_event() const { return idle_event_; }
@@ -79,9 +91,10 @@ class DmaEngine : public sc_core::sc_module {
  private:
   struct Pending {
     DmaTransfer transfer;
-    std::function<void()> on_done;
+    OnDone on_done;
     std::uint64_t issued_bytes = 0;
     std::int64_t requests_in_flight = 0;
+    std::int64_t shared_bytes = 0;
   };
 
   // One channel's reads or writes. Invariant: a lane that is not blocked has nothing waiting.
@@ -106,6 +119,7 @@ class DmaEngine : public sc_core::sc_module {
   std::int64_t max_outstanding_;
   std::uint64_t max_request_bytes_;
   std::uint64_t chunk_bytes_ = 0;  // split_at_chunks(); 0: split at row runs
+  SharedReads shared_reads_;       // read_shared_runs()
   std::list<Pending> transfers_;  // a list: in-flight requests point at their transfer
   // The oldest transfer with bytes still to issue (transfers are issued in order).
   std::list<Pending>::iterator next_to_issue_ = transfers_.end();

@@ -1,25 +1,33 @@
 #pragma once
 // What the accelerator needs of the memory behind its DMA engines: a DRAM system
-// (hw/dram_system.h) or an ideal memory (hw/ideal_memory.h). Both are TLM-2.0 targets that take
-// requests of whole bursts and answer each with BEGIN_RESP.
+// (hw/dram_system.h), the fast mode's (hw/dram_flow_memory.h) or an ideal memory (hw/ideal_memory.h),
+// perhaps behind a shared on-chip memory (hw/shared_memory.h). All are TLM-2.0 targets that take
+// requests of whole bursts, each carrying a DmaRoute, and answer each with BEGIN_RESP.
 
 #include <systemc>
-#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm>
 
 #include <vector>
 
 #include "hw/dram_channel.h"
 #include "results/timeline_recorder.h"
+#include "timing/shared_lines.h"
 
 namespace reusesim::hw {
 
-class DmaEngine;
+// What a shared memory in front of the DRAM holds (hw/shared_memory.h), for the DMA engines: a run
+// of bursts it holds goes to it as one request of up to `request_bytes`.
+struct SharedReads {
+  const timing::SharedLines* lines = nullptr;  // none: no shared memory
+  std::uint64_t request_bytes = 0;
+};
 
 class Memory {
  public:
   virtual ~Memory() = default;
-  // Binds a DMA engine's initiator socket to the memory's target socket.
-  virtual void bind(tlm_utils::simple_initiator_socket<DmaEngine>& initiator) = 0;
+  // Binds an initiator socket (a DMA engine's, or a shared memory's in front) to the memory's target
+  // socket.
+  virtual void bind(tlm::tlm_initiator_socket<>& initiator) = 0;
   // All counters added up; an ideal memory counts requests and bytes only.
   virtual results::DramChannelStats total_stats() const = 0;
   // Each channel's counters (each pseudo-channel's); none for an ideal memory, which has no channels.
@@ -33,6 +41,7 @@ class Memory {
   virtual bool restart() = 0;
   // Records each request to `timeline` (a DRAM system only: an ideal memory has no tracks).
   virtual void record_to(results::TimelineRecorder& timeline) = 0;
+  virtual SharedReads shared_reads() const { return {}; }
 };
 
 }  // namespace reusesim::hw

@@ -397,7 +397,13 @@ std::vector<GemmPlacement> gemm_placements(const spec::AcceleratorSpec& accelera
 
 namespace {
 
-void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t) {
+// `k_tiles_apart`: each K tile of an operand loads a DRAM range of its own (the weights packed tile
+// by tile, [group][n tile][k][n], as compilers pack them; an input tile's K tiles one after the
+// other within its rows' range), where otherwise a tile that cuts K is taken as one contiguous range
+// from its first element (docs/mapping-and-replay.md, "Limits"). DRAM timing hardly depends on
+// which of a tensor's bytes a tile reads, but a shared memory's hits do: on a chip with one, a K
+// tile must not read the addresses of the tile before it.
+void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t, bool k_tiles_apart) {
   Slots weight_slots, input_slots, output_slots;
   const std::int64_t tiles_k = ceil_div(p.k, t.tk);
   const std::int64_t input_total = p.input_bytes(0, p.m, p.k);
@@ -432,14 +438,17 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           const bool reuse_outer = tiles_k == 1 && inner > 0;
           const auto load_weights = [&]() -> std::int32_t {
             if (p.b_on_chip) return -1;
-            const std::uint64_t offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k0) * p.e);
+            const std::int64_t k_offset = k_tiles_apart ? k0 * tg * tn : k0;
+            const auto offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k_offset) * p.e);
             const std::int64_t rows = k0 + tk == p.k ? tk + p.bias : tk;
             return builder.load(p.b_role, p.weights + offset, tg * rows * tn * p.e, deps({weight_slots.claim()}));
           };
           const auto load_inputs = [&]() -> std::int32_t {
             if (p.inputs_on_chip) return -1;
             // Rows of the input in proportion to the output rows (NHWC keeps a row contiguous).
-            const auto offset = static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups);
+            const std::int64_t k_offset = k_tiles_apart && k0 > 0 ? tg * p.input_bytes(m0, tm, k0) : 0;
+            const auto offset =
+                static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups + k_offset);
             return builder.load(program::TensorRole::inputs, p.inputs + offset, tg * p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
           };
           std::int32_t weight_load = -1, input_load = -1;
@@ -542,7 +551,7 @@ Capacity activation_operands_capacity(Capacity capacity) {
 void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
                        program::LayerProgram& program) {
   ProgramBuilder builder(program, context.burst_bytes);
-  emit_gemm(builder, p, tiling);
+  emit_gemm(builder, p, tiling, context.accelerator.shared_memory.has_value());
 }
 
 void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,

@@ -1,5 +1,6 @@
 #include "report/run_report.h"
 
+#include <array>
 #include <functional>
 
 #include "report/dram_stats_report.h"
@@ -56,7 +57,7 @@ const Legend kUnlisted{Legend::unlisted, "", "", {}};
 // Columns a group's line explains.
 const Legend kCovered{Legend::covered, "", "", {}};
 
-std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity) {
+std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory) {
   std::vector<RunColumn> columns{
       {"batch", "samples", "samples per run", Total::same, 0,
        [](const LayerResult& r, const RunRow&) { return Cell(r.batch); },
@@ -170,6 +171,16 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity) 
                            "cache); part of dram_read_bytes, not of dram_read_input_bytes",
                            &LayerResult::dram_read_kv_cache_bytes, 0,
                            {Legend::line, "dram_read_kv_cache_bytes (the last column)", "", "prefetched_weight_bytes"}));
+  if (shared_memory) {
+    columns.push_back(
+        summed("shared_read_bytes", "bytes",
+               "bytes of the layer's loads the chip's shared memory served instead of the DRAM "
+               "(docs/accelerator-format.md, \"Shared memory\"); not in dram_read_bytes, whose bytes the "
+               "DRAM read",
+               &LayerResult::shared_read_bytes, 0,
+               {Legend::line, "shared_read_bytes (a chip with a shared memory: after dram_read_kv_cache_bytes)", "",
+                "dram_read_kv_cache_bytes"}));
+  }
   if (fidelity == spec::Fidelity::fast) {
     columns.push_back(derived("fidelity", "name",
                               "fast: a timed DRAM timed by the fast memory, transfers on channel servers calibrated on "
@@ -202,6 +213,11 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity) 
                             },
                             {Legend::line, "peak_memory_bytes (the last column, on TOTAL)", "", ""}));
   return columns;
+}
+
+// The run table's columns for `report`'s run.
+const std::vector<RunColumn>& columns_of(const RunReport& report) {
+  return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value());
 }
 
 // A batch's TOTAL: the columns' sums, the batch's DRAM statistics (they come with its last layer:
@@ -237,7 +253,7 @@ void for_each_row(const RunReport& report, const std::vector<RunColumn>& columns
 
 // Each layer's (and each TOTAL's) share of every channel.
 Table channel_table(const RunReport& report) {
-  const std::vector<RunColumn>& run = run_columns(report.training.has_value(), report.fidelity);
+  const std::vector<RunColumn>& run = columns_of(report);
   const std::vector<ChannelColumn> columns = channel_columns(report.training.has_value(), report.fidelity);
   Table table = table_of(columns);
   for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
@@ -250,7 +266,7 @@ Table channel_table(const RunReport& report) {
 
 // Each layer's share of every core (TOTAL rows have none).
 Table core_table(const RunReport& report) {
-  const std::vector<RunColumn>& run = run_columns(report.training.has_value(), report.fidelity);
+  const std::vector<RunColumn>& run = columns_of(report);
   const std::vector<CoreColumn> columns = core_columns();
   Table table = table_of(columns);
   for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
@@ -269,11 +285,16 @@ const LegendLine kChannelsLine{"dram_channels.csv",
 
 }  // namespace
 
-const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity) {
-  static const std::vector<RunColumn> tables[2][2] = {
-      {make_run_columns(false, spec::Fidelity::exact), make_run_columns(false, spec::Fidelity::fast)},
-      {make_run_columns(true, spec::Fidelity::exact), make_run_columns(true, spec::Fidelity::fast)}};
-  return tables[training ? 1 : 0][fidelity == spec::Fidelity::fast ? 1 : 0];
+const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory) {
+  const auto tables_of = [](bool shared) {
+    return std::array<std::array<std::vector<RunColumn>, 2>, 2>{
+        {{make_run_columns(false, spec::Fidelity::exact, shared),
+          make_run_columns(false, spec::Fidelity::fast, shared)},
+         {make_run_columns(true, spec::Fidelity::exact, shared),
+          make_run_columns(true, spec::Fidelity::fast, shared)}}};
+  };
+  static const std::array<std::array<std::vector<RunColumn>, 2>, 2> tables[2] = {tables_of(false), tables_of(true)};
+  return tables[shared_memory ? 1 : 0][training ? 1 : 0][fidelity == spec::Fidelity::fast ? 1 : 0];
 }
 
 std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelity) {
@@ -298,7 +319,7 @@ std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelit
 }
 
 Table run_table(const RunReport& report) {
-  const std::vector<RunColumn>& columns = run_columns(report.training.has_value(), report.fidelity);
+  const std::vector<RunColumn>& columns = columns_of(report);
   Table table = table_of(columns);
   for_each_row(report, columns, [&](const LayerResult& r, RunRow row) {
     row.energy = layer_energy_of(report.spec, r);
@@ -365,8 +386,8 @@ std::vector<CoreColumn> core_columns() {
   return columns;
 }
 
-std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores) {
-  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity));
+std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory) {
+  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory));
   lines.push_back(kChannelsLine);
   if (cores) {
     lines.push_back({"cores.csv",

@@ -43,8 +43,10 @@ struct RunRow {
 using RunColumn = ResultColumn<results::LayerResult, RunRow>;
 // The run table's columns in order. A training step's table has a phase column after layer
 // (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows. A fast-fidelity run's
-// table ends with a fidelity column ("fast" on every row); an exact run's has none.
-const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact);
+// table ends with a fidelity column ("fast" on every row); an exact run's has none. A chip with a
+// shared memory has shared_read_bytes after dram_read_kv_cache_bytes.
+const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact,
+                                          bool shared_memory = false);
 
 // A row of dram_channels.csv: one DRAM channel's share of a row of the run table.
 struct ChannelRow {
@@ -75,7 +77,8 @@ std::string render_cores(const RunReport& report);
 // The conventions, then the legend lines of the run table's columns and of dram_channels.csv, one
 // per line ("column: meaning"); with `training` a training step's columns too.
 // With fidelity fast, the fidelity column's line too.
-// With `cores`, cores.csv's columns too.
-std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact, bool cores = false);
+// With `cores`, cores.csv's columns too; with `shared_memory`, shared_read_bytes.
+std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact, bool cores = false,
+                             bool shared_memory = false);
 
 }  // namespace reusesim::report

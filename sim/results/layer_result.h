@@ -51,6 +51,9 @@ struct LayerResult {
   // included), burst-widened as the channels see it: the program's bytes.
   std::int64_t dram_read_bytes = 0, dram_write_bytes = 0;
   std::int64_t prefetched_weight_bytes = 0;  // of dram_read_weight_bytes, loaded during the layer before
+  // Bytes of the layer's loads a chip's shared memory served instead of the DRAM (not in the
+  // dram_read_* counts; 0 without one): with dram_read_bytes, the program's loads.
+  std::int64_t shared_read_bytes = 0;
   // What the memory did between the layer's start and end, whichever layer it was for: all
   // channels, and each channel (none for an ideal memory).
   DramFigures dram;

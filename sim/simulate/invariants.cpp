@@ -63,10 +63,13 @@ std::string replay_problem(const results::LayerResult& result, const program::La
   if (result.macs != program.macs) {
     return where + "replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs);
   }
-  if (result.dram_read_bytes != program.dram_read_bytes || result.dram_write_bytes != program.dram_write_bytes) {
-    return where + "its steps read " + std::to_string(result.dram_read_bytes) + " B and wrote " +
-           std::to_string(result.dram_write_bytes) + " B of DRAM, the program moves " +
-           std::to_string(program.dram_read_bytes) + " and " + std::to_string(program.dram_write_bytes);
+  // A shared memory serves some loads: they and the DRAM's reads are the program's.
+  const std::int64_t loaded = result.dram_read_bytes + result.shared_read_bytes;
+  if (loaded != program.dram_read_bytes || result.dram_write_bytes != program.dram_write_bytes) {
+    return where + "its steps read " + std::to_string(loaded) + " B (" + std::to_string(result.shared_read_bytes) +
+           " from the shared memory) and wrote " + std::to_string(result.dram_write_bytes) +
+           " B of DRAM, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
+           std::to_string(program.dram_write_bytes);
   }
   return row_problem(result, false, spec);
 }

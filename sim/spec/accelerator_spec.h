@@ -239,13 +239,17 @@ struct DramSpec {
   std::int64_t pseudo_channels = 1;
   DramTiming timing;
   std::vector<AddressField> address_mapping;  // with AddressField::pseudo_channel iff pseudo_channels > 1
+  // Bytes of a row that consecutive addresses fill before address_mapping's lowest field changes:
+  // the column's lowest bits for that many bytes sit below every field (a GPU's 256-byte channel
+  // interleave). 0: none, the whole column where address_mapping puts it.
+  std::int64_t interleave_bytes = 0;
   AddressHash address_hash = AddressHash::none;
   DramControllerSpec controller;
   std::optional<DramPowerSpec> power;  // IDD currents: DRAM energy (docs/energy-model.md)
 
   auto fields() const {
     return std::tie(ideal, name, standard, channels, ranks, bank_groups, banks_per_group, row_bytes, bus_bits,
-                    pseudo_channels, timing, address_mapping, address_hash, controller, power);
+                    pseudo_channels, timing, address_mapping, interleave_bytes, address_hash, controller, power);
   }
 
   // What one scheduled channel (a pseudo-channel in pseudo-channel mode) has.
@@ -305,6 +309,28 @@ struct DmaSpec {
   auto fields() const { return std::tie(outstanding_requests); }
 };
 
+// A level of on-chip memory every core of the chip reaches between its DMA engines and the DRAM
+// (an L2, TPU v4's CMEM; docs/accelerator-format.md, "Shared memory"). It keeps the DRAM lines the
+// cores read or write (least recently used out first, write-through: every store still reaches the
+// DRAM), and serves a read whose lines it holds from its banks instead of the DRAM: each bank moves
+// bank_width_bytes a clock, lines interleave over the banks, and an answer leaves latency_cycles
+// after its last byte.
+struct SharedMemorySpec {
+  std::string name;
+  std::int64_t capacity_bytes = 0;
+  std::int64_t line_bytes = 0;  // what it allocates and replaces, a power of two of whole DRAM bursts
+  std::int64_t banks = 0;
+  std::int64_t bank_width_bytes = 0;
+  double clock_mhz = 0;
+  std::int64_t latency_cycles = 0;
+
+  auto fields() const {
+    return std::tie(name, capacity_bytes, line_bytes, banks, bank_width_bytes, clock_mhz, latency_cycles);
+  }
+  std::int64_t lines() const { return capacity_bytes / line_bytes; }
+  double peak_bytes_per_second() const { return static_cast<double>(banks * bank_width_bytes) * clock_mhz * 1e6; }
+};
+
 // How a chip of several cores runs a batch (docs/mapping-and-replay.md, "Cores"): each core a
 // share of the samples through the whole network, every layer split over all cores, or whichever
 // of the two the mapper estimates faster.
@@ -327,9 +353,10 @@ struct AcceleratorSpec {
   // (docs/accelerator-format.md, "Cores").
   std::int64_t cores = 1;
   CorePartition core_partition = CorePartition::automatic;
+  std::optional<SharedMemorySpec> shared_memory;  // none: the DMA engines reach the DRAM directly
 
   auto fields() const {
-    return std::tie(name, compute, accumulators, sram, dram, dma, technology, cores, core_partition);
+    return std::tie(name, compute, accumulators, sram, dram, dma, technology, cores, core_partition, shared_memory);
   }
 
   // The chip's peak: every core's arrays (1 MAC = 2 ops).

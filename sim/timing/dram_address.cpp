@@ -29,13 +29,15 @@ DramAddressMapper::DramAddressMapper(const spec::DramSpec& spec)
       case spec::AddressField::rank: return log2_exact(spec.ranks);
       case spec::AddressField::bank_group: return log2_exact(spec.bank_groups);
       case spec::AddressField::bank: return log2_exact(spec.banks_per_group);
-      case spec::AddressField::column: return log2_exact(spec.channel_row_bytes() / spec.burst_bytes());
+      case spec::AddressField::column:
+        return log2_exact(spec.channel_row_bytes() / spec.burst_bytes()) - low_column_bits_;
       default: return 0;  // rows: everything above the other fields
     }
   };
-  int fixed_bits = offset_bits_;
+  if (spec.interleave_bytes > 0) low_column_bits_ = log2_exact(spec.interleave_bytes / spec.burst_bytes());
+  int fixed_bits = offset_bits_ + low_column_bits_;
   for (spec::AddressField field : spec.address_mapping) fixed_bits += bits_of(field);
-  int shift = offset_bits_;
+  int shift = offset_bits_ + low_column_bits_;
   for (auto field = spec.address_mapping.rbegin(); field != spec.address_mapping.rend(); ++field) {
     const int bits = *field == spec::AddressField::row ? 64 - fixed_bits : bits_of(*field);
     fields_.push_back(FieldBits{*field, shift, bits});
@@ -48,7 +50,7 @@ DramAddressMapper::DramAddressMapper(const spec::DramSpec& spec)
   // Consecutive addresses stay in one bank and row while only the burst offset and, when it is
   // the lowest field that has bits, the column change (hashing mixes row bits into the bank, and
   // the row does not change within a run).
-  int run_bits = offset_bits_;
+  int run_bits = offset_bits_ + low_column_bits_;
   for (const FieldBits& entry : fields_) {
     if (entry.bits == 0) continue;
     if (entry.field == spec::AddressField::column) run_bits += entry.bits;
@@ -71,14 +73,17 @@ DramCoordinates DramAddressMapper::decode(std::uint64_t address) const {
   coordinates.pseudo_channel = field(address, spec::AddressField::pseudo_channel);
   coordinates.rank = field(address, spec::AddressField::rank);
   coordinates.row = field(address, spec::AddressField::row);
-  coordinates.column = field(address, spec::AddressField::column);
+  coordinates.column =
+      field(address, spec::AddressField::column) << low_column_bits_ |
+      static_cast<std::int64_t>((address >> offset_bits_) & ((std::uint64_t{1} << low_column_bits_) - 1));
   coordinates.bank_group = field(address, spec::AddressField::bank_group) ^ bank_group_hash(coordinates.row);
   coordinates.bank = field(address, spec::AddressField::bank) ^ bank_hash(coordinates.row);
   return coordinates;
 }
 
 std::uint64_t DramAddressMapper::encode(const DramCoordinates& where) const {
-  std::uint64_t address = 0;
+  const auto low_columns = static_cast<std::uint64_t>(where.column) & ((std::uint64_t{1} << low_column_bits_) - 1);
+  std::uint64_t address = low_columns << offset_bits_;
   for (const FieldBits& entry : fields_) {
     std::int64_t value = 0;
     switch (entry.field) {
@@ -88,7 +93,9 @@ std::uint64_t DramAddressMapper::encode(const DramCoordinates& where) const {
       case spec::AddressField::bank_group: value = where.bank_group ^ bank_group_hash(where.row); break;
       case spec::AddressField::bank: value = where.bank ^ bank_hash(where.row); break;
       case spec::AddressField::row: value = where.row; break;
-      case spec::AddressField::column: value = where.column; break;
+      case spec::AddressField::column:
+        value = where.column >> low_column_bits_;
+        break;
     }
     if (entry.shift < 64) address |= static_cast<std::uint64_t>(value) << entry.shift;
   }

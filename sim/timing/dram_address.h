@@ -1,6 +1,7 @@
 #pragma once
 // Byte address -> DRAM coordinates, following DramSpec::address_mapping (most significant field
-// first). The byte offset inside one burst sits below every field. Rows take all remaining bits.
+// first). The byte offset inside one burst sits below every field, and with
+// DramSpec::interleave_bytes the column's lowest bits just above it. Rows take all remaining bits.
 // With DramSpec::address_hash xor, the bank-group and bank indices are then XORed with the row's
 // lowest bits.
 
@@ -68,6 +69,7 @@ class DramAddressMapper {
   std::array<FieldSlice, 7> slices_;
   std::uint64_t run_bytes_ = 0;  // see bytes_to_run_end()
   int offset_bits_;
+  int low_column_bits_ = 0;  // the column's bits below every field (DramSpec::interleave_bytes)
   std::int64_t pseudo_channels_;
   bool xor_banks_;
   std::int64_t bank_groups_;

@@ -66,4 +66,30 @@ contains "the fast mode refuses a chip" "$err" "--fidelity fast models one core'
 expect 2 "training on a chip" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=2 --mode train --optimizer sgd
 contains "training refuses a chip" "$err" "a training step is mapped on one core"
 same "no file left behind" "$(ls "$work" | grep -c '^p$')" "0"
+
+# A shared memory (docs/accelerator-format.md, "Shared memory"): three cores data parallel at batch 3
+# map each sample as one core maps batch 1, and read the one copy of every weight; with 1 MiB in
+# front of the DRAM the DRAM reads each weight once, as one core does, and the shared memory serves
+# the other two cores, while the loads' bytes (the DRAM's and the shared memory's) stay three times
+# one core's.
+l2=(--set shared_memory.name=l2 --set shared_memory.capacity_kib=1024 --set shared_memory.line_bytes=128
+  --set shared_memory.banks=8 --set shared_memory.bank_width_bytes=32 --set shared_memory.clock_mhz=1000)
+expect 0 "one core with a shared memory" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 1 "${l2[@]}" \
+  --out "$work/one"
+expect 0 "three cores with a shared memory" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 3 \
+  --set cores.count=3 --set cores.partition=samples "${l2[@]}" --out "$work/l2"
+same "the DRAM reads each weight once, the loads are three cores'" "$(python3 - "$work" <<'PY'
+import csv, sys
+one = {r["layer"]: r for r in csv.DictReader(open(sys.argv[1] + "/one/results.csv"))}
+loads = lambda r: int(r["dram_read_bytes"]) + int(r["shared_read_bytes"])
+bad = [r["layer"] for r in csv.DictReader(open(sys.argv[1] + "/l2/results.csv"))
+       if r["dram_read_weight_bytes"] != one[r["layer"]]["dram_read_weight_bytes"] or loads(r) != 3 * loads(one[r["layer"]])]
+print(bad, sum(int(r["shared_read_bytes"]) > 0 for r in csv.DictReader(open(sys.argv[1] + "/l2/results.csv"))))
+PY
+)" "[] 6"
+expect 0 "three cores without a shared memory" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 3 \
+  --set cores.count=3 --set cores.partition=samples --out "$work/direct"
+contains "stats.txt explains shared_read_bytes" "$(cat "$work/l2/stats.txt")" "shared_read_bytes (a chip with a shared memory"
+contains "config.json keeps the shared memory" "$(cat "$work/l2/config.json")" '"shared_memory": {'
+same "a chip without one has no shared_read_bytes column" "$(head -1 "$work/direct/results.csv" | grep -c shared_read_bytes)" "0"
 finish
