@@ -167,18 +167,40 @@ TEST_CASE("tpu_v4i loads: bf16 array, VMEM and CMEM, two HBM2 stacks", "[acceler
 }
 
 // configs/tpu_v4.yaml: two cores of four 128 x 128 bf16 MXUs at 1,050 MHz: 2 x 4 x 16,384 x 2 x
-// 1.05e9 = 275.2512e12 ops/s (Google's 275 TFLOPS); per core 16 MiB VMEM and half the 128 MiB CMEM;
+// 1.05e9 = 275.2512e12 ops/s (Google's 275 TFLOPS); per core 16 MiB VMEM, the 128 MiB CMEM shared;
 // four HBM2 stacks of 8 channels at 2.4 Gb/s a pin: 32 x 128 bits / 8 x 2 / 0.8333 ns = 1,228.85e9 B/s.
 TEST_CASE("tpu_v4 loads: two TensorCores of four MXUs, four HBM2 stacks at 1.2 TB/s", "[accelerator]") {
   const spec::AcceleratorSpec acc = load_accelerator_file(kSource + "/configs/tpu_v4.yaml");
   CHECK(acc.cores == 2);
   CHECK(acc.peak_ops_per_second() == Approx(275.2512e12));
   CHECK(std::make_tuple(acc.compute.rows, acc.compute.cols, acc.compute.arrays) == std::make_tuple(128, 128, 4));
-  REQUIRE(acc.sram.buffers.size() == 2);
+  REQUIRE(acc.sram.buffers.size() == 1);
   CHECK(acc.sram.buffers[0].capacity_bytes == 16 * 1024 * 1024);
-  CHECK(acc.sram.buffers[1].capacity_bytes == 64 * 1024 * 1024);
+  REQUIRE(acc.shared_memory.has_value());
+  CHECK(acc.shared_memory->capacity_bytes == 128 * 1024 * 1024);
   CHECK(acc.dram.channels == 32);
   CHECK(acc.dram.peak_bytes_per_second() == Approx(1228.849e9));
+}
+
+// configs/a100.yaml: 108 SMs of four 16 x 16 fp16 arrays at 1,410 MHz: 108 x 4 x 256 x 2 x 1.41e9 =
+// 311.86944e12 ops/s (NVIDIA's 312 TFLOPS); a 40 MiB L2 of 80 banks x 64 B = 5,120 B a clock, 7.2192e12
+// B/s; 32 HBM2e channels x 128 bits / 8 x 2 / 0.5022 ns = 2,039.2e9 B/s, interleaved every 256 B.
+// configs/h100.yaml: 132 x 4 x 512 x 2 x 1.83e9 = 989.5e12 ops/s (989.4 TFLOPS); 50 MiB of L2;
+// 64 HBM3 channels x 64 bits / 8 x 2 / 0.30567 ns = 3,350.0e9 B/s.
+TEST_CASE("a100 and h100 load: their SMs, L2 and HBM as published", "[accelerator]") {
+  const spec::AcceleratorSpec a100 = load_accelerator_file(kSource + "/configs/a100.yaml");
+  CHECK(a100.cores == 108);
+  CHECK(a100.peak_ops_per_second() == Approx(311.86944e12));
+  REQUIRE(a100.shared_memory.has_value());
+  CHECK(a100.shared_memory->capacity_bytes == 40 * 1024 * 1024);
+  CHECK(a100.shared_memory->peak_bytes_per_second() == Approx(7.2192e12));
+  CHECK(a100.dram.peak_bytes_per_second() == Approx(2039.2e9).epsilon(1e-4));
+  CHECK(a100.dram.interleave_bytes == 256);
+  const spec::AcceleratorSpec h100 = load_accelerator_file(kSource + "/configs/h100.yaml");
+  CHECK(h100.cores == 132);
+  CHECK(h100.peak_ops_per_second() == Approx(989.5e12).epsilon(1e-4));
+  CHECK(h100.shared_memory->capacity_bytes == 50 * 1024 * 1024);
+  CHECK(h100.dram.peak_bytes_per_second() == Approx(3350.0e9).epsilon(1e-4));
 }
 
 // configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; a 24 MiB unified buffer that

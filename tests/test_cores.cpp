@@ -9,6 +9,7 @@
 
 #include "config/model_loader.h"
 #include "fixtures.h"
+#include "hw/core.h"
 #include "simulate/plan.h"
 #include "simulate/replay.h"
 
@@ -186,4 +187,18 @@ TEST_CASE("cores: a layer's pinned partition is the only one tried", "[cores]") 
   CHECK(fc.cores[0].macs == 0);
   CHECK(fc.cores[1].part == "rows 0..0 of 1");
   CHECK(fc.cores[1].macs == 2048);
+}
+
+TEST_CASE("cores: a chip's DRAM span runs from the earliest core's prefetch to the unit's end", "[cores]") {
+  // Core 0 finishes last (100 ns) after 10 ns of prefetch before the unit; core 1, idle in the
+  // unit before, prefetched for 40 ns and finished at 50 ns. The chip's traffic moved from 40 ns
+  // before the unit's start to its end: 140 ns, not the last core's own 110.
+  reusesim::hw::CoreUnitTotals first, second;
+  first.elapsed = sc_core::sc_time(100, sc_core::SC_NS);
+  first.dram_span = sc_core::sc_time(110, sc_core::SC_NS);
+  second.elapsed = sc_core::sc_time(50, sc_core::SC_NS);
+  second.dram_span = sc_core::sc_time(90, sc_core::SC_NS);
+  const reusesim::hw::CoreUnitTotals chip = reusesim::hw::chip_unit({first, second});
+  CHECK(chip.elapsed == sc_core::sc_time(100, sc_core::SC_NS));
+  CHECK(chip.dram_span == sc_core::sc_time(140, sc_core::SC_NS));
 }

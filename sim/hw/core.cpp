@@ -71,7 +71,11 @@ CoreUnitTotals chip_unit(const std::vector<CoreUnitTotals>& cores) {
   }
   CoreUnitTotals chip;
   chip.elapsed = cores[last].elapsed;
-  chip.dram_span = cores[last].dram_span;
+  // The chip's traffic moved from the earliest prefetch of any core (a core idle during the unit
+  // before may have prefetched from its start) to the unit's end.
+  sc_core::sc_time prefetch;
+  for (const CoreUnitTotals& core : cores) prefetch = std::max(prefetch, core.dram_span - core.elapsed);
+  chip.dram_span = chip.elapsed + prefetch;
   chip.compute = cores[last].compute;
   std::copy(std::begin(cores[last].stalls), std::end(cores[last].stalls), std::begin(chip.stalls));
   for (const CoreUnitTotals& core : cores) chip.add_work(core);

@@ -50,7 +50,7 @@ struct CoreUnitTotals {
 };
 
 // A chip's unit from its cores': the time of the core that finished last (the first of them on a
-// tie) and where it went, and every core's work.
+// tie) and where it went, every core's work, and a DRAM span from the earliest core's prefetch.
 CoreUnitTotals chip_unit(const std::vector<CoreUnitTotals>& cores);
 
 class Core : public sc_core::sc_module {
