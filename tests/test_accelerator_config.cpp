@@ -203,6 +203,17 @@ TEST_CASE("a100 and h100 load: their SMs, L2 and HBM as published", "[accelerato
   CHECK(h100.dram.peak_bytes_per_second() == Approx(3350.0e9).epsilon(1e-4));
 }
 
+// configs/wormhole_n150.yaml: 64 Tensix cores of 512 fp16 MACs at 1 GHz: 64 x 512 x 2 x 1e9 =
+// 65.536e12 ops/s; 1,464 KiB of L1 each; 8 GDDR6 channels x 16 bits / 8 x 2 / 0.11111 ns = 288e9 B/s.
+TEST_CASE("wormhole_n150 loads: 64 Tensix cores of 1.5 MB on 288 GB/s of GDDR6", "[accelerator]") {
+  const spec::AcceleratorSpec wormhole = load_accelerator_file(kSource + "/configs/wormhole_n150.yaml");
+  CHECK(wormhole.cores == 64);
+  CHECK(wormhole.peak_ops_per_second() == Approx(65.536e12));
+  CHECK(wormhole.sram.buffers.at(0).capacity_bytes == 1464 * 1024);
+  CHECK_FALSE(wormhole.shared_memory.has_value());
+  CHECK(wormhole.dram.peak_bytes_per_second() == Approx(288e9).epsilon(1e-4));
+}
+
 // configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; a 24 MiB unified buffer that
 // holds inputs and outputs and so keeps activations, a 256 KiB weight FIFO; an output path of
 // activation, batch-norm, add and pooling; DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:
