@@ -79,6 +79,26 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
   return selected;
 }
 
+// The mapper and the replay move every tensor at the accelerator's operand width: a model whose
+// precision block asks for other widths (or for quantized weights' scales) is refused, not run at
+// the wrong sizes.
+void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Network& network,
+                       const std::string& model_file) {
+  if (!network.formats) return;
+  const workload::TensorWidths widths = workload::TensorWidths::of(*network.formats);
+  const std::int64_t bits = spec.element_bytes() * 8;
+  if (widths.weight_bits == bits && widths.activation_bits == bits && widths.kv_cache_bits == bits &&
+      !widths.weight_scales) {
+    return;
+  }
+  throw UsageError("model " + model_file + ": its precision block (" + workload::describe(*network.formats) +
+                   ") needs tensors at their own widths, and run moves every tensor at the accelerator's " +
+                   std::to_string(spec.element_bytes()) + "-byte elements (compute.operand_bits " +
+                   std::to_string(spec.compute.operand_bits) +
+                   ") so far; analyze and footprint size each tensor by its format (docs/model-format.md, "
+                   "\"Precision per tensor\")");
+}
+
 // A training step's report before the replay: the element size must be one footprint sizes
 // tensors at, so that the step's peak memory can be checked against footprint's.
 report::RunReport training_report(const spec::AcceleratorSpec& spec, const workload::Network& network,
@@ -166,6 +186,7 @@ int run_command(const std::vector<std::string>& args) {
     }
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
+    check_run_formats(spec, model.network, model_file);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
                                spec.element_bytes());
     const std::vector<std::size_t> selected =
