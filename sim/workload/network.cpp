@@ -101,6 +101,10 @@ TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, s
   return compulsory_traffic(layer, batch, TensorWidths::uniform(element_bytes));
 }
 
+std::int64_t Network::kv_cache_element_bytes(std::int64_t operand_bytes) const {
+  return formats ? format_bits(formats->kv_cache) / 8 : operand_bytes;
+}
+
 TensorWidths Network::model_widths() const {
   return formats ? TensorWidths::of(*formats) : TensorWidths::uniform(bytes_per_element(precision));
 }

@@ -57,6 +57,9 @@ struct Network {
   // The widths `analyze` and `footprint` size tensors by: the precision block's formats, or every
   // tensor at the scalar precision.
   TensorWidths model_widths() const;
+  // Bytes per KV cache element in `run`: the precision block's kv_cache format (a whole number of
+  // bytes: run refuses others), or the accelerator's `operand_bytes`.
+  std::int64_t kv_cache_element_bytes(std::int64_t operand_bytes) const;
 };
 
 // A problem with one layer: its position in ModelSpec::layers and the key at fault.

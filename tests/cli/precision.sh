@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of precision per tensor (docs/model-format.md, "Precision per tensor"): analyze
-# and footprint size weights (with their scales), activations and the KV cache each at its format,
-# --set reaches the block, bad formats are errors naming the key (exit 2), and run refuses a block
-# it cannot honour. Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
+# and footprint size weights (with their scales), activations and the KV cache each at its format;
+# run reads the KV cache at its format and refuses what it cannot honour yet; --set reaches the
+# block; bad formats are errors naming the key (exit 2). Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
 set -u
 source "$(dirname "$0")/lib.sh"
 
@@ -59,10 +59,39 @@ contains "group size needs quantized weights" "$err" \
 expect 2 "train footprint of a block" -- "$REUSESIM" footprint --model "$work/int4.yaml" --mode train --optimizer sgd
 contains "train needs --dtype" "$err" "give --dtype"
 
-# --- run: a block it cannot honour is refused; one at the operand width runs as the word does. ---
+# --- run: the KV cache at its format; weights and activations at the operand width. ---
+# GPT-2 with two layers, one decode step after 100 tokens, on tpu_v4i (bf16) with an ideal memory:
+# per layer Q K^T reads 101 keys and A V 101 values of 12 heads x 64 = 768 elements per sample:
+# 2 x 2 x 101 x 768 = 310,272 elements, at bf16 620,544 B, at int8 310,272 B; x 4 samples at batch 4.
+sed -e '/^dram:/,$d' "$SRC/configs/tpu_v4i.yaml" >"$work/v4i_ideal.yaml"
+echo "dram: {ideal: unlimited}" >>"$work/v4i_ideal.yaml"
+expect 0 "run decode bf16 cache" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --phase decode --context 100 --batch 1,4 --format csv
+bf16_cache=$(csv_col batch,dram_read_kv_cache_bytes,macs --where layer=TOTAL <<<"$out")
+same "bf16 cache reads" "$bf16_cache" "1,620544,14466048
+4,2482176,57864192"
+expect 0 "run decode int8 cache" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --phase decode --context 100 --batch 1,4 --set model.precision.kv_cache=int8 \
+  --format csv
+same "int8 cache reads, the same MACs" "$(csv_col batch,dram_read_kv_cache_bytes,macs --where layer=TOTAL <<<"$out")" \
+  "1,310272,14466048
+4,1241088,57864192"
+# The weight and activation bytes do not change: the total falls by the cache bytes saved.
+expect 0 "run decode bf16 again" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --phase decode --context 100 --batch 1 --format csv
+bf16_read=$(csv_col dram_read_bytes --where layer=TOTAL <<<"$out")
+expect 0 "run decode int8 again" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --phase decode --context 100 --batch 1 --set model.precision.kv_cache=int8 --format csv
+int8_read=$(csv_col dram_read_bytes --where layer=TOTAL <<<"$out")
+same "only the cache bytes fell" "$((bf16_read - int8_read))" "310272"
+
+# --- run refuses what it cannot honour; a block at the operand width runs as the word does. ---
 expect 2 "run int4" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$work/int4.yaml"
-contains "run names the formats and the operand width" "$err" \
-  "its precision block (weights int4 (fp16 scales per 128 along K), activations fp16, KV cache fp16) needs tensors at their own widths, and run moves every tensor at the accelerator's 2-byte elements (compute.operand_bits 16)"
+contains "run names what it cannot move" "$err" \
+  "its precision block (weights int4 (fp16 scales per 128 along K), activations fp16, KV cache fp16) needs weights at int4 (4 bits), the weights' scales; run moves weights and activations at the accelerator's 16-bit operands (compute.operand_bits 16) and the KV cache at its format"
+expect 2 "run int4 cache" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=1 --phase decode --context 10 --set model.precision.kv_cache=int4
+contains "a sub-byte cache is refused" "$err" "needs a KV cache at int4 (a fraction of a byte per element)"
 expect 0 "run fp16 word" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$SRC/models/mlp.yaml" \
   --format csv
 word=$out
