@@ -205,6 +205,10 @@ int run_command(const std::vector<std::string>& args) {
     report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
     if (training) report = training_report(spec, model.network, *training, arch_file);
     report.fidelity = fidelity;
+    if (const std::int64_t kv = model.network.kv_cache_element_bytes(spec.element_bytes());
+        kv != spec.element_bytes()) {
+      report.kv_cache_element_bytes = kv;
+    }
     simulate::RunPlan plan = training ? simulate::plan_training(spec, model.network, batches, *training, arch_file)
                                       : simulate::plan_inference(spec, model.network, batches, selected, arch_file);
     if (training) {

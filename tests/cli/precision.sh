@@ -76,6 +76,12 @@ expect 0 "run decode int8 cache" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml
 same "int8 cache reads, the same MACs" "$(csv_col batch,dram_read_kv_cache_bytes,macs --where layer=TOTAL <<<"$out")" \
   "1,310272,14466048
 4,1241088,57864192"
+expect 0 "run decode int8 cache, json" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=1 --phase decode --context 10 --set model.precision.kv_cache=int8 --format json
+contains "json states the cache's element size" "$out" '"kv_cache_element_bytes": 1'
+expect 0 "run decode int8 cache, table" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=1 --phase decode --context 10 --set model.precision.kv_cache=int8
+contains "the header states it" "$out" "2-byte elements (the KV cache 1-byte)"
 # The weight and activation bytes do not change: the total falls by the cache bytes saved.
 expect 0 "run decode bf16 again" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=2 --phase decode --context 100 --batch 1 --format csv
