@@ -131,6 +131,9 @@ TEST_CASE("int4 rounds a tensor up to whole bytes once; biases stay at the activ
   CHECK(bytes.other == 10);
   CHECK(workload::packed_bytes(15, 4) == 8);
   CHECK(workload::packed_bytes(16, 4) == 8);
+  // Counted without forming elements x bits: 2^61 int4 values are 2^60 bytes (2^61 x 4 bits passes 2^63).
+  CHECK(workload::packed_bytes(std::int64_t{1} << 61, 4) == std::int64_t{1} << 60);
+  CHECK(workload::packed_bytes(std::int64_t{1} << 61, 16) == std::int64_t{1} << 62);
 }
 
 TEST_CASE("weight matrices of a grouped convolution and a stacked bidirectional LSTM", "[precision]") {

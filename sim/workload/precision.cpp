@@ -65,8 +65,10 @@ TensorWidths TensorWidths::of(const TensorFormats& formats) {
 }
 
 std::int64_t packed_bytes(std::int64_t elements, std::int64_t bits) {
-  const std::int64_t total_bits = util::checked_mul(elements, bits);
-  return total_bits / 8 + (total_bits % 8 != 0 ? 1 : 0);
+  // Whole bytes per element need no rounding (and overflow only where elements x bytes does); eight
+  // elements always fill whole bytes, so only the last few round up.
+  if (bits % 8 == 0) return util::checked_mul(elements, bits / 8);
+  return util::checked_add(util::checked_mul(elements / 8, bits), ((elements % 8) * bits + 7) / 8);
 }
 
 std::vector<WeightMatrix> weight_matrices(const NetworkLayer& layer) {
