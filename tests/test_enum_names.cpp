@@ -52,6 +52,7 @@ TEST_CASE("every enum's name table reads back each name", "[enum_names]") {
   check_names(workload::LayerType::position_embedding);
   check_names(workload::Activation::silu);
   check_names(workload::Precision::int8);
+  check_names(workload::NumberFormat::fp32);
   check_names(workload::FootprintMode::train);
   check_names(workload::Optimizer::adam);
   // The words of the files, not the enumerators' spellings where they differ.

@@ -734,3 +734,41 @@ TEST_CASE("mapper: the sub-batch estimate costs a GEMM on the unit that runs it"
   program.steps.front().unit = timing::GemmUnit::vector;
   CHECK(mapping::estimate_cycles(program, spec) == 640);
 }
+
+// The same decode step with the model's KV cache at int8 (docs/model-format.md, "Precision per
+// tensor") on bf16 tpu_v4i: the cache region holds 1 byte an element, so each attention matmul
+// loads 12 heads x 1,024 tokens x 64 = 786,432 cache bytes, half the 1,572,864 at the operand width;
+// the query, the probabilities and the outputs stay at 2 bytes, and the array's compute steps read
+// their operands at its width (the same SRAM read bytes as at bf16).
+TEST_CASE("mapper: a KV cache at int8 is laid out and loaded at 1 byte an element on a bf16 array",
+          "[mapper][precision]") {
+  const config::LoadedModel bf16 = gpt2_decode();
+  const config::LoadedModel int8 =
+      config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/gpt2.yaml",
+                              {"parameters.layers=1", "precision.kv_cache=int8"}, config::Phase{0, 1023});
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
+  const std::size_t scores = layer_index(int8.network, "/scores");
+  const std::size_t context = layer_index(int8.network, "/context");
+  const auto cache_bytes = [](const program::LayerProgram& program) {
+    std::uint64_t bytes = 0, compute_bytes = 0;
+    for (const program::Step& step : program.steps) {
+      if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::kv_cache) bytes += step.bytes;
+      if (step.kind == program::StepKind::compute) compute_bytes += step.bytes;
+    }
+    return std::make_pair(bytes, compute_bytes);
+  };
+  const auto at_bf16 = map_all(bf16.network, 1, spec);
+  const auto at_int8 = map_all(int8.network, 1, spec);
+  for (std::size_t layer : {scores, context}) {
+    INFO(int8.network.layers[layer].spec.name);
+    CHECK(cache_bytes(at_bf16[layer]).first == 1'572'864);
+    CHECK(cache_bytes(at_int8[layer]).first == 786'432);
+    CHECK(cache_bytes(at_int8[layer]).second == cache_bytes(at_bf16[layer]).second);
+  }
+  // The layout: the scores' cache region is 786,432 B (aligned) and starts where the bf16 one does.
+  const auto layouts = mapping::layout_network(int8.network, 1, spec.element_bytes());
+  const auto bf16_layouts = mapping::layout_network(bf16.network, 1, spec.element_bytes());
+  CHECK(layouts[scores].kv_cache_element_bytes == 1);
+  CHECK(bf16_layouts[scores].kv_cache_element_bytes == 2);
+  CHECK(layouts[scores].kv_cache == bf16_layouts[scores].kv_cache);
+}

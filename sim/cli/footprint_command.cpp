@@ -44,6 +44,15 @@ int footprint_command(const std::vector<std::string>& args) {
     }
     const config::LoadedModel model = config::load_model_file(model_file, common.overrides, lengths);
     footprint.dtype = model.network.precision;
+    // A precision block sizes each tensor by its format, unless --dtype gives one for all.
+    if (model.network.formats && dtype.empty()) {
+      if (training) {
+        throw UsageError(
+            "--mode train sizes every tensor, gradients and optimizer state at one dtype: the model's "
+            "precision block gives each tensor its own format; give --dtype");
+      }
+      footprint.formats = model.network.formats;
+    }
     if (!dtype.empty()) {
       const auto precision = util::from_name<workload::Precision>(dtype);
       if (!precision) throw UsageError("--dtype: expected fp32, fp16, bf16, int16 or int8, got \"" + dtype + "\"");
@@ -51,7 +60,8 @@ int footprint_command(const std::vector<std::string>& args) {
     }
     if (training) check_training(*training, model.network, workload::bytes_per_element(footprint.dtype));
     check_kv_cache_addressable(model.network, lengths.decode_context, footprint.batch,
-                               workload::bytes_per_element(footprint.dtype));
+                               footprint.formats ? (workload::format_bits(footprint.formats->kv_cache) + 7) / 8
+                                                 : workload::bytes_per_element(footprint.dtype));
     const workload::Footprint result = workload::compute_footprint(model.network, footprint);
     std::cout << report::render_footprint(model.network, footprint, result, format);
     return kExitOk;

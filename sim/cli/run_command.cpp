@@ -2,6 +2,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <utility>
 
 #include "cli/command_line.h"
@@ -15,6 +16,7 @@
 #include "simulate/replay.h"
 #include "util/diagnostics.h"
 #include "util/output_files.h"
+#include "util/strings.h"
 #include "workload/training.h"
 
 namespace reusesim::cli {
@@ -77,6 +79,35 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
   std::vector<std::size_t> selected = workload::select_layers(network, wanted_names, wanted_types);
   if (selected.empty()) throw UsageError("--layers and --layer-types select no layer of model " + network.name);
   return selected;
+}
+
+// The mapper and the replay move weights and activations at the accelerator's operand width and
+// the KV cache at its own format: a precision block that asks for more (weights or activations
+// at another width, quantized weights' scales, a KV cache of a fraction of a byte) is refused, not
+// run at the wrong sizes.
+void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Network& network,
+                       const std::string& model_file) {
+  if (!network.formats) return;
+  const workload::TensorFormats& formats = *network.formats;
+  const std::int64_t bits = spec.element_bytes() * 8;
+  std::vector<std::string> problems;
+  for (const auto& [tensor, format] : {std::pair{"weights", formats.weights}, {"activations", formats.activations}}) {
+    if (workload::format_bits(format) != bits) {
+      problems.push_back(std::string(tensor) + " at " + util::name(format) + " (" +
+                         std::to_string(workload::format_bits(format)) + " bits)");
+    }
+  }
+  if (workload::takes_weight_scales(formats.weights)) problems.emplace_back("the weights' scales");
+  if (workload::format_bits(formats.kv_cache) % 8 != 0) {
+    problems.push_back("a KV cache at " + util::name(formats.kv_cache) + " (a fraction of a byte per element)");
+  }
+  if (problems.empty()) return;
+  throw UsageError("model " + model_file + ": its precision block (" + workload::describe(formats) + ") needs " +
+                   util::join(problems, ", ") + "; run moves weights and activations at the accelerator's " +
+                   std::to_string(bits) + "-bit operands (compute.operand_bits " +
+                   std::to_string(spec.compute.operand_bits) +
+                   ") and the KV cache at its format, so far; analyze and footprint size every tensor by its format "
+                   "(docs/model-format.md, \"Precision per tensor\")");
 }
 
 // A training step's report before the replay: the element size must be one footprint sizes
@@ -166,13 +197,18 @@ int run_command(const std::vector<std::string>& args) {
     }
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
+    check_run_formats(spec, model.network, model_file);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
-                               spec.element_bytes());
+                               model.network.kv_cache_element_bytes(spec.element_bytes()));
     const std::vector<std::size_t> selected =
         training ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
     report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
     if (training) report = training_report(spec, model.network, *training, arch_file);
     report.fidelity = fidelity;
+    if (const std::int64_t kv = model.network.kv_cache_element_bytes(spec.element_bytes());
+        kv != spec.element_bytes()) {
+      report.kv_cache_element_bytes = kv;
+    }
     simulate::RunPlan plan = training ? simulate::plan_training(spec, model.network, batches, *training, arch_file)
                                       : simulate::plan_inference(spec, model.network, batches, selected, arch_file);
     if (training) {

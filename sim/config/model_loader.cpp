@@ -86,8 +86,12 @@ class ModelReader {
     if (!reader.valid()) return spec;
     spec.name = reader.required_name("name").value_or("");
     spec.source = reader.string_or("source", "");
-    if (auto precision = reader.required_choice("precision", util::names<workload::Precision>())) {
-      spec.precision = *util::from_name<workload::Precision>(*precision);
+    if (const ConfigNode* precision = reader.required("precision")) {
+      if (precision->is_map()) {
+        spec.formats = read_formats(*precision);
+      } else if (auto word = read_choice(*precision, "precision", util::names<workload::Precision>(), diagnostics_)) {
+        spec.precision = *util::from_name<workload::Precision>(*word);
+      }
     }
     if (const ConfigNode* parameters = reader.optional("parameters")) read_parameters(*parameters);
     if (const ConfigNode* input = reader.optional("input")) spec.input = read_input(*input, "input");
@@ -109,6 +113,37 @@ class ModelReader {
   const std::vector<LayerOrigin>& origins() const { return origins_; }
 
  private:
+  // A precision block: each tensor's format (docs/model-format.md, "Precision per tensor").
+  std::optional<workload::TensorFormats> read_formats(const ConfigNode& node) {
+    MapReader reader(node, "precision", diagnostics_);
+    const auto activations = reader.required_enum<workload::NumberFormat>("activations");
+    if (!activations) {
+      reader.optional("weights");
+      reader.optional("kv_cache");
+      reader.optional("weight_group_size");
+      reader.finish();
+      return std::nullopt;
+    }
+    workload::TensorFormats formats;
+    formats.activations = *activations;
+    formats.kv_cache = reader.enum_or("kv_cache", *activations);
+    // An unknown weights word is reported here; the group size is then judged against nothing.
+    std::optional<workload::NumberFormat> weights = *activations;
+    if (reader.has("weights")) weights = reader.required_enum<workload::NumberFormat>("weights");
+    formats.weights = weights.value_or(*activations);
+    if (const ConfigNode* group = reader.optional("weight_group_size")) {
+      formats.weight_group_size = reader.integer_or("weight_group_size", 0, kSize);
+      if (weights && !workload::takes_weight_scales(*weights)) {
+        diagnostics_.error(group->location, reader.child_path("weight_group_size"),
+                           "a group size applies to int4 and int8 weights (one fp16 scale per group); weights "
+                           "are " +
+                               util::name(*weights));
+      }
+    }
+    reader.finish();
+    return formats;
+  }
+
   void read_parameters(const ConfigNode& node) {
     MapReader reader(node, "parameters", diagnostics_);
     for (const ConfigEntry& entry : node.entries) {
@@ -533,9 +568,27 @@ void apply_phase(const ConfigNode& root, const Phase& phase, workload::ModelSpec
   }
 }
 
+// `--set precision.weights=int4` on a model whose `precision:` is one word: the word becomes the
+// block's activations (and so every tensor the override leaves alone), then the override applies.
+void widen_scalar_precision(ConfigNode& root, const std::vector<std::string>& overrides) {
+  ConfigNode* precision = root.is_map() ? root.find("precision") : nullptr;
+  if (precision == nullptr || !precision->is_scalar()) return;
+  const bool sets_a_tensor = std::any_of(overrides.begin(), overrides.end(), [](const std::string& assignment) {
+    return assignment.rfind("precision.", 0) == 0;
+  });
+  if (!sets_a_tensor) return;
+  ConfigNode word = *precision;
+  precision->kind = ConfigNode::Kind::map;
+  precision->scalar.clear();
+  precision->entries.push_back(ConfigEntry{"activations", word.location, word});
+}
+
 LoadedModel load_model(const DocumentSource& source, const std::vector<std::string>& overrides, const Phase& phase) {
   util::Diagnostics diagnostics;
-  const ConfigNode root = load_document(source, FileKind::model, overrides, diagnostics);
+  ConfigNode root = load_document(source, FileKind::model, {}, diagnostics);
+  widen_scalar_precision(root, overrides);
+  for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
+  diagnostics.throw_if_any();
   ModelReader reader(diagnostics);
   LoadedModel loaded;
   loaded.file = source.origin;

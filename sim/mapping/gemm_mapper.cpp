@@ -296,7 +296,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
                        " values; with lane_dimension kernel_row a K tile holds whole rows or lies within one");
   }
   // What every tiling moves at least once, whatever its tiles.
-  const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.e;
+  const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.b_bytes();
   const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
   const std::int64_t output_path =
       placement == GemmPlacement::vector_unit ? vector_unit_output_cycles(array, p) : std::int64_t{0};
@@ -304,7 +304,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
     if (!fits_rows(tk)) continue;
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
       for (std::int64_t tg : group_tile_sizes(p, array, placement, tn, tk, pinned.has_value())) {
-        if (checked_product({tg, tk + p.bias, tn, p.e}) * 2 > capacity.weights) continue;
+        if (checked_product({tg, tk + p.bias, tn, p.b_bytes()}) * 2 > capacity.weights) continue;
         for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0, edges.m)) {
           // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
           if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(program::kMaxLayerSteps)) {
@@ -363,7 +363,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
                        " tiles, the step limit of one layer; lower the batch size or give the buffers more capacity");
   }
   throw MappingError("layer " + layer + ": no tiling fits the SRAM: even a 1x1x1 tile needs " +
-                     std::to_string(2 * (1 + p.bias) * p.e) + " bytes of weights, " +
+                     std::to_string(2 * (1 + p.bias) * p.b_bytes()) + " bytes of weights, " +
                      std::to_string(2 * p.input_bytes(0, 1, 1)) + " of inputs and " + std::to_string(2 * p.e) +
                      " of outputs with double buffering; the buffers give " + std::to_string(capacity.weights) + ", " +
                      std::to_string(capacity.inputs) + " and " + std::to_string(capacity.outputs));
@@ -439,9 +439,10 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           const auto load_weights = [&]() -> std::int32_t {
             if (p.b_on_chip) return -1;
             const std::int64_t k_offset = k_tiles_apart ? k0 * tg * tn : k0;
-            const auto offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k_offset) * p.e);
+            const auto offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k_offset) * p.b_bytes());
             const std::int64_t rows = k0 + tk == p.k ? tk + p.bias : tk;
-            return builder.load(p.b_role, p.weights + offset, tg * rows * tn * p.e, deps({weight_slots.claim()}));
+            return builder.load(p.b_role, p.weights + offset, tg * rows * tn * p.b_bytes(),
+                                deps({weight_slots.claim()}));
           };
           const auto load_inputs = [&]() -> std::int32_t {
             if (p.inputs_on_chip) return -1;
@@ -619,11 +620,11 @@ GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_b
       p.m = part;
       break;
     case workload::Partition::columns:
-      p.weights += static_cast<std::uint64_t>(checked_product({first, p.k + p.bias, p.e}));
+      p.weights += static_cast<std::uint64_t>(checked_product({first, p.k + p.bias, p.b_bytes()}));
       p.n = part;
       break;
     case workload::Partition::groups:
-      p.weights += static_cast<std::uint64_t>(checked_product({first, p.n, p.k + p.bias, p.e}));
+      p.weights += static_cast<std::uint64_t>(checked_product({first, p.n, p.k + p.bias, p.b_bytes()}));
       p.inputs += static_cast<std::uint64_t>(checked_mul(first, group_input_bytes));
       p.groups = part;
       break;
@@ -733,6 +734,7 @@ GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch,
   // token's keys or values, read from the cache in DRAM.
   const bool cached = layer.cached_steps > 0;
   p.weights = cached ? layout.kv_cache : layout.inputs[1];
+  if (cached) p.b_e = layout.kv_cache_element_bytes;
   p.inputs = layout.inputs[0];
   p.output = layout.output;
   p.partial_sums = layout.scratch;

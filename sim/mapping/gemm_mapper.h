@@ -18,6 +18,11 @@ struct GemmProblem {
   std::int64_t groups = 1, m = 0, n = 0, k = 0;
   std::int64_t k_row = 0;  // values of one kernel row along K (GemmShape::k_row)
   std::int64_t e = 1;
+  // Bytes per element of the N x K operand in DRAM and in its buffer, when not `e`: a decode step's
+  // KV cache at its own format (docs/model-format.md, "Precision per tensor"). 0: `e`. The array
+  // still reads it at `e` (compute steps' SRAM bytes).
+  std::int64_t b_e = 0;
+  std::int64_t b_bytes() const { return b_e > 0 ? b_e : e; }
   // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
   // bias follows its K weights, so it rides the load of the column's last K tile.
   std::int64_t bias = 0;

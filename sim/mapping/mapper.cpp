@@ -80,7 +80,9 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
     if (workload::is_recurrent(layer.spec.type)) next += recurrent_scratch_bytes(layer, batch, element_bytes);
     if (layer.cached_steps > 0) {
       layout.kv_cache = next;
-      next += align(static_cast<std::uint64_t>(checked_product({layer.input_shapes[1].elements(), batch, element_bytes})));
+      layout.kv_cache_element_bytes = network.kv_cache_element_bytes(element_bytes);
+      next += align(static_cast<std::uint64_t>(
+          checked_product({layer.input_shapes[1].elements(), batch, layout.kv_cache_element_bytes})));
     }
   }
   for (DramLayout& layout : layouts) layout.scratch = align(next);
@@ -178,7 +180,10 @@ DramLayout sub_batch_layout(const workload::NetworkLayer& layer, DramLayout layo
   };
   for (std::size_t i = 0; i < layout.inputs.size(); ++i) layout.inputs[i] += offset(layer.input_shapes[i].elements());
   layout.output += offset(written_elements);
-  if (layer.cached_steps > 0) layout.kv_cache += offset(layer.input_shapes[1].elements());
+  if (layer.cached_steps > 0) {
+    layout.kv_cache += static_cast<std::uint64_t>(
+        checked_product({layer.input_shapes[1].elements(), sample, layout.kv_cache_element_bytes}));
+  }
   return layout;
 }
 

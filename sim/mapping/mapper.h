@@ -47,6 +47,8 @@ struct DramLayout {
   // A decode step's kv_cache matmul: the cached keys or values with the new token's after them,
   // per sample, where its second operand is read from.
   std::uint64_t kv_cache = 0;
+  // Bytes per element of that cache: the model's kv_cache format, or the operand width.
+  std::int64_t kv_cache_element_bytes = 0;
   // After every tensor of the network: where partial sums that spill to DRAM go (a layer at a time).
   std::uint64_t scratch = 0;
 };

@@ -19,6 +19,7 @@ struct Row {
   // A decode step's KV-cache reads: the L cached tokens' keys or values and the new token's, which
   // the step wrote to the cache (docs/transformers.md, "The KV cache"); run's dram_read_kv_cache_bytes.
   std::int64_t kv_cache_read_bytes = 0;
+  std::int64_t weight_scale_bytes = 0;  // within traffic.weight
 
   void add(const Row& other) {
     macs = checked_add(macs, other.macs);
@@ -30,10 +31,12 @@ struct Row {
     traffic.input = checked_add(traffic.input, other.traffic.input);
     traffic.output = checked_add(traffic.output, other.traffic.output);
     kv_cache_read_bytes = checked_add(kv_cache_read_bytes, other.kv_cache_read_bytes);
+    weight_scale_bytes = checked_add(weight_scale_bytes, other.weight_scale_bytes);
   }
 };
 
-std::vector<Column> columns(const AnalyzeOptions& options) {
+// A model with a precision block has one more column: the quantized weights' scales.
+std::vector<Column> columns(const AnalyzeOptions& options, bool per_tensor) {
   std::vector<Column> result{{"layer"},        {"type"},         {"output_shape"}, {"macs"},
                              {"params"},       {"input_elems"},  {"output_elems"}, {"vector_ops"},
                              {"weight_bytes"}, {"input_bytes"},  {"output_bytes"}, {"intensity_ops_per_byte", 2}};
@@ -43,11 +46,12 @@ std::vector<Column> columns(const AnalyzeOptions& options) {
     }
   }
   result.push_back({"kv_cache_read_bytes"});
+  if (per_tensor) result.push_back({"weight_scale_bytes"});
   return result;
 }
 
 std::vector<Cell> cells(const std::string& name, const std::string& type, const std::string& shape, const Row& row,
-                        const AnalyzeOptions& options) {
+                        const AnalyzeOptions& options, bool per_tensor) {
   const double ops = 2.0 * static_cast<double>(row.macs);
   const std::int64_t bytes = row.traffic.total();
   // Appended one by one: GCC 12 takes an initializer list of variants holding strings for reads of
@@ -67,14 +71,16 @@ std::vector<Cell> cells(const std::string& name, const std::string& type, const 
     }
   }
   result.emplace_back(row.kv_cache_read_bytes);
+  if (per_tensor) result.emplace_back(row.weight_scale_bytes);
   return result;
 }
 
 }  // namespace
 
 Table analyze_table(const workload::Network& network, const AnalyzeOptions& options) {
-  Table table(columns(options));
-  const std::int64_t element_bytes = workload::bytes_per_element(network.precision);
+  const bool per_tensor = network.formats.has_value();
+  Table table(columns(options, per_tensor));
+  const workload::TensorWidths widths = network.model_widths();
   Row total;
   for (const workload::NetworkLayer& layer : network.layers) {
     Row row;
@@ -83,14 +89,14 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
     row.input_elems = checked_mul(layer.counts.input_elems, options.batch);
     row.output_elems = checked_mul(layer.counts.output_elems, options.batch);
     row.vector_ops = checked_mul(layer.counts.vector_ops, options.batch);
-    row.traffic = workload::compulsory_traffic(layer, options.batch, element_bytes);
-    const std::int64_t cache_elements = layer.cached_steps > 0 ? layer.input_shapes[1].elements() : 0;
-    row.kv_cache_read_bytes = util::checked_product({cache_elements, options.batch, element_bytes});
+    row.traffic = workload::compulsory_traffic(layer, options.batch, widths);
+    row.kv_cache_read_bytes = checked_mul(workload::kv_cache_read_bytes(layer, widths), options.batch);
+    row.weight_scale_bytes = workload::parameter_bytes(layer, widths).scales;
     total.add(row);
-    table.add_row(cells(layer.spec.name, util::name(layer.spec.type), layer.output_shape.to_string(),
-                        row, options));
+    table.add_row(
+        cells(layer.spec.name, util::name(layer.spec.type), layer.output_shape.to_string(), row, options, per_tensor));
   }
-  table.add_row(cells("TOTAL", "", "", total, options));
+  table.add_row(cells("TOTAL", "", "", total, options, per_tensor));
   return table;
 }
 
@@ -98,18 +104,30 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
   const Table table = analyze_table(network, options);
   const std::string precision = util::name(network.precision);
   const std::int64_t element_bytes = workload::bytes_per_element(network.precision);
+  const std::int64_t kv_cache_bytes_per_token =
+      workload::packed_bytes(network.kv_cache_elements_per_token(), network.model_widths().kv_cache_bits);
   if (format == Format::csv) return table.to_csv();
   if (format == Format::json) {
     nlohmann::ordered_json document;
     document["model"] = network.name;
-    document["precision"] = precision;
-    document["bytes_per_element"] = element_bytes;
+    if (network.formats) {
+      const workload::TensorFormats& formats = *network.formats;
+      document["precision"] = {
+          {"weights", util::name(formats.weights)},
+          {"activations", util::name(formats.activations)},
+          {"kv_cache", util::name(formats.kv_cache)},
+          {"weight_group_size", formats.weight_group_size > 0 ? nlohmann::ordered_json(formats.weight_group_size)
+                                                              : nlohmann::ordered_json()}};
+    } else {
+      document["precision"] = precision;
+      document["bytes_per_element"] = element_bytes;
+    }
     document["batch"] = options.batch;
     document["input_shape"] = network.input ? network.input->to_string() : "per layer";
     document["peak_tops"] = options.peak_tops ? nlohmann::ordered_json(*options.peak_tops) : nlohmann::ordered_json();
     if (network.input && network.input->kind == workload::ShapeKind::sequence) {
       document["macs_per_token"] = network.total_macs() / network.tokens_per_sample();
-      document["kv_cache_bytes_per_token"] = checked_mul(network.kv_cache_elements_per_token(), element_bytes);
+      document["kv_cache_bytes_per_token"] = kv_cache_bytes_per_token;
     }
     document["conventions"] = kConventions;
     nlohmann::ordered_json rows = table.to_json();
@@ -119,13 +137,15 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
     return json_document_text(document);
   }
   const std::string input = network.input ? network.input->describe() : "per layer";
-  std::string text = "model " + network.name + ": input " + input + ", " + precision + " (" +
-                     std::to_string(element_bytes) + " bytes/element), batch " + std::to_string(options.batch);
+  const std::string sizes = network.formats ? workload::describe(*network.formats)
+                                            : precision + " (" + std::to_string(element_bytes) + " bytes/element)";
+  std::string text =
+      "model " + network.name + ": input " + input + ", " + sizes + ", batch " + std::to_string(options.batch);
   if (options.peak_tops) text += ", ideal device " + format_number(*options.peak_tops) + " Tops/s";
   if (network.input && network.input->kind == workload::ShapeKind::sequence) {
     text += "\nper token: " + group_digits(network.total_macs() / network.tokens_per_sample()) + " MACs";
     if (const std::int64_t kv = network.kv_cache_elements_per_token(); kv > 0) {
-      text += ", " + group_digits(checked_mul(kv, element_bytes)) + " bytes of keys and values in the KV cache";
+      text += ", " + group_digits(kv_cache_bytes_per_token) + " bytes of keys and values in the KV cache";
     }
   }
   text += "\n" + std::string(kConventions) + "\n\n";

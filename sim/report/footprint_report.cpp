@@ -82,14 +82,20 @@ std::string render_footprint(const workload::Network& network, const workload::F
   const bool train = options.mode == workload::FootprintMode::train;
   const std::string mode = util::name(options.mode);
   const std::string optimizer = train ? util::name(options.optimizer) : "none";
-  const std::string dtype = util::name(options.dtype);
+  const std::string dtype = options.formats ? workload::describe(*options.formats) : util::name(options.dtype);
   if (format == Format::csv) return table.to_csv();
   if (format == Format::json) {
     nlohmann::ordered_json document;
     document["model"] = network.name;
     document["mode"] = mode;
     document["optimizer"] = optimizer;
-    document["dtype"] = dtype;
+    if (options.formats) {
+      document["precision"] = {{"weights", util::name(options.formats->weights)},
+                               {"activations", util::name(options.formats->activations)},
+                               {"kv_cache", util::name(options.formats->kv_cache)}};
+    } else {
+      document["dtype"] = dtype;
+    }
     document["batch"] = options.batch;
     document["im2col"] = options.im2col;
     document["inplace_activations"] = options.inplace_activations;

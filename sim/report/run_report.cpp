@@ -419,6 +419,7 @@ std::string render_run(const RunReport& report, Format format) {
     document["peak_gops"] = report.spec.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = report.spec.element_bytes();
+    if (report.kv_cache_element_bytes) document["kv_cache_element_bytes"] = *report.kv_cache_element_bytes;
     document["area"] = area_json(report.spec);
     document["conventions"] = kConventions;
     document["rows"] = table.to_json();
@@ -436,8 +437,10 @@ std::string render_run(const RunReport& report, Format format) {
   }
   if (report.fidelity == spec::Fidelity::fast) step += ", fast fidelity (docs/performance.md, \"Fast mode\")";
   return "accelerator " + report.accelerator + ", model " + report.model + step + ", " +
-         std::to_string(report.spec.element_bytes()) + "-byte elements" + (area.empty() ? "" : ", " + area) +
-         "\n" + kConventions + "\n\n" + table.to_text();
+         std::to_string(report.spec.element_bytes()) + "-byte elements" +
+         (report.kv_cache_element_bytes ? " (the KV cache " + std::to_string(*report.kv_cache_element_bytes) + "-byte)"
+                                        : "") +
+         (area.empty() ? "" : ", " + area) + "\n" + kConventions + "\n\n" + table.to_text();
 }
 
 }  // namespace reusesim::report

@@ -30,6 +30,9 @@ struct RunReport {
   std::vector<std::int64_t> peak_memory_bytes;
   // The replay's memory timing (docs/performance.md, "Fast mode"): a fast run's outputs say so.
   spec::Fidelity fidelity = spec::Fidelity::exact;
+  // Bytes per element of the KV cache when the model's precision block puts it at another width
+  // than the operands' (docs/model-format.md, "Precision per tensor").
+  std::optional<std::int64_t> kv_cache_element_bytes = std::nullopt;
 };
 
 // Where a row of the run table stands, and what its cells read besides its LayerResult.

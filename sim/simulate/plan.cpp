@@ -185,8 +185,9 @@ class RunBuilder {
     for (std::size_t i : layers) {
       const workload::NetworkLayer& layer = network.layers[i];
       if (layer.counts.macs == 0) continue;  // a vector layer's parameters may be folded into its producer's
-      const std::int64_t needed = util::checked_add(workload::compulsory_traffic(layer, batch, e).weight,
-                                                    util::checked_product({layer.cached_elements(), batch, e}));
+      const std::int64_t needed =
+          util::checked_add(workload::compulsory_traffic(layer, batch, e).weight,
+                            util::checked_product({layer.cached_elements(), batch, network.kv_cache_element_bytes(e)}));
       bytes = util::checked_add(bytes, needed);
       seconds += roofline_seconds(util::checked_mul(layer.counts.macs, batch), needed);
     }

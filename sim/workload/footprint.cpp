@@ -125,26 +125,31 @@ std::int64_t optimizer_bytes_per_parameter(Optimizer optimizer, bool mixed_preci
 
 Footprint compute_footprint(const Network& network, const FootprintOptions& options) {
   const std::int64_t element_bytes = bytes_per_element(options.dtype);
+  const TensorWidths widths =
+      options.formats ? TensorWidths::of(*options.formats) : TensorWidths::uniform(element_bytes);
   const bool train = options.mode == FootprintMode::train;
-  const auto tensor_bytes = [&](std::int64_t elements_per_sample) {
-    return util::checked_product({elements_per_sample, options.batch, element_bytes});
+  const auto tensor_bytes = [&](std::int64_t elements_per_sample, std::int64_t bits) {
+    return packed_bytes(util::checked_mul(elements_per_sample, options.batch), bits);
+  };
+  const auto activation_bytes = [&](std::int64_t elements_per_sample) {
+    return tensor_bytes(elements_per_sample, widths.activation_bits);
   };
   Footprint footprint;
-  footprint.input_bytes = tensor_bytes(network.data_input_elems());
+  footprint.input_bytes = activation_bytes(network.data_input_elems());
   for (const NetworkLayer& layer : network.layers) {
     LayerFootprint row;
     row.name = layer.spec.name;
     row.type = util::name(layer.spec.type);
-    row.weight_bytes = util::checked_mul(layer.counts.params, element_bytes);
+    row.weight_bytes = parameter_bytes(layer, widths).total();
     if (train) {
       row.gradient_bytes = row.weight_bytes;
       row.optimizer_bytes = util::checked_mul(
           layer.counts.params, optimizer_bytes_per_parameter(options.optimizer, options.mixed_precision, element_bytes));
-      row.activation_gradient_bytes = is_view(layer.spec.type) ? 0 : tensor_bytes(layer.counts.output_elems);
+      row.activation_gradient_bytes = is_view(layer.spec.type) ? 0 : activation_bytes(layer.counts.output_elems);
     }
-    row.activation_bytes = shares_input_buffer(layer, options) ? 0 : tensor_bytes(layer.counts.output_elems);
-    if (options.im2col) row.im2col_bytes = tensor_bytes(layer.counts.im2col_elems);
-    row.kv_cache_bytes = tensor_bytes(layer.cached_elements());
+    row.activation_bytes = shares_input_buffer(layer, options) ? 0 : activation_bytes(layer.counts.output_elems);
+    if (options.im2col) row.im2col_bytes = activation_bytes(layer.counts.im2col_elems);
+    row.kv_cache_bytes = tensor_bytes(layer.cached_elements(), widths.kv_cache_bits);
     footprint.weight_bytes = util::checked_add(footprint.weight_bytes, row.weight_bytes);
     footprint.gradient_bytes = util::checked_add(footprint.gradient_bytes, row.gradient_bytes);
     footprint.optimizer_bytes = util::checked_add(footprint.optimizer_bytes, row.optimizer_bytes);

@@ -12,6 +12,7 @@
 // segment's activations at a time, until that segment's backward is done.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct FootprintOptions {
   FootprintMode mode = FootprintMode::infer;
   Optimizer optimizer = Optimizer::sgd;  // train only
   Precision dtype = Precision::fp32;     // every tensor, optimizer state included
+  // infer: each tensor at its own format (a model's precision block) in place of dtype.
+  std::optional<TensorFormats> formats;
   bool im2col = false;                   // convolutions lowered to matrix products need a workspace
   bool inplace_activations = false;      // activation layers overwrite their input
   // train: activation checkpointing (training.h); 1 keeps every activation.

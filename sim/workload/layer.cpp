@@ -12,7 +12,6 @@ namespace {
 // Element operations per hidden unit per time step beyond the gate matrix products:
 // RNN: tanh (1). GRU: 3 gate nonlinearities + reset product + (1 - z), two products and a sum
 // for the blend (7). LSTM: 4 gate nonlinearities + f*c + i*g + their sum + tanh(c) + o*tanh(c) (9).
-std::int64_t gates(LayerType type) { return type == LayerType::lstm ? 4 : type == LayerType::gru ? 3 : 1; }
 std::int64_t recurrent_vector_ops_per_unit(LayerType type) {
   return type == LayerType::lstm ? 9 : type == LayerType::gru ? 7 : 1;
 }
@@ -192,6 +191,8 @@ ShapeResult infer_matmul(const LayerSpec& layer, const std::vector<Shape>& input
 
 }  // namespace
 
+std::int64_t recurrent_gates(LayerType type) { return type == LayerType::lstm ? 4 : type == LayerType::gru ? 3 : 1; }
+
 bool is_activation(LayerType type) {
   return type == LayerType::relu || type == LayerType::relu6 || type == LayerType::sigmoid ||
          type == LayerType::tanh || type == LayerType::gelu || type == LayerType::silu;
@@ -302,9 +303,11 @@ LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs
       for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
         // Per direction: gates x (W_ih: H x in, W_hh: H x H) and, with bias, b_ih and b_hh (2H each gate).
         const std::int64_t matrix = util::checked_mul(hidden, util::checked_add(layer_input, hidden));
-        const std::int64_t per_direction = util::checked_mul(gates(layer.type), util::checked_add(matrix, rnn.bias ? 2 * hidden : 0));
+        const std::int64_t per_direction =
+            util::checked_mul(recurrent_gates(layer.type), util::checked_add(matrix, rnn.bias ? 2 * hidden : 0));
         counts.params = util::checked_add(counts.params, util::checked_mul(directions, per_direction));
-        counts.macs = util::checked_add(counts.macs, util::checked_product({in.steps, directions, gates(layer.type), matrix}));
+        counts.macs = util::checked_add(
+            counts.macs, util::checked_product({in.steps, directions, recurrent_gates(layer.type), matrix}));
         counts.vector_ops = util::checked_add(
             counts.vector_ops,
             util::checked_product({in.steps, directions, hidden, recurrent_vector_ops_per_unit(layer.type)}));

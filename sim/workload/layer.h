@@ -36,6 +36,8 @@ constexpr util::EnumNames<LayerType, 28> enum_names(LayerType) {
 }
 bool is_activation(LayerType type);
 bool is_recurrent(LayerType type);
+// Gate matrices of a recurrent layer: RNN 1, GRU 3, LSTM 4.
+std::int64_t recurrent_gates(LayerType type);
 // A view of its (first) input's buffer: no program of its own, no tensor of its own.
 bool is_view(LayerType type);
 // A layer that runs as one GEMM (conv2d, linear, matmul): split over a chip's cores by the GEMM's

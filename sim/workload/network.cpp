@@ -74,18 +74,39 @@ std::int64_t Network::data_input_elems() const {
 
 std::int64_t TrafficBytes::total() const { return util::checked_add(util::checked_add(weight, input), output); }
 
-TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
+std::int64_t kv_cache_read_bytes(const NetworkLayer& layer, const TensorWidths& widths) {
+  return layer.cached_steps > 0 ? packed_bytes(layer.input_shapes[1].elements(), widths.kv_cache_bits) : 0;
+}
+
+TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, const TensorWidths& widths) {
   TrafficBytes traffic;
-  std::int64_t weight_elems = layer.counts.params;
   if (layer.spec.type == LayerType::embedding) {
     // Only the gathered rows move: at most one per token, at most the whole table.
     const std::int64_t tokens = util::checked_mul(layer.input_shapes.front().steps, batch);
-    weight_elems = util::checked_mul(std::min(tokens, layer.spec.embedding.num_embeddings), layer.spec.embedding.embedding_dim);
+    traffic.weight = packed_bytes(
+        util::checked_mul(std::min(tokens, layer.spec.embedding.num_embeddings), layer.spec.embedding.embedding_dim),
+        widths.activation_bits);
+  } else {
+    traffic.weight = parameter_bytes(layer, widths).total();
   }
-  traffic.weight = util::checked_mul(weight_elems, element_bytes);
-  traffic.input = util::checked_product({layer.counts.input_elems, batch, element_bytes});
-  traffic.output = util::checked_product({layer.counts.output_elems, batch, element_bytes});
+  const std::int64_t cached_operand = layer.cached_steps > 0 ? layer.input_shapes[1].elements() : 0;
+  traffic.input = util::checked_add(
+      packed_bytes(util::checked_mul(layer.counts.input_elems - cached_operand, batch), widths.activation_bits),
+      util::checked_mul(kv_cache_read_bytes(layer, widths), batch));
+  traffic.output = packed_bytes(util::checked_mul(layer.counts.output_elems, batch), widths.activation_bits);
   return traffic;
+}
+
+TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes) {
+  return compulsory_traffic(layer, batch, TensorWidths::uniform(element_bytes));
+}
+
+std::int64_t Network::kv_cache_element_bytes(std::int64_t operand_bytes) const {
+  return formats ? format_bits(formats->kv_cache) / 8 : operand_bytes;
+}
+
+TensorWidths Network::model_widths() const {
+  return formats ? TensorWidths::of(*formats) : TensorWidths::uniform(bytes_per_element(precision));
 }
 
 std::int64_t NetworkLayer::cached_elements() const {
@@ -162,6 +183,7 @@ NetworkBuild build_network(const ModelSpec& model, std::int64_t decode_context) 
   Network network;
   network.name = model.name;
   network.precision = model.precision;
+  network.formats = model.formats;
   network.input = model.input;
   if (decode_context > 0 && network.input) network.input->steps = 1;  // one new token per sample
   std::vector<int> position_of(count, -1);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workload/layer.h"
+#include "workload/precision.h"
 
 namespace reusesim::workload {
 
@@ -14,6 +15,9 @@ struct ModelSpec {
   std::string name;
   std::string source;
   Precision precision = Precision::fp32;
+  // A `precision:` block: each tensor at its own format (`precision` is then left at fp32 and no
+  // count reads it). None for a scalar `precision:`.
+  std::optional<TensorFormats> formats;
   std::optional<Shape> input;     // none when every layer names its inputs or has its own
   std::vector<LayerSpec> layers;  // file order (block instances expanded)
   std::int64_t max_sequence = 0;  // the most tokens a sequence may hold (positions); 0: no limit
@@ -37,6 +41,7 @@ struct NetworkLayer {
 struct Network {
   std::string name;
   Precision precision = Precision::fp32;
+  std::optional<TensorFormats> formats;  // the model's precision block, if it has one
   std::optional<Shape> input;
   std::vector<NetworkLayer> layers;  // topological order, ties broken by file order
 
@@ -49,6 +54,12 @@ struct Network {
   std::int64_t tokens_per_sample() const;
   // Elements one token adds to the KV cache: the key and value rows its kv_cache matmuls read.
   std::int64_t kv_cache_elements_per_token() const;
+  // The widths `analyze` and `footprint` size tensors by: the precision block's formats, or every
+  // tensor at the scalar precision.
+  TensorWidths model_widths() const;
+  // Bytes per KV cache element in `run`: the precision block's kv_cache format (a whole number of
+  // bytes: run refuses others), or the accelerator's `operand_bytes`.
+  std::int64_t kv_cache_element_bytes(std::int64_t operand_bytes) const;
 };
 
 // A problem with one layer: its position in ModelSpec::layers and the key at fault.
@@ -80,6 +91,15 @@ struct TrafficBytes {
   std::int64_t output = 0;
   std::int64_t total() const;
 };
+// Each tensor at its width: the weights as parameter_bytes gives them (an embedding's gathered rows
+// at the activations' width), the inputs and the output at the activations', but a decode step's
+// cached operand (all its rows: the cached tokens' keys or values and the new token's) at the
+// KV cache's.
+TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, const TensorWidths& widths);
+// Every tensor at one element size.
 TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, std::int64_t element_bytes);
+// Bytes per sample a decode step's matmul reads from the KV cache (its whole cached operand), 0 for
+// other layers.
+std::int64_t kv_cache_read_bytes(const NetworkLayer& layer, const TensorWidths& widths);
 
 }  // namespace reusesim::workload
