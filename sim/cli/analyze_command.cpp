@@ -50,8 +50,9 @@ int analyze_command(const std::vector<std::string>& args) {
     const report::Format format = parse_format(common.format);
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, common.overrides, lengths);
-    check_kv_cache_addressable(model.network, lengths.decode_context, analyze.batch,
-                               (model.network.model_widths().kv_cache_bits + 7) / 8);
+    check_kv_cache_addressable(
+        model.network, lengths.decode_context, analyze.batch,
+        model.network.kv_cache_element_bytes(workload::bytes_per_element(model.network.precision)));
     std::cout << report::render_analysis(model.network, analyze, format);
     return kExitOk;
   });

@@ -60,7 +60,7 @@ int footprint_command(const std::vector<std::string>& args) {
     }
     if (training) check_training(*training, model.network, workload::bytes_per_element(footprint.dtype));
     check_kv_cache_addressable(model.network, lengths.decode_context, footprint.batch,
-                               footprint.formats ? (workload::format_bits(footprint.formats->kv_cache) + 7) / 8
+                               footprint.formats ? workload::format_bytes(footprint.formats->kv_cache)
                                                  : workload::bytes_per_element(footprint.dtype));
     const workload::Footprint result = workload::compute_footprint(model.network, footprint);
     std::cout << report::render_footprint(model.network, footprint, result, format);

@@ -198,17 +198,15 @@ int run_command(const std::vector<std::string>& args) {
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_run_formats(spec, model.network, model_file);
+    const std::int64_t kv_cache_element_bytes = model.network.kv_cache_element_bytes(spec.element_bytes());
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
-                               model.network.kv_cache_element_bytes(spec.element_bytes()));
+                               kv_cache_element_bytes);
     const std::vector<std::size_t> selected =
         training ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
     report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
     if (training) report = training_report(spec, model.network, *training, arch_file);
     report.fidelity = fidelity;
-    if (const std::int64_t kv = model.network.kv_cache_element_bytes(spec.element_bytes());
-        kv != spec.element_bytes()) {
-      report.kv_cache_element_bytes = kv;
-    }
+    if (kv_cache_element_bytes != spec.element_bytes()) report.kv_cache_element_bytes = kv_cache_element_bytes;
     simulate::RunPlan plan = training ? simulate::plan_training(spec, model.network, batches, *training, arch_file)
                                       : simulate::plan_inference(spec, model.network, batches, selected, arch_file);
     if (training) {

@@ -1,6 +1,7 @@
 #include "hw/accelerator.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -187,6 +188,9 @@ void Accelerator::drive() {
 results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
   const sc_core::sc_time period = cores_[0].clock_period();
   const CoreUnitTotals& core = total.core;
+  const auto sum = [](const std::array<std::int64_t, program::kTensorRoles>& bytes) {
+    return std::accumulate(bytes.begin(), bytes.end(), std::int64_t{0});
+  };
   results::LayerResult result;
   result.layer = run.program.layer;
   result.type = run.program.type;
@@ -219,8 +223,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     const auto r = static_cast<std::size_t>(role);
     return core.read_bytes[r] - core.shared_read_bytes[r];
   };
-  result.shared_read_bytes =
-      std::accumulate(core.shared_read_bytes.begin(), core.shared_read_bytes.end(), std::int64_t{0});
+  result.shared_read_bytes = sum(core.shared_read_bytes);
   result.dram_read_weight_bytes = read(program::TensorRole::weights);
   // Everything but weights and the KV cache is an input, as the stall causes count it: a
   // recurrent layer's state, and outputs read back (partial sums of a program that spills them).
@@ -253,9 +256,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     figures.stall_cycles = spans[1];
     figures.sync_cycles = spans[2];
     figures.macs = own.macs;
-    figures.dram_read_bytes =
-        std::accumulate(own.read_bytes.begin(), own.read_bytes.end(), std::int64_t{0}) -
-        std::accumulate(own.shared_read_bytes.begin(), own.shared_read_bytes.end(), std::int64_t{0});
+    figures.dram_read_bytes = sum(own.read_bytes) - sum(own.shared_read_bytes);
     figures.dram_write_bytes = own.write_bytes;
     result.cores.push_back(figures);
   }

@@ -27,16 +27,13 @@ SharedMemory::SharedMemory(sc_core::sc_module_name name, const spec::SharedMemor
 
 sc_core::sc_time SharedMemory::take_banks(std::uint64_t address, std::uint64_t bytes,
                                           const sc_core::sc_time& earliest) {
-  const auto line_bytes = static_cast<std::uint64_t>(spec_.line_bytes);
   const auto width = static_cast<std::uint64_t>(spec_.bank_width_bytes);
   sc_core::sc_time done = earliest;
-  for (std::uint64_t line = address / line_bytes; line * line_bytes < address + bytes; ++line) {
-    const std::uint64_t in_line =
-        std::min(address + bytes, (line + 1) * line_bytes) - std::max(address, line * line_bytes);
+  lines_.for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t begin, std::uint64_t end) {
     sc_core::sc_time& free_at = bank_free_at_[line % bank_free_at_.size()];
-    free_at = std::max(free_at, earliest) + period_ * static_cast<double>((in_line + width - 1) / width);
+    free_at = std::max(free_at, earliest) + period_ * static_cast<double>((end - begin + width - 1) / width);
     done = std::max(done, free_at);
-  }
+  });
   return done;
 }
 
@@ -56,10 +53,9 @@ void SharedMemory::answer_hit(tlm::tlm_generic_payload& payload, int initiator,
 void SharedMemory::fill_arrived(std::uint64_t address, std::uint64_t bytes, const sc_core::sc_time& at) {
   // The fill's data reaches the banks as it reaches the core.
   lines_.end_fill(address, bytes, take_banks(address, bytes, at).value());
-  const auto line_bytes = static_cast<std::uint64_t>(spec_.line_bytes);
-  for (std::uint64_t line = address / line_bytes; line * line_bytes < address + bytes; ++line) {
+  lines_.for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t, std::uint64_t) {
     const auto found = waiting_.find(static_cast<std::int64_t>(line));
-    if (found == waiting_.end() || lines_.filling(static_cast<std::int64_t>(line))) continue;
+    if (found == waiting_.end() || lines_.filling(static_cast<std::int64_t>(line))) return;
     const std::vector<Waiting> woken = std::move(found->second);
     waiting_.erase(found);
     waiting_count_ -= static_cast<std::int64_t>(woken.size());
@@ -67,7 +63,7 @@ void SharedMemory::fill_arrived(std::uint64_t address, std::uint64_t bytes, cons
       answer_hit(*read.payload, read.initiator,
                  lines_.read(read.payload->get_address(), read.payload->get_data_length()));
     }
-  }
+  });
 }
 
 tlm::tlm_sync_enum SharedMemory::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,

@@ -7,29 +7,18 @@ namespace reusesim::timing {
 SharedLines::SharedLines(std::int64_t line_bytes, std::int64_t burst_bytes, std::int64_t capacity_lines)
     : line_bytes_(line_bytes), burst_bytes_(burst_bytes), capacity_lines_(capacity_lines) {}
 
-std::uint64_t SharedLines::bursts_of(std::uint64_t line, std::uint64_t address, std::uint64_t bytes) const {
-  const auto size = static_cast<std::uint64_t>(line_bytes_);
-  const std::uint64_t begin = std::max(address, line * size);
-  const std::uint64_t end = std::min(address + bytes, (line + 1) * size);
+std::uint64_t SharedLines::bursts_of(std::uint64_t line, std::uint64_t begin, std::uint64_t end) const {
   const auto burst = static_cast<std::uint64_t>(burst_bytes_);
-  const std::uint64_t first = (begin - line * size) / burst;
+  const std::uint64_t first = (begin - line * static_cast<std::uint64_t>(line_bytes_)) / burst;
   const std::uint64_t count = (end - begin + burst - 1) / burst;
   const std::uint64_t ones = count >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1;
   return ones << first;
 }
 
-template <typename Visit>
-void SharedLines::for_each_line(std::uint64_t address, std::uint64_t bytes, Visit visit) const {
-  const auto size = static_cast<std::uint64_t>(line_bytes_);
-  for (std::uint64_t line = address / size; line * size < address + bytes; ++line) {
-    visit(line, bursts_of(line, address, bytes));
-  }
-}
-
 SharedLines::Lookup SharedLines::read(std::uint64_t address, std::uint64_t bytes) {
   Lookup lookup;
   lookup.hit = true;
-  for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
+  for_each_line_bursts(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
     const auto found = lines_.find(line);
     if (found == lines_.end() || (bursts & ~(found->second.held | found->second.filling)) != 0) {
       lookup.hit = false;
@@ -39,7 +28,7 @@ SharedLines::Lookup SharedLines::read(std::uint64_t address, std::uint64_t bytes
     lookup.ready = std::max(lookup.ready, found->second.ready);
   });
   if (!lookup.hit) return Lookup{};
-  for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t) { touch(line); });
+  for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t, std::uint64_t) { touch(line); });
   return lookup;
 }
 
@@ -88,13 +77,13 @@ SharedLines::Line* SharedLines::touch(std::uint64_t line) {
 }
 
 void SharedLines::begin_fill(std::uint64_t address, std::uint64_t bytes) {
-  for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
+  for_each_line_bursts(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
     if (Line* kept = touch(line)) kept->filling |= bursts & ~kept->held;
   });
 }
 
 void SharedLines::end_fill(std::uint64_t address, std::uint64_t bytes, std::uint64_t ready) {
-  for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
+  for_each_line_bursts(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
     const auto found = lines_.find(line);
     if (found == lines_.end()) return;
     Line& kept = found->second;
@@ -106,7 +95,7 @@ void SharedLines::end_fill(std::uint64_t address, std::uint64_t bytes, std::uint
 }
 
 void SharedLines::write(std::uint64_t address, std::uint64_t bytes, std::uint64_t ready) {
-  for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
+  for_each_line_bursts(address, bytes, [&](std::uint64_t line, std::uint64_t bursts) {
     if (Line* kept = touch(line)) {
       kept->held |= bursts;
       kept->ready = std::max(kept->ready, ready);

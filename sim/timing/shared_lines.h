@@ -5,6 +5,7 @@
 // written through), or filling while a read that missed fetches it from the DRAM. Lines are
 // replaced least recently used first, never while one of their bursts is filling.
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <unordered_map>
@@ -41,7 +42,15 @@ class SharedLines {
   // Holds nothing (at a batch's start, with the DRAM).
   void clear();
   std::int64_t held_lines() const { return static_cast<std::int64_t>(lines_.size()); }
-  std::int64_t line_bytes() const { return line_bytes_; }
+  // Calls visit(line index, begin, end) for each line [address, address + bytes) touches, with the
+  // part of the range in it, [begin, end).
+  template <typename Visit>
+  void for_each_line(std::uint64_t address, std::uint64_t bytes, Visit visit) const {
+    const auto size = static_cast<std::uint64_t>(line_bytes_);
+    for (std::uint64_t line = address / size; line * size < address + bytes; ++line) {
+      visit(line, std::max(address, line * size), std::min(address + bytes, (line + 1) * size));
+    }
+  }
 
  private:
   struct Line {
@@ -50,14 +59,18 @@ class SharedLines {
     std::uint64_t ready = 0;    // when the latest data arrived
     std::list<std::uint64_t>::iterator recency;
   };
-  // The bursts of line `line` that [address, address + bytes) covers, as bits.
-  std::uint64_t bursts_of(std::uint64_t line, std::uint64_t address, std::uint64_t bytes) const;
+  // The bursts of line `line` that its part [begin, end) covers, as bits.
+  std::uint64_t bursts_of(std::uint64_t line, std::uint64_t begin, std::uint64_t end) const;
   // The line, made the most recently used; allocated (replacing the least recently used line
   // without a filling burst) when absent; nullptr when there is no room.
   Line* touch(std::uint64_t line);
   // Calls visit(line index, its burst bits) for each line of the range.
   template <typename Visit>
-  void for_each_line(std::uint64_t address, std::uint64_t bytes, Visit visit) const;
+  void for_each_line_bursts(std::uint64_t address, std::uint64_t bytes, Visit visit) const {
+    for_each_line(address, bytes, [&](std::uint64_t line, std::uint64_t begin, std::uint64_t end) {
+      visit(line, bursts_of(line, begin, end));
+    });
+  }
 
   std::int64_t line_bytes_;
   std::int64_t burst_bytes_;

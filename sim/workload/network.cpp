@@ -102,7 +102,7 @@ TrafficBytes compulsory_traffic(const NetworkLayer& layer, std::int64_t batch, s
 }
 
 std::int64_t Network::kv_cache_element_bytes(std::int64_t operand_bytes) const {
-  return formats ? format_bits(formats->kv_cache) / 8 : operand_bytes;
+  return formats ? format_bytes(formats->kv_cache) : operand_bytes;
 }
 
 TensorWidths Network::model_widths() const {

@@ -57,8 +57,9 @@ struct Network {
   // The widths `analyze` and `footprint` size tensors by: the precision block's formats, or every
   // tensor at the scalar precision.
   TensorWidths model_widths() const;
-  // Bytes per KV cache element in `run`: the precision block's kv_cache format (a whole number of
-  // bytes: run refuses others), or the accelerator's `operand_bytes`.
+  // Bytes per KV cache element: the precision block's kv_cache format (whole bytes; run refuses a
+  // cache of a fraction of a byte, the addressability checks of analyze and footprint round it up),
+  // or `operand_bytes`.
   std::int64_t kv_cache_element_bytes(std::int64_t operand_bytes) const;
 };
 

@@ -22,6 +22,8 @@ std::int64_t format_bits(NumberFormat format) {
   }
 }
 
+std::int64_t format_bytes(NumberFormat format) { return (format_bits(format) + 7) / 8; }
+
 NumberFormat format_of(Precision precision) {
   switch (precision) {
     case Precision::fp16:

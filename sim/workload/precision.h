@@ -27,6 +27,8 @@ constexpr util::EnumNames<NumberFormat, 8> enum_names(NumberFormat) {
 }
 
 std::int64_t format_bits(NumberFormat format);
+// Whole bytes one element of `format` takes alone (an int4 value: 1).
+std::int64_t format_bytes(NumberFormat format);
 // The format of a scalar `precision:` (every tensor at it).
 NumberFormat format_of(Precision precision);
 // int4 and int8 weights carry scales (kWeightScaleBytes each); other formats none.
