@@ -555,11 +555,14 @@ void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Con
   emit_gemm(builder, p, tiling, context.accelerator.shared_memory.has_value());
 }
 
-void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
-              const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program) {
-  // Every placement tiles the same buffers; the array's own placement comes first and its
-  // MappingError (nothing fits) is the layer's. Another placement whose tile sizes fit nothing is
-  // no candidate.
+namespace {
+
+// Every placement's best tiling of `p`: every placement tiles the same buffers; the array's own
+// placement comes first and its MappingError (nothing fits) is the layer's. Another placement
+// whose tile sizes fit nothing is no candidate.
+std::vector<GemmTiling> placement_tilings(const GemmProblem& p, const Context& context, const Capacity& capacity,
+                                          const std::string& layer,
+                                          const std::optional<workload::PinnedTiling>& pinned) {
   std::vector<GemmTiling> options;
   for (GemmPlacement placement : gemm_placements(context.accelerator, pinned.has_value())) {
     try {
@@ -569,6 +572,13 @@ void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capa
       if (placement == GemmPlacement::array) throw;
     }
   }
+  return options;
+}
+
+// Takes the fastest of `options` and emits its program, with the mapping it chose and the
+// estimates it compared.
+void emit_fastest(const GemmProblem& p, const std::vector<GemmTiling>& options, const Context& context,
+                  program::LayerProgram& program) {
   const GemmTiling tiling = fastest_tiling(options);
   emit_gemm_program(p, tiling, context, program);
   program.mapping = describe(p, tiling);
@@ -582,6 +592,13 @@ void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capa
     program.mapping += ")";
   }
   program.estimated_cycles = tiling.cycles;
+}
+
+}  // namespace
+
+void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capacity, const std::string& layer,
+              const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program) {
+  emit_fastest(p, placement_tilings(p, context, capacity, layer, pinned), context, program);
 }
 
 namespace {
@@ -644,7 +661,22 @@ bool map_core_part(const GemmProblem& whole, const Context& context, const Capac
     program.mapping = "no part of the layer on this core";
     return false;
   }
-  map_gemm(p, context, capacity, layer, pinned, program);
+  if (split.tilings == nullptr) {
+    map_gemm(p, context, capacity, layer, pinned, program);
+    return true;
+  }
+  const std::int64_t extent = split_extent(whole, split.partition);
+  const std::array<std::int64_t, 6> part{static_cast<std::int64_t>(split.partition),
+                                         split.part(extent),
+                                         split.partition == workload::Partition::rows ? split.first(extent) : 0,
+                                         p.written_bytes,
+                                         p.output_vector_ops,
+                                         p.output_stage_ops};
+  auto known = split.tilings->by_part.find(part);
+  if (known == split.tilings->by_part.end()) {
+    known = split.tilings->by_part.emplace(part, placement_tilings(p, context, capacity, layer, pinned)).first;
+  }
+  emit_fastest(p, known->second, context, program);
   return true;
 }
 

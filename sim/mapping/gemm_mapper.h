@@ -1,8 +1,10 @@
 #pragma once
 // Convolutions and linear layers as tiled GEMMs: the tiling search and the program it emits.
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +109,15 @@ Capacity activation_operands_capacity(Capacity capacity);
 // moves the same bytes.
 void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
                        program::LayerProgram& program);
+
+// The tilings map_gemm compared for the cores' parts of one layer, by what tells the parts apart
+// (the partition, the part's extent, its first row for a split of rows, whose halos depend on
+// where they start, and its shares of the output path's work and bytes): a split's parts differ
+// by at most one row, column or group, so a layer over 108 cores is tiled a few times, not 108
+// (addresses never enter the tiling). Valid for the cores of one layer only.
+struct PartTilings {
+  std::map<std::array<std::int64_t, 6>, std::vector<GemmTiling>> by_part;
+};
 
 // Tiles `p` for each placement (choose_gemm_tiling), takes the fastest (fastest_tiling) and emits
 // its program into `program`, with the mapping it chose and the estimates it compared.

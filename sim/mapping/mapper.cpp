@@ -437,11 +437,12 @@ SplitNetworkMapping map_network_split(const workload::Network& network, std::int
     const workload::NetworkLayer& layer = network.layers[i];
     DramLayout layout = layouts[i];
     layout.output = layouts[fusion.final_layer[i]].output;  // a chain writes its last tensor
+    PartTilings tilings;  // the layer's alike parts tiled once, whatever the partition
     const auto map_split = [&](workload::Partition partition) {
       std::vector<program::LayerProgram> cores;
       for (std::int64_t core = 0; core < accelerator.cores; ++core) {
         cores.push_back(map_layer(layer, batch, accelerator, layout, mapped.plans[i],
-                                  LayerSplit{partition, core, accelerator.cores}));
+                                  LayerSplit{partition, core, accelerator.cores, &tilings}));
       }
       return cores;
     };

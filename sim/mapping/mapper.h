@@ -103,15 +103,20 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
                                        std::int64_t element_bytes, const program::LayerProgram& program,
                                        const LayerPlan& plan = {});
 
+struct PartTilings;
+
 // Core `core` of `cores` takes the `core`-th of `cores` near-equal parts of the dimension the
 // partition splits: items [first(total), first(total) + part(total)).
 struct LayerSplit {
   workload::Partition partition = workload::Partition::columns;
   std::int64_t core = 0, cores = 1;
+  // The tilings of this layer's parts chosen so far, shared by its cores so that alike parts are
+  // tiled once (gemm_mapper.h); none: every part is tiled.
+  PartTilings* tilings = nullptr;
 
   std::int64_t first(std::int64_t total) const;
   std::int64_t part(std::int64_t total) const {
-    return LayerSplit{partition, core + 1, cores}.first(total) - first(total);
+    return LayerSplit{partition, core + 1, cores, nullptr}.first(total) - first(total);
   }
   bool whole() const { return cores == 1; }
 };
