@@ -632,6 +632,30 @@ TEST_CASE("shared memory: none by default, its lines whole bursts, errors name t
   CHECK(with("shared_memory.ways=8").find("shared_memory.ways: unknown key") != std::string::npos);
 }
 
+// noc: none by default; a 2 x 2 mesh of 16-byte links holds 4 cores; the key path of each error.
+TEST_CASE("network-on-chip: none by default, a grid that holds the cores, errors name the key", "[accelerator]") {
+  CHECK_FALSE(load(kAccelerator).noc.has_value());
+  const std::vector<std::string> mesh{
+      "cores.count=4",      "noc.topology=mesh",           "noc.columns=2",          "noc.rows=2", "noc.link_bytes=16",
+      "noc.clock_mhz=1000", "noc.router_latency_cycles=2", "noc.memory_nodes=[0, 3]"};
+  const spec::AcceleratorSpec chip = load(kAccelerator, mesh);
+  REQUIRE(chip.noc.has_value());
+  CHECK(chip.noc->nodes() == 4);
+  CHECK(chip.noc->memory_nodes == std::vector<std::int64_t>{0, 3});
+  const auto with = [&](const std::string& override) {
+    std::vector<std::string> overrides = mesh;
+    overrides.push_back(override);
+    return errors_of(kAccelerator, overrides);
+  };
+  CHECK(with("noc.rows=1")
+            .find("noc.columns: a grid of 2 x 1 nodes for 4 cores (core c sits on node c): expected "
+                  "at least one node a core") != std::string::npos);
+  CHECK(with("noc.memory_nodes=[4]").find("noc.memory_nodes.0: expected at most 3, got 4") != std::string::npos);
+  CHECK(with("noc.topology=hypercube").find("noc.topology: expected one of") != std::string::npos);
+  CHECK(with("noc.vcs=2").find("noc.vcs: unknown key") != std::string::npos);
+  CHECK(errors_of(kAccelerator, {"noc.topology=ring"}).find("noc.columns: missing required key") != std::string::npos);
+}
+
 // configs/tpu_v1.yaml: 4096 x 256 x 32-bit accumulators = 4 MiB; snowflake's lanes run along a kernel row.
 TEST_CASE("the shipped accelerators' accumulators and lane direction", "[accelerator]") {
   const spec::AcceleratorSpec tpu = load_accelerator_file(kSource + "/configs/tpu_v1.yaml");

@@ -28,7 +28,7 @@ class OneCoreChip : public sc_core::sc_module {
       : sc_core::sc_module(name),
         mapper_(spec.dram),
         memory_("dram", spec.dram),
-        core("core", spec, mapper_, memory_, nullptr, 0),
+        core("core", 0, spec, mapper_, memory_, nullptr, 0),
         program_(program) {
     REUSESIM_HAS_PROCESS(OneCoreChip);
     SC_THREAD(drive);

@@ -44,7 +44,7 @@ struct Reader : sc_core::sc_module {
         shared("shared", small_shared_memory(), std::make_unique<hw::IdealMemory>("memory", dram), 64),
         dma("dma", mapper, 4, 0) {
     REUSESIM_HAS_PROCESS(Reader);
-    shared.bind(dma.socket);
+    shared.bind(dma.socket, 0);
     SC_THREAD(read_all);
   }
   void read(std::size_t i) {

@@ -260,8 +260,9 @@ int run_command(const std::vector<std::string>& args) {
           {"dram_channels.csv", report::render_dram_channels(report)},
           {"config.json", config::accelerator_json(spec)},
           {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity, spec.cores > 1,
-                                                 spec.shared_memory.has_value())}};
+                                                 spec.shared_memory.has_value(), spec.noc.has_value())}};
       if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
+      if (spec.noc) files.emplace_back("noc_links.csv", report::render_noc_links(report));
       problem = util::output_files_problem(out_dir, files);
       if (!problem.empty()) problem = "--out: " + problem;
     }

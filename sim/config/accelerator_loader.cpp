@@ -693,6 +693,31 @@ spec::SharedMemorySpec read_shared_memory(MapReader& reader, const spec::DramSpe
   return shared;
 }
 
+// `noc: {topology, columns, rows, link_bytes, clock_mhz, router_latency_cycles, memory_nodes}`: a
+// grid that holds every core (core c on node c), and the nodes the DRAM channels attach at.
+spec::NocSpec read_noc(MapReader& reader, std::int64_t cores) {
+  util::Diagnostics& diagnostics = reader.diagnostics();
+  spec::NocSpec noc;
+  noc.topology = reader.required_enum<spec::NocTopology>("topology").value_or(spec::NocTopology::mesh);
+  noc.columns = reader.required_integer("columns", kCores).value_or(0);
+  noc.rows = reader.required_integer("rows", kCores).value_or(0);
+  noc.link_bytes = reader.required_integer("link_bytes", kCount).value_or(0);
+  noc.clock_mhz = reader.required_number("clock_mhz", kClockMhz).value_or(0);
+  noc.router_latency_cycles = reader.required_integer("router_latency_cycles", IntegerRange{0, 1 << 20}).value_or(0);
+  const std::int64_t nodes = noc.nodes();
+  if (noc.columns > 0 && noc.rows > 0 && nodes < cores) {
+    diagnostics.error(reader.optional("columns")->location, reader.child_path("columns"),
+                      "a grid of " + std::to_string(noc.columns) + " x " + std::to_string(noc.rows) + " nodes for " +
+                          std::to_string(cores) + " cores (core c sits on node c): expected at least one node a core");
+  }
+  if (const ConfigNode* memory_nodes = reader.required("memory_nodes")) {
+    noc.memory_nodes = read_integer_list(*memory_nodes, reader.child_path("memory_nodes"),
+                                         IntegerRange{0, std::max<std::int64_t>(0, nodes - 1)}, nullptr, diagnostics);
+  }
+  reader.finish();
+  return noc;
+}
+
 // `technology: 45nm` (a preset), or a table: {preset: 45nm, add_pj: {int8: 0.05}} overrides entries
 // of a preset, and a table without `preset` gives every entry itself.
 std::optional<spec::TechnologySpec> read_accelerator_technology(const ConfigNode& node, const std::string& base_dir,
@@ -762,6 +787,10 @@ spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string
   if (const ConfigNode* shared = reader.optional("shared_memory")) {
     MapReader shared_reader(*shared, "shared_memory", diagnostics);
     if (shared_reader.valid()) accelerator.shared_memory = read_shared_memory(shared_reader, accelerator.dram);
+  }
+  if (const ConfigNode* noc = reader.optional("noc")) {
+    MapReader noc_reader(*noc, "noc", diagnostics);
+    if (noc_reader.valid()) accelerator.noc = read_noc(noc_reader, accelerator.cores);
   }
   if (const ConfigNode* technology = reader.optional("technology")) {
     // What the table lacks is judged only on a table that read cleanly: an entry refused for its

@@ -193,6 +193,15 @@ std::string accelerator_json(const spec::AcceleratorSpec& accelerator) {
                                  {"clock_mhz", shared->clock_mhz},
                                  {"latency_cycles", shared->latency_cycles}};
   }
+  if (const std::optional<spec::NocSpec>& noc = accelerator.noc) {
+    document["noc"] = {{"topology", util::name(noc->topology)},
+                       {"columns", noc->columns},
+                       {"rows", noc->rows},
+                       {"link_bytes", noc->link_bytes},
+                       {"clock_mhz", noc->clock_mhz},
+                       {"router_latency_cycles", noc->router_latency_cycles},
+                       {"memory_nodes", noc->memory_nodes}};
+  }
   // Names are checked UTF-8 on the way in; replace stands guard for anything that slipped past.
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

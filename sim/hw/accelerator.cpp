@@ -9,6 +9,7 @@
 #include "hw/dram_flow_memory.h"
 #include "hw/dram_system.h"
 #include "hw/ideal_memory.h"
+#include "hw/network_on_chip.h"
 #include "hw/shared_memory.h"
 #include "hw/systemc_compat.h"
 #include "results/cycle_count.h"
@@ -34,12 +35,17 @@ std::unique_ptr<Memory> make_dram(const spec::AcceleratorSpec& spec, spec::Fidel
   return std::make_unique<DramSystem>("dram", spec.dram);
 }
 
-// What the cores' DMA engines reach: the DRAM, or a shared memory in front of it.
-std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity) {
-  std::unique_ptr<Memory> dram = make_dram(spec, fidelity);
-  if (!spec.shared_memory) return dram;
-  return std::make_unique<SharedMemory>(spec.shared_memory->name.c_str(), *spec.shared_memory, std::move(dram),
-                                        spec.dram.burst_bytes());
+// What the cores' DMA engines reach: the DRAM, perhaps behind a shared memory, perhaps behind a
+// network-on-chip.
+std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity,
+                                    const timing::DramAddressMapper& mapper) {
+  std::unique_ptr<Memory> memory = make_dram(spec, fidelity);
+  if (spec.shared_memory) {
+    memory = std::make_unique<SharedMemory>(spec.shared_memory->name.c_str(), *spec.shared_memory, std::move(memory),
+                                            spec.dram.burst_bytes());
+  }
+  if (spec.noc) memory = std::make_unique<NetworkOnChip>("noc", *spec.noc, mapper, std::move(memory));
+  return memory;
 }
 
 // The DMA engines' chunks on the fast memory (0: none, whole transfers).
@@ -62,11 +68,12 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
                          spec::Fidelity fidelity)
     : sc_core::sc_module(name),
       mapper_(spec.dram),
-      memory_(make_memory(spec, fidelity)),
+      memory_(make_memory(spec, fidelity, mapper_)),
+      noc_(dynamic_cast<const NetworkOnChip*>(memory_.get())),
       cores_("cores", static_cast<std::size_t>(spec.cores),
              [&](const char*, std::size_t i) {
                const std::string core_name = i == 0 ? "core" : "core_" + std::to_string(i);
-               return new Core(core_name.c_str(), spec, mapper_, *memory_, timeline,
+               return new Core(core_name.c_str(), static_cast<std::int64_t>(i), spec, mapper_, *memory_, timeline,
                                fast_chunk_bytes(spec, fidelity, mapper_));
              }),
       runs_(std::move(runs)),
@@ -127,6 +134,7 @@ void Accelerator::drive() {
     if (run.starts_batch && unit.pass == 0 && !results_.empty()) restart_machine();
     const results::DramChannelStats dram_before = memory_->total_stats();
     const std::vector<results::DramChannelStats> channels_before = memory_->channel_stats();
+    const std::vector<timing::NocLinks::LinkStats> links_before = link_stats();
     if ((run.starts_batch || r == 0) && unit.pass == 0) {
       batch_dram_before_ = dram_before;
       batch_channels_before_ = channels_before;
@@ -166,6 +174,9 @@ void Accelerator::drive() {
       delta -= channels_before[i];
       total.channels[i] += delta;
     }
+    const std::vector<timing::NocLinks::LinkStats> links_after = link_stats();
+    total.noc_links.resize(links_after.size());
+    for (std::size_t i = 0; i < links_after.size(); ++i) total.noc_links[i].add(links_after[i], links_before[i]);
     if (!unit.last_pass) continue;
     if (timeline_ != nullptr) {
       // One span per layer, from its first pass to its last (other layers' passes run between).
@@ -183,6 +194,13 @@ void Accelerator::drive() {
     }
   }
   sc_core::sc_stop();
+}
+
+std::vector<timing::NocLinks::LinkStats> Accelerator::link_stats() const {
+  std::vector<timing::NocLinks::LinkStats> stats;
+  if (noc_ == nullptr) return stats;
+  for (std::size_t link = 0; link < noc_->links().link_count(); ++link) stats.push_back(noc_->links().stats(link));
+  return stats;
 }
 
 results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
@@ -259,6 +277,12 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     figures.dram_read_bytes = sum(own.read_bytes) - sum(own.shared_read_bytes);
     figures.dram_write_bytes = own.write_bytes;
     result.cores.push_back(figures);
+  }
+  for (std::size_t link = 0; link < total.noc_links.size(); ++link) {
+    const timing::NocLinks::LinkStats& moved = total.noc_links[link];
+    if (moved.bytes == 0) continue;
+    result.noc_links.push_back({static_cast<std::int64_t>(link), noc_->links().link_name(link), moved.transfers,
+                                moved.bytes, moved.busy_cycles, moved.waited_cycles});
   }
   return result;
 }

@@ -17,6 +17,7 @@
 
 #include "hw/core.h"
 #include "hw/memory.h"
+#include "hw/network_on_chip.h"
 #include "program/program.h"
 #include "results/layer_result.h"
 #include "results/timeline_recorder.h"
@@ -51,6 +52,7 @@ class Accelerator : public sc_core::sc_module {
     std::vector<CoreUnitTotals> cores;
     results::DramChannelStats dram;
     std::vector<results::DramChannelStats> channels;
+    std::vector<timing::NocLinks::LinkStats> noc_links;  // by link, with a network-on-chip
   };
   // The order the passes run in: layer after layer, except that consecutive layers of a batch with
   // the same sub-batches (program::LayerProgram::passes) run pass by pass.
@@ -61,12 +63,16 @@ class Accelerator : public sc_core::sc_module {
   // layer's last pass (a core with fewer samples may run fewer passes) and none after its own last.
   static std::pair<std::size_t, std::size_t> step_range(const Unit& unit, const program::LayerProgram& program);
   results::LayerResult layer_result(const program::LayerRun& run, const RunTotals& total) const;
+  // Each link's counters so far (none without a network-on-chip).
+  std::vector<timing::NocLinks::LinkStats> link_stats() const;
   void drive();
   // Waits for the next DRAM clock edge and restarts the DRAM and SRAM there (program::LayerRun::starts_batch).
   void restart_machine();
 
   timing::DramAddressMapper mapper_;  // the memory's address map, for the DMA engines and burst extents
-  std::unique_ptr<Memory> memory_;  // a DRAM system, or an ideal memory (DramSpec::ideal)
+  std::unique_ptr<Memory> memory_;
+  const NetworkOnChip*
+      noc_;  // memory_, when it is a network-on-chip  // a DRAM system, or an ideal memory (DramSpec::ideal)
   sc_core::sc_vector<Core> cores_;  // "core", then "core_1", "core_2", ...
   program::LayerProgram no_program_;  // a core's share of a layer it has no samples of
   std::vector<program::LayerRun> runs_;

@@ -82,8 +82,9 @@ CoreUnitTotals chip_unit(const std::vector<CoreUnitTotals>& cores) {
   return chip;
 }
 
-Core::Core(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, const timing::DramAddressMapper& mapper,
-           Memory& memory, results::TimelineRecorder* timeline, std::uint64_t chunk_bytes)
+Core::Core(sc_core::sc_module_name name, std::int64_t index, const spec::AcceleratorSpec& spec,
+           const timing::DramAddressMapper& mapper, Memory& memory, results::TimelineRecorder* timeline,
+           std::uint64_t chunk_bytes)
     : sc_core::sc_module(name),
       spec_(spec),
       mapper_(mapper),
@@ -100,8 +101,8 @@ Core::Core(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, cons
     load_dma_.split_at_chunks(chunk_bytes);
     store_dma_.split_at_chunks(chunk_bytes);
   }
-  memory.bind(load_dma_.socket);
-  memory.bind(store_dma_.socket);
+  memory.bind(load_dma_.socket, index);
+  memory.bind(store_dma_.socket, index);
   load_dma_.read_shared_runs(memory.shared_reads());
 }
 

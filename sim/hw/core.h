@@ -61,11 +61,13 @@ class Core : public sc_core::sc_module {
     std::size_t first_step = 0, end_step = 0;
   };
 
-  // Binds both DMA engines to `memory`. With `chunk_bytes` > 0 they split each transfer into
-  // chunks of that many bytes (the fast memory's); `timeline` (if any) records the core's activity
-  // on tracks of its own, added now (so the chip's cores are its cores in construction order).
-  Core(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, const timing::DramAddressMapper& mapper,
-       Memory& memory, results::TimelineRecorder* timeline, std::uint64_t chunk_bytes);
+  // Binds both DMA engines to `memory` as core `index`'s. With `chunk_bytes` > 0 they split each
+  // transfer into chunks of that many bytes (the fast memory's); `timeline` (if any) records the
+  // core's activity on tracks of its own, added now (so the chip's cores are its cores in
+  // construction order).
+  Core(sc_core::sc_module_name name, std::int64_t index, const spec::AcceleratorSpec& spec,
+       const timing::DramAddressMapper& mapper, Memory& memory, results::TimelineRecorder* timeline,
+       std::uint64_t chunk_bytes);
 
   // Starts the steps [first, end) of `program` now (those before `first` are done); `next` (none at
   // a batch's end) is the unit to prefetch weights for. Returns busy().

@@ -45,6 +45,7 @@ struct DmaRoute : tlm::tlm_extension<DmaRoute> {
   std::size_t slot = 0;
   int memory_port = 0;
   int shared_port = 0;
+  int noc_port = 0;
   bool from_shared = false;
 
   tlm::tlm_extension_base* clone() const override { return new DmaRoute(*this); }

@@ -28,7 +28,7 @@ DramFlowMemory::DramFlowMemory(sc_core::sc_module_name name, const spec::DramSpe
   SC_THREAD(drain_writes);
 }
 
-void DramFlowMemory::bind(tlm::tlm_initiator_socket<>& initiator) { initiator.bind(socket); }
+void DramFlowMemory::bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t) { initiator.bind(socket); }
 
 sc_core::sc_time DramFlowMemory::at_cycle(double cycle) const {
   // In the clock period as SystemC holds it (rounded to its time resolution, as the exact

@@ -30,7 +30,7 @@ class DramFlowMemory : public sc_core::sc_module, public Memory {
   // the exact model would see them (the calibration streams keep as many).
   DramFlowMemory(sc_core::sc_module_name name, const spec::DramSpec& spec, std::int64_t window);
 
-  void bind(tlm::tlm_initiator_socket<>& initiator) override;
+  void bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t core) override;
   results::DramChannelStats total_stats() const override;
   std::vector<results::DramChannelStats> channel_stats() const override;
   sc_core::sc_time next_clock_edge() const override;

@@ -21,7 +21,7 @@ DramSystem::DramSystem(sc_core::sc_module_name name, const spec::DramSpec& spec)
   }
 }
 
-void DramSystem::bind(tlm::tlm_initiator_socket<>& initiator) { initiator.bind(socket); }
+void DramSystem::bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t) { initiator.bind(socket); }
 
 tlm::tlm_sync_enum DramSystem::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
                                                tlm::tlm_phase& phase, sc_core::sc_time& delay) {

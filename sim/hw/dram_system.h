@@ -20,7 +20,7 @@ class DramSystem : public sc_core::sc_module, public Memory {
 
   DramSystem(sc_core::sc_module_name name, const spec::DramSpec& spec);
 
-  void bind(tlm::tlm_initiator_socket<>& initiator) override;
+  void bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t core) override;
   const spec::DramSpec& spec() const { return spec_; }
   const timing::DramAddressMapper& mapper() const { return mapper_; }
   const sc_core::sc_vector<DramChannel>& channels() const { return channels_; }

@@ -14,7 +14,7 @@ IdealMemory::IdealMemory(sc_core::sc_module_name name, const spec::DramSpec& spe
   SC_THREAD(respond);
 }
 
-void IdealMemory::bind(tlm::tlm_initiator_socket<>& initiator) { initiator.bind(socket); }
+void IdealMemory::bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t) { initiator.bind(socket); }
 
 tlm::tlm_sync_enum IdealMemory::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
                                                 tlm::tlm_phase& phase, sc_core::sc_time& delay) {

@@ -21,7 +21,7 @@ class IdealMemory : public sc_core::sc_module, public Memory {
   // `spec.ideal` must be set.
   IdealMemory(sc_core::sc_module_name name, const spec::DramSpec& spec);
 
-  void bind(tlm::tlm_initiator_socket<>& initiator) override;
+  void bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t core) override;
   results::DramChannelStats total_stats() const override { return stats_; }
   std::vector<results::DramChannelStats> channel_stats() const override { return {}; }
   sc_core::sc_time next_clock_edge() const override { return sc_core::sc_time_stamp(); }

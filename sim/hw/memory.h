@@ -25,9 +25,9 @@ struct SharedReads {
 class Memory {
  public:
   virtual ~Memory() = default;
-  // Binds an initiator socket (a DMA engine's, or a shared memory's in front) to the memory's target
-  // socket.
-  virtual void bind(tlm::tlm_initiator_socket<>& initiator) = 0;
+  // Binds an initiator socket (a DMA engine's of core `core`, or a shared memory's or a network's in
+  // front, core 0) to the memory's target socket. Only a network tells the cores apart (their nodes).
+  virtual void bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t core) = 0;
   // All counters added up; an ideal memory counts requests and bytes only.
   virtual results::DramChannelStats total_stats() const = 0;
   // Each channel's counters (each pseudo-channel's); none for an ideal memory, which has no channels.

@@ -1,7 +1,7 @@
 #pragma once
 // The answering side shared by the memories that time a request on arrival (hw/ideal_memory.h,
-// hw/dram_flow_memory.h): each request waits until its answer is due, then goes back as BEGIN_RESP
-// to the target port it came in by (which its DmaRoute keeps).
+// hw/dram_flow_memory.h, and the network in front of them, hw/network_on_chip.h): each request waits until its answer
+// is due, then goes back as BEGIN_RESP to the target port it came in by (which its DmaRoute keeps).
 
 #include <systemc>
 #include <tlm>
@@ -16,11 +16,13 @@ namespace reusesim::hw {
 template <typename TargetSocket>
 class MemoryResponses {
  public:
-  explicit MemoryResponses(TargetSocket& socket) : socket_(socket) {}
+  // A request's port is kept in its DmaRoute's `port` (a network in front of a memory keeps its own).
+  explicit MemoryResponses(TargetSocket& socket, int DmaRoute::*port = &DmaRoute::memory_port)
+      : socket_(socket), port_(port) {}
 
   // Answers `payload`, from initiator `initiator`, `delay` from now.
   void answer_in(tlm::tlm_generic_payload& payload, int initiator, const sc_core::sc_time& delay) {
-    payload.get_extension<DmaRoute>()->memory_port = initiator;
+    payload.get_extension<DmaRoute>()->*port_ = initiator;
     ++in_flight_;
     due_.notify(payload, delay);
   }
@@ -36,13 +38,14 @@ class MemoryResponses {
         --in_flight_;
         tlm::tlm_phase phase = tlm::BEGIN_RESP;
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        socket_[payload->get_extension<DmaRoute>()->memory_port]->nb_transport_bw(*payload, phase, delay);
+        socket_[payload->get_extension<DmaRoute>()->*port_]->nb_transport_bw(*payload, phase, delay);
       }
     }
   }
 
  private:
   TargetSocket& socket_;
+  int DmaRoute::*port_;
   ResponseQueue<tlm::tlm_generic_payload> due_;
   std::int64_t in_flight_ = 0;  // taken and not yet answered
 };

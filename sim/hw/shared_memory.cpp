@@ -21,7 +21,7 @@ SharedMemory::SharedMemory(sc_core::sc_module_name name, const spec::SharedMemor
   REUSESIM_HAS_PROCESS(SharedMemory);
   socket.register_nb_transport_fw(this, &SharedMemory::nb_transport_fw);
   dram_socket.register_nb_transport_bw(this, &SharedMemory::nb_transport_bw);
-  dram_->bind(dram_socket);
+  dram_->bind(dram_socket, 0);
   SC_THREAD(respond);
 }
 

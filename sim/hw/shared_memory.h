@@ -44,7 +44,7 @@ class SharedMemory : public sc_core::sc_module, public Memory {
   SharedMemory(sc_core::sc_module_name name, const spec::SharedMemorySpec& spec, std::unique_ptr<Memory> dram,
                std::int64_t burst_bytes);
 
-  void bind(tlm::tlm_initiator_socket<>& initiator) override { initiator.bind(socket); }
+  void bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t) override { initiator.bind(socket); }
   results::DramChannelStats total_stats() const override { return dram_->total_stats(); }
   std::vector<results::DramChannelStats> channel_stats() const override { return dram_->channel_stats(); }
   sc_core::sc_time next_clock_edge() const override { return dram_->next_clock_edge(); }

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <functional>
+#include <map>
 
 #include "report/dram_stats_report.h"
 #include "report/energy_report.h"
@@ -277,6 +278,33 @@ Table core_table(const RunReport& report) {
   return table;
 }
 
+// Each layer's links that moved data; each TOTAL's, every layer's of its batch added up by link.
+Table link_table(const RunReport& report) {
+  const std::vector<RunColumn>& run = columns_of(report);
+  const std::vector<LinkColumn> columns = link_columns();
+  Table table = table_of(columns);
+  for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
+    std::vector<results::NocLinkFigures> links = r.noc_links;
+    if (row.total()) {
+      std::map<std::int64_t, results::NocLinkFigures> by_index;
+      for (const LayerResult& layer : report.batches[row.batch]) {
+        for (const results::NocLinkFigures& link : layer.noc_links) {
+          results::NocLinkFigures& sum =
+              by_index.emplace(link.index, results::NocLinkFigures{link.index, link.link}).first->second;
+          sum.transfers += link.transfers;
+          sum.bytes += link.bytes;
+          sum.busy_cycles += link.busy_cycles;
+          sum.waited_cycles += link.waited_cycles;
+        }
+      }
+      links.clear();
+      for (const auto& [index, link] : by_index) links.push_back(link);
+    }
+    for (const results::NocLinkFigures& link : links) table.add_row(cells_of(columns, link, LinkRow{r, row}));
+  });
+  return table;
+}
+
 // dram_channels.csv's line in stats.txt, after the DRAM statistics'.
 const LegendLine kChannelsLine{"dram_channels.csv",
                                "dram_channels.csv (and dram_channels in results.json): the same per DRAM channel, one "
@@ -334,6 +362,53 @@ std::string render_cores(const RunReport& report) {
   return report.spec.cores > 1 ? core_table(report).to_csv() : std::string();
 }
 
+std::string render_noc_links(const RunReport& report) {
+  return report.spec.noc ? link_table(report).to_csv() : std::string();
+}
+
+std::vector<LinkColumn> link_columns() {
+  const auto count = [](const char* name, const char* unit, const char* description,
+                        std::int64_t results::NocLinkFigures::*field) {
+    return LinkColumn{
+        name,        unit, description,
+        Total::none, 0,    [field](const results::NocLinkFigures& link, const LinkRow&) { return Cell(link.*field); },
+        {},          {}};
+  };
+  std::vector<LinkColumn> columns =
+      nested<results::NocLinkFigures, LinkRow>(named(run_columns(false), {"batch", "layer"}), "", std::nullopt,
+                                               [](const RunColumn& column, const results::NocLinkFigures&,
+                                                  const LinkRow& row) { return column.value(row.layer, row.run); });
+  columns.push_back({"link",
+                     "text",
+                     "a directed link of the network-on-chip, \"n<from> -> n<to>\" (nodes numbered row by row; a "
+                     "crossbar's links go up to its switch and down from it)",
+                     Total::none,
+                     0,
+                     [](const results::NocLinkFigures& link, const LinkRow&) { return Cell(link.link); },
+                     {},
+                     {}});
+  columns.push_back(count("transfers", "transfers", "reads' data coming back and stores' data going out over the link",
+                          &results::NocLinkFigures::transfers));
+  columns.push_back(count("bytes", "bytes", "what the link moved", &results::NocLinkFigures::bytes));
+  columns.push_back(count("busy_cycles", "cycles", "NoC clocks the link moved flits (link_bytes a clock)",
+                          &results::NocLinkFigures::busy_cycles));
+  columns.push_back(count("waited_cycles", "cycles",
+                          "NoC clocks transfers waited for the link while an earlier one held it, summed over them",
+                          &results::NocLinkFigures::waited_cycles));
+  columns.push_back({"utilization",
+                     "fraction",
+                     "busy_cycles over the row's time in NoC clocks",
+                     Total::none,
+                     4,
+                     [](const results::NocLinkFigures& link, const LinkRow& row) {
+                       const double cycles = row.layer.seconds * row.run.report.spec.noc->clock_mhz * 1e6;
+                       return Cell(cycles > 0 ? static_cast<double>(link.busy_cycles) / cycles : 0.0);
+                     },
+                     {},
+                     {}});
+  return columns;
+}
+
 std::vector<CoreColumn> core_columns() {
   const auto count = [](const char* name, const char* unit, const char* description,
                         std::int64_t results::CoreFigures::*field) {
@@ -386,19 +461,36 @@ std::vector<CoreColumn> core_columns() {
   return columns;
 }
 
-std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory) {
+namespace {
+
+// A file's lines in stats.txt: what it holds, then its columns', each keyed by the file's name.
+void add_file_legend(std::vector<LegendLine>& lines, const std::string& file, const std::string& intro,
+                     const std::vector<LegendLine>& columns) {
+  lines.push_back({file, intro, {}});
+  for (LegendLine line : columns) {
+    line.key = file + " " + line.key;
+    line.text = file + " " + line.text;
+    lines.push_back(line);
+  }
+}
+
+}  // namespace
+
+std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory, bool noc) {
   std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory));
   lines.push_back(kChannelsLine);
   if (cores) {
-    lines.push_back({"cores.csv",
-                     "cores.csv (and cores in results.json): each core's share of a layer row on a chip of several "
-                     "cores, one row per batch, layer and core, after its batch and layer:",
-                     {}});
-    for (LegendLine line : legend_lines(all_but(core_columns(), {"batch", "layer"}))) {
-      line.key = "cores.csv " + line.key;
-      line.text = "cores.csv " + line.text;
-      lines.push_back(line);
-    }
+    add_file_legend(lines, "cores.csv",
+                    "cores.csv (and cores in results.json): each core's share of a layer row on a chip of several "
+                    "cores, one row per batch, layer and core, after its batch and layer:",
+                    legend_lines(all_but(core_columns(), {"batch", "layer"})));
+  }
+  if (noc) {
+    add_file_legend(lines, "noc_links.csv",
+                    "noc_links.csv (and noc_links in results.json): each link of the network-on-chip that moved data "
+                    "during a layer row (TOTAL included), one row per batch, layer and link, after its batch and "
+                    "layer:",
+                    legend_lines(all_but(link_columns(), {"batch", "layer"})));
   }
   return std::string(kConventions) + "\n" + legend_text(lines);
 }
@@ -425,6 +517,7 @@ std::string render_run(const RunReport& report, Format format) {
     document["rows"] = table.to_json();
     document["dram_channels"] = channel_table(report).to_json();
     if (report.spec.cores > 1) document["cores"] = core_table(report).to_json();
+    if (report.spec.noc) document["noc_links"] = link_table(report).to_json();
     return json_document_text(document);
   }
   const std::string area = area_summary(report.spec);

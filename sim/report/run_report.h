@@ -70,6 +70,15 @@ using CoreColumn = ResultColumn<results::CoreFigures, CoreRow>;
 // cores.csv's columns: batch, layer, core, samples, its cycles by where they went, its work.
 std::vector<CoreColumn> core_columns();
 
+// A row of noc_links.csv: one link's share of a row of the run table.
+struct LinkRow {
+  const results::LayerResult& layer;  // the run row's
+  const RunRow& run;
+};
+using LinkColumn = ResultColumn<results::NocLinkFigures, LinkRow>;
+// noc_links.csv's columns: batch, layer, link, what it moved and how busy it was.
+std::vector<LinkColumn> link_columns();
+
 // Layer rows, and after each batch's layers a row with layer = TOTAL.
 Table run_table(const RunReport& report);
 std::string render_run(const RunReport& report, Format format);
@@ -77,11 +86,15 @@ std::string render_run(const RunReport& report, Format format);
 std::string render_dram_channels(const RunReport& report);
 // On a chip of several cores, each layer's row per core, as CSV (empty: one core has no table).
 std::string render_cores(const RunReport& report);
+// On a chip with a network-on-chip, each layer's (and each TOTAL's) links that moved data, as CSV
+// (empty: no network has no table).
+std::string render_noc_links(const RunReport& report);
 // The conventions, then the legend lines of the run table's columns and of dram_channels.csv, one
 // per line ("column: meaning"); with `training` a training step's columns too.
 // With fidelity fast, the fidelity column's line too.
-// With `cores`, cores.csv's columns too; with `shared_memory`, shared_read_bytes.
+// With `cores`, cores.csv's columns too; with `shared_memory`, shared_read_bytes; with `noc`,
+// noc_links.csv's columns.
 std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact, bool cores = false,
-                             bool shared_memory = false);
+                             bool shared_memory = false, bool noc = false);
 
 }  // namespace reusesim::report

@@ -33,6 +33,15 @@ struct CoreFigures {
   std::int64_t macs = 0, dram_read_bytes = 0, dram_write_bytes = 0;
 };
 
+// What one link of a chip's network-on-chip moved during a layer (timing::NocLinks counts it).
+struct NocLinkFigures {
+  std::int64_t index = 0;  // timing::NocLinks' link index
+  std::string link;        // "n3 -> n4"
+  std::int64_t transfers = 0, bytes = 0;
+  std::int64_t busy_cycles = 0;    // NoC clocks it moved flits
+  std::int64_t waited_cycles = 0;  // NoC clocks transfers waited for it, summed
+};
+
 struct LayerResult {
   std::string layer;
   std::string type;
@@ -75,6 +84,8 @@ struct LayerResult {
   // On a chip of several cores, each core's share (the row's time and its causes are the core's
   // that finished last; its work is every core's); empty on a one-core chip.
   std::vector<CoreFigures> cores;
+  // On a chip with a network-on-chip, each link that moved data during the layer, in link order.
+  std::vector<NocLinkFigures> noc_links;
 
   std::int64_t stall_cycles() const {
     return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector;

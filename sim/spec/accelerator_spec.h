@@ -331,6 +331,33 @@ struct SharedMemorySpec {
   double peak_bytes_per_second() const { return static_cast<double>(banks * bank_width_bytes) * clock_mhz * 1e6; }
 };
 
+// A network-on-chip between the cores' DMA engines and the memory (docs/accelerator-format.md,
+// "Network-on-chip"): nodes on a grid of `columns` x `rows`, core c on node c; a mesh and a torus
+// route X then Y (a torus the shorter way round each ring), a ring the shorter way, a crossbar
+// through one switch (each node a link up to it and one down).
+enum class NocTopology { mesh, torus, ring, crossbar };
+constexpr util::EnumNames<NocTopology, 4> enum_names(NocTopology) {
+  return {{{NocTopology::mesh, "mesh"},
+           {NocTopology::torus, "torus"},
+           {NocTopology::ring, "ring"},
+           {NocTopology::crossbar, "crossbar"}}};
+}
+
+struct NocSpec {
+  NocTopology topology = NocTopology::mesh;
+  std::int64_t columns = 0, rows = 0;
+  std::int64_t link_bytes = 0;  // a link moves this many bytes a clock, each way
+  double clock_mhz = 0;
+  std::int64_t router_latency_cycles = 0;  // per hop: a link and the router it enters
+  // The node of DRAM channel i (and of its slice of a shared memory): memory_nodes[i mod size].
+  std::vector<std::int64_t> memory_nodes;
+
+  auto fields() const {
+    return std::tie(topology, columns, rows, link_bytes, clock_mhz, router_latency_cycles, memory_nodes);
+  }
+  std::int64_t nodes() const { return columns * rows; }
+};
+
 // How a chip of several cores runs a batch (docs/mapping-and-replay.md, "Cores"): each core a
 // share of the samples through the whole network, every layer split over all cores, or whichever
 // of the two the mapper estimates faster.
@@ -354,9 +381,11 @@ struct AcceleratorSpec {
   std::int64_t cores = 1;
   CorePartition core_partition = CorePartition::automatic;
   std::optional<SharedMemorySpec> shared_memory;  // none: the DMA engines reach the DRAM directly
+  std::optional<NocSpec> noc;                     // none: every core reaches the memory in no time
 
   auto fields() const {
-    return std::tie(name, compute, accumulators, sram, dram, dma, technology, cores, core_partition, shared_memory);
+    return std::tie(name, compute, accumulators, sram, dram, dma, technology, cores, core_partition, shared_memory,
+                    noc);
   }
 
   // The chip's peak: every core's arrays (1 MAC = 2 ops).

@@ -92,4 +92,38 @@ expect 0 "three cores without a shared memory" -- "$REUSESIM" run --arch "$small
 contains "stats.txt explains shared_read_bytes" "$(cat "$work/l2/stats.txt")" "shared_read_bytes (a chip with a shared memory"
 contains "config.json keeps the shared memory" "$(cat "$work/l2/config.json")" '"shared_memory": {'
 same "a chip without one has no shared_read_bytes column" "$(head -1 "$work/direct/results.csv" | grep -c shared_read_bytes)" "0"
+# A network-on-chip (docs/accelerator-format.md, "Network-on-chip"). One core on a 1 x 1 mesh whose
+# memory sits on its own node crosses no link: its results equal the run without a network. Four
+# cores on a 2 x 2 mesh, the memory on node 3: the cores on nodes 1 and 2 are a hop away, node 0
+# two; every read's data reaches node 0 over a link into it (n1 -> n0 or n2 -> n0: XY routes go
+# along the row first, so from node 3 through node 2), so the links into node 0 carry what core 0
+# loaded. Each TOTAL row adds its batch's layer rows up link by link.
+noc=(--set noc.topology=mesh --set noc.link_bytes=16 --set noc.clock_mhz=1000 --set noc.router_latency_cycles=2)
+expect 0 "one core on its memory's node" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 2 \
+  "${noc[@]}" --set noc.columns=1 --set noc.rows=1 --set noc.memory_nodes=0 --out "$work/noc1"
+expect 0 "one core without a network" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 2 --out "$work/nonoc"
+same "a network the data never crosses changes no result" "$(cmp "$work/noc1/results.csv" "$work/nonoc/results.csv" && echo same)" "same"
+same "nor moves a byte on a link" "$(wc -l < "$work/noc1/noc_links.csv")" "1"
+expect 0 "four cores on a 2 x 2 mesh" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 \
+  --set cores.count=4 --set cores.partition=samples "${noc[@]}" --set noc.columns=2 --set noc.rows=2 \
+  --set noc.memory_nodes=3 --out "$work/noc4"
+same "core 0's loads come in over n2 -> n0, the totals add up" "$(python3 - "$work/noc4" <<'PY'
+import csv, sys
+links = list(csv.DictReader(open(sys.argv[1] + "/noc_links.csv")))
+cores = list(csv.DictReader(open(sys.argv[1] + "/cores.csv")))
+into0 = sum(int(r["bytes"]) for r in links if r["layer"] != "TOTAL" and r["link"].endswith("-> n0"))
+core0 = sum(int(r["dram_read_bytes"]) for r in cores if r["core"] == "0")
+sums = {}
+for r in links:
+    if r["layer"] != "TOTAL":
+        sums[r["link"]] = sums.get(r["link"], 0) + int(r["bytes"])
+totals = {r["link"]: int(r["bytes"]) for r in links if r["layer"] == "TOTAL"}
+print(into0 == core0 > 0, sorted({r["link"] for r in links if r["link"].endswith("-> n0")}), sums == totals)
+PY
+)" "True ['n2 -> n0'] True"
+contains "stats.txt explains noc_links.csv" "$(cat "$work/noc4/stats.txt")" "noc_links.csv waited_cycles: NoC clocks"
+contains "config.json keeps the network" "$(cat "$work/noc4/config.json")" '"noc": {'
+expect 2 "a grid too small for the cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=4 \
+  "${noc[@]}" --set noc.columns=3 --set noc.rows=1 --set noc.memory_nodes=0
+contains "names the key and the cores" "$err" "noc.columns: a grid of 3 x 1 nodes for 4 cores"
 finish

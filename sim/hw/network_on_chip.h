@@ -1,0 +1,68 @@
+#pragma once
+// A chip's network-on-chip (spec::NocSpec), one SystemC module between every core's DMA engines and
+// the memory (a shared memory, the DRAM), itself a Memory to them. Core c sits on node c; a request
+// goes to the node of its DRAM channel (noc.memory_nodes), where the channel and its slice of a
+// shared memory are. The links are timing::NocLinks' servers:
+// - a read's data comes back over the route from the memory's node to the core's, leaving when the
+//   memory answers; the core has it when its last flit arrives, plus the request's own trip there
+//   (its head, a flit that is taken to hold no link: router_latency_cycles a hop);
+// - a store's data holds the links from the core's node to the memory's, leaving when it is sent:
+//   the memory takes it at once (posted), so a store costs the network's links, not its latency.
+// Requests reach the memory as they are sent, so the memory's flow control is the DMA engines' as
+// without a network.
+
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hw/memory.h"
+#include "hw/memory_responses.h"
+#include "spec/accelerator_spec.h"
+#include "timing/dram_address.h"
+#include "timing/noc_links.h"
+
+namespace reusesim::hw {
+
+class NetworkOnChip : public sc_core::sc_module, public Memory {
+ public:
+  tlm_utils::multi_passthrough_target_socket<NetworkOnChip> socket;  // the cores' DMA engines
+  tlm_utils::simple_initiator_socket<NetworkOnChip> memory_socket;   // to `memory`
+
+  // `mapper` gives a request's DRAM channel, hence its memory node.
+  NetworkOnChip(sc_core::sc_module_name name, const spec::NocSpec& spec, const timing::DramAddressMapper& mapper,
+                std::unique_ptr<Memory> memory);
+
+  void bind(tlm::tlm_initiator_socket<>& initiator, std::int64_t core) override;
+  results::DramChannelStats total_stats() const override { return memory_->total_stats(); }
+  std::vector<results::DramChannelStats> channel_stats() const override { return memory_->channel_stats(); }
+  sc_core::sc_time next_clock_edge() const override { return memory_->next_clock_edge(); }
+  // Its answers reach the DMA engines before they are idle: only the memory may still be busy.
+  void wait_until_idle() override { memory_->wait_until_idle(); }
+  // Every link free from now, and the memory restarted; false if a response is still on its way.
+  bool restart() override;
+  void record_to(results::TimelineRecorder& timeline) override { memory_->record_to(timeline); }
+  SharedReads shared_reads() const override { return memory_->shared_reads(); }
+  const timing::NocLinks& links() const { return links_; }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  std::int64_t memory_node(std::uint64_t address) const;
+  void respond();
+
+  spec::NocSpec spec_;
+  timing::DramAddressMapper mapper_;
+  std::unique_ptr<Memory> memory_;
+  sc_core::sc_time period_;
+  timing::NocLinks links_;
+  std::vector<std::int64_t> node_of_port_;  // by target port: the node of the core whose engine it is
+  MemoryResponses<tlm_utils::multi_passthrough_target_socket<NetworkOnChip>> responses_;
+};
+
+}  // namespace reusesim::hw

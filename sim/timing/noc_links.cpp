@@ -1,0 +1,126 @@
+#include "timing/noc_links.h"
+
+#include <algorithm>
+
+namespace reusesim::timing {
+
+namespace {
+
+// A node's links, by direction: on a mesh and a torus east (x + 1), west, south (y + 1), north; on
+// a ring forward (node + 1) and back; on a crossbar up to the switch and down from it.
+constexpr int kDirections = 4;
+constexpr int kEast = 0, kWest = 1, kSouth = 2, kNorth = 3;
+constexpr int kUp = 0, kDown = 1;
+
+// The direction and number of steps from `from` to `to` along one ring of `size` (wrapping) or line
+// (not): the shorter way round a ring, forward on a tie.
+struct Steps {
+  bool forward = true;
+  std::int64_t count = 0;
+};
+Steps steps_between(std::int64_t from, std::int64_t to, std::int64_t size, bool wraps) {
+  if (!wraps) return {to >= from, to >= from ? to - from : from - to};
+  const std::int64_t ahead = ((to - from) % size + size) % size;
+  return ahead <= size - ahead ? Steps{true, ahead} : Steps{false, size - ahead};
+}
+
+}  // namespace
+
+NocLinks::NocLinks(const spec::NocSpec& spec, std::uint64_t period)
+    : spec_(spec),
+      period_(period),
+      hop_(period * static_cast<std::uint64_t>(spec.router_latency_cycles)),
+      free_at_(static_cast<std::size_t>(spec.nodes() * kDirections)),
+      stats_(free_at_.size()) {}
+
+std::int64_t NocLinks::neighbour(std::int64_t node, int direction) const {
+  const std::int64_t columns = spec_.columns, rows = spec_.rows;
+  const std::int64_t x = node % columns, y = node / columns;
+  switch (spec_.topology) {
+    case spec::NocTopology::ring:
+      return (node + (direction == kEast ? 1 : spec_.nodes() - 1)) % spec_.nodes();
+    case spec::NocTopology::crossbar:
+      return -1;
+    case spec::NocTopology::mesh:
+    case spec::NocTopology::torus:
+      break;
+  }
+  switch (direction) {
+    case kEast:
+      return y * columns + (x + 1) % columns;
+    case kWest:
+      return y * columns + (x + columns - 1) % columns;
+    case kSouth:
+      return ((y + 1) % rows) * columns + x;
+    default:
+      return ((y + rows - 1) % rows) * columns + x;
+  }
+}
+
+const std::vector<std::int32_t>& NocLinks::route(std::int64_t from, std::int64_t to) {
+  route_.clear();
+  if (from == to) return route_;
+  const auto push = [&](std::int64_t node, int direction) {
+    route_.push_back(static_cast<std::int32_t>(node * kDirections + direction));
+  };
+  if (spec_.topology == spec::NocTopology::crossbar) {
+    push(from, kUp);
+    push(to, kDown);
+    return route_;
+  }
+  if (spec_.topology == spec::NocTopology::ring) {
+    const Steps steps = steps_between(from, to, spec_.nodes(), true);
+    for (std::int64_t node = from, i = 0; i < steps.count; ++i) {
+      push(node, steps.forward ? kEast : kWest);
+      node = neighbour(node, steps.forward ? kEast : kWest);
+    }
+    return route_;
+  }
+  // X first, then Y.
+  const bool wraps = spec_.topology == spec::NocTopology::torus;
+  std::int64_t node = from;
+  const Steps x = steps_between(from % spec_.columns, to % spec_.columns, spec_.columns, wraps);
+  for (std::int64_t i = 0; i < x.count; ++i) {
+    push(node, x.forward ? kEast : kWest);
+    node = neighbour(node, x.forward ? kEast : kWest);
+  }
+  const Steps y = steps_between(from / spec_.columns, to / spec_.columns, spec_.rows, wraps);
+  for (std::int64_t i = 0; i < y.count; ++i) {
+    push(node, y.forward ? kSouth : kNorth);
+    node = neighbour(node, y.forward ? kSouth : kNorth);
+  }
+  return route_;
+}
+
+std::uint64_t NocLinks::carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes) {
+  if (path.empty()) return ready;
+  const auto link_bytes = static_cast<std::uint64_t>(spec_.link_bytes);
+  const std::uint64_t flits = (bytes + link_bytes - 1) / link_bytes;
+  std::uint64_t head = ready;  // when the head may enter the next link
+  std::uint64_t start = ready;
+  for (const std::int32_t link : path) {
+    std::uint64_t& free_at = free_at_[static_cast<std::size_t>(link)];
+    start = std::max(head, free_at);
+    free_at = start + flits * period_;
+    LinkStats& stats = stats_[static_cast<std::size_t>(link)];
+    ++stats.transfers;
+    stats.bytes += static_cast<std::int64_t>(bytes);
+    stats.busy_cycles += static_cast<std::int64_t>(flits);
+    stats.waited_cycles += static_cast<std::int64_t>((start - head) / period_);
+    head = start + hop_;
+  }
+  return head + flits * period_;
+}
+
+void NocLinks::restart(std::uint64_t now) { std::fill(free_at_.begin(), free_at_.end(), now); }
+
+std::string NocLinks::link_name(std::size_t link) const {
+  const auto node = static_cast<std::int64_t>(link / kDirections);
+  const int direction = static_cast<int>(link % kDirections);
+  const std::string here = "n" + std::to_string(node);
+  if (spec_.topology == spec::NocTopology::crossbar)
+    return direction == kUp ? here + " -> switch" : "switch -> " + here;
+  return here + " -> n" + std::to_string(neighbour(node, direction));
+}
+
+}  // namespace reusesim::timing

@@ -1,0 +1,60 @@
+#pragma once
+// A network-on-chip's routes and the occupancy of its links (spec::NocSpec), plain C++ so that
+// hw::NetworkOnChip's timing is tested without SystemC.
+//
+// Every link is a server of link_bytes a clock: a transfer of `bytes` holds each link of its route
+// for ceil(bytes / link_bytes) clocks (its flits), cut-through: its head takes router_latency_cycles
+// a hop (a link and the router it enters) and enters the next link once that link is free, so a
+// transfer waits only where an earlier one still holds a link. Routers buffer without bound (no
+// credits): a link's wait never holds the links behind it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/accelerator_spec.h"
+
+namespace reusesim::timing {
+
+class NocLinks {
+ public:
+  // `period` is one NoC clock in the caller's time unit (every time below is in it).
+  NocLinks(const spec::NocSpec& spec, std::uint64_t period);
+
+  // The links from node `from` to node `to`, in order (none when they are one node).
+  const std::vector<std::int32_t>& route(std::int64_t from, std::int64_t to);
+  // `bytes` ready to leave along `path` at `ready`: when the last of them arrives. Holds the links.
+  std::uint64_t carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes);
+  // When a request's head, which holds no link, arrives `hops` hops away from `ready`.
+  std::uint64_t head_arrival(std::size_t hops, std::uint64_t ready) const { return ready + hops * hop_; }
+  // Every link free from `now` (a batch's start); the counters stay.
+  void restart(std::uint64_t now);
+
+  struct LinkStats {
+    std::int64_t transfers = 0, bytes = 0;
+    std::int64_t busy_cycles = 0;    // clocks it moved flits
+    std::int64_t waited_cycles = 0;  // clocks transfers' heads waited for it, summed
+    // Adds what `after` counted since `before`.
+    void add(const LinkStats& after, const LinkStats& before) {
+      transfers += after.transfers - before.transfers;
+      bytes += after.bytes - before.bytes;
+      busy_cycles += after.busy_cycles - before.busy_cycles;
+      waited_cycles += after.waited_cycles - before.waited_cycles;
+    }
+  };
+  std::size_t link_count() const { return stats_.size(); }
+  const LinkStats& stats(std::size_t link) const { return stats_[link]; }
+  // "n3 -> n4" (a crossbar's switch is "switch").
+  std::string link_name(std::size_t link) const;
+
+ private:
+  std::int64_t neighbour(std::int64_t node, int direction) const;
+
+  spec::NocSpec spec_;
+  std::uint64_t period_, hop_;
+  std::vector<std::uint64_t> free_at_;
+  std::vector<LinkStats> stats_;
+  std::vector<std::int32_t> route_;  // the last route asked for
+};
+
+}  // namespace reusesim::timing

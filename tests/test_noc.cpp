@@ -1,0 +1,137 @@
+// A network-on-chip: routes on each topology (timing/noc_links.h), a transfer's exact time over
+// free links and over a link another transfer holds, then hw::NetworkOnChip between two cores'
+// DMA engines and an ideal memory (exact nanoseconds).
+#include <catch2/catch.hpp>
+
+#include <systemc>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fixtures.h"
+#include "hw/dma_engine.h"
+#include "hw/ideal_memory.h"
+#include "hw/network_on_chip.h"
+#include "hw/systemc_compat.h"
+#include "timing/noc_links.h"
+
+using namespace reusesim;
+
+namespace {
+
+// 32-byte links at 1,000 MHz (1 ns = 1,000 ps a clock), 2 cycles a hop.
+spec::NocSpec noc(spec::NocTopology topology, std::int64_t columns, std::int64_t rows) {
+  spec::NocSpec spec;
+  spec.topology = topology;
+  spec.columns = columns;
+  spec.rows = rows;
+  spec.link_bytes = 32;
+  spec.clock_mhz = 1000;
+  spec.router_latency_cycles = 2;
+  spec.memory_nodes = {columns * rows - 1};
+  return spec;
+}
+
+std::vector<std::string> route_names(timing::NocLinks& links, std::int64_t from, std::int64_t to) {
+  std::vector<std::string> names;
+  for (const std::int32_t link : links.route(from, to))
+    names.push_back(links.link_name(static_cast<std::size_t>(link)));
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("noc routes: X then Y on a mesh, the shorter way round a torus and a ring, a crossbar's switch", "[noc]") {
+  timing::NocLinks mesh(noc(spec::NocTopology::mesh, 3, 3), 1000);
+  // Node 0 is (0, 0), node 8 is (2, 2): east twice along row 0, then south twice along column 2.
+  CHECK(route_names(mesh, 0, 8) == std::vector<std::string>{"n0 -> n1", "n1 -> n2", "n2 -> n5", "n5 -> n8"});
+  CHECK(route_names(mesh, 8, 0) == std::vector<std::string>{"n8 -> n7", "n7 -> n6", "n6 -> n3", "n3 -> n0"});
+  CHECK(mesh.route(4, 4).empty());
+  // A 4 x 1 torus: 0 to 3 is one step west round the ring, not three east; 0 to 2 is a tie: east.
+  timing::NocLinks torus(noc(spec::NocTopology::torus, 4, 1), 1000);
+  CHECK(route_names(torus, 0, 3) == std::vector<std::string>{"n0 -> n3"});
+  CHECK(route_names(torus, 0, 2) == std::vector<std::string>{"n0 -> n1", "n1 -> n2"});
+  // A ring of 3 x 2 = 6 nodes: 1 to 5 is two steps back (1, 0, 5), not four forward.
+  timing::NocLinks ring(noc(spec::NocTopology::ring, 3, 2), 1000);
+  CHECK(route_names(ring, 1, 5) == std::vector<std::string>{"n1 -> n0", "n0 -> n5"});
+  timing::NocLinks crossbar(noc(spec::NocTopology::crossbar, 4, 1), 1000);
+  CHECK(route_names(crossbar, 2, 1) == std::vector<std::string>{"n2 -> switch", "switch -> n1"});
+}
+
+TEST_CASE("noc links: one transfer's time over free links", "[noc]") {
+  // 256 B on 32-byte links are 8 flits. Over 3 hops from 0 ps: the head enters each link 2 cycles
+  // after the last (0, 2, 4 ns) and reaches the end 2 cycles later (6 ns); the tail 8 cycles after
+  // it: 3 x 2 + 8 = 14 ns. Each link is busy 8 cycles.
+  timing::NocLinks links(noc(spec::NocTopology::mesh, 4, 1), 1000);
+  const std::vector<std::int32_t> path = links.route(0, 3);
+  REQUIRE(path.size() == 3);
+  CHECK(links.carry(path, 0, 256) == 14'000);
+  CHECK(links.stats(static_cast<std::size_t>(path[1])).busy_cycles == 8);
+  CHECK(links.stats(static_cast<std::size_t>(path[1])).waited_cycles == 0);
+  // A request's head holds no link: 3 hops are 6 ns.
+  CHECK(links.head_arrival(3, 0) == 6'000);
+}
+
+TEST_CASE("noc links: a link two transfers share serves them in turn", "[noc]") {
+  // On a 3 x 1 mesh, 256 B (8 flits) from node 2 to node 0 (links 2->1, 1->0) and then 256 B from
+  // node 2 to node 1 (link 2->1), both ready at 0. The first: 2->1 over [0, 8), 1->0 over [2, 10),
+  // arriving 4 + 8 = 12 ns. The second finds 2->1 busy until 8 ns: it waits 8 cycles, holds the
+  // link over [8, 16) and arrives 8 + 2 + 8 = 18 ns (10 ns on free links).
+  timing::NocLinks links(noc(spec::NocTopology::mesh, 3, 1), 1000);
+  const std::vector<std::int32_t> far = links.route(2, 0);
+  CHECK(links.carry(far, 0, 256) == 12'000);
+  const std::vector<std::int32_t> near = links.route(2, 1);
+  CHECK(links.carry(near, 0, 256) == 18'000);
+  const timing::NocLinks::LinkStats& shared = links.stats(static_cast<std::size_t>(near.front()));
+  CHECK(shared.transfers == 2);
+  CHECK(shared.bytes == 512);
+  CHECK(shared.busy_cycles == 16);
+  CHECK(shared.waited_cycles == 8);
+}
+
+namespace {
+
+// Two cores' DMA engines on a 3 x 1 mesh (cores on nodes 0 and 1), the memory on node 2: each reads
+// 512 B at 0 ns; when each finished (ns).
+struct TwoCores : sc_core::sc_module {
+  TwoCores(sc_core::sc_module_name name, const spec::DramSpec& dram)
+      : sc_core::sc_module(name),
+        mapper(dram),
+        network("noc", noc(spec::NocTopology::mesh, 3, 1), mapper, std::make_unique<hw::IdealMemory>("memory", dram)),
+        far("far", mapper, 4, 0),
+        near("near", mapper, 4, 0) {
+    REUSESIM_HAS_PROCESS(TwoCores);
+    network.bind(far.socket, 0);
+    network.bind(near.socket, 1);
+    SC_THREAD(read_both);
+  }
+  void read(hw::DmaEngine& dma, std::uint64_t address, std::size_t i) {
+    dma.submit(hw::DmaTransfer{address, 512, false, sc_core::SC_ZERO_TIME, 0}, [this, i](std::int64_t) {
+      done_ns[i] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value() / 1000);  // ps to ns
+    });
+  }
+  void read_both() {
+    read(far, 0, 0);
+    read(near, 4096, 1);
+  }
+  timing::DramAddressMapper mapper;
+  hw::NetworkOnChip network;
+  hw::DmaEngine far, near;
+  std::vector<std::int64_t> done_ns = std::vector<std::int64_t>(2, -1);
+};
+
+}  // namespace
+
+TEST_CASE("network-on-chip: two cores' reads share the link out of the memory's node", "[noc]") {
+  // The ideal memory: 64 B a ns after 100 ns; it answers the core on node 0 at 512 / 64 + 100 =
+  // 108 ns and the one on node 1 after it, at 116 ns. Node 0's data (16 flits of 32 B) takes links
+  // 2->1 over [108, 124) and 1->0 from 110: its tail arrives 108 + 2 x 2 + 16 = 128 ns, and its
+  // request's head had 2 hops to the memory: 132 ns. Node 1's data waits for link 2->1 until 124:
+  // 124 + 2 + 16 = 142, and its request's 1 hop: 144 ns (136 on a free link).
+  const spec::AcceleratorSpec ideal = fixtures::small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 100}\n");
+  TwoCores chip("chip", ideal.dram);
+  sc_core::sc_start();
+  CHECK(chip.done_ns == std::vector<std::int64_t>{132, 144});
+  CHECK(chip.network.total_stats().read_bytes == 1024);
+}
