@@ -100,6 +100,8 @@ TEST_CASE("config.json keeps every kind of --set override", "[accelerator_writer
                                        "dram.trfc_pb=180"});
   // A map merges into the preset's key by key: the other rails and entries stay.
   check_file_round_trip("tpu_v1.yaml", {"dram.power={io_read_pj_per_bit: 2.5, rails: {vdd: {idd0: 80}}}"});
+  // The per-access form (hbm2's), with an entry changed.
+  check_file_round_trip("tpu_v4.yaml", {"dram.power.activate_pj=2000", "dram.power.refresh_pj=50000"});
   // An ideal memory, both kinds.
   check_file_round_trip("small.yaml", {"dram={ideal: unlimited}"});
   check_file_round_trip("small.yaml", {"dram={ideal: {bandwidth_gbps: 34.1, latency_ns: 100}}"});

@@ -5,6 +5,7 @@
 #include "input_error_text.h"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,19 @@ std::string errors_of(const std::string& tail, const std::vector<std::string>& o
 spec::AcceleratorSpec load(const std::string& tail) { return load_accelerator_text(kHead + tail, "acc.yaml"); }
 
 const std::string kIdeal = "dram: {ideal: unlimited}\n";
+
+// A channel's command counts, as a controller would have kept them.
+results::DramChannelStats commands(std::int64_t activates, std::int64_t precharges, std::int64_t reads,
+                                   std::int64_t writes, std::int64_t refreshes, std::int64_t active_rank_cycles) {
+  results::DramChannelStats counters;
+  counters.activates = activates;
+  counters.precharges = precharges;
+  counters.read_commands = reads;
+  counters.write_commands = writes;
+  counters.refreshes = refreshes;
+  counters.active_rank_cycles = active_rank_cycles;
+  return counters;
+}
 
 }  // namespace
 
@@ -165,21 +179,85 @@ TEST_CASE("energy: DRAM command energies of ddr3-1066 from its IDD currents", "[
   CHECK(e.io_read_pj_per_burst == Approx(4.31 * 256));   // 1,103.36
   CHECK(e.io_write_pj_per_burst == Approx(19.9 * 256));  // 5,094.4
 
-  results::DramChannelStats counters;
-  counters.activates = 2;
-  counters.precharges = 1;
-  counters.read_commands = 10;
-  counters.write_commands = 3;
-  counters.refreshes = 1;
-  counters.active_rank_cycles = 100;
+  const results::DramChannelStats counters = commands(2, 1, 10, 3, 1, 100);
   // 300 memory clocks of one channel's one rank: 100 active, 200 precharged.
   // 2 x 3,240 + 2,126.25 + 10 x 3,798 + 3 x 3,123 + 134,869.5 + 100 x 513 + 200 x 371.25
   //   + 10 x 1,103.36 + 3 x 5,094.4 = 342,691.55 pJ.
   CHECK(energy::dram_energy(dram, counters, 300, 1).total_pj() == Approx(342691.55));
 }
 
+TEST_CASE("energy: hbm2's per-access energies price a command stream", "[energy]") {
+  // hbm2 (per-access form; configs/dram/hbm2.yaml): a 128-bit channel, tCK 1.0 ns, BL 4, so a
+  // burst is 16 B x 4 = 64 B = 512 bits. Activate 1,818 pJ (two 1 KB rows of 909), precharge 0,
+  // 2.68 pJ per bit in the array, 0.80 pJ per bit of I/O, refresh 60,840 pJ, standby 66 mW
+  // active and 48 mW precharged (mW x 1.0 ns = pJ per clock).
+  const spec::DramSpec dram = load_dram("hbm2");
+  REQUIRE(dram.power);
+  REQUIRE(dram.power->form == spec::DramPowerForm::per_access);
+  const energy::DramCommandEnergy e = energy::dram_command_energy(dram);
+  CHECK(e.activate_pj == Approx(1818));
+  CHECK(e.precharge_pj == 0);
+  CHECK(e.read_burst_pj == Approx(2.68 * 512));  // 1,372.16
+  CHECK(e.write_burst_pj == Approx(2.68 * 512));
+  CHECK(e.refresh_pj == Approx(60840));
+  CHECK(e.active_standby_pj_per_cycle == Approx(66 * 1.0));
+  CHECK(e.precharged_standby_pj_per_cycle == Approx(48 * 1.0));
+  CHECK(e.io_read_pj_per_burst == Approx(0.80 * 512));  // 409.6
+
+  // 1 ACT + 4 RD + 1 PRE over 100 clocks of one channel, a row open for 40 of them:
+  // 1,818 + 0 + 4 x (1,372.16 + 409.6) + 40 x 66 + 60 x 48 = 14,465.04 pJ, over 4 x 512 bits
+  // = 7.063 pJ per bit.
+  const energy::DramEnergy stream = energy::dram_energy(dram, commands(1, 1, 4, 0, 0, 40), 100, 1);
+  CHECK(stream.activate_pj + stream.precharge_pj == Approx(1818));
+  CHECK(stream.read_pj == Approx(5488.64));
+  CHECK(stream.io_pj == Approx(1638.4));
+  CHECK(stream.active_standby_pj == Approx(2640));
+  CHECK(stream.precharged_standby_pj == Approx(2880));
+  CHECK(stream.total_pj() == Approx(14465.04));
+  // A conflict pays its precharge and activate: a second row of the same bank adds a PRE and an
+  // ACT (1,818 pJ) and holds the rank open 48 clocks more, 48 x (66 - 48) = 864 pJ.
+  CHECK(energy::dram_energy(dram, commands(2, 2, 4, 0, 0, 88), 100, 1).total_pj() == Approx(14465.04 + 1818 + 864));
+}
+
+TEST_CASE("energy: gddr6's per-access energies price a command stream", "[energy]") {
+  // gddr6 (configs/dram/gddr6.yaml): a 16-bit channel, tCK 0.125 ns, BL 16, so a burst is
+  // 2 B x 16 = 32 B = 256 bits. Activate 2,301 pJ, 3.39 pJ per bit in the array, 8.55 pJ per bit
+  // of I/O, refresh 18,672 pJ, standby 37.1 mW active (x 0.125 ns = 4.6375 pJ per clock) and
+  // 30.4 mW precharged (3.8 pJ per clock).
+  const spec::DramSpec dram = load_dram("gddr6");
+  REQUIRE(dram.power);
+  const energy::DramCommandEnergy e = energy::dram_command_energy(dram);
+  CHECK(e.read_burst_pj == Approx(3.39 * 256));  // 867.84
+  CHECK(e.write_burst_pj == Approx(3.39 * 256));
+  CHECK(e.io_write_pj_per_burst == Approx(8.55 * 256));  // 2,188.8
+  CHECK(e.active_standby_pj_per_cycle == Approx(4.6375));
+  CHECK(e.precharged_standby_pj_per_cycle == Approx(3.8));
+
+  // 1 ACT + 3 RD + 1 WR + 1 PRE + 1 REF over 800 clocks (100 ns) of each of 2 channels, a row open
+  // 320 rank-clocks: 2,301 + 4 x (867.84 + 2,188.8) + 18,672 + 320 x 4.6375 + (1,600 - 320) x 3.8
+  // = 2,301 + 12,226.56 + 18,672 + 1,484 + 4,864 = 39,547.56 pJ.
+  CHECK(energy::dram_energy(dram, commands(1, 1, 3, 1, 1, 320), 800, 2).total_pj() == Approx(39547.56));
+}
+
+TEST_CASE("energy: ddr5-4800's IDD currents at DDR5's supplies", "[energy]") {
+  // ddr5-4800: a 32-bit subchannel of 4 x8 devices, tCK 0.417 ns, tRAS 77, tRC 116, BL 16 (8
+  // clocks), tRFC 708. pJ per mA-clock: VDD 1.1 V x 0.417 x 4 = 1.8348, VPP 1.8 V x 0.417 x 4 =
+  // 3.0024. VDD: IDD0 48, IDD2N 34, IDD3N 43, IDD4R 135, IDD5B 250; VPP 3 mA but IPP5B 28.
+  const spec::DramSpec dram = load_dram("ddr5-4800");
+  REQUIRE(dram.power);
+  const energy::DramCommandEnergy e = energy::dram_command_energy(dram);
+  CHECK(e.activate_pj == Approx((48 - 43) * 77 * 1.8348));                             // 706.398
+  CHECK(e.precharge_pj == Approx((48 - 34) * (116 - 77) * 1.8348));                    // 1,001.80
+  CHECK(e.read_burst_pj == Approx((135 - 43) * 8 * 1.8348));                           // 1,350.41
+  CHECK(e.refresh_pj == Approx((250 - 43) * 708 * 1.8348 + (28 - 3) * 708 * 3.0024));  // 322,043.4
+  CHECK(e.active_standby_pj_per_cycle == Approx(43 * 1.8348 + 3 * 3.0024));            // 87.9036
+  // A burst is 4 B x 16 = 512 bits at 0.52 pJ per bit read.
+  CHECK(e.io_read_pj_per_burst == Approx(0.52 * 512));  // 266.24
+}
+
 TEST_CASE("energy: every shipped power block and technology loads", "[energy]") {
-  for (const char* preset : {"ddr3-1066", "ddr3-1600", "ddr4-2400", "lpddr4-3200"}) {
+  for (const char* preset : {"ddr3-1066", "ddr3-1600", "ddr4-2400", "lpddr4-3200", "ddr5-4800", "lpddr5-6400", "gddr6",
+                             "hbm2", "hbm2e", "hbm3"}) {
     INFO(preset);
     CHECK(load_dram(preset).power);
   }
@@ -248,10 +326,54 @@ TEST_CASE("energy: bad energy input is refused with file, line and key", "[energ
           "--set compute.number_format=float: error: compute.number_format: expected one of int, fp, bf, got "
           "\"float\"\n");
   }
-  SECTION("a DRAM without currents") {
-    CHECK(errors_of("technology: 45nm\ndram: {preset: hbm2}\n") ==
-          "acc.yaml:17:13: error: dram.power: energy needs the DRAM's currents: DRAM hbm2 has no power block "
-          "(docs/energy-model.md says what it holds; take the IDD values from your device's datasheet)\n");
+  SECTION("a DRAM without a power block") {
+    CHECK(errors_of("technology: 45nm\n"
+                    "dram: {name: mine, standard: ddr4, channels: 1, ranks: 1, bank_groups: 4, banks_per_group: 4,\n"
+                    "  row_bytes: 8192, bus_bits: 64, tck_ns: 0.833, cl: 17, cwl: 12, trcd: 17, trp: 17, tras: 39,\n"
+                    "  trc: 56, burst_length: 8, tccd_s: 4, tccd_l: 6, trrd_s: 4, trrd_l: 6, tfaw: 26, twtr_s: 3,\n"
+                    "  twtr_l: 9, twr: 18, trtp: 9, trfc: 420, trefi: 9360, address_mapping: 'ro,ra,ba,co,bg,ch',\n"
+                    "  controller: {read_queue_depth: 32, write_queue_depth: 32, write_drain: {high: 24, low: 8},\n"
+                    "               page_policy: open, refresh: all_bank}}\n") ==
+          "acc.yaml:17:13: error: dram.power: energy needs the DRAM's power: DRAM mine has no power block "
+          "(docs/energy-model.md says what it holds: IDD currents from your device's datasheet, or energies per "
+          "access)\n");
+  }
+  SECTION("a negative per-access energy") {
+    CHECK(errors_of("dram: {preset: hbm2}\n", {"dram.power.activate_pj=-1"}) ==
+          "--set dram.power.activate_pj=-1: error: dram.power.activate_pj: expected a number from 1e-09 to 1e+09, "
+          "got -1\n");
+  }
+  SECTION("active standby below precharged standby") {
+    CHECK(errors_of("dram: {preset: hbm2, power: {active_standby_mw: 20}}\n") ==
+          "acc.yaml:17:49: error: dram.power.active_standby_mw: active_standby_mw 20 mW is below "
+          "precharged_standby_mw 48 mW, which is physically impossible (a rank with a row open draws what a "
+          "precharged one does and more)\n");
+  }
+  SECTION("an IDD key in a per-access block") {
+    CHECK(errors_of("dram: {preset: hbm2}\n", {"dram.power.device_width_bits=128"}) ==
+          "--set dram.power.device_width_bits=128: error: dram.power.device_width_bits: device_width_bits belongs to "
+          "the idd form, and this block's form is per_access (docs/energy-model.md, \"DRAM energy\")\n");
+  }
+  SECTION("an IDD block switched to the per-access form") {
+    // Each missing energy at the block's line (76) in the preset, and each IDD key at its own.
+    const std::string file = reusesim::config::dram_preset_directory() + "/ddr4-2400.yaml:";
+    std::string expected;
+    for (const char* key : {"activate_pj", "precharge_pj", "read_pj_per_bit", "write_pj_per_bit", "refresh_pj",
+                            "active_standby_mw", "precharged_standby_mw"}) {
+      expected += file + "76:3: error: dram.power." + key + ": missing required key\n";
+    }
+    expected += file +
+                "77:22: error: dram.power.device_width_bits: device_width_bits belongs to the idd form, and "
+                "this block's form is per_access (docs/energy-model.md, \"DRAM energy\")\n" +
+                file +
+                "81:5: error: dram.power.rails: rails belongs to the idd form, and this block's form is "
+                "per_access (docs/energy-model.md, \"DRAM energy\")\n";
+    CHECK(errors_of("dram: {preset: ddr4-2400}\n", {"dram.power.form=per_access"}) == expected);
+  }
+  SECTION("an unknown form: one error, not one per key") {
+    CHECK(errors_of("dram: {preset: hbm2}\n", {"dram.power.form=per_command"}) ==
+          "--set dram.power.form=per_command: error: dram.power.form: expected one of idd, per_access, got "
+          "\"per_command\" (did you mean \"per_access\"?)\n");
   }
   SECTION("IDD3N below IDD2N") {
     CHECK(errors_of("technology: 45nm\ndram: {preset: ddr3-1066}\n", {"dram.power.rails.vdd.idd3n=20"}) ==

@@ -46,6 +46,7 @@ TEST_CASE("every enum's name table reads back each name", "[enum_names]") {
   check_names(spec::TensorKind::outputs);
   check_names(spec::PagePolicy::closed);
   check_names(spec::RefreshMode::off);
+  check_names(spec::DramPowerForm::per_access);
   check_names(spec::WriteDrainPolicy::drain_all);
   check_names(spec::AddressField::pseudo_channel);
   check_names(spec::AddressHash::xor_bank);

@@ -74,6 +74,21 @@ Json controller_json(const spec::DramControllerSpec& controller) {
 }
 
 Json power_json(const spec::DramPowerSpec& power) {
+  if (power.form == spec::DramPowerForm::per_access) {
+    const spec::DramAccessEnergy& access = power.access;
+    return {{"form", util::name(power.form)},
+            {"activate_pj", access.activate_pj},
+            {"precharge_pj", access.precharge_pj},
+            {"read_pj_per_bit", access.read_pj_per_bit},
+            {"write_pj_per_bit", access.write_pj_per_bit},
+            {"io_read_pj_per_bit", power.io_read_pj_per_bit},
+            {"io_write_pj_per_bit", power.io_write_pj_per_bit},
+            {"refresh_pj", access.refresh_pj},
+            {"active_standby_mw", access.active_standby_mw},
+            {"precharged_standby_mw", access.precharged_standby_mw}};
+  }
+  // The IDD form writes no `form`: it is the default, so files written before there were two forms
+  // read the same.
   Json rails = Json::object();
   for (const spec::DramPowerRail& rail : power.rails) {
     rails[rail.name] = {{"volts", rail.volts}, {"idd0", rail.idd0},   {"idd2n", rail.idd2n}, {"idd3n", rail.idd3n},

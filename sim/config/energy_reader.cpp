@@ -90,9 +90,10 @@ spec::TechnologySpec read_technology(MapReader& reader) {
   return technology;
 }
 
-spec::DramPowerSpec read_dram_power(MapReader& reader, const spec::DramSpec& dram) {
-  spec::DramPowerSpec power;
-  reader.string_or("source", "");
+namespace {
+
+// The IDD form's keys: a device's width and its rails' currents.
+void read_idd_power(MapReader& reader, const spec::DramSpec& dram, spec::DramPowerSpec& power) {
   const ConfigNode* width = reader.optional("device_width_bits");
   power.device_width_bits = reader.required_integer("device_width_bits", IntegerRange{1, 1024}).value_or(0);
   if (power.device_width_bits > 0 && dram.bus_bits > 0 && dram.bus_bits % power.device_width_bits != 0 &&
@@ -101,8 +102,6 @@ spec::DramPowerSpec read_dram_power(MapReader& reader, const spec::DramSpec& dra
                                std::to_string(power.device_width_bits) + "-bit devices do not fill a " +
                                    std::to_string(dram.bus_bits) + "-bit channel bus (bus_bits) a whole number of times");
   }
-  power.io_read_pj_per_bit = reader.required_number("io_read_pj_per_bit", NumberRange{0, 1e6}).value_or(0);
-  power.io_write_pj_per_bit = reader.required_number("io_write_pj_per_bit", NumberRange{0, 1e6}).value_or(0);
   const ConfigNode* rails = reader.required("rails");
   if (rails != nullptr) {
     MapReader rail_reader(*rails, reader.child_path("rails"), reader.diagnostics());
@@ -149,6 +148,80 @@ spec::DramPowerSpec read_dram_power(MapReader& reader, const spec::DramSpec& dra
       power.rails.push_back(rail);
     }
   }
+}
+
+// The per-access form's keys: energies per command and per bit of one scheduled channel, and its
+// standby power per rank. A row's energy may sit wholly in activate_pj (precharge_pj 0): sources
+// that measure an activation give the row cycle, activate and precharge together.
+void read_per_access_power(MapReader& reader, spec::DramPowerSpec& power) {
+  spec::DramAccessEnergy& access = power.access;
+  access.activate_pj = reader.required_number("activate_pj", kEnergyPj).value_or(0);
+  access.precharge_pj = reader.required_number("precharge_pj", NumberRange{0, 1e9}).value_or(0);
+  access.read_pj_per_bit = reader.required_number("read_pj_per_bit", NumberRange{0, 1e6}).value_or(0);
+  access.write_pj_per_bit = reader.required_number("write_pj_per_bit", NumberRange{0, 1e6}).value_or(0);
+  access.refresh_pj = reader.required_number("refresh_pj", NumberRange{0, 1e12}).value_or(0);
+  // An open row keeps more circuits biased than none, as IDD3N >= IDD2N.
+  const ConfigNode* active = reader.optional("active_standby_mw");
+  const std::optional<double> active_mw = reader.required_number("active_standby_mw", NumberRange{0, 1e6});
+  const std::optional<double> precharged_mw = reader.required_number("precharged_standby_mw", NumberRange{0, 1e6});
+  access.active_standby_mw = active_mw.value_or(0);
+  access.precharged_standby_mw = precharged_mw.value_or(0);
+  if (active_mw && precharged_mw && *active_mw < *precharged_mw) {
+    reader.diagnostics().error(active->location, reader.child_path("active_standby_mw"),
+                               "active_standby_mw " + number_text(*active_mw) + " mW is below precharged_standby_mw " +
+                                   number_text(*precharged_mw) +
+                                   " mW, which is physically impossible (a rank with a row open draws what a "
+                                   "precharged one does and more)");
+  }
+}
+
+// A key of the other form is named as such, not as an unknown key.
+void refuse_keys_of(MapReader& reader, spec::DramPowerForm form, const std::vector<const char*>& keys) {
+  for (const char* key : keys) {
+    if (const ConfigNode* node = reader.optional(key)) {
+      reader.diagnostics().error(node->location, reader.child_path(key),
+                                 std::string(key) + " belongs to the " +
+                                     util::name(form == spec::DramPowerForm::idd ? spec::DramPowerForm::per_access
+                                                                                 : spec::DramPowerForm::idd) +
+                                     " form, and this block's form is " + util::name(form) +
+                                     " (docs/energy-model.md, \"DRAM energy\")");
+    }
+  }
+}
+
+const std::vector<const char*> kIddKeys{"device_width_bits", "rails"};
+const std::vector<const char*> kPerAccessKeys{"activate_pj",          "precharge_pj", "read_pj_per_bit",
+                                              "write_pj_per_bit",     "refresh_pj",   "active_standby_mw",
+                                              "precharged_standby_mw"};
+
+}  // namespace
+
+spec::DramPowerSpec read_dram_power(MapReader& reader, const spec::DramSpec& dram) {
+  spec::DramPowerSpec power;
+  reader.string_or("source", "");
+  // Without `form`, the IDD form (files written before there were two). An unknown form says
+  // nothing of which keys belong: they are passed over, not reported one by one.
+  const std::optional<spec::DramPowerForm> form =
+      reader.has("form") ? reader.required_enum<spec::DramPowerForm>("form") : spec::DramPowerForm::idd;
+  if (!form) {
+    for (const std::vector<const char*>* keys : {&kIddKeys, &kPerAccessKeys}) {
+      for (const char* key : *keys) reader.optional(key);
+    }
+    reader.optional("io_read_pj_per_bit");
+    reader.optional("io_write_pj_per_bit");
+    reader.finish();
+    return power;
+  }
+  power.form = *form;
+  power.io_read_pj_per_bit = reader.required_number("io_read_pj_per_bit", NumberRange{0, 1e6}).value_or(0);
+  power.io_write_pj_per_bit = reader.required_number("io_write_pj_per_bit", NumberRange{0, 1e6}).value_or(0);
+  if (power.form == spec::DramPowerForm::idd) {
+    read_idd_power(reader, dram, power);
+    refuse_keys_of(reader, power.form, kPerAccessKeys);
+  } else {
+    read_per_access_power(reader, power);
+    refuse_keys_of(reader, power.form, kIddKeys);
+  }
   reader.finish();
   return power;
 }
@@ -180,9 +253,9 @@ void check_energy_inputs(const spec::AcceleratorSpec& accelerator, const util::S
   need(table.add_area_um2, "add_area_um2", accumulator, "accumulator type");
   if (!accelerator.dram.ideal && !accelerator.dram.power) {
     diagnostics.error(technology, "dram.power",
-                      "energy needs the DRAM's currents: DRAM " + accelerator.dram.name +
-                          " has no power block (docs/energy-model.md says what it holds; take the IDD values from "
-                          "your device's datasheet)");
+                      "energy needs the DRAM's power: DRAM " + accelerator.dram.name +
+                          " has no power block (docs/energy-model.md says what it holds: IDD currents from your "
+                          "device's datasheet, or energies per access)");
   }
 }
 

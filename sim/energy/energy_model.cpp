@@ -11,19 +11,18 @@ double DramEnergy::total_pj() const {
          io_pj;
 }
 
-DramCommandEnergy dram_command_energy(const spec::DramSpec& dram) {
+namespace {
+
+// The IDD form (DRAMPower's decomposition), summed over the rails of the channel's devices.
+DramCommandEnergy idd_command_energy(const spec::DramSpec& dram, double refreshed_fraction) {
   const spec::DramPowerSpec& power = *dram.power;
   const spec::DramTiming& t = dram.timing;
   // A scheduled channel's bus is carried by this many devices (half of one for an HBM pseudo-channel).
   const double devices = static_cast<double>(dram.channel_bus_bits()) / static_cast<double>(power.device_width_bits);
   const double burst_cycles = static_cast<double>(t.burst_length) / 2.0;
-  // mA x V x ns = pJ. Per-bank refresh refreshes one bank of the rank's: its share of an all-bank one.
-  const double refreshed_fraction =
-      dram.controller.refresh == spec::RefreshMode::per_bank ? 1.0 / static_cast<double>(dram.bank_groups * dram.banks_per_group)
-                                                           : 1.0;
   DramCommandEnergy e;
   for (const spec::DramPowerRail& rail : power.rails) {
-    const double scale = rail.volts * t.tck_ns * devices;  // pJ per mA-clock
+    const double scale = rail.volts * t.tck_ns * devices;  // pJ per mA-clock: mA x V x ns = pJ
     e.activate_pj += (rail.idd0 - rail.idd3n) * static_cast<double>(t.tras) * scale;
     e.precharge_pj += (rail.idd0 - rail.idd2n) * static_cast<double>(t.trc - t.tras) * scale;
     e.read_burst_pj += (rail.idd4r - rail.idd3n) * burst_cycles * scale;
@@ -32,6 +31,34 @@ DramCommandEnergy dram_command_energy(const spec::DramSpec& dram) {
     e.active_standby_pj_per_cycle += rail.idd3n * scale;
     e.precharged_standby_pj_per_cycle += rail.idd2n * scale;
   }
+  return e;
+}
+
+// The per-access form: the block's energies as given, bursts by their bits, standby by the clock.
+DramCommandEnergy per_access_command_energy(const spec::DramSpec& dram, double refreshed_fraction) {
+  const spec::DramAccessEnergy& access = dram.power->access;
+  const double burst_bits = static_cast<double>(dram.burst_bytes()) * 8.0;
+  DramCommandEnergy e;
+  e.activate_pj = access.activate_pj;
+  e.precharge_pj = access.precharge_pj;
+  e.read_burst_pj = access.read_pj_per_bit * burst_bits;
+  e.write_burst_pj = access.write_pj_per_bit * burst_bits;
+  e.refresh_pj = access.refresh_pj * refreshed_fraction;
+  e.active_standby_pj_per_cycle = access.active_standby_mw * dram.timing.tck_ns;  // mW x ns = pJ
+  e.precharged_standby_pj_per_cycle = access.precharged_standby_mw * dram.timing.tck_ns;
+  return e;
+}
+
+}  // namespace
+
+DramCommandEnergy dram_command_energy(const spec::DramSpec& dram) {
+  const spec::DramPowerSpec& power = *dram.power;
+  // Per-bank refresh refreshes one bank of the rank's: its share of an all-bank one.
+  const double refreshed_fraction = dram.controller.refresh == spec::RefreshMode::per_bank
+                                        ? 1.0 / static_cast<double>(dram.bank_groups * dram.banks_per_group)
+                                        : 1.0;
+  DramCommandEnergy e = power.form == spec::DramPowerForm::idd ? idd_command_energy(dram, refreshed_fraction)
+                                                               : per_access_command_energy(dram, refreshed_fraction);
   const double burst_bits = static_cast<double>(dram.burst_bytes()) * 8.0;
   e.io_read_pj_per_burst = power.io_read_pj_per_bit * burst_bits;
   e.io_write_pj_per_burst = power.io_write_pj_per_bit * burst_bits;

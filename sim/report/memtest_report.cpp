@@ -18,7 +18,8 @@ constexpr const char* kConventions =
     "write_commands: one burst each); row_hits + row_misses + row_conflicts = column commands, row_hit_rate = "
     "row_hits / column commands (docs/dram-model.md, \"Statistics\"); channel: all, or one channel's share "
     "(--per-channel); dram_energy_*_uj and dram_pj_per_bit (for a DRAM with a power block): microjoules over the "
-    "simulated time from the DRAM's IDD currents (docs/energy-model.md), by kind, and per bit of data moved; "
+    "simulated time from the DRAM's power block, IDD currents or energies per access (docs/energy-model.md), by "
+    "kind, and per bit of data moved; "
     "wall_time_s and requests_per_wall_second (with --wall-time only) are the only figures that "
     "vary run to run";
 

@@ -245,7 +245,7 @@ struct DramSpec {
   std::int64_t interleave_bytes = 0;
   AddressHash address_hash = AddressHash::none;
   DramControllerSpec controller;
-  std::optional<DramPowerSpec> power;  // IDD currents: DRAM energy (docs/energy-model.md)
+  std::optional<DramPowerSpec> power;  // IDD currents or per-access energies (docs/energy-model.md)
 
   auto fields() const {
     return std::tie(ideal, name, standard, channels, ranks, bank_groups, banks_per_group, row_bytes, bus_bits,

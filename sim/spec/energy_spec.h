@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spec/fields_equal.h"
+#include "util/enum_names.h"
 
 namespace reusesim::spec {
 
@@ -66,16 +67,46 @@ struct DramPowerRail {
   auto fields() const { return std::tie(name, volts, idd0, idd2n, idd3n, idd4r, idd4w, idd5b); }
 };
 
-// A DRAM's power, DRAMPower-style (docs/energy-model.md, "DRAM"): the currents are one device's of
-// `device_width_bits`; a channel of bus_bits has bus_bits / device_width_bits of them.
+// How a DRAM's power block prices its commands (docs/energy-model.md, "DRAM energy"): from a
+// device's JEDEC IDD currents, as DRAMPower does, or from energies per command and per bit, the
+// form papers and vendors give for HBM.
+enum class DramPowerForm { idd, per_access };
+constexpr util::EnumNames<DramPowerForm, 2> enum_names(DramPowerForm) {
+  return {{{DramPowerForm::idd, "idd"}, {DramPowerForm::per_access, "per_access"}}};
+}
+
+// The per-access form: what each command costs on one scheduled channel (pJ), and the channel's
+// standby power per rank (mW; mW x ns = pJ).
+struct DramAccessEnergy {
+  double activate_pj = 0;
+  double precharge_pj = 0;
+  double read_pj_per_bit = 0;  // array and on-die data movement of a read, per data bit
+  double write_pj_per_bit = 0;
+  double refresh_pj = 0;             // one all-bank refresh
+  double active_standby_mw = 0;      // a rank with a row open
+  double precharged_standby_mw = 0;  // a rank with every bank closed
+
+  auto fields() const {
+    return std::tie(activate_pj, precharge_pj, read_pj_per_bit, write_pj_per_bit, refresh_pj, active_standby_mw,
+                    precharged_standby_mw);
+  }
+};
+
+// A DRAM's power. The IDD form, DRAMPower-style: the currents are one device's of
+// `device_width_bits`; a channel of bus_bits has bus_bits / device_width_bits of them. The
+// per-access form: `access` holds the channel's energies.
 struct DramPowerSpec {
-  std::int64_t device_width_bits = 0;
-  std::vector<DramPowerRail> rails;
+  DramPowerForm form = DramPowerForm::idd;
+  std::int64_t device_width_bits = 0;  // the IDD form's
+  std::vector<DramPowerRail> rails;    // the IDD form's
+  DramAccessEnergy access;             // the per-access form's
   // Driving and terminating the data bus, per bit moved (the controller's and the device's side).
   double io_read_pj_per_bit = 0;
   double io_write_pj_per_bit = 0;
 
-  auto fields() const { return std::tie(device_width_bits, rails, io_read_pj_per_bit, io_write_pj_per_bit); }
+  auto fields() const {
+    return std::tie(form, device_width_bits, rails, access, io_read_pj_per_bit, io_write_pj_per_bit);
+  }
 };
 
 }  // namespace reusesim::spec

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of energy (docs/energy-model.md): memtest's DRAM energy equals the
-# DRAMPower-style sum for the commands issued, row hits cost less per bit than bank conflicts, run
+# DRAMPower-style sum for the commands issued, and the per-access sum on hbm2, row hits cost less
+# per bit than bank conflicts, machines on HBM and GDDR6 report energy, run
 # leaves the energy columns empty without a technology, a trace over a hardware sweep writes the
 # energy and design-space figures byte-identically, and bad figure input is refused and an unwritable
 # figure reported, both under plot_energy.py's own name.
@@ -41,9 +42,34 @@ checks=$((checks + 1))
 awk -v a="$seq_per_bit" -v b="$conflict_per_bit" 'BEGIN { exit !(a < b) }' ||
   { echo "FAIL: a row-hit stream should cost less per bit than a bank-conflict stream"; failures=$((failures + 1)); }
 
-# --- A DRAM without currents: the energy columns are empty, the rest as before. ---
-expect 0 "hbm2 energy" -- "$REUSESIM" memtest --dram hbm2 --pattern seq_read --requests 64 --format csv
-same "hbm2 no energy" "$(csv_col dram_energy_uj,dram_pj_per_bit <<<"$out")" ","
+# --- hbm2's per-access power block (configs/dram/hbm2.yaml): per 128-bit channel, activate 1,818
+# pJ, a 64 B burst 2.68 pJ x 512 bits = 1,372.16 in the array and 0.80 x 512 = 409.6 of I/O,
+# standby 66 mW active and 48 mW precharged, 66 and 48 pJ per 1 ns clock. ---
+# One 64 B read: ACT at 0, READ at tRCD 14, data ends 14 + CL 14 + 2 = 30 clocks; its channel
+# active for all 30, the other 7 precharged: 1,818 + 1,372.16 + 409.6 + 30 x 66 + 7 x 30 x 48
+# = 15,659.76 pJ over 512 bits: 30.585 pJ per bit (the idle channels' standby dominates).
+expect 0 "hbm2 energy" -- "$REUSESIM" memtest --dram hbm2 --pattern seq_read --requests 1 --format csv
+same "hbm2 one read" "$(csv_col simulated_time_us,activates,read_commands <<<"$out")" "0.03,1,1"
+same "hbm2 one read energy" "$(csv_col dram_energy_uj,dram_pj_per_bit <<<"$out")" "0.01565976,30.58546875"
+# Eight reads, one per channel (the channel bits are the address's lowest): each channel pays
+# 1,818 + 1,372.16 + 409.6 + 30 x 66 = 5,579.76 pJ, 44,638.08 pJ over 4,096 bits: 10.898 pJ per bit.
+expect 0 "hbm2 energy, every channel" -- "$REUSESIM" memtest --dram hbm2 --pattern seq_read --requests 8 --format csv
+same "hbm2 eight reads" "$(csv_col simulated_time_us,activates,read_commands <<<"$out")" "0.03,8,8"
+same "hbm2 eight reads energy" "$(csv_col dram_energy_uj,dram_pj_per_bit <<<"$out")" "0.04463808,10.89796875"
+
+# --- Machines on HBM and GDDR6 report energy (they were refused: "no power block"): the DRAM's
+# part is there, and the TOTAL's parts add up to its total. ---
+for machine in tpu_v4 h100 wormhole_n150; do
+  expect 0 "$machine with a technology" -- "$REUSESIM" run --arch "$SRC/configs/$machine.yaml" \
+    --model "$SRC/models/mlp.yaml" --set technology=7nm --format csv
+  checks=$((checks + 1))
+  /usr/bin/python3 -c '
+import csv, sys
+total = [row for row in csv.DictReader(sys.stdin) if row["layer"] == "TOTAL"][0]
+parts = sum(float(total["energy_%s_uj" % p]) for p in ["dram", "sram", "array", "vector", "dma", "static"])
+sys.exit(not (float(total["energy_dram_uj"]) > 0 and abs(parts - float(total["energy_total_uj"])) <= 1e-9 * parts))' \
+    <<<"$out" || { echo "FAIL: $machine's TOTAL has no DRAM energy or its parts do not add up"; failures=$((failures + 1)); }
+done
 
 # --- check reads technology tables, told by their keys or with --kind. ---
 expect 0 "check technologies" -- "$REUSESIM" check "$SRC/configs/energy/45nm.yaml" "$SRC/configs/energy/7nm.yaml"
