@@ -371,7 +371,17 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
             const std::int64_t inputs = p.inputs_on_chip ? 0 : !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
             const std::int64_t bytes = weights + inputs + (p.output_on_chip ? 0 : output_bytes) + spilled_bytes;
             const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
-            const std::int64_t cycles = std::max(checked_add(compute, dequant), memory);
+            // Dequantized weights: the first weight tile's load and dequantization overlap nothing
+            // (the array waits for both), so a tiling whose one tile holds every weight pays its
+            // load, its dequantization and its MACs one after another.
+            const std::int64_t prologue =
+                p.dequantize
+                    ? checked_add(static_cast<std::int64_t>(
+                                      static_cast<double>(checked_product({tg, tn, largest_b_tile_column(p, tk)})) /
+                                      dram_bytes_per_cycle),
+                                  timing::vector_cycles(array, dequant_ops(tk, tg * tn)))
+                    : 0;
+            const std::int64_t cycles = checked_add(std::max(checked_add(compute, dequant), memory), prologue);
             candidates.push_back(GemmTiling{placement, tg, tm, tn, tk, n_outer, sums.home,
                                             accelerator.accumulators.element_bytes(),
                                             std::max<std::int64_t>(1, capacity.outputs / 2), cycles, bytes, tiles});

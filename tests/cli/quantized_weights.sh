@@ -11,8 +11,10 @@ source "$(dirname "$0")/lib.sh"
 # 128 along K (and at bf16 and int8 by --set).
 printf '%s\n' "name: int4_projection" "precision: {activations: bf16, weights: int4, weight_group_size: 128}" \
   "input: {features: 4096}" "layers: [{name: q, type: linear, out_features: 4096, bias: false}]" >"$work/int4.yaml"
-# The same layer with int8 weights (one scale per column) and with bf16 ones (the operands' width).
+# The same layer with int8 weights (one scale per column, or per 128 along K) and with bf16 ones (the
+# operands' width).
 sed -e 's/weights: int4, weight_group_size: 128/weights: int8/' "$work/int4.yaml" >"$work/int8.yaml"
+sed -e 's/weights: int4/weights: int8/' "$work/int4.yaml" >"$work/int8_g128.yaml"
 sed -e 's/weights: int4, weight_group_size: 128/weights: bf16/' "$work/int4.yaml" >"$work/bf16.yaml"
 arch="$SRC/configs/tpu_v4i.yaml"
 
@@ -28,11 +30,12 @@ contains "the mapping states the dequantization's cycles" "$(csv_col mapping --w
   "weights at 4 bits dequantized on the vector unit (16777216 ops, 16384 cycles)"
 int4_cycles=$(csv_col cycles --where layer=q <<<"$out")
 
-# --- int8 (one scale per column), and bf16 (the operands' width: no scales, no dequantization). ---
-# int8: 16,777,216 B of weights + 4,096 columns x 2 B = 8,192 B of scales = 16,785,472 B.
-expect 0 "run int8" -- "$REUSESIM" run --arch "$arch" --model "$work/int8.yaml" --format csv
-same "int8 weight bytes with per-column scales" "$(csv_col dram_read_weight_bytes,vector_ops --where layer=q <<<"$out")" \
-  "16785472,16777216"
+# --- int8 (scales per 128), and bf16 (the operands' width: no scales, no dequantization). ---
+# int8: 16,777,216 B of weights + 32 groups x 4,096 columns x 2 B = 262,144 B of scales = 17,039,360 B
+# (the K tile the mapper takes here, all of K or a power of two from 128, splits no group).
+expect 0 "run int8" -- "$REUSESIM" run --arch "$arch" --model "$work/int8_g128.yaml" --format csv
+same "int8 weight bytes with their scales" "$(csv_col dram_read_weight_bytes,vector_ops --where layer=q <<<"$out")" \
+  "17039360,16777216"
 expect 0 "run bf16" -- "$REUSESIM" run --arch "$arch" --model "$work/bf16.yaml" --format csv
 same "bf16 weights as the operands: 4,096 x 4,096 x 2 B, no vector ops" \
   "$(csv_col dram_read_weight_bytes,vector_ops --where layer=q <<<"$out")" "33554432,0"
@@ -52,6 +55,20 @@ expect 0 "run int8 native batch 512" -- "$REUSESIM" run --arch "$arch" --model "
 same "int8 native: half the compute cycles, no vector ops" \
   "$(csv_col compute_cycles,vector_ops --where layer=q <<<"$out")" "$(((bf16_compute + 1) / 2)),0"
 contains "the mapping says so" "$(csv_col mapping --where layer=q <<<"$out")" "weights at 8 bits native at 2x the MAC rate"
+
+# --- The dumped program carries the dequantization and the MAC rate: its replay gives run's cycles. ---
+expect 0 "run int4, dumped" -- "$REUSESIM" run --arch "$arch" --model "$work/int4.yaml" --format csv \
+  --dump-program "$work/int4.program"
+ran=$(csv_col cycles,vector_ops,dram_read_weight_bytes --where layer=q <<<"$out")
+expect 0 "replay int4" -- "$REUSESIM" replay --arch "$arch" --program "$work/int4.program" --format csv
+same "the replay of the int4 program" "$(csv_col cycles,vector_ops,dram_read_weight_bytes --where layer=q <<<"$out")" \
+  "$ran"
+expect 0 "run int8 native, dumped" -- "$REUSESIM" run --arch "$arch" --model "$work/int8.yaml" --batch 512 \
+  --set compute.native_formats.int8=2 --format csv --dump-program "$work/int8.program"
+ran=$(csv_col cycles,compute_cycles,efficiency --where layer=q <<<"$out")
+expect 0 "replay int8 native" -- "$REUSESIM" replay --arch "$arch" --program "$work/int8.program" --format csv
+same "the replay keeps the MAC rate and the peak" "$(csv_col cycles,compute_cycles,efficiency --where layer=q <<<"$out")" \
+  "$ran"
 
 # --- Errors name the key or what run cannot move (exit 2). ---
 expect 2 "unknown native format" -- "$REUSESIM" run --arch "$arch" --model "$work/int4.yaml" \
