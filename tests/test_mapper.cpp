@@ -721,6 +721,8 @@ TEST_CASE("mapper: a K-tiled GEMM on the vector unit keeps its partial sums in t
 // stage. On the array: 4 folds of 2 x 16 + 16 + 1 - 2 = 47 = 188 cycles, its output path beside
 // the array and left out. On the vector unit: 2 x 16 x 64 / 16 = 128 cycles, then its busiest
 // stage on the same units, 8,192 / 16 = 512: 640. No DRAM bytes, so compute sets the estimate.
+// With its weights native at 2x (Step::mac_rate), the array's 188 cycles halve to 94; the vector
+// unit's are unchanged.
 TEST_CASE("mapper: the sub-batch estimate costs a GEMM on the unit that runs it", "[mapper]") {
   const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
   program::Step step;
@@ -732,6 +734,8 @@ TEST_CASE("mapper: the sub-batch estimate costs a GEMM on the unit that runs it"
   program::LayerProgram program;
   program.steps.push_back(step);
   CHECK(mapping::estimate_cycles(program, spec) == 188);
+  program.steps.front().mac_rate = 2;
+  CHECK(mapping::estimate_cycles(program, spec) == 94);
   program.steps.front().unit = timing::GemmUnit::vector;
   CHECK(mapping::estimate_cycles(program, spec) == 640);
 }

@@ -329,7 +329,8 @@ std::int64_t compute_estimate_cycles(const program::LayerProgram& program, const
   std::int64_t compute = 0;
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::compute) {
-      compute = util::checked_add(compute, timing::gemm_cycles_on(accelerator.compute, step.gemm, step.unit));
+      compute = util::checked_add(compute,
+                                  timing::gemm_cycles_at(accelerator.compute, step.gemm, step.unit, step.mac_rate));
       if (step.unit == timing::GemmUnit::vector) {
         compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.busiest_stage_ops()));
       }
