@@ -77,6 +77,8 @@ TEST_CASE("config.json keeps every kind of --set override", "[accelerator_writer
   check_file_round_trip("tpu_v1.yaml", {"compute.output_path=[]", "sram.buffers.unified_buffer.keeps=[]"});
   check_file_round_trip("small.yaml", {"sram.buffers.weights.capacity_kib=48", "sram.clock_mhz=800",
                                        "sram.buffers.inputs.holds=outputs", "sram.buffers.outputs.holds=inputs"});
+  // Native weight formats, a map of format to MAC rate.
+  check_file_round_trip("small.yaml", {"compute.native_formats={int8: 2, fp8_e4m3: 4}"});
   check_file_round_trip("small.yaml", {"dma.outstanding_requests=256"});
   check_file_round_trip("small.yaml", {"dram.interleave_bytes=256"});
   check_file_round_trip("small.yaml", {"cores.count=4", "compute.arrays=2"});

@@ -2,6 +2,7 @@
 // reuse choices an architect would expect. Plain C++ (no simulation).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -720,6 +721,8 @@ TEST_CASE("mapper: a K-tiled GEMM on the vector unit keeps its partial sums in t
 // stage. On the array: 4 folds of 2 x 16 + 16 + 1 - 2 = 47 = 188 cycles, its output path beside
 // the array and left out. On the vector unit: 2 x 16 x 64 / 16 = 128 cycles, then its busiest
 // stage on the same units, 8,192 / 16 = 512: 640. No DRAM bytes, so compute sets the estimate.
+// With its weights native at 2x (Step::mac_rate), the array's 188 cycles halve to 94; the vector
+// unit's are unchanged.
 TEST_CASE("mapper: the sub-batch estimate costs a GEMM on the unit that runs it", "[mapper]") {
   const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
   program::Step step;
@@ -731,6 +734,8 @@ TEST_CASE("mapper: the sub-batch estimate costs a GEMM on the unit that runs it"
   program::LayerProgram program;
   program.steps.push_back(step);
   CHECK(mapping::estimate_cycles(program, spec) == 188);
+  program.steps.front().mac_rate = 2;
+  CHECK(mapping::estimate_cycles(program, spec) == 94);
   program.steps.front().unit = timing::GemmUnit::vector;
   CHECK(mapping::estimate_cycles(program, spec) == 640);
 }
@@ -771,4 +776,125 @@ TEST_CASE("mapper: a KV cache at int8 is laid out and loaded at 1 byte an elemen
   CHECK(layouts[scores].kv_cache_element_bytes == 1);
   CHECK(bf16_layouts[scores].kv_cache_element_bytes == 2);
   CHECK(layouts[scores].kv_cache == bf16_layouts[scores].kv_cache);
+}
+
+namespace {
+
+// A bias-free 4,096 x 4,096 linear layer, bf16 activations, its weights at `weights`.
+config::LoadedModel quantized_linear(const std::string& weights) {
+  return config::load_model_text(R"(
+name: quantized
+precision: {activations: bf16, weights: )" +
+                                     weights + R"(}
+input: {features: 4096}
+layers:
+  - {name: q, type: linear, out_features: 4096, bias: false}
+)",
+                                 "quantized.yaml");
+}
+
+struct StepTotals {
+  std::uint64_t weight_load_bytes = 0;
+  std::int64_t vector_ops = 0, vector_steps = 0, max_mac_rate = 0;
+};
+
+StepTotals step_totals(const program::LayerProgram& program) {
+  StepTotals totals;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights)
+      totals.weight_load_bytes += step.bytes;
+    if (step.kind == program::StepKind::compute) {
+      totals.max_mac_rate = std::max(totals.max_mac_rate, step.mac_rate);
+    }
+    if (step.kind == program::StepKind::vector) {
+      totals.vector_ops += step.vector_ops;
+      ++totals.vector_steps;
+    }
+  }
+  return totals;
+}
+
+}  // namespace
+
+// A column of K = 4,096 int4 weights with fp16 scales per 128: 4,096 / 2 = 2,048 B packed and
+// 32 scales x 2 B = 64 B. A K tile of 3 values from 127 (127, 128, 129) covers bits 508 .. 519,
+// bytes 63 and 64 (2 B, rounded out: each tile loads a byte it shares), and touches groups 0 and
+// 1 (2 scales, 4 B): 6 B. Its bias (none here) would follow the scales.
+TEST_CASE("mapper: a packed weight column's bytes round out per K tile and bring the scales it touches",
+          "[mapper][precision]") {
+  mapping::GemmProblem p;
+  p.k = 4096;
+  p.e = 2;
+  p.b_bits = 4;
+  p.b_scales = true;
+  p.b_group = 128;
+  CHECK(p.b_column_bytes(0, 4096) == 2048 + 64);
+  CHECK(p.b_column_stride() == 2112);
+  CHECK(p.b_column_bytes(127, 3) == 2 + 4);
+  CHECK(p.b_column_bytes(128, 128) == 64 + 2);  // a whole group: 64 B and its one scale
+  p.b_group = 0;                                // one scale a column: each K tile brings it
+  CHECK(p.b_column_bytes(0, 256) == 128 + 2);
+  p.b_bits = 0;  // at the operand width: count x 2
+  CHECK(p.b_column_bytes(10, 7) == 14);
+}
+
+// The int4, group-128 layer at batch 1 on bf16 tpu_v4i: every weight loaded once (the weights stay
+// for the one row of M), 4,096 x 4,096 / 2 = 8,388,608 B of weights and 4,096 / 128 x 4,096 x 2 =
+// 262,144 B of scales; the vector unit dequantizes each weight once, 16,777,216 ops, at 1,024 ops a
+// cycle 16,384 cycles (every tile's ops are a multiple of 1,024: K tiles of powers of two from 128);
+// the array's compute steps read every dequantized weight once at 2 bytes, 33,554,432 B, and the
+// conservation check holds at the run's widths.
+TEST_CASE("mapper: int4 weights with group-128 scales are loaded packed and dequantized on the vector unit",
+          "[mapper][precision]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
+  const config::LoadedModel int4 = quantized_linear("int4, weight_group_size: 128");
+  const config::LoadedModel bf16 = quantized_linear("bf16");
+  const program::LayerProgram packed = map_all(int4.network, 1, spec).front();
+  const program::LayerProgram plain = map_all(bf16.network, 1, spec).front();
+  const StepTotals at_int4 = step_totals(packed), at_bf16 = step_totals(plain);
+  CHECK(at_int4.weight_load_bytes == 8'388'608 + 262'144);
+  CHECK(at_bf16.weight_load_bytes == 33'554'432);
+  CHECK(at_int4.vector_ops == 16'777'216);
+  CHECK(packed.dequant_vector_ops == 16'777'216);
+  CHECK(packed.dequant_cycles == 16'384);
+  std::int64_t weight_reads = 0;
+  for (const program::Step& step : packed.steps) {
+    if (step.kind == program::StepKind::compute) weight_reads += step.gemm.weight_elements() * 2;
+  }
+  CHECK(weight_reads == 33'554'432);
+  CHECK(at_bf16.vector_steps == 0);
+  CHECK(plain.dequant_vector_ops == 0);
+  CHECK(mapping::compulsory_traffic_problem(int4.network.layers.front(), 1,
+                                            int4.network.run_widths(spec.element_bytes()), packed) == "");
+  // Every vector step reads the weight buffer, after a weight load.
+  for (const program::Step& step : packed.steps) {
+    if (step.kind != program::StepKind::vector) continue;
+    CHECK(step.streamed_in_weights);
+    REQUIRE(step.after.size() == 1);
+    CHECK(packed.steps[static_cast<std::size_t>(step.after.front())].kind == program::StepKind::load);
+  }
+  // The layout leaves room for the packed weights and their scales.
+  const auto layouts = mapping::layout_network(int4.network, 1, spec.element_bytes());
+  REQUIRE(layouts.front().weight_format.has_value());
+  CHECK(*layouts.front().weight_format == workload::NumberFormat::int4);
+  CHECK(layouts.front().output - layouts.front().weights >= 8'388'608 + 262'144);
+}
+
+// int8 weights on an array that multiplies int8 natively at twice its bf16 rate: the same 16 MiB +
+// 4,096 x 2 B of per-column scales loaded, no vector step, and every compute step at rate 2. One
+// 512 x 4,096 x 4,096 tile at bf16 takes gemm_cycles_on cycles; at rate 2 ceil(half) of them.
+TEST_CASE("mapper: int8 weights native at 2x compute at the doubled MAC rate, undequantized", "[mapper][precision]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i", {"compute.native_formats={int8: 2}"});
+  const config::LoadedModel int8 = quantized_linear("int8");
+  const program::LayerProgram native = map_all(int8.network, 512, spec).front();
+  const StepTotals totals = step_totals(native);
+  CHECK(totals.weight_load_bytes == 16'777'216 + 8'192);
+  CHECK(totals.vector_steps == 0);
+  CHECK(totals.max_mac_rate == 2);
+  CHECK(native.mac_rate == 2);
+  const timing::GemmShape tile{512, 4096, 4096, 1, 0};
+  const std::int64_t at_bf16 = timing::gemm_cycles_on(spec.compute, tile, timing::GemmUnit::array);
+  CHECK(timing::gemm_cycles_at(spec.compute, tile, timing::GemmUnit::array, 2) == (at_bf16 + 1) / 2);
+  CHECK(timing::gemm_cycles_at(spec.compute, tile, timing::GemmUnit::vector, 2) ==
+        timing::gemm_cycles_on(spec.compute, tile, timing::GemmUnit::vector));
 }

@@ -100,7 +100,9 @@ void check_same_program(const ProgramRecord& actual, const ProgramRecord& expect
       CHECK(s.stationary_in_inputs == t.stationary_in_inputs);
       CHECK(s.streamed_in_weights == t.streamed_in_weights);
       CHECK(s.unit == t.unit);
+      CHECK(s.mac_rate == t.mac_rate);
     }
+    if (s.kind == StepKind::vector) CHECK(s.streamed_in_weights == t.streamed_in_weights);
   }
 }
 
@@ -178,6 +180,34 @@ TEST_CASE("a compute step keeps its operands' buffers and its unit through the t
       "t.program", 64);
   const Step& step = spelled.front().program.steps.front();
   CHECK((!step.stationary_in_inputs && !step.streamed_in_weights && step.unit == reusesim::timing::GemmUnit::array));
+}
+
+// Quantized weights (docs/model-format.md, "Precision per tensor"): a dequantization reads the
+// weight buffer, and a tile whose weights the array multiplies natively runs at its MAC rate; both
+// survive the text, and the layer's totals follow them (16 dequantized ops; rate 2).
+TEST_CASE("a dequantization and a native MAC rate survive the text", "[program-text]") {
+  Step dequant;
+  dequant.kind = StepKind::vector;
+  dequant.vector_ops = 16;
+  dequant.bytes = 8;
+  dequant.streamed_in_weights = true;
+  Step compute = compute_step({1, 4, 4}, 40);
+  compute.mac_rate = 2;
+  compute.after = {0};
+  ProgramRecord record;
+  record.program.layer = "fc";
+  record.program.type = "linear";
+  record.program.steps = {dequant, compute};
+  record.program.macs = 16;
+  record.program.vector_ops = 16;
+  const std::string text = write_programs({record});
+  CHECK(text.find("vector ops 16 reads weights bytes 8 after -\n"
+                  "compute m 1 n 4 k 4 mac_rate 2 vector_ops 0 bytes 40 after 0\n") != std::string::npos);
+  const std::vector<ProgramRecord> read = read_programs(text, "t.program", 64);
+  REQUIRE(read.size() == 1);
+  check_same_program(read.front(), record);
+  CHECK(read.front().program.dequant_vector_ops == 16);
+  CHECK(read.front().program.mac_rate == 2);
 }
 
 TEST_CASE("the writer's text, line by line", "[program-text]") {
@@ -434,8 +464,9 @@ TEST_CASE("step line errors", "[program-text]") {
   const std::string store_syntax = " (a store line is: store outputs addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string compute_syntax =
       " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed weights] "
-      "[unit vector] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] after <steps>)\n";
-  const std::string vector_syntax = " (a vector line is: vector ops <ops> bytes <n> after <steps>)\n";
+      "[unit vector] [mac_rate <r>] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] "
+      "after <steps>)\n";
+  const std::string vector_syntax = " (a vector line is: vector ops <ops> [reads weights] bytes <n> after <steps>)\n";
   // Line 3 is the step under test (after kHead); line 4 ends the layer.
   const std::vector<std::pair<std::string, std::string>> cases{
       {"load", "p.txt:3:5: error: missing the tensor" + load_syntax},

@@ -81,33 +81,47 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
   return selected;
 }
 
-// The mapper and the replay move weights and activations at the accelerator's operand width and
-// the KV cache at its own format: a precision block that asks for more (weights or activations
-// at another width, quantized weights' scales, a KV cache of a fraction of a byte) is refused, not
+// The mapper and the replay move activations at the accelerator's operand width, the KV cache at
+// its own format and a conv2d's or linear layer's weights at theirs, packed, with their scales
+// (dequantized on the vector unit unless compute.native_formats lists them): a precision block that
+// asks for more (activations at another width, weights wider than the operands, quantized weights
+// on a recurrent layer or in a training step, a KV cache of a fraction of a byte) is refused, not
 // run at the wrong sizes.
-void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Network& network,
+void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Network& network, bool training,
                        const std::string& model_file) {
   if (!network.formats) return;
   const workload::TensorFormats& formats = *network.formats;
   const std::int64_t bits = spec.element_bytes() * 8;
+  const std::int64_t weight_bits = workload::format_bits(formats.weights);
+  const bool own_weights = weight_bits != bits || workload::takes_weight_scales(formats.weights);
   std::vector<std::string> problems;
-  for (const auto& [tensor, format] : {std::pair{"weights", formats.weights}, {"activations", formats.activations}}) {
-    if (workload::format_bits(format) != bits) {
-      problems.push_back(std::string(tensor) + " at " + util::name(format) + " (" +
-                         std::to_string(workload::format_bits(format)) + " bits)");
+  if (workload::format_bits(formats.activations) != bits) {
+    problems.push_back("activations at " + util::name(formats.activations) + " (" +
+                       std::to_string(workload::format_bits(formats.activations)) + " bits)");
+  }
+  if (weight_bits > bits) {
+    problems.push_back("weights at " + util::name(formats.weights) + " (" + std::to_string(weight_bits) +
+                       " bits), wider than the operands");
+  } else if (own_weights && training) {
+    problems.push_back("weights at " + util::name(formats.weights) + " in a training step");
+  } else if (own_weights) {
+    for (const workload::NetworkLayer& layer : network.layers) {
+      if (workload::is_recurrent(layer.spec.type)) {
+        problems.push_back("weights at " + util::name(formats.weights) + " on recurrent layer " + layer.spec.name);
+        break;
+      }
     }
   }
-  if (workload::takes_weight_scales(formats.weights)) problems.emplace_back("the weights' scales");
   if (workload::format_bits(formats.kv_cache) % 8 != 0) {
     problems.push_back("a KV cache at " + util::name(formats.kv_cache) + " (a fraction of a byte per element)");
   }
   if (problems.empty()) return;
   throw UsageError("model " + model_file + ": its precision block (" + workload::describe(formats) + ") needs " +
-                   util::join(problems, ", ") + "; run moves weights and activations at the accelerator's " +
-                   std::to_string(bits) + "-bit operands (compute.operand_bits " +
-                   std::to_string(spec.compute.operand_bits) +
-                   ") and the KV cache at its format, so far; analyze and footprint size every tensor by its format "
-                   "(docs/model-format.md, \"Precision per tensor\")");
+                   util::join(problems, ", ") + "; run moves activations at the accelerator's " + std::to_string(bits) +
+                   "-bit operands (compute.operand_bits " + std::to_string(spec.compute.operand_bits) +
+                   "), the KV cache at its format and conv2d and linear weights at theirs when no wider, so far; "
+                   "analyze and footprint size every tensor by its format (docs/model-format.md, \"Precision per "
+                   "tensor\")");
 }
 
 // A training step's report before the replay: the element size must be one footprint sizes
@@ -197,7 +211,7 @@ int run_command(const std::vector<std::string>& args) {
     }
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
-    check_run_formats(spec, model.network, model_file);
+    check_run_formats(spec, model.network, training.has_value(), model_file);
     const std::int64_t kv_cache_element_bytes = model.network.kv_cache_element_bytes(spec.element_bytes());
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
                                kv_cache_element_bytes);

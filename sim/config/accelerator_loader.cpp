@@ -9,6 +9,8 @@
 #include "config/energy_reader.h"
 #include "config/node_reader.h"
 #include "config/shipped_files.h"
+#include "util/strings.h"
+#include "workload/precision.h"
 
 namespace reusesim::config {
 
@@ -490,6 +492,30 @@ spec::ComputeSpec read_compute(MapReader& reader) {
   }
   compute.vector_ops_per_cycle = reader.required_integer("vector_ops_per_cycle", kCount).value_or(0);
   compute.vector_unit_gemm = reader.boolean_or("vector_unit_gemm", false);
+  // native_formats: {format: MAC-rate multiplier}, weight formats the array multiplies as they are.
+  if (const ConfigNode* formats = reader.optional("native_formats")) {
+    const std::string formats_key = reader.child_path("native_formats");
+    if (!formats->is_map()) {
+      reader.diagnostics().error(formats->location, formats_key,
+                                 "expected a mapping of weight formats to MAC-rate multipliers over operand_bits' "
+                                 "rate ({int8: 2, fp8_e4m3: 2}), got " +
+                                     formats->describe());
+    }
+    for (const ConfigEntry& entry : formats->entries) {
+      const std::string key = join_key_path(formats_key, entry.key);
+      if (!util::from_name<workload::NumberFormat>(entry.key)) {
+        reader.diagnostics().error(entry.key_location, key,
+                                   "unknown number format \"" + entry.key + "\"; expected one of " +
+                                       util::join(util::names<workload::NumberFormat>(), ", ") +
+                                       util::did_you_mean(entry.key, util::names<workload::NumberFormat>()));
+        continue;
+      }
+      if (const std::optional<std::int64_t> rate =
+              read_integer(entry.value, key, IntegerRange{1, 16}, nullptr, reader.diagnostics())) {
+        compute.native_formats[entry.key] = *rate;
+      }
+    }
+  }
   // output_path: the stages after the array, each at most once (docs/mapping-and-replay.md, "Fusion
   // into the output path").
   if (const ConfigNode* path = reader.optional("output_path")) {

@@ -39,6 +39,12 @@ Json compute_json(const spec::ComputeSpec& compute) {
   document["vector_ops_per_cycle"] = compute.vector_ops_per_cycle;
   document["vector_unit_gemm"] = compute.vector_unit_gemm;
   document["output_path"] = name_list(compute.output_path);
+  // Written only when given, as every file written before native formats existed.
+  if (!compute.native_formats.empty()) {
+    Json formats = Json::object();
+    for (const auto& [format, rate] : compute.native_formats) formats[format] = rate;
+    document["native_formats"] = formats;
+  }
   return document;
 }
 

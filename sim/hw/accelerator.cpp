@@ -213,6 +213,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.layer = run.program.layer;
   result.type = run.program.type;
   result.mapping = run.program.mapping;
+  result.mac_rate = run.program.mac_rate;
   result.onchip_read_input_bytes = run.program.onchip_input_bytes;
   result.onchip_kept_output_bytes = run.program.onchip_output_bytes;
   result.batch = run.batch;

@@ -11,7 +11,8 @@ StepCycles ComputeArray::execute(const program::Step& step) {
   stats_.macs += step.macs;
   // A GEMM on the vector unit adds into no accumulators (its partial sums wait in the output buffer).
   if (step.unit == timing::GemmUnit::array) stats_.accumulator_updates += step.gemm.groups * step.gemm.m * step.gemm.n;
-  return {timing::gemm_cycles_on(spec_, step.gemm, step.unit), timing::vector_cycles(spec_, step.busiest_stage_ops())};
+  return {timing::gemm_cycles_at(spec_, step.gemm, step.unit, step.mac_rate),
+          timing::vector_cycles(spec_, step.busiest_stage_ops())};
 }
 
 }  // namespace reusesim::hw

@@ -468,7 +468,9 @@ void Core::compute_engine() {
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_read_bytes, false));
         sram_done = std::max(sram_done, sram_access(spec::TensorKind::outputs, step.psum_write_bytes, true));
       } else {
-        sram_done = std::max(sram_done, sram_access(spec::TensorKind::inputs, step.bytes, false));
+        sram_done = std::max(
+            sram_done, sram_access(step.streamed_in_weights ? spec::TensorKind::weights : spec::TensorKind::inputs,
+                                   step.bytes, false));
       }
       const StepCycles cycles = array_.execute(step);
       const sc_core::sc_time own_time = period * static_cast<double>(cycles.own);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "util/checked_math.h"
+#include "workload/precision.h"
 
 namespace reusesim::mapping {
 
@@ -17,6 +18,14 @@ using util::checked_add;
 using util::checked_mul;
 using util::checked_product;
 using workload::LayerType;
+
+std::int64_t GemmProblem::b_column_bytes(std::int64_t k0, std::int64_t count) const {
+  if (b_bits == 0) return checked_mul(count, b_bytes());
+  const std::int64_t end = k0 + count;
+  std::int64_t bytes = ceil_div(checked_mul(end, b_bits), 8) - checked_mul(k0, b_bits) / 8;
+  if (b_scales) bytes += (b_group > 0 ? ceil_div(end, b_group) - k0 / b_group : 1) * workload::kWeightScaleBytes;
+  return bytes;
+}
 
 namespace {
 
@@ -168,7 +177,7 @@ std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProb
         const auto tile = [&](std::int64_t k, bool read_sums, bool write_sums) {
           const timing::GemmShape shape{m.size, n.size, k, g.size, p.k_row};
           const timing::GemmShape placed = placed_shape(placement, g.size, m.size, n.size, k, p.k_row);
-          return std::max(timing::gemm_cycles_on(array, placed, unit_of(placement)),
+          return std::max(timing::gemm_cycles_at(array, placed, unit_of(placement), p.mac_rate),
                           spill.cycles(shape, read_sums, write_sums));
         };
         std::int64_t per_tile = 0;
@@ -220,6 +229,22 @@ std::int64_t vector_unit_output_cycles(const spec::ComputeSpec& array, const Gem
       p.output_stage_ops > 0 ? std::min(p.output_stage_ops, p.output_vector_ops) : p.output_vector_ops;
   return timing::vector_cycles(array, busiest);
 }
+
+// The most bytes one column's K tile of `tk` takes in the weight buffer, its bias included when
+// it rides the last tile: with packed weights, the largest of the tiles at k0 = 0, tk, 2 tk, ...
+std::int64_t largest_b_tile_column(const GemmProblem& p, std::int64_t tk) {
+  if (p.b_bits == 0) return checked_mul(tk + p.bias, p.b_bytes());
+  std::int64_t largest = 0;
+  for (std::int64_t k0 = 0; k0 < p.k; k0 += tk) {
+    const std::int64_t rows = std::min(tk, p.k - k0);
+    largest = std::max(largest, p.b_column_bytes(k0, rows) + (k0 + rows == p.k ? p.bias * p.e : 0));
+  }
+  return largest;
+}
+
+// The vector ops that dequantize one column's K tile of `rows` weights: one a weight, a convert
+// and a multiply by its group's scale fused (ASSUMED; docs/model-format.md, "Precision per tensor").
+std::int64_t dequant_ops(std::int64_t rows, std::int64_t columns) { return checked_mul(rows, columns); }
 
 // Groups per tile to try: 1, and for whole groups (tn = N, tk = K) of a grouped layer the halvings
 // and powers of two of the group count and multiples of what one fold of the array holds side by
@@ -296,7 +321,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
                        " values; with lane_dimension kernel_row a K tile holds whole rows or lies within one");
   }
   // What every tiling moves at least once, whatever its tiles.
-  const std::int64_t weight_bytes = p.groups * (p.k + p.bias) * p.n * p.b_bytes();
+  const std::int64_t weight_bytes = checked_product({p.groups, p.n, p.b_column_stride()});
   const std::int64_t output_bytes = p.groups * p.m * p.n * p.e;
   const std::int64_t output_path =
       placement == GemmPlacement::vector_unit ? vector_unit_output_cycles(array, p) : std::int64_t{0};
@@ -304,7 +329,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
     if (!fits_rows(tk)) continue;
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
       for (std::int64_t tg : group_tile_sizes(p, array, placement, tn, tk, pinned.has_value())) {
-        if (checked_product({tg, tk + p.bias, tn, p.b_bytes()}) * 2 > capacity.weights) continue;
+        if (checked_product({tg, tn, largest_b_tile_column(p, tk)}) * 2 > capacity.weights) continue;
         for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0, edges.m)) {
           // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
           if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(program::kMaxLayerSteps)) {
@@ -336,11 +361,27 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
                   : 0;
           for (bool n_outer : {true, false}) {
             if (pinned && n_outer != pinned->n_outer) continue;
-            const std::int64_t weights = p.b_on_chip ? 0 : n_outer && tiles_k == 1 ? weight_bytes : weight_bytes * tiles_m;
+            const std::int64_t weight_passes = n_outer && tiles_k == 1 ? 1 : tiles_m;
+            const std::int64_t weights = p.b_on_chip ? 0 : weight_bytes * weight_passes;
+            // The vector unit dequantizes every weight each time it is loaded, between the array's tiles.
+            const std::int64_t dequant =
+                p.dequantize
+                    ? timing::vector_cycles(array, checked_product({weight_passes, p.groups, dequant_ops(p.k, p.n)}))
+                    : 0;
             const std::int64_t inputs = p.inputs_on_chip ? 0 : !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
             const std::int64_t bytes = weights + inputs + (p.output_on_chip ? 0 : output_bytes) + spilled_bytes;
             const auto memory = static_cast<std::int64_t>(static_cast<double>(bytes) / dram_bytes_per_cycle);
-            const std::int64_t cycles = std::max(compute, memory);
+            // Dequantized weights: the first weight tile's load and dequantization overlap nothing
+            // (the array waits for both), so a tiling whose one tile holds every weight pays its
+            // load, its dequantization and its MACs one after another.
+            const std::int64_t prologue =
+                p.dequantize
+                    ? checked_add(static_cast<std::int64_t>(
+                                      static_cast<double>(checked_product({tg, tn, largest_b_tile_column(p, tk)})) /
+                                      dram_bytes_per_cycle),
+                                  timing::vector_cycles(array, dequant_ops(tk, tg * tn)))
+                    : 0;
+            const std::int64_t cycles = checked_add(std::max(checked_add(compute, dequant), memory), prologue);
             candidates.push_back(GemmTiling{placement, tg, tm, tn, tk, n_outer, sums.home,
                                             accelerator.accumulators.element_bytes(),
                                             std::max<std::int64_t>(1, capacity.outputs / 2), cycles, bytes, tiles});
@@ -403,7 +444,8 @@ namespace {
 // from its first element (docs/mapping-and-replay.md, "Limits"). DRAM timing hardly depends on
 // which of a tensor's bytes a tile reads, but a shared memory's hits do: on a chip with one, a K
 // tile must not read the addresses of the tile before it.
-void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t, bool k_tiles_apart) {
+void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t, const spec::ComputeSpec& array,
+               bool k_tiles_apart) {
   Slots weight_slots, input_slots, output_slots;
   const std::int64_t tiles_k = ceil_div(p.k, t.tk);
   const std::int64_t input_total = p.input_bytes(0, p.m, p.k);
@@ -438,11 +480,21 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           const bool reuse_outer = tiles_k == 1 && inner > 0;
           const auto load_weights = [&]() -> std::int32_t {
             if (p.b_on_chip) return -1;
-            const std::int64_t k_offset = k_tiles_apart ? k0 * tg * tn : k0;
-            const auto offset = static_cast<std::uint64_t>(((g * p.n + n0) * (p.k + p.bias) + k_offset) * p.b_bytes());
-            const std::int64_t rows = k0 + tk == p.k ? tk + p.bias : tk;
-            return builder.load(p.b_role, p.weights + offset, tg * rows * tn * p.b_bytes(),
-                                deps({weight_slots.claim()}));
+            const std::int64_t k_offset = k_tiles_apart ? tg * tn * p.b_column_bytes(0, k0) : p.b_column_bytes(0, k0);
+            const auto offset = static_cast<std::uint64_t>((g * p.n + n0) * p.b_column_stride() + k_offset);
+            const std::int64_t column = p.b_column_bytes(k0, tk) + (k0 + tk == p.k ? p.bias * p.e : 0);
+            const std::int32_t load =
+                builder.load(p.b_role, p.weights + offset, tg * tn * column, deps({weight_slots.claim()}));
+            if (!p.dequantize) return load;
+            // The tile's weights, dequantized in the weight buffer before the array reads them.
+            program::Step dequant;
+            dequant.kind = program::StepKind::vector;
+            dequant.vector_ops = dequant_ops(tk, tg * tn);
+            dequant.bytes = static_cast<std::uint64_t>(tg * tn * column);
+            dequant.streamed_in_weights = true;
+            dequant.after = {load};
+            builder.count_dequantization(dequant.vector_ops, timing::vector_cycles(array, dequant.vector_ops));
+            return builder.add(std::move(dequant));
           };
           const auto load_inputs = [&]() -> std::int32_t {
             if (p.inputs_on_chip) return -1;
@@ -467,6 +519,7 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           compute.gemm = placed_shape(t.placement, tg, tm, tn, tk, p.k_row);
           compute.unit = unit_of(t.placement);
           compute.macs = compute.gemm.macs();
+          if (t.placement != GemmPlacement::vector_unit) compute.mac_rate = p.mac_rate;
           compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
           // Transposed, the step's k x n operand is the input tile and its m x k one the N x K operand.
           const bool b_in_weights = p.b_role == program::TensorRole::weights;
@@ -552,7 +605,7 @@ Capacity activation_operands_capacity(Capacity capacity) {
 void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
                        program::LayerProgram& program) {
   ProgramBuilder builder(program, context.burst_bytes);
-  emit_gemm(builder, p, tiling, context.accelerator.shared_memory.has_value());
+  emit_gemm(builder, p, tiling, context.accelerator.compute, context.accelerator.shared_memory.has_value());
 }
 
 namespace {
@@ -592,6 +645,15 @@ void emit_fastest(const GemmProblem& p, const std::vector<GemmTiling>& options, 
     program.mapping += ")";
   }
   program.estimated_cycles = tiling.cycles;
+  if (p.dequantize) {
+    program.mapping += "; weights at " + std::to_string(p.b_bits) + " bits dequantized on the vector unit (" +
+                       std::to_string(program.dequant_vector_ops) + " ops, " + std::to_string(program.dequant_cycles) +
+                       " cycles)";
+  } else if (p.mac_rate > 1 && tiling.placement != GemmPlacement::vector_unit) {
+    program.mac_rate = p.mac_rate;
+    program.mapping +=
+        "; weights at " + std::to_string(p.b_bits) + " bits native at " + std::to_string(p.mac_rate) + "x the MAC rate";
+  }
 }
 
 }  // namespace
@@ -637,11 +699,11 @@ GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_b
       p.m = part;
       break;
     case workload::Partition::columns:
-      p.weights += static_cast<std::uint64_t>(checked_product({first, p.k + p.bias, p.b_bytes()}));
+      p.weights += static_cast<std::uint64_t>(checked_mul(first, p.b_column_stride()));
       p.n = part;
       break;
     case workload::Partition::groups:
-      p.weights += static_cast<std::uint64_t>(checked_product({first, p.n, p.k + p.bias, p.b_bytes()}));
+      p.weights += static_cast<std::uint64_t>(checked_product({first, p.n, p.b_column_stride()}));
       p.inputs += static_cast<std::uint64_t>(checked_mul(first, group_input_bytes));
       p.groups = part;
       break;
@@ -732,6 +794,19 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
     p.n = layer.spec.linear.out_features;
     p.k = in.features;
     p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
+  }
+  if (layout.weight_format) {
+    const workload::NumberFormat format = *layout.weight_format;
+    p.b_bits = workload::format_bits(format);
+    p.b_scales = workload::takes_weight_scales(format);
+    p.b_group = layout.weight_group_size;
+    const auto& native = context.accelerator.compute.native_formats;
+    const auto rate = native.find(util::name(format));
+    if (rate != native.end()) {
+      p.mac_rate = rate->second;
+    } else {
+      p.dequantize = true;
+    }
   }
   const std::int64_t outputs = checked_product({p.groups, p.m, p.n});
   const std::int64_t own_activation_ops = layer.spec.activation == workload::Activation::none ? 0 : outputs;

@@ -25,6 +25,24 @@ struct GemmProblem {
   // still reads it at `e` (compute steps' SRAM bytes).
   std::int64_t b_e = 0;
   std::int64_t b_bytes() const { return b_e > 0 ? b_e : e; }
+  // A layer's weights in a format of another width than the operands', or with scales
+  // (docs/model-format.md, "Precision per tensor"): packed at `b_bits` each (0: b_bytes() an
+  // element), with fp16 scales (workload::kWeightScaleBytes) per column and group of `b_group`
+  // along K (0: one per column). A column is stored as its packed K values, then its scales, then
+  // its bias at `e`.
+  std::int64_t b_bits = 0;
+  bool b_scales = false;
+  std::int64_t b_group = 0;
+  // The array multiplies them natively at this MAC rate (program::Step::mac_rate), or else the
+  // vector unit dequantizes each loaded tile before the array reads it.
+  std::int64_t mac_rate = 1;
+  bool dequantize = false;
+  // Bytes of one column's K values [k0, k0 + count) as a load moves them: packed (a K tile's range
+  // is rounded out to whole bytes, so a byte two tiles share is loaded by each), with the scales of
+  // every group the range touches (a group split between two K tiles comes with both); no bias.
+  std::int64_t b_column_bytes(std::int64_t k0, std::int64_t count) const;
+  // One column's bytes in DRAM: its K values, scales and bias.
+  std::int64_t b_column_stride() const { return b_column_bytes(0, k) + bias * e; }
   // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
   // bias follows its K weights, so it rides the load of the column's last K tile.
   std::int64_t bias = 0;

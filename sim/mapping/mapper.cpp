@@ -51,6 +51,9 @@ std::int64_t LayerPlan::busiest_stage_ops(std::int64_t batch, std::int64_t own_a
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
                                        std::int64_t element_bytes) {
   std::vector<DramLayout> layouts(network.layers.size());
+  const workload::TensorWidths widths = network.run_widths(element_bytes);
+  const bool packed_weights =
+      network.formats && (widths.weight_bits != checked_mul(element_bytes, 8) || widths.weight_scales);
   const auto tensor_bytes = [&](std::int64_t elements) {
     return static_cast<std::uint64_t>(util::checked_product({elements, batch, element_bytes}));
   };
@@ -74,7 +77,14 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
       continue;
     }
     layout.weights = next;
-    next = align(next + static_cast<std::uint64_t>(checked_mul(layer.counts.params, element_bytes)));
+    std::int64_t weight_bytes = checked_mul(layer.counts.params, element_bytes);
+    if (packed_weights) {
+      layout.weight_format = network.formats->weights;
+      layout.weight_group_size = network.formats->weight_group_size;
+      // Packed at no more bits than the operands' (run refuses wider weights), plus the scales.
+      weight_bytes = util::checked_add(weight_bytes, workload::parameter_bytes(layer, widths).scales);
+    }
+    next = align(next + static_cast<std::uint64_t>(weight_bytes));
     layout.output = next;
     next += align(static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
     if (workload::is_recurrent(layer.spec.type)) next += recurrent_scratch_bytes(layer, batch, element_bytes);
@@ -90,7 +100,9 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
 }
 
 std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
-                                       std::int64_t element_bytes, const program::LayerProgram& program, const LayerPlan& plan) {
+                                       const workload::TensorWidths& widths, const program::LayerProgram& program,
+                                       const LayerPlan& plan) {
+  const std::int64_t element_bytes = widths.activation_bits / 8;
   if (!plan.fused_into.empty()) {
     return program.steps.empty() && program.macs == 0 ? "" : "the program of a fused layer has steps of its own";
   }
@@ -101,7 +113,7 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
     if (step.kind == program::StepKind::store) output_bytes += static_cast<std::int64_t>(step.bytes);
   }
   output_bytes += program.onchip_output_bytes;  // kept on chip: written, to SRAM
-  workload::TrafficBytes compulsory = workload::compulsory_traffic(layer, batch, element_bytes);
+  workload::TrafficBytes compulsory = workload::compulsory_traffic(layer, batch, widths);
   // A fused chain writes its last tensor.
   if (plan.output_elements > 0) compulsory.output = checked_mul(checked_mul(plan.output_elements, batch), element_bytes);
   const auto shortfall = [](const char* what, std::int64_t moved, std::int64_t needed) {
@@ -111,6 +123,12 @@ std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std:
   if (weight_bytes < compulsory.weight) return shortfall("loads weights of", weight_bytes, compulsory.weight);
   if (output_bytes < compulsory.output) return shortfall("stores", output_bytes, compulsory.output);
   return "";
+}
+
+std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
+                                       std::int64_t element_bytes, const program::LayerProgram& program,
+                                       const LayerPlan& plan) {
+  return compulsory_traffic_problem(layer, batch, workload::TensorWidths::uniform(element_bytes), program, plan);
 }
 
 std::int64_t LayerSplit::first(std::int64_t total) const { return prorate(total, core, cores); }
@@ -311,7 +329,8 @@ std::int64_t compute_estimate_cycles(const program::LayerProgram& program, const
   std::int64_t compute = 0;
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::compute) {
-      compute = util::checked_add(compute, timing::gemm_cycles_on(accelerator.compute, step.gemm, step.unit));
+      compute = util::checked_add(compute,
+                                  timing::gemm_cycles_at(accelerator.compute, step.gemm, step.unit, step.mac_rate));
       if (step.unit == timing::GemmUnit::vector) {
         compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.busiest_stage_ops()));
       }
@@ -480,7 +499,8 @@ std::string vector_ops_problem(const workload::Network& network, std::int64_t ba
   std::int64_t analysed = 0, programmed = 0, folded = 0;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     analysed = util::checked_add(analysed, checked_mul(network.layers[i].counts.vector_ops, batch));
-    programmed = util::checked_add(programmed, mapped.programs[i].vector_ops);
+    // Dequantizing weights is the run's work, not the model's (docs/model-format.md).
+    programmed = util::checked_add(programmed, mapped.programs[i].vector_ops - mapped.programs[i].dequant_vector_ops);
     folded = util::checked_add(folded, checked_mul(mapped.plans[i].folded_vector_ops, batch));
   }
   if (analysed == util::checked_add(programmed, folded)) return "";

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +50,10 @@ struct DramLayout {
   std::uint64_t kv_cache = 0;
   // Bytes per element of that cache: the model's kv_cache format, or the operand width.
   std::int64_t kv_cache_element_bytes = 0;
+  // The weights' format when a precision block gives them another width than the operands', or
+  // scales: a GEMM layer's weights are packed at its bits with their scales (GemmProblem::b_bits).
+  std::optional<workload::NumberFormat> weight_format;
+  std::int64_t weight_group_size = 0;  // one scale per this many weights along K; 0: per column
   // After every tensor of the network: where partial sums that spill to DRAM go (a layer at a time).
   std::uint64_t scratch = 0;
 };
@@ -99,6 +104,11 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
 // burst widening). What falls short, or "" when nothing does; views move nothing and pass.
 // In a network (`plan`), what is kept on chip counts as stored, a fused layer must have an empty
 // program and its producer accounts for the chain's last tensor and the folded parameters.
+// `widths`: what run moves each tensor at (workload::Network::run_widths); `element_bytes`: every
+// tensor at that width.
+std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
+                                       const workload::TensorWidths& widths, const program::LayerProgram& program,
+                                       const LayerPlan& plan = {});
 std::string compulsory_traffic_problem(const workload::NetworkLayer& layer, std::int64_t batch,
                                        std::int64_t element_bytes, const program::LayerProgram& program,
                                        const LayerPlan& plan = {});

@@ -44,6 +44,11 @@ Capacity role_capacity(const spec::SramSpec& sram, std::int64_t resident_bytes) 
   return capacity;
 }
 
+void ProgramBuilder::count_dequantization(std::int64_t vector_ops, std::int64_t cycles) {
+  program_.dequant_vector_ops = util::checked_add(program_.dequant_vector_ops, vector_ops);
+  program_.dequant_cycles = util::checked_add(program_.dequant_cycles, cycles);
+}
+
 std::int32_t ProgramBuilder::add(program::Step step) {
   if (program_.steps.size() >= program::kMaxLayerSteps) {
     throw MappingError("layer " + program_.layer + ": its program needs more than " +

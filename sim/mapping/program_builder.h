@@ -53,6 +53,8 @@ class ProgramBuilder {
 
   // Appends `step`; MappingError when the layer would exceed kMaxLayerSteps.
   std::int32_t add(program::Step step);
+  // A dequantization's vector ops (already in a step add()ed) and their cycles, for the report.
+  void count_dequantization(std::int64_t vector_ops, std::int64_t cycles);
   std::int32_t load(program::TensorRole role, std::uint64_t address, std::int64_t bytes, std::vector<std::int32_t> after) {
     program::Step step;
     step.kind = program::StepKind::load;

@@ -1,5 +1,7 @@
 #include "program/program.h"
 
+#include <algorithm>
+
 namespace reusesim::program {
 
 std::string role_name(TensorRole role) {
@@ -27,9 +29,12 @@ LayerProgram chip_totals(const LayerRun& run) {
   chip.type = run.program.type;
   chip.mapping = run.program.mapping;
   chip.passes = run.program.passes;
+  chip.mac_rate = run.program.mac_rate;
   const auto add = [&](const LayerProgram& core) {
     chip.macs += core.macs;
     chip.vector_ops += core.vector_ops;
+    chip.dequant_vector_ops += core.dequant_vector_ops;
+    chip.dequant_cycles = std::max(chip.dequant_cycles, core.dequant_cycles);  // the cores run side by side
     chip.dram_read_bytes += core.dram_read_bytes;
     chip.dram_write_bytes += core.dram_write_bytes;
   };

@@ -49,10 +49,14 @@ struct Step {
   // rather than the weight buffer.
   bool stationary_in_inputs = false;
   // compute: the m x k operand is read from the weight buffer rather than the input buffer (a
-  // layer's GEMM the mapper transposed, C^T = B^T A^T, so that its weights stream).
+  // layer's GEMM the mapper transposed, C^T = B^T A^T, so that its weights stream); vector: the
+  // step reads the weight buffer (a dequantization) rather than the input buffer.
   bool streamed_in_weights = false;
   // compute: the unit that runs the GEMM (the array, or the vector unit one MAC as two ops).
   timing::GemmUnit unit = timing::GemmUnit::array;
+  // compute on the array: MACs a PE does a cycle over the operand_bits rate, weights in a native
+  // format (spec::ComputeSpec::native_formats); the tile's cycles divided by it, rounded up.
+  std::int64_t mac_rate = 1;
   std::vector<std::int32_t> after;         // indices of earlier steps of the same layer
 
   // The ops of the output path's busiest stage: what sets a compute step's output-path time.
@@ -69,6 +73,11 @@ struct LayerProgram {
   std::string part;
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
+  // Of vector_ops, those that dequantize weights loaded in a format the array does not multiply
+  // natively, and their vector-unit cycles (step by step, compute clock).
+  std::int64_t dequant_vector_ops = 0;
+  std::int64_t dequant_cycles = 0;
+  std::int64_t mac_rate = 1;  // of its GEMM's tiles on the array (Step::mac_rate)
   // DRAM moves whole bursts: the sums over load and store steps of their burst-aligned extents
   // (what the replay must observe).
   std::int64_t dram_read_bytes = 0;

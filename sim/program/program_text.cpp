@@ -143,9 +143,10 @@ const char* syntax_of(Directive directive) {
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
     case Directive::compute:
       return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed "
-             "weights] [unit vector] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] "
-             "after <steps>";
-    case Directive::vector: return "a vector line is: vector ops <ops> bytes <n> after <steps>";
+             "weights] [unit vector] [mac_rate <r>] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] "
+             "[psum_write <n>] after <steps>";
+    case Directive::vector:
+      return "a vector line is: vector ops <ops> [reads weights] bytes <n> after <steps>";
     case Directive::end: return "an end line is: end";
     default: return "";
   }
@@ -624,6 +625,10 @@ class Reader {
             error(line, unit->column, "unit: expected array or vector, got \"" + unit->text + "\"");
           }
         }
+        // Weights in a format the array multiplies natively, at this MAC rate (absent: 1).
+        if (const Token* rate = fields.optional_keyed("mac_rate")) {
+          step.mac_rate = std::max<std::int64_t>(1, read_count(rate, "mac_rate", 1, line));
+        }
         step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("vector_ops"), "vector_ops", 0, line));
         // The output path's busiest stage (absent: all of vector_ops in one stage).
         if (const Token* stage = fields.optional_keyed("stage_ops")) {
@@ -643,6 +648,8 @@ class Reader {
       default: {
         step.kind = StepKind::vector;
         step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("ops"), "ops", 0, line));
+        // A dequantization reads the weight buffer (absent: the input buffer).
+        step.streamed_in_weights = read_buffer(fields.optional_keyed("reads"), "reads", "inputs", line);
         step.bytes = read_bytes(fields.keyed("bytes"), line);
         break;
       }
@@ -667,6 +674,11 @@ class Reader {
       if (step.kind == StepKind::store) add(program.dram_write_bytes, extent, 3);
       add(program.macs, step.macs, 0);
       add(program.vector_ops, step.vector_ops, 1);
+      // A dequantization's ops are within vector_ops: summed while it has not overflowed.
+      if (step.kind == StepKind::vector && step.streamed_in_weights && !overflow[1]) {
+        program.dequant_vector_ops += step.vector_ops;
+      }
+      if (step.kind == StepKind::compute) program.mac_rate = std::max(program.mac_rate, step.mac_rate);
     }
     const char* const names[4] = {"MACs", "vector ops", "DRAM read bytes", "DRAM write bytes"};
     for (int i = 0; i < 4; ++i) {
@@ -741,7 +753,8 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
                                                                         : std::string()) +
                   (step.stationary_in_inputs ? " stationary inputs" : "") +
                   (step.streamed_in_weights ? " streamed weights" : "") +
-                  (step.unit == timing::GemmUnit::vector ? " unit vector" : "") + " vector_ops " +
+                  (step.unit == timing::GemmUnit::vector ? " unit vector" : "") +
+                  (step.mac_rate > 1 ? " mac_rate " + std::to_string(step.mac_rate) : std::string()) + " vector_ops " +
                   std::to_string(step.vector_ops) +
                   (step.stage_ops > 0 ? " stage_ops " + std::to_string(step.stage_ops) : std::string()) + " bytes " +
                   std::to_string(step.bytes) +
@@ -750,7 +763,8 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
           break;
         default:
           if (step.macs != 0) invalid(i, "a vector step has no MACs");
-          text += "vector ops " + std::to_string(step.vector_ops) + " bytes " + std::to_string(step.bytes);
+          text += "vector ops " + std::to_string(step.vector_ops) + (step.streamed_in_weights ? " reads weights" : "") +
+                  " bytes " + std::to_string(step.bytes);
           break;
       }
       text += " after " + after_list(step.after) + "\n";

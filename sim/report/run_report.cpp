@@ -1,5 +1,6 @@
 #include "report/run_report.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <map>
@@ -142,9 +143,12 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                   [](const LayerResult& r, const RunRow&) {
                     return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / 1e9) : Cell();
                   }),
+          // The peak at the layer's MAC rate (LayerResult::mac_rate; docs/accelerator-format.md).
           derived("efficiency", "fraction", "achieved ops/s / peak ops/s", Total::recompute, 4,
                   [](const LayerResult& r, const RunRow& row) {
-                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / row.report.spec.peak_ops_per_second()) : Cell();
+                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / row.report.spec.peak_ops_per_second() /
+                                                static_cast<double>(r.mac_rate))
+                                         : Cell();
                   }),
           derived("element_bytes", "bytes", "bytes per tensor element in the run, from the accelerator's operand_bits",
                   Total::same, 0,
@@ -238,6 +242,7 @@ LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<La
       total.sram_words[i].write_words += layer.sram_words[i].write_words;
     }
     total.accumulator_updates += layer.accumulator_updates;
+    total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
   }
   return total;
 }

@@ -53,6 +53,10 @@ struct LayerResult {
   std::int64_t stall_weights = 0, stall_inputs = 0, stall_output_drain = 0, stall_sram = 0, stall_vector = 0;
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
+  // MACs a PE did a cycle over the operand_bits rate (weights in a native format,
+  // spec::ComputeSpec::native_formats): the layer's peak is the accelerator's times this; a
+  // TOTAL's is its layers' highest.
+  std::int64_t mac_rate = 1;
   // Every store is an output's: the output bytes written are dram_write_bytes.
   std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0;
   std::int64_t dram_read_kv_cache_bytes = 0;  // a decode step's attention reading the earlier tokens' keys and values

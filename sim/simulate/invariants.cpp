@@ -27,13 +27,18 @@ std::string significant_digits(double value) {
 
 std::string analysis_problem(const workload::NetworkLayer& layer, const program::LayerProgram& program,
                              const mapping::LayerPlan& plan, std::int64_t batch, std::int64_t element_bytes) {
+  return analysis_problem(layer, program, plan, batch, workload::TensorWidths::uniform(element_bytes));
+}
+
+std::string analysis_problem(const workload::NetworkLayer& layer, const program::LayerProgram& program,
+                             const mapping::LayerPlan& plan, std::int64_t batch, const workload::TensorWidths& widths) {
   const std::string where = where_of("layer " + program.layer, batch);
   const std::int64_t analytic_macs = layer.counts.macs * batch;
   if (program.macs != analytic_macs) {
     return where + "the program has " + std::to_string(program.macs) + " MACs, the analysis " +
            std::to_string(analytic_macs);
   }
-  const std::string traffic = mapping::compulsory_traffic_problem(layer, batch, element_bytes, program, plan);
+  const std::string traffic = mapping::compulsory_traffic_problem(layer, batch, widths, program, plan);
   return traffic.empty() ? "" : where + traffic;
 }
 
@@ -89,7 +94,7 @@ std::string row_problem(const results::LayerResult& row, bool batch_total, const
   // Roofs as time bounds (an unlimited ideal memory's bandwidth is infinite: no bound), with room
   // for the rounding of picoseconds to seconds.
   const double ops = 2.0 * static_cast<double>(row.macs);
-  const double peak_ops = spec.peak_ops_per_second();
+  const double peak_ops = spec.peak_ops_per_second() * static_cast<double>(row.mac_rate);
   if (row.seconds < ops / peak_ops * (1 - 1e-9)) {
     return where + significant_digits(ops) + " ops in " + significant_digits(row.seconds) + " s is " +
            significant_digits(ops / row.seconds / 1e9) + " Gops/s, above the compute peak of " +
@@ -128,6 +133,7 @@ std::string batch_total_problem(const std::vector<results::LayerResult>& layers,
       total.*count += layer.*count;
     }
     total.seconds += layer.seconds;
+    total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
   }
   return row_problem(total, true, spec);
 }

@@ -23,6 +23,10 @@ std::string significant_digits(double value);
 
 // A program against the analysis: its MACs equal the layer's MACs x batch, and it moves no fewer
 // DRAM bytes than the layer's compulsory traffic (mapping::compulsory_traffic_problem).
+// `widths`: what run moves each tensor at (workload::Network::run_widths); `element_bytes`: every
+// tensor at that width.
+std::string analysis_problem(const workload::NetworkLayer& layer, const program::LayerProgram& program,
+                             const mapping::LayerPlan& plan, std::int64_t batch, const workload::TensorWidths& widths);
 std::string analysis_problem(const workload::NetworkLayer& layer, const program::LayerProgram& program,
                              const mapping::LayerPlan& plan, std::int64_t batch, std::int64_t element_bytes);
 

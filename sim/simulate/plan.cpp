@@ -124,8 +124,8 @@ ChipRuns layer_runs(const spec::AcceleratorSpec& spec, const workload::Network& 
     program::LayerRun run{batch, std::move(first), false, std::move(cores), std::move(samples)};
     program::LayerProgram every_step = run.program;
     for (const program::LayerProgram& core : run.other_cores) mapping::append_steps(every_step, core, false);
-    const std::string problem =
-        analysis_problem(network.layers[i], every_step, split.plans[i], batch, spec.element_bytes());
+    const std::string problem = analysis_problem(network.layers[i], every_step, split.plans[i], batch,
+                                                 network.run_widths(spec.element_bytes()));
     if (!problem.empty()) throw std::logic_error(problem);
     chip_totals.programs.push_back(program::chip_totals(run));
     if (std::find(selected.begin(), selected.end(), i) == selected.end()) continue;
@@ -186,7 +186,7 @@ class RunBuilder {
       const workload::NetworkLayer& layer = network.layers[i];
       if (layer.counts.macs == 0) continue;  // a vector layer's parameters may be folded into its producer's
       const std::int64_t needed =
-          util::checked_add(workload::compulsory_traffic(layer, batch, e).weight,
+          util::checked_add(workload::compulsory_traffic(layer, batch, network.run_widths(e)).weight,
                             util::checked_product({layer.cached_elements(), batch, network.kv_cache_element_bytes(e)}));
       bytes = util::checked_add(bytes, needed);
       seconds += roofline_seconds(util::checked_mul(layer.counts.macs, batch), needed);
@@ -261,7 +261,8 @@ RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Networ
       throw std::logic_error("model " + network.name + " (batch " + std::to_string(samples) + "): " + problem);
     }
     for (std::size_t i : selected) {
-      const std::string problem = analysis_problem(network.layers[i], mapped.programs[i], mapped.plans[i], samples, e);
+      const std::string problem =
+          analysis_problem(network.layers[i], mapped.programs[i], mapped.plans[i], samples, network.run_widths(e));
       if (!problem.empty()) throw std::logic_error(problem);
     }
     return mapped;

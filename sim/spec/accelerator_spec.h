@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -70,11 +71,15 @@ struct ComputeSpec {
   // The vector unit can also run a GEMM, a MAC as two of its ops (a multiply and an add).
   bool vector_unit_gemm = false;
   std::vector<OutputStage> output_path;    // empty: no layer fuses into its producer
+  // Weight formats the array multiplies natively (a precision block's names: "int8", "fp8_e4m3"),
+  // each with its MAC rate over the operand_bits rate (2: two MACs a PE a cycle). Weights in any
+  // other format than the operands' are dequantized on the vector unit (docs/accelerator-format.md).
+  std::map<std::string, std::int64_t> native_formats;
 
   auto fields() const {
     return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, swap_operands, arrays, units, lanes,
                     lane_dimension, clock_mhz, operand_bits, operand_type, vector_ops_per_cycle, vector_unit_gemm,
-                    output_path);
+                    output_path, native_formats);
   }
 
   bool output_path_has(OutputStage stage) const {

@@ -170,6 +170,13 @@ std::int64_t gemm_cycles_on(const spec::ComputeSpec& array, const GemmShape& gem
   return unit == GemmUnit::vector ? vector_gemm_cycles(array, gemm) : gemm_cycles(array, gemm).cycles;
 }
 
+std::int64_t gemm_cycles_at(const spec::ComputeSpec& array, const GemmShape& gemm, GemmUnit unit,
+                            std::int64_t mac_rate) {
+  require_positive(mac_rate, "mac_rate");
+  const std::int64_t cycles = gemm_cycles_on(array, gemm, unit);
+  return unit == GemmUnit::vector ? cycles : ceil_div(cycles, mac_rate);
+}
+
 std::int64_t vector_cycles(const spec::ComputeSpec& array, std::int64_t ops) {
   require_positive(array.vector_ops_per_cycle, "vector_ops_per_cycle");
   if (ops < 0) throw std::invalid_argument("vector op count must not be negative, got " + std::to_string(ops));

@@ -101,6 +101,11 @@ std::int64_t vector_gemm_cycles(const spec::ComputeSpec& array, const GemmShape&
 // Cycles of one GEMM on `unit`: gemm_cycles' on the array, vector_gemm_cycles' on the vector unit.
 // The mapper's estimate and the replay both call this.
 std::int64_t gemm_cycles_on(const spec::ComputeSpec& array, const GemmShape& gemm, GemmUnit unit);
+// The same with weights in a format the array multiplies `mac_rate` times as fast as its operands
+// (spec::ComputeSpec::native_formats): the array's cycles divided by the rate, rounded up (fill and
+// drain shrink with the rest, ASSUMED); the vector unit's are unchanged.
+std::int64_t gemm_cycles_at(const spec::ComputeSpec& array, const GemmShape& gemm, GemmUnit unit,
+                            std::int64_t mac_rate);
 
 // How many of `gemm`'s groups one fold of the array holds side by side (block-diagonally): b of the
 // file comment for a systolic array, 1 for a vector-MAC cluster.

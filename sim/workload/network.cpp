@@ -105,6 +105,16 @@ std::int64_t Network::kv_cache_element_bytes(std::int64_t operand_bytes) const {
   return formats ? format_bytes(formats->kv_cache) : operand_bytes;
 }
 
+TensorWidths Network::run_widths(std::int64_t operand_bytes) const {
+  TensorWidths widths = TensorWidths::uniform(operand_bytes);
+  if (!formats) return widths;
+  widths.weight_bits = format_bits(formats->weights);
+  widths.weight_scales = takes_weight_scales(formats->weights);
+  widths.weight_group_size = formats->weight_group_size;
+  widths.kv_cache_bits = util::checked_mul(kv_cache_element_bytes(operand_bytes), 8);
+  return widths;
+}
+
 TensorWidths Network::model_widths() const {
   return formats ? TensorWidths::of(*formats) : TensorWidths::uniform(bytes_per_element(precision));
 }

@@ -61,6 +61,10 @@ struct Network {
   // cache of a fraction of a byte, the addressability checks of analyze and footprint round it up),
   // or `operand_bytes`.
   std::int64_t kv_cache_element_bytes(std::int64_t operand_bytes) const;
+  // The widths `run` moves tensors at: the weights (with their scales) and the KV cache at the
+  // precision block's formats, activations at the accelerator's `operand_bytes`; without a block,
+  // every tensor at `operand_bytes`.
+  TensorWidths run_widths(std::int64_t operand_bytes) const;
 };
 
 // A problem with one layer: its position in ModelSpec::layers and the key at fault.

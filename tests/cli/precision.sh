@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of precision per tensor (docs/model-format.md, "Precision per tensor"): analyze
 # and footprint size weights (with their scales), activations and the KV cache each at its format;
-# run reads the KV cache at its format and refuses what it cannot honour yet; --set reaches the
+# run reads the KV cache (and weights) at its format and refuses what it cannot honour yet; --set reaches the
 # block; bad formats are errors naming the key (exit 2). Run by ctest with REUSESIM (the binary) and SRC (the source tree) set.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -59,7 +59,7 @@ contains "group size needs quantized weights" "$err" \
 expect 2 "train footprint of a block" -- "$REUSESIM" footprint --model "$work/int4.yaml" --mode train --optimizer sgd
 contains "train needs --dtype" "$err" "give --dtype"
 
-# --- run: the KV cache at its format; weights and activations at the operand width. ---
+# --- run: the KV cache at its format; activations at the operand width. ---
 # GPT-2 with two layers, one decode step after 100 tokens, on tpu_v4i (bf16) with an ideal memory:
 # per layer Q K^T reads 101 keys and A V 101 values of 12 heads x 64 = 768 elements per sample:
 # 2 x 2 x 101 x 768 = 310,272 elements, at bf16 620,544 B, at int8 310,272 B; x 4 samples at batch 4.
@@ -92,9 +92,11 @@ int8_read=$(csv_col dram_read_bytes --where layer=TOTAL <<<"$out")
 same "only the cache bytes fell" "$((bf16_read - int8_read))" "310272"
 
 # --- run refuses what it cannot honour; a block at the operand width runs as the word does. ---
-expect 2 "run int4" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$work/int4.yaml"
+# int4 weights run (tests/cli/quantized_weights.sh); activations at another width do not.
+expect 2 "run fp32 activations" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$work/int4.yaml" \
+  --set model.precision.activations=fp32
 contains "run names what it cannot move" "$err" \
-  "its precision block (weights int4 (fp16 scales per 128 along K), activations fp16, KV cache fp16) needs weights at int4 (4 bits), the weights' scales; run moves weights and activations at the accelerator's 16-bit operands (compute.operand_bits 16) and the KV cache at its format"
+  "its precision block (weights int4 (fp16 scales per 128 along K), activations fp32, KV cache fp32) needs activations at fp32 (32 bits); run moves activations at the accelerator's 16-bit operands (compute.operand_bits 16), the KV cache at its format and conv2d and linear weights at theirs when no wider"
 expect 2 "run int4 cache" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=1 --phase decode --context 10 --set model.precision.kv_cache=int4
 contains "a sub-byte cache is refused" "$err" "needs a KV cache at int4 (a fraction of a byte per element)"
