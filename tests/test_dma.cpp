@@ -48,7 +48,7 @@ struct Requester : sc_core::sc_module {
     const sc_core::sc_time period = dram.channels()[0].clock_period();
     for (std::size_t i = 0; i < requests.size(); ++i) {
       dma.submit(hw::DmaTransfer{requests[i].address, 64, requests[i].is_write, sc_core::SC_ZERO_TIME, 0},
-                 [this, period, i](std::int64_t) {
+                 [this, period, i](const hw::DmaEngine::Done&) {
                    done[i] = static_cast<std::int64_t>(sc_core::sc_time_stamp() / period + 0.5);
                  });
     }

@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "config/model_loader.h"
 #include "fixtures.h"
 #include "hw/dma_engine.h"
 #include "hw/ideal_memory.h"
 #include "hw/network_on_chip.h"
 #include "hw/systemc_compat.h"
+#include "simulate/plan.h"
+#include "simulate/replay.h"
 #include "timing/noc_links.h"
 
 using namespace reusesim;
@@ -107,7 +110,7 @@ struct TwoCores : sc_core::sc_module {
     SC_THREAD(read_both);
   }
   void read(hw::DmaEngine& dma, std::uint64_t address, std::size_t i) {
-    dma.submit(hw::DmaTransfer{address, 512, false, sc_core::SC_ZERO_TIME, 0}, [this, i](std::int64_t) {
+    dma.submit(hw::DmaTransfer{address, 512, false, sc_core::SC_ZERO_TIME, 0}, [this, i](const hw::DmaEngine::Done&) {
       done_ns[i] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value() / 1000);  // ps to ns
     });
   }
@@ -134,4 +137,25 @@ TEST_CASE("network-on-chip: two cores' reads share the link out of the memory's 
   sc_core::sc_start();
   CHECK(chip.done_ns == std::vector<std::int64_t>{132, 144});
   CHECK(chip.network.total_stats().read_bytes == 1024);
+}
+
+TEST_CASE("network-on-chip: the end of a wait on a load that its data spent in the network is a NoC stall", "[noc]") {
+  // kSmallLinear (64 -> 32, int8) at batch 1 on one core of small, on an ideal memory of 64 B a ns
+  // after 100 ns, the core on node 0 of a 2 x 1 mesh, the memory on node 1 (one hop: 32-byte links at
+  // 1,000 MHz, 2 cycles a hop). The program loads the 2,048 weight bytes, then the 64 input bytes;
+  // the memory moves them over [0, 32) and [32, 33) ns and answers at 132 and 133 ns. The weights
+  // (64 flits) hold the link over [132, 196) and reach the core at 132 + 2 + 64 + 2 (their request's
+  // hop) = 200 ns; the inputs (2 flits) wait for the link until 196 and arrive 196 + 2 + 2 + 2 = 202
+  // ns: their data spent 202 - 133 = 69 ns in the network. The array waits for both from 0 to 202 ns
+  // (1 ns a cycle): the last 69 cycles are the network's, the 133 before them the memory's.
+  spec::AcceleratorSpec chip = fixtures::small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 100}\n");
+  chip.noc = noc(spec::NocTopology::mesh, 2, 1);
+  const config::LoadedModel model = config::load_model_text(fixtures::kSmallLinear, "model.yaml");
+  simulate::RunPlan plan = simulate::plan_inference(chip, model.network, {1}, {0}, "chip");
+  const simulate::Replay replay = simulate::replay(chip, std::move(plan.runs));
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  const results::LayerResult& fc = replay.results.front();
+  CHECK(fc.stall_noc == 69);
+  CHECK(fc.stall_weights + fc.stall_inputs == 133);
 }

@@ -48,9 +48,9 @@ struct Reader : sc_core::sc_module {
     SC_THREAD(read_all);
   }
   void read(std::size_t i) {
-    dma.submit(hw::DmaTransfer{0, 512, false, sc_core::SC_ZERO_TIME, 0}, [this, i](std::int64_t shared_bytes) {
+    dma.submit(hw::DmaTransfer{0, 512, false, sc_core::SC_ZERO_TIME, 0}, [this, i](const hw::DmaEngine::Done& done) {
       done_ns[i] = static_cast<std::int64_t>(sc_core::sc_time_stamp().value() / 1000);  // ps to ns
-      served[i] = shared_bytes;
+      served[i] = done.shared_bytes;
     });
   }
   void read_all() {

@@ -225,7 +225,8 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   const std::vector<std::int64_t> cycles =
       results::span_cycles({picoseconds(core.compute), stall_ps(results::StallCause::weights),
                             stall_ps(results::StallCause::inputs), stall_ps(results::StallCause::sram),
-                            stall_ps(results::StallCause::vector), stall_ps(results::StallCause::output_drain)},
+                            stall_ps(results::StallCause::vector), stall_ps(results::StallCause::output_drain),
+                            stall_ps(results::StallCause::noc)},
                            picoseconds(period));
   result.cycles = results::nearest_cycles(picoseconds(core.elapsed), picoseconds(period));
   result.compute_cycles = cycles[0];
@@ -234,6 +235,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.stall_sram = cycles[3];
   result.stall_vector = cycles[4];
   result.stall_output_drain = cycles[5];
+  result.stall_noc = cycles[6];
   result.macs = core.macs;
   result.vector_ops = core.vector_ops;
   result.accumulator_updates = core.accumulator_updates;

@@ -129,6 +129,7 @@ bool Core::begin_unit(const program::LayerProgram& program, std::size_t first, s
   std::fill(done_.begin(), done_.begin() + static_cast<std::ptrdiff_t>(first_step_), true);
   operands_read_.assign(program.steps.size(), false);
   finished_at_.assign(program.steps.size(), sc_core::SC_ZERO_TIME);
+  network_tail_.assign(program.steps.size(), sc_core::SC_ZERO_TIME);
   remaining_ = static_cast<std::int64_t>(end_step_ - first_step_);
   compute_busy_ = sc_core::SC_ZERO_TIME;
   std::fill(std::begin(stall_by_cause_), std::end(stall_by_cause_), sc_core::SC_ZERO_TIME);
@@ -249,12 +250,15 @@ void Core::charge(results::StallCause cause, const sc_core::sc_time& from, const
     timeline_->array_span(timeline_core_, results::stall_activity(cause), picoseconds(from), picoseconds(to));
 }
 
-void Core::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, const program::Step& last_arrived) {
+void Core::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, std::int32_t last) {
   // Waiting on a store (an output slot) is output drain, on a vector step vector work. Waiting on a
-  // load: the load DMA serves loads in order, the DRAM reorders requests and the stores share it,
-  // so the load that arrives last may have waited behind other traffic. The wait is split between
-  // weights, inputs and output drain in proportion to the bytes of each the memory delivered during
-  // it, in whole picoseconds (exact; the last load's own last bytes arrive then, so there are some).
+  // load: the end of the wait that the load's last request spent crossing a network-on-chip is the
+  // network's. The rest: the load DMA serves loads in order, the DRAM reorders requests and the
+  // stores share it, so the load that arrives last may have waited behind other traffic. It is
+  // split between weights, inputs and output drain in proportion to the bytes of each the memory
+  // delivered during the wait, in whole picoseconds (exact; the last load's own last bytes arrive
+  // then, so there are some).
+  const program::Step& last_arrived = program_->steps[static_cast<std::size_t>(last)];
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (last_arrived.kind != program::StepKind::load) {
     charge(
@@ -262,23 +266,31 @@ void Core::charge_wait(const sc_core::sc_time& ready, const MemoryProgress& befo
         ready, now);
     return;
   }
+  const sc_core::sc_time memory_end = now - std::min(now - ready, network_tail_[static_cast<std::size_t>(last)]);
+  charge_memory_wait(ready, memory_end, before, last_arrived.tensor);
+  charge(results::StallCause::noc, memory_end, now);
+}
+
+void Core::charge_memory_wait(const sc_core::sc_time& ready, const sc_core::sc_time& end, const MemoryProgress& before,
+                              program::TensorRole last_tensor) {
+  if (end <= ready) return;
   const MemoryProgress after = memory_progress();
   const auto weights = static_cast<Wide>(after.weight_bytes - before.weight_bytes);
   const auto inputs = static_cast<Wide>(after.input_bytes - before.input_bytes);
   const auto outputs = static_cast<Wide>(after.output_bytes - before.output_bytes);
   const Wide total = weights + inputs + outputs;
   if (total == 0) {
-    charge(load_cause(last_arrived.tensor), ready, now);
+    charge(load_cause(last_tensor), ready, end);
     return;
   }
-  const auto wait_ps = static_cast<Wide>((now - ready).value());
+  const auto wait_ps = static_cast<Wide>((end - ready).value());
   const sc_core::sc_time weights_end =
       ready + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * weights / total));
   const sc_core::sc_time inputs_end =
       weights_end + sc_core::sc_time::from_value(static_cast<std::uint64_t>(wait_ps * inputs / total));
   charge(results::StallCause::weights, ready, weights_end);
   charge(results::StallCause::inputs, weights_end, inputs_end);
-  charge(results::StallCause::output_drain, inputs_end, now);
+  charge(results::StallCause::output_drain, inputs_end, end);
 }
 
 Core::MemoryProgress Core::memory_progress() const {
@@ -318,10 +330,11 @@ void Core::transfer_engine(program::StepKind kind) {
       const sc_core::sc_time submitted = sc_core::sc_time_stamp();
       const int tag = is_load ? load_tag(step.tensor) : kOutputTag;
       dma.submit(DmaTransfer{step.address, step.bytes, !is_load, sc_core::SC_ZERO_TIME, tag},
-                 [this, index, &step, is_load, submitted](std::int64_t shared_bytes) {
+                 [this, index, &step, is_load, submitted](const DmaEngine::Done& done) {
                    if (is_load) {
                      sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
-                     shared_read_bytes_by_role_[static_cast<std::size_t>(step.tensor)] += shared_bytes;
+                     shared_read_bytes_by_role_[static_cast<std::size_t>(step.tensor)] += done.shared_bytes;
+                     network_tail_[static_cast<std::size_t>(index)] = done.last_network_time;
                    }
                    record_transfer(is_load ? results::DmaTrack::load : results::DmaTrack::store, step, submitted);
                    finish(index);
@@ -368,18 +381,19 @@ void Core::prefetch_next_weights() {
     const auto index = static_cast<std::int32_t>(i);
     const sc_core::sc_time submitted = sc_core::sc_time_stamp();
     load_dma_.submit(DmaTransfer{step.address, step.bytes, false, sc_core::SC_ZERO_TIME, kWeightTag},
-                     [this, index, owner, &step, submitted](std::int64_t shared_bytes) {
+                     [this, index, owner, &step, submitted](const DmaEngine::Done& done) {
                        sram_access(spec::TensorKind::weights, step.bytes, true);
                        record_transfer(results::DmaTrack::load, step, submitted);
-                       const auto done = static_cast<std::size_t>(index);
+                       const auto slot = static_cast<std::size_t>(index);
                        if (generation_ == owner) {
                          shared_read_bytes_by_role_[static_cast<std::size_t>(program::TensorRole::weights)] +=
-                             shared_bytes;
+                             done.shared_bytes;
+                         network_tail_[slot] = done.last_network_time;
                          finish(index);  // its unit has started and waits for it
                        } else {
-                         prefetch_state_[done] = 2;
-                         prefetch_done_at_[done] = sc_core::sc_time_stamp();
-                         prefetch_shared_bytes_[done] = shared_bytes;
+                         prefetch_state_[slot] = 2;
+                         prefetch_done_at_[slot] = sc_core::sc_time_stamp();
+                         prefetch_shared_bytes_[slot] = done.shared_bytes;
                        }
                      });
   }
@@ -444,9 +458,7 @@ void Core::compute_engine() {
       const sc_core::sc_time ready = sc_core::sc_time_stamp();
       const MemoryProgress before = memory_progress();
       const std::int32_t last = wait_for_dependencies(step);
-      if (sc_core::sc_time_stamp() > ready && last >= 0) {
-        charge_wait(ready, before, program.steps[static_cast<std::size_t>(last)]);
-      }
+      if (sc_core::sc_time_stamp() > ready && last >= 0) charge_wait(ready, before, last);
       const bool is_compute = step.kind == program::StepKind::compute;
       // The accumulators are double-buffered: a tile starts on the array once the tile before the
       // last has left the output path. A vector step, or a GEMM on the vector unit, runs on the

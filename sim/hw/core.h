@@ -119,7 +119,10 @@ class Core : public sc_core::sc_module {
   };
   MemoryProgress memory_progress() const;
   // Charges the array's wait from `ready` to now: see docs/mapping-and-replay.md, "Stall causes".
-  void charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, const program::Step& last_arrived);
+  void charge_wait(const sc_core::sc_time& ready, const MemoryProgress& before, std::int32_t last);
+  // Its part from `ready` to `end` that the memory took, by the bytes it delivered meanwhile.
+  void charge_memory_wait(const sc_core::sc_time& ready, const sc_core::sc_time& end, const MemoryProgress& before,
+                          program::TensorRole last_tensor);
   SramBuffer& buffer_for(spec::TensorKind kind);
   std::int64_t& read_bytes(program::TensorRole role) { return read_bytes_by_role_[static_cast<std::size_t>(role)]; }
   sc_core::sc_time sram_access(spec::TensorKind kind, std::uint64_t bytes, bool is_write);
@@ -148,6 +151,8 @@ class Core : public sc_core::sc_module {
   std::deque<std::pair<std::int32_t, sc_core::sc_time>> path_queue_;
   sc_core::sc_event path_handed_;
   std::vector<sc_core::sc_time> finished_at_;
+  // A load's: what the request that completed it last spent crossing the network-on-chip.
+  std::vector<sc_core::sc_time> network_tail_;
   std::int64_t remaining_ = 0;
   sc_core::sc_time unit_end_;  // when the unit's last step finished
   sc_core::sc_time compute_busy_;

@@ -51,7 +51,7 @@ void DmaEngine::submit(const DmaTransfer& transfer, OnDone on_done) {
   DmaTransfer widened = transfer;
   widened.address = transfer.address / mapper_.burst_bytes() * mapper_.burst_bytes();
   widened.bytes = program::burst_extent(transfer.address, transfer.bytes, mapper_.burst_bytes());
-  transfers_.push_back(Pending{widened, std::move(on_done), 0, 0, 0});
+  transfers_.push_back(Pending{widened, std::move(on_done), 0, 0, {}});
   if (next_to_issue_ == transfers_.end()) next_to_issue_ = std::prev(transfers_.end());
   ++stats_.transfers;
   work_event_.notify();
@@ -175,14 +175,15 @@ void DmaEngine::complete(tlm::tlm_generic_payload& payload) {
   const auto owner = owners_[slot_index];
   const auto bytes = static_cast<std::int64_t>(payload.get_data_length());
   completed_bytes_[owner->transfer.tag] += bytes;
-  if (route.from_shared) owner->shared_bytes += bytes;
+  if (route.from_shared) owner->done.shared_bytes += bytes;
+  owner->done.last_network_time = route.network_time;
   free_slots_.push_back(slot_index);
   --outstanding_;
   if (--owner->requests_in_flight == 0 && owner->issued_bytes == owner->transfer.bytes) {
     OnDone on_done = std::move(owner->on_done);
-    const std::int64_t shared_bytes = owner->shared_bytes;
+    const Done done = owner->done;
     transfers_.erase(owner);
-    if (on_done) on_done(shared_bytes);
+    if (on_done) on_done(done);
   }
   if (idle()) idle_event_.notify();
 }

@@ -47,6 +47,9 @@ struct DmaRoute : tlm::tlm_extension<DmaRoute> {
   int shared_port = 0;
   int noc_port = 0;
   bool from_shared = false;
+  // What a read spent crossing a network-on-chip (its request's hops and its data's trip back): set
+  // by hw::NetworkOnChip; zero without one.
+  sc_core::sc_time network_time;
 
   tlm::tlm_extension_base* clone() const override { return new DmaRoute(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const DmaRoute&>(other); }
@@ -75,9 +78,14 @@ class DmaEngine : public sc_core::sc_module {
   // refused). Before any submit().
   void read_shared_runs(const SharedReads& reads) { shared_reads_ = reads; }
 
-  // Runs (in simulation context) when a transfer's last request completes, with the bytes of it a
-  // shared memory served (0 without one).
-  using OnDone = std::function<void(std::int64_t shared_bytes)>;
+  // What a transfer's completion tells its owner: the bytes of it a shared memory served (0 without
+  // one), and the network time of its request that completed last (zero without a network-on-chip).
+  struct Done {
+    std::int64_t shared_bytes = 0;
+    sc_core::sc_time last_network_time;
+  };
+  // Runs (in simulation context) when a transfer's last request completes.
+  using OnDone = std::function<void(const Done& done)>;
   // Queues a transfer; `on_done` runs when it is done.
   // A tag outside 0 to kDmaTags - 1 is an SC_ERROR("reusesim/dma"), and nothing is queued.
   void submit(const DmaTransfer& transfer, OnDone on_done = {});
@@ -95,7 +103,7 @@ class DmaEngine : public sc_core::sc_module {
     OnDone on_done;
     std::uint64_t issued_bytes = 0;
     std::int64_t requests_in_flight = 0;
-    std::int64_t shared_bytes = 0;
+    Done done;
   };
 
   // One channel's reads or writes. Invariant: a lane that is not blocked has nothing waiting.

@@ -30,7 +30,7 @@ void MemoryTester::feed() {
       transfer.is_write = request.is_write;
       transfer.not_before = period * static_cast<double>(request.earliest_cycle);
       ++in_dma_;
-      dma_.submit(transfer, [this](std::int64_t) {
+      dma_.submit(transfer, [this](const DmaEngine::Done&) {
         ++completed_;
         --in_dma_;
         if (in_dma_ <= window_ / 2 || completed_ == static_cast<std::int64_t>(requests_.size())) refill_event_.notify();

@@ -36,7 +36,9 @@ std::int64_t NetworkOnChip::memory_node(std::uint64_t address) const {
 tlm::tlm_sync_enum NetworkOnChip::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
                                                   tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   if (phase == tlm::BEGIN_REQ) {
-    payload.get_extension<DmaRoute>()->noc_port = initiator;
+    DmaRoute& route = *payload.get_extension<DmaRoute>();
+    route.noc_port = initiator;
+    route.network_time = sc_core::SC_ZERO_TIME;
     if (payload.is_write()) {
       const std::int64_t core = node_of_port_[static_cast<std::size_t>(initiator)];
       links_.carry(links_.route(core, memory_node(payload.get_address())), sc_core::sc_time_stamp().value(),
@@ -54,9 +56,11 @@ tlm::tlm_sync_enum NetworkOnChip::nb_transport_bw(tlm::tlm_generic_payload& payl
   const std::int64_t core = node_of_port_[static_cast<std::size_t>(port)];
   const std::vector<std::int32_t>& path = links_.route(memory_node(payload.get_address()), core);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const std::uint64_t arrived =
-      links_.head_arrival(path.size(), links_.carry(path, (now + delay).value(), payload.get_data_length()));
-  responses_.answer_in(payload, port, sc_core::sc_time::from_value(arrived) - now);
+  const sc_core::sc_time answered = now + delay;
+  const sc_core::sc_time arrived = sc_core::sc_time::from_value(
+      links_.head_arrival(path.size(), links_.carry(path, answered.value(), payload.get_data_length())));
+  payload.get_extension<DmaRoute>()->network_time = arrived - answered;
+  responses_.answer_in(payload, port, arrived - now);
   return tlm::TLM_COMPLETED;
 }
 

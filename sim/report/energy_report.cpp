@@ -61,7 +61,8 @@ std::vector<LayerEnergyColumn> make_layer_energy_columns() {
   columns = under_one_line(std::move(columns),
                            {Legend::line, "energy_*_uj (with a technology, docs/energy-model.md)",
                             "microjoules over the layer's time, by component: dram (commands, background and I/O, "
-                            "from the DRAM's IDD currents; empty for an ideal memory), sram (bank words read and "
+                            "from the DRAM's power block, its IDD currents or its energies per access; empty for an ideal "
+                            "memory), sram (bank words read and "
                             "written), array (MACs and accumulator reads and writes), vector (element operations), "
                             "dma (bytes between the DRAM interface and the buffers), static (SRAM and array "
                             "leakage); total is their sum",

@@ -59,7 +59,7 @@ const Legend kUnlisted{Legend::unlisted, "", "", {}};
 // Columns a group's line explains.
 const Legend kCovered{Legend::covered, "", "", {}};
 
-std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory) {
+std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc) {
   std::vector<RunColumn> columns{
       {"batch", "samples", "samples per run", Total::same, 0,
        [](const LayerResult& r, const RunRow&) { return Cell(r.batch); },
@@ -186,6 +186,15 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                {Legend::line, "shared_read_bytes (a chip with a shared memory: after dram_read_kv_cache_bytes)", "",
                 "dram_read_kv_cache_bytes"}));
   }
+  if (noc) {
+    columns.push_back(summed("stall_noc_cycles", "cycles",
+                             "stall cycles while a load's data crossed the network-on-chip: the end of a wait on a "
+                             "load that its last request spent in the network (docs/accelerator-format.md, "
+                             "\"Network-on-chip\"); part of stall_cycles, the other causes' share of the wait before it",
+                             &LayerResult::stall_noc, 0,
+                             {Legend::line, "stall_noc_cycles (a chip with a network-on-chip: the last column but "
+                                            "fidelity)", "", "stall_cycles"}));
+  }
   if (fidelity == spec::Fidelity::fast) {
     columns.push_back(derived("fidelity", "name",
                               "fast: a timed DRAM timed by the fast memory, transfers on channel servers calibrated on "
@@ -222,7 +231,8 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
 
 // The run table's columns for `report`'s run.
 const std::vector<RunColumn>& columns_of(const RunReport& report) {
-  return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value());
+  return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value(),
+                     report.spec.noc.has_value());
 }
 
 // A batch's TOTAL: the columns' sums, the batch's DRAM statistics (they come with its last layer:
@@ -318,16 +328,13 @@ const LegendLine kChannelsLine{"dram_channels.csv",
 
 }  // namespace
 
-const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory) {
-  const auto tables_of = [](bool shared) {
-    return std::array<std::array<std::vector<RunColumn>, 2>, 2>{
-        {{make_run_columns(false, spec::Fidelity::exact, shared),
-          make_run_columns(false, spec::Fidelity::fast, shared)},
-         {make_run_columns(true, spec::Fidelity::exact, shared),
-          make_run_columns(true, spec::Fidelity::fast, shared)}}};
-  };
-  static const std::array<std::array<std::vector<RunColumn>, 2>, 2> tables[2] = {tables_of(false), tables_of(true)};
-  return tables[shared_memory ? 1 : 0][training ? 1 : 0][fidelity == spec::Fidelity::fast ? 1 : 0];
+const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc) {
+  // Each table made once, on first use (references stay valid: a map's elements never move).
+  static std::map<std::array<bool, 4>, std::vector<RunColumn>> tables;
+  const std::array<bool, 4> key{training, fidelity == spec::Fidelity::fast, shared_memory, noc};
+  auto table = tables.find(key);
+  if (table == tables.end()) table = tables.emplace(key, make_run_columns(training, fidelity, shared_memory, noc)).first;
+  return table->second;
 }
 
 std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelity) {
@@ -482,7 +489,7 @@ void add_file_legend(std::vector<LegendLine>& lines, const std::string& file, co
 }  // namespace
 
 std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory, bool noc) {
-  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory));
+  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory, noc));
   lines.push_back(kChannelsLine);
   if (cores) {
     add_file_legend(lines, "cores.csv",

@@ -47,9 +47,10 @@ using RunColumn = ResultColumn<results::LayerResult, RunRow>;
 // The run table's columns in order. A training step's table has a phase column after layer
 // (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows. A fast-fidelity run's
 // table ends with a fidelity column ("fast" on every row); an exact run's has none. A chip with a
-// shared memory has shared_read_bytes after dram_read_kv_cache_bytes.
+// shared memory has shared_read_bytes after dram_read_kv_cache_bytes, then a chip with a
+// network-on-chip stall_noc_cycles.
 const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact,
-                                          bool shared_memory = false);
+                                          bool shared_memory = false, bool noc = false);
 
 // A row of dram_channels.csv: one DRAM channel's share of a row of the run table.
 struct ChannelRow {

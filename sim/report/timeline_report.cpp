@@ -125,6 +125,7 @@ std::string activity_name(results::ArrayActivity activity) {
     case results::ArrayActivity::stall_output_drain: return "stall: output drain";
     case results::ArrayActivity::stall_sram: return "stall: sram";
     case results::ArrayActivity::stall_vector: return "stall: vector";
+    case results::ArrayActivity::stall_noc: return "stall: noc";
     case results::ArrayActivity::compute: return "compute";
     case results::ArrayActivity::sync:
       return "sync";
@@ -162,14 +163,16 @@ void write_layers(TraceWriter& writer, const RunReport& report, const results::T
                         .add("cycles", cycles).add("macs", macs));
     for (const results::LayerResult& layer : batch) {
       const results::LayerSpan& span = spans[next++];
+      Members members;
+      members.add("batch", layer.batch).add("type", layer.type).add("macs", layer.macs)
+          .add("cycles", layer.cycles).add("compute_cycles", layer.compute_cycles)
+          .add("stall_cycles", layer.stall_cycles()).add("stall_weights_cycles", layer.stall_weights)
+          .add("stall_inputs_cycles", layer.stall_inputs)
+          .add("stall_output_drain_cycles", layer.stall_output_drain)
+          .add("stall_sram_cycles", layer.stall_sram).add("stall_vector_cycles", layer.stall_vector);
+      if (report.spec.noc) members.add("stall_noc_cycles", layer.stall_noc);
       writer.complete(kAcceleratorPid, kLayersTid, layer.layer, "layer", span.start_ps, span.end_ps,
-                      Members().add("batch", layer.batch).add("type", layer.type).add("macs", layer.macs)
-                          .add("cycles", layer.cycles).add("compute_cycles", layer.compute_cycles)
-                          .add("stall_cycles", layer.stall_cycles()).add("stall_weights_cycles", layer.stall_weights)
-                          .add("stall_inputs_cycles", layer.stall_inputs)
-                          .add("stall_output_drain_cycles", layer.stall_output_drain)
-                          .add("stall_sram_cycles", layer.stall_sram).add("stall_vector_cycles", layer.stall_vector)
-                          .add("mapping", layer.mapping));
+                      members.add("mapping", layer.mapping));
     }
   }
 }

@@ -51,6 +51,7 @@ struct LayerResult {
   std::int64_t compute_cycles = 0;  // the array (or vector unit) busy
   // Cycles the array waited, by cause; with compute_cycles they add up to cycles.
   std::int64_t stall_weights = 0, stall_inputs = 0, stall_output_drain = 0, stall_sram = 0, stall_vector = 0;
+  std::int64_t stall_noc = 0;  // loads' data crossing a network-on-chip (0 without one)
   std::int64_t macs = 0;
   std::int64_t vector_ops = 0;
   // MACs a PE did a cycle over the operand_bits rate (weights in a native format,
@@ -92,7 +93,7 @@ struct LayerResult {
   std::vector<NocLinkFigures> noc_links;
 
   std::int64_t stall_cycles() const {
-    return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector;
+    return stall_weights + stall_inputs + stall_output_drain + stall_sram + stall_vector + stall_noc;
   }
 };
 

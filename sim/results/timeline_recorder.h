@@ -22,8 +22,9 @@ namespace reusesim::results {
 constexpr std::uint64_t kPicosecondsPerMicrosecond = 1'000'000;
 
 // What the compute array waits for; indexes the accelerator's stall counters.
-enum class StallCause { weights, inputs, output_drain, sram, vector };
-constexpr std::size_t kStallCauses = 5;
+// noc: the part of a wait on a load its data spent crossing a network-on-chip.
+enum class StallCause { weights, inputs, output_drain, sram, vector, noc };
+constexpr std::size_t kStallCauses = 6;
 
 // A span of the compute-array track: a stall (the causes first, in StallCause order), work, or
 // (on a chip of several cores) sync: done with the layer's pass, waiting for the cores still working.
@@ -33,6 +34,7 @@ enum class ArrayActivity {
   stall_output_drain,
   stall_sram,
   stall_vector,
+  stall_noc,
   compute,
   vector,
   sync

@@ -82,7 +82,7 @@ std::string replay_problem(const results::LayerResult& result, const program::La
 std::string row_problem(const results::LayerResult& row, bool batch_total, const spec::AcceleratorSpec& spec) {
   const std::string where = where_of(batch_total ? "TOTAL" : "layer " + row.layer, row.batch);
   const std::int64_t counts[] = {row.cycles,     row.compute_cycles,     row.stall_weights, row.stall_inputs,
-                                 row.stall_sram, row.stall_output_drain, row.stall_vector};
+                                 row.stall_sram, row.stall_output_drain, row.stall_vector, row.stall_noc};
   if (std::any_of(std::begin(counts), std::end(counts), [](std::int64_t n) { return n < 0; })) {
     return where + "a negative cycle count";
   }
@@ -127,7 +127,8 @@ std::string batch_total_problem(const std::vector<results::LayerResult>& layers,
     for (std::int64_t results::LayerResult::*count :
          {&results::LayerResult::cycles, &results::LayerResult::compute_cycles, &results::LayerResult::stall_weights,
           &results::LayerResult::stall_inputs, &results::LayerResult::stall_output_drain,
-          &results::LayerResult::stall_sram, &results::LayerResult::stall_vector, &results::LayerResult::macs,
+          &results::LayerResult::stall_sram, &results::LayerResult::stall_vector, &results::LayerResult::stall_noc,
+          &results::LayerResult::macs,
           &results::LayerResult::dram_read_bytes, &results::LayerResult::dram_write_bytes,
           &results::LayerResult::prefetched_weight_bytes}) {
       total.*count += layer.*count;

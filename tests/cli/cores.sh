@@ -102,7 +102,13 @@ noc=(--set noc.topology=mesh --set noc.link_bytes=16 --set noc.clock_mhz=1000 --
 expect 0 "one core on its memory's node" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 2 \
   "${noc[@]}" --set noc.columns=1 --set noc.rows=1 --set noc.memory_nodes=0 --out "$work/noc1"
 expect 0 "one core without a network" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 2 --out "$work/nonoc"
-same "a network the data never crosses changes no result" "$(cmp "$work/noc1/results.csv" "$work/nonoc/results.csv" && echo same)" "same"
+same "a network the data never crosses changes no result, and stalls nothing" "$(python3 - "$work" <<'PY'
+import csv, sys
+noc = list(csv.DictReader(open(sys.argv[1] + "/noc1/results.csv")))
+plain = list(csv.DictReader(open(sys.argv[1] + "/nonoc/results.csv")))
+print([{k: v for k, v in r.items() if k != "stall_noc_cycles"} for r in noc] == plain, {r["stall_noc_cycles"] for r in noc})
+PY
+)" "True {'0'}"
 same "nor moves a byte on a link" "$(wc -l < "$work/noc1/noc_links.csv")" "1"
 expect 0 "four cores on a 2 x 2 mesh" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 \
   --set cores.count=4 --set cores.partition=samples "${noc[@]}" --set noc.columns=2 --set noc.rows=2 \
@@ -118,9 +124,11 @@ for r in links:
     if r["layer"] != "TOTAL":
         sums[r["link"]] = sums.get(r["link"], 0) + int(r["bytes"])
 totals = {r["link"]: int(r["bytes"]) for r in links if r["layer"] == "TOTAL"}
-print(into0 == core0 > 0, sorted({r["link"] for r in links if r["link"].endswith("-> n0")}), sums == totals)
+rows = list(csv.DictReader(open(sys.argv[1] + "/results.csv")))
+print(into0 == core0 > 0, sorted({r["link"] for r in links if r["link"].endswith("-> n0")}), sums == totals,
+      int([r for r in rows if r["layer"] == "TOTAL"][0]["stall_noc_cycles"]) > 0)
 PY
-)" "True ['n2 -> n0'] True"
+)" "True ['n2 -> n0'] True True"
 contains "stats.txt explains noc_links.csv" "$(cat "$work/noc4/stats.txt")" "noc_links.csv waited_cycles: NoC clocks"
 contains "config.json keeps the network" "$(cat "$work/noc4/config.json")" '"noc": {'
 expect 2 "a grid too small for the cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=4 \
