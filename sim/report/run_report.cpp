@@ -59,7 +59,8 @@ const Legend kUnlisted{Legend::unlisted, "", "", {}};
 // Columns a group's line explains.
 const Legend kCovered{Legend::covered, "", "", {}};
 
-std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory) {
+std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory,
+                                        bool skipped_zeros) {
   std::vector<RunColumn> columns{
       {"batch", "samples", "samples per run", Total::same, 0,
        [](const LayerResult& r, const RunRow&) { return Cell(r.batch); },
@@ -146,8 +147,8 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
           // The peak at the layer's MAC rate (LayerResult::mac_rate; docs/accelerator-format.md).
           derived("efficiency", "fraction", "achieved ops/s / peak ops/s", Total::recompute, 4,
                   [](const LayerResult& r, const RunRow& row) {
-                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / row.report.spec.peak_ops_per_second() /
-                                                static_cast<double>(r.mac_rate))
+                    return r.seconds > 0 ? Cell(2.0 * static_cast<double>(r.effective_macs()) / r.seconds /
+                                                row.report.spec.peak_ops_per_second() / static_cast<double>(r.mac_rate))
                                          : Cell();
                   }),
           derived("element_bytes", "bytes", "bytes per tensor element in the run, from the accelerator's operand_bits",
@@ -196,6 +197,17 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                               [](const LayerResult&, const RunRow&) { return Cell(std::string("fast")); },
                               {Legend::line, "fidelity (the last column of a fast run)", "", ""}));
   }
+  if (skipped_zeros) {
+    const auto after_macs =
+        std::find_if(columns.begin(), columns.end(), [](const RunColumn& column) { return column.name == "macs"; });
+    columns.insert(
+        after_macs + 1,
+        derived("effective_macs", "MACs",
+                "of macs, those the array did: N:M sparse layers' MACs of zero weights it skipped are not "
+                "(docs/model-format.md, \"Structured sparsity\"); efficiency is at these",
+                Total::recompute, 0, [](const LayerResult& r, const RunRow&) { return Cell(r.effective_macs()); },
+                {Legend::line, "effective_macs (after macs, a run whose array skipped zero weights)", "", "macs"}));
+  }
   if (!training) return columns;
   // A training step's lines come first in the legend.
   columns.insert(columns.begin() + 2,
@@ -222,7 +234,8 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
 
 // The run table's columns for `report`'s run.
 const std::vector<RunColumn>& columns_of(const RunReport& report) {
-  return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value());
+  return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value(),
+                     skipped_zeros(report));
 }
 
 // A batch's TOTAL: the columns' sums, the batch's DRAM statistics (they come with its last layer:
@@ -242,6 +255,7 @@ LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<La
       total.sram_words[i].write_words += layer.sram_words[i].write_words;
     }
     total.accumulator_updates += layer.accumulator_updates;
+    total.skipped_macs += layer.skipped_macs;
     total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
   }
   return total;
@@ -318,16 +332,28 @@ const LegendLine kChannelsLine{"dram_channels.csv",
 
 }  // namespace
 
-const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory) {
-  const auto tables_of = [](bool shared) {
+const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory,
+                                          bool skipped_zeros) {
+  const auto tables_of = [](bool shared, bool skipped) {
     return std::array<std::array<std::vector<RunColumn>, 2>, 2>{
-        {{make_run_columns(false, spec::Fidelity::exact, shared),
-          make_run_columns(false, spec::Fidelity::fast, shared)},
-         {make_run_columns(true, spec::Fidelity::exact, shared),
-          make_run_columns(true, spec::Fidelity::fast, shared)}}};
+        {{make_run_columns(false, spec::Fidelity::exact, shared, skipped),
+          make_run_columns(false, spec::Fidelity::fast, shared, skipped)},
+         {make_run_columns(true, spec::Fidelity::exact, shared, skipped),
+          make_run_columns(true, spec::Fidelity::fast, shared, skipped)}}};
   };
-  static const std::array<std::array<std::vector<RunColumn>, 2>, 2> tables[2] = {tables_of(false), tables_of(true)};
-  return tables[shared_memory ? 1 : 0][training ? 1 : 0][fidelity == spec::Fidelity::fast ? 1 : 0];
+  static const std::array<std::array<std::vector<RunColumn>, 2>, 2> tables[2][2] = {
+      {tables_of(false, false), tables_of(false, true)}, {tables_of(true, false), tables_of(true, true)}};
+  return tables[shared_memory ? 1 : 0][skipped_zeros ? 1 : 0][training ? 1 : 0]
+               [fidelity == spec::Fidelity::fast ? 1 : 0];
+}
+
+bool skipped_zeros(const RunReport& report) {
+  for (const std::vector<LayerResult>& batch : report.batches) {
+    for (const LayerResult& layer : batch) {
+      if (layer.skipped_macs > 0) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelity) {
@@ -481,8 +507,9 @@ void add_file_legend(std::vector<LegendLine>& lines, const std::string& file, co
 
 }  // namespace
 
-std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory, bool noc) {
-  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory));
+std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory, bool noc,
+                             bool skipped_zeros) {
+  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory, skipped_zeros));
   lines.push_back(kChannelsLine);
   if (cores) {
     add_file_legend(lines, "cores.csv",
