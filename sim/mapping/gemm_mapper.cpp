@@ -260,9 +260,9 @@ std::int64_t vector_unit_output_cycles(const spec::ComputeSpec& array, const Gem
 }
 
 // The most bytes one column's K tile of `tk` takes in the weight buffer, its bias included when
-// it rides the last tile: with packed weights, the largest of the tiles at k0 = 0, tk, 2 tk, ...
+// it rides the last tile: with packed or sparse weights, the largest of the tiles at k0 = 0, tk, 2 tk, ...
 std::int64_t largest_b_tile_column(const GemmProblem& p, std::int64_t tk) {
-  if (p.b_bits == 0) return checked_mul(tk + p.bias, p.b_bytes());
+  if (p.b_bits == 0 && !p.b_sparsity.sparse()) return checked_mul(tk + p.bias, p.b_bytes());
   std::int64_t largest = 0;
   for (std::int64_t k0 = 0; k0 < p.k; k0 += tk) {
     const std::int64_t rows = std::min(tk, p.k - k0);
