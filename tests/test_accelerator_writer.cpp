@@ -79,6 +79,8 @@ TEST_CASE("config.json keeps every kind of --set override", "[accelerator_writer
                                        "sram.buffers.inputs.holds=outputs", "sram.buffers.outputs.holds=inputs"});
   // Native weight formats, a map of format to MAC rate.
   check_file_round_trip("small.yaml", {"compute.native_formats={int8: 2, fp8_e4m3: 4}"});
+  // The N:M pattern whose zeros the array skips.
+  check_file_round_trip("small.yaml", {"compute.sparsity={n: 2, m: 4}"});
   check_file_round_trip("small.yaml", {"dma.outstanding_requests=256"});
   check_file_round_trip("small.yaml", {"dram.interleave_bytes=256"});
   check_file_round_trip("small.yaml", {"cores.count=4", "compute.arrays=2"});

@@ -898,3 +898,57 @@ TEST_CASE("mapper: int8 weights native at 2x compute at the doubled MAC rate, un
   CHECK(timing::gemm_cycles_at(spec.compute, tile, timing::GemmUnit::vector, 2) ==
         timing::gemm_cycles_on(spec.compute, tile, timing::GemmUnit::vector));
 }
+
+// A column of K = 4,096 weights at 16 bits, 2:4 sparse: 2,048 kept x 2 B = 4,096 B, then 2,048 x
+// 2 bits = 512 B of metadata. A K tile of 6 from 2 (k 2 .. 7) keeps kept(8) - kept(2) = 4 - 2 = 2
+// values (4 B) whose metadata is bits 4 .. 7, within byte 0 (1 B): 5 B.
+TEST_CASE("mapper: a 2:4 sparse weight column is its kept values then their metadata", "[mapper][sparsity]") {
+  mapping::GemmProblem p;
+  p.k = 4096;
+  p.e = 2;
+  p.b_sparsity = workload::Sparsity{2, 4};
+  CHECK(p.b_column_bytes(0, 4096) == 4096 + 512);
+  CHECK(p.b_metadata_bytes(0, 4096) == 512);
+  CHECK(p.b_column_bytes(2, 6) == 4 + 1);
+  CHECK(p.b_metadata_bytes(2, 6) == 1);
+  p.b_bits = 4;  // int4 values: 2,048 x 4 bits = 1,024 B
+  CHECK(p.b_column_bytes(0, 4096) == 1024 + 512);
+}
+
+// The 2:4 layer at batch 512 on tpu_v4i with compute.sparsity 2:4: one tile (m512 n4096 k4096) whose
+// compute step sums over K 2,048, its MACs the dense 512 x 4,096 x 4,096; the weights loaded once,
+// 4,096 x (4,096 + 512) = 18,874,368 B, the metadata 4,096 x 512 = 2,097,152 B of them. On the
+// four 128 x 128 ws arrays (N split, 1,024 each; double-buffered, folds 512 apart after the first's
+// 512 + 2 x 128 + 128 - 2 = 894): dense K 4,096 takes 32 x 8 = 256 folds, 894 + 255 x 512 =
+// 131,454 cycles; K 2,048 takes 128, 894 + 127 x 512 = 65,918.
+TEST_CASE("mapper: an array that skips 2:4 zeros sums over half of K", "[mapper][sparsity]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i", {"compute.sparsity={n: 2, m: 4}"});
+  const config::LoadedModel sparse = config::load_model_text(R"(
+name: sparse
+precision: bf16
+input: {features: 4096}
+layers:
+  - {name: q, type: linear, out_features: 4096, bias: false, sparsity: "2:4"}
+)",
+                                                             "sparse.yaml");
+  const program::LayerProgram program = map_all(sparse.network, 512, spec).front();
+  const StepTotals totals = step_totals(program);
+  CHECK(totals.weight_load_bytes == 18'874'368);
+  CHECK(totals.vector_steps == 0);
+  std::int64_t computes = 0;
+  for (const program::Step& step : program.steps) {
+    if (step.kind != program::StepKind::compute) continue;
+    ++computes;
+    CHECK(step.gemm.k == 4096);
+    CHECK(step.kept_k == 2048);
+    CHECK(step.macs == 8'589'934'592);
+    CHECK(timing::gemm_cycles_at(spec.compute, step.computed_gemm(), step.unit, step.mac_rate) == 65'918);
+    CHECK(timing::gemm_cycles_at(spec.compute, step.gemm, step.unit, step.mac_rate) == 131'454);
+  }
+  CHECK(computes == 1);
+  CHECK(program.macs == 8'589'934'592);
+  CHECK_THAT(program.mapping, Catch::Contains("weights 2:4 sparse, 2097152 B of metadata loaded, zeros skipped as 2:4 "
+                                              "(K 2048 of 4096)"));
+  CHECK(mapping::compulsory_traffic_problem(sparse.network.layers.front(), 512,
+                                            sparse.network.run_widths(spec.element_bytes()), program) == "");
+}

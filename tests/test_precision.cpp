@@ -208,3 +208,47 @@ TEST_CASE("one element size for everything gives the bytes of before", "[precisi
   CHECK(traffic.input == 2 * 4'096 * 2);
   CHECK(workload::parameter_bytes(network.layers[0], workload::TensorWidths::uniform(2)).scales == 0);
 }
+
+TEST_CASE("a 2:4 sparse 4096 x 4096 fp16 layer stores half its weights and 2 bits of metadata each",
+          "[precision][sparsity]") {
+  const workload::ParameterBytes bytes = one_layer_bytes(
+      "fp16", "{features: 4096}", "{name: q, type: linear, out_features: 4096, bias: false, sparsity: \"2:4\"}");
+  // 4,096 columns x 4,096 / 4 blocks x 2 kept = 8,388,608 values x 2 B = 16,777,216 B.
+  CHECK(bytes.weights == 16'777'216);
+  // 8,388,608 kept values x ceil(log2 4) = 2 bits = 16,777,216 bits / 8 = 2,097,152 B.
+  CHECK(bytes.metadata == 2'097'152);
+  CHECK(bytes.total() == 18'874'368);
+  // int4 weights, 1:8: 4,096 x 512 kept = 2,097,152 values x 4 bits = 1,048,576 B; metadata 3 bits
+  // each = 786,432 B; one fp16 scale a column (along the dense K), 8,192 B.
+  const workload::ParameterBytes int4 =
+      one_layer_bytes("{activations: fp16, weights: int4}", "{features: 4096}",
+                      "{name: q, type: linear, out_features: 4096, bias: false, sparsity: \"1:8\"}");
+  CHECK(int4.weights == 1'048'576);
+  CHECK(int4.metadata == 786'432);
+  CHECK(int4.scales == 8'192);
+}
+
+TEST_CASE("a K that M does not divide ends in a short block keeping min(N, its length)", "[precision][sparsity]") {
+  // conv 7x7 over 3 channels: K = 147 = 36 blocks of 4 + 3, kept 36 x 2 + min(2, 3) = 74 a column;
+  // 64 columns: 4,736 values x 2 B = 9,472 B, 4,736 x 2 bits = 1,184 B of metadata; the bias at fp16.
+  const workload::ParameterBytes bytes = one_layer_bytes(
+      "fp16", "{channels: 3, height: 224, width: 224}",
+      "{name: conv1, type: conv2d, out_channels: 64, kernel: 7, stride: 2, padding: 3, sparsity: \"2:4\"}");
+  CHECK(bytes.weights == 9'472);
+  CHECK(bytes.metadata == 1'184);
+  CHECK(bytes.other == 128);
+  const workload::Sparsity two_of_four{2, 4};
+  CHECK(two_of_four.kept(147) == 74);
+  CHECK(two_of_four.kept(145) == 73);  // a short block of 1 keeps 1
+  CHECK(two_of_four.index_bits() == 2);
+  CHECK(workload::Sparsity{1, 8}.index_bits() == 3);
+  CHECK(workload::Sparsity{3, 5}.index_bits() == 3);
+  // Which patterns a 2:4 array skips: at most 2 nonzeros in every 4.
+  CHECK(workload::Sparsity{1, 4}.runs_on(two_of_four));
+  CHECK(workload::Sparsity{2, 8}.runs_on(two_of_four));
+  CHECK(workload::Sparsity{1, 2}.runs_on(two_of_four));
+  CHECK_FALSE(workload::Sparsity{3, 4}.runs_on(two_of_four));
+  CHECK_FALSE(workload::Sparsity{3, 8}.runs_on(two_of_four));
+  CHECK_FALSE(workload::Sparsity{1, 3}.runs_on(two_of_four));
+  CHECK_FALSE(two_of_four.runs_on(workload::Sparsity{}));
+}

@@ -101,6 +101,7 @@ void check_same_program(const ProgramRecord& actual, const ProgramRecord& expect
       CHECK(s.streamed_in_weights == t.streamed_in_weights);
       CHECK(s.unit == t.unit);
       CHECK(s.mac_rate == t.mac_rate);
+      CHECK(s.kept_k == t.kept_k);
     }
     if (s.kind == StepKind::vector) CHECK(s.streamed_in_weights == t.streamed_in_weights);
   }
@@ -208,6 +209,29 @@ TEST_CASE("a dequantization and a native MAC rate survive the text", "[program-t
   check_same_program(read.front(), record);
   CHECK(read.front().program.dequant_vector_ops == 16);
   CHECK(read.front().program.mac_rate == 2);
+}
+
+// N:M sparse weights whose zeros the array skips (docs/model-format.md, "Structured sparsity"): a
+// compute step of k 8 at 2:4 sums over kept_k 4, its MACs the dense 1 x 4 x 8 = 32; kept_k
+// survives the text, and one above k is refused.
+TEST_CASE("a sparse step's kept K survives the text", "[program-text][sparsity]") {
+  Step compute = compute_step({1, 4, 8}, 72);
+  compute.kept_k = 4;
+  ProgramRecord record;
+  record.program.layer = "fc";
+  record.program.type = "linear";
+  record.program.steps = {compute};
+  record.program.macs = 32;
+  const std::string text = write_programs({record});
+  CHECK(text.find("compute m 1 n 4 k 8 kept_k 4 vector_ops 0 bytes 72 after -\n") != std::string::npos);
+  const std::vector<ProgramRecord> read = read_programs(text, "t.program", 64);
+  REQUIRE(read.size() == 1);
+  check_same_program(read.front(), record);
+  CHECK(read.front().program.steps.front().computed_gemm().k == 4);
+  CHECK(read.front().program.macs == 32);
+  std::string above = text;
+  above.replace(above.find("kept_k 4"), 8, "kept_k 9");
+  CHECK_THAT(program_error(above), Catch::Contains("kept_k 9 is more than the step's k (8)"));
 }
 
 TEST_CASE("the writer's text, line by line", "[program-text]") {
@@ -464,7 +488,8 @@ TEST_CASE("step line errors", "[program-text]") {
   const std::string store_syntax = " (a store line is: store outputs addr 0x<hex> bytes <n> after <steps>)\n";
   const std::string compute_syntax =
       " (a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed weights] "
-      "[unit vector] [mac_rate <r>] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] [psum_write <n>] "
+      "[unit vector] [mac_rate <r>] [kept_k <k>] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] "
+      "[psum_write <n>] "
       "after <steps>)\n";
   const std::string vector_syntax = " (a vector line is: vector ops <ops> [reads weights] bytes <n> after <steps>)\n";
   // Line 3 is the step under test (after kHead); line 4 ends the layer.

@@ -89,6 +89,12 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
 // run at the wrong sizes.
 void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Network& network, bool training,
                        const std::string& model_file) {
+  // A training step's gradients and optimizer state of sparse weights are not modelled.
+  if (training && network.has_sparse_weights()) {
+    throw UsageError("model " + model_file +
+                     " has N:M sparse layers (sparsity); run takes them in inference only, so far "
+                     "(docs/model-format.md, \"Structured sparsity\")");
+  }
   if (!network.formats) return;
   const workload::TensorFormats& formats = *network.formats;
   const std::int64_t bits = spec.element_bytes() * 8;
@@ -274,7 +280,8 @@ int run_command(const std::vector<std::string>& args) {
           {"dram_channels.csv", report::render_dram_channels(report)},
           {"config.json", config::accelerator_json(spec)},
           {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity, spec.cores > 1,
-                                                 spec.shared_memory.has_value(), spec.noc.has_value())}};
+                                                 spec.shared_memory.has_value(), spec.noc.has_value(),
+                                                 report::skipped_zeros(report))}};
       if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
       if (spec.noc) files.emplace_back("noc_links.csv", report::render_noc_links(report));
       problem = util::output_files_problem(out_dir, files);

@@ -516,6 +516,22 @@ spec::ComputeSpec read_compute(MapReader& reader) {
       }
     }
   }
+  // sparsity: {n, m}: the array skips the zero weights of N:M sparse layers (docs/accelerator-format.md).
+  if (const ConfigNode* sparsity = reader.optional("sparsity")) {
+    MapReader pattern(*sparsity, reader.child_path("sparsity"), reader.diagnostics());
+    if (pattern.valid()) {
+      const std::int64_t m = pattern.required_integer("m", IntegerRange{2, spec::kMaxSparsityBlock}).value_or(0);
+      const std::int64_t n = pattern.required_integer("n", IntegerRange{1, spec::kMaxSparsityBlock - 1}).value_or(0);
+      pattern.finish();
+      if (m > 0 && n >= m) {
+        reader.diagnostics().error(
+            sparsity->location, pattern.child_path("n"),
+            "expected fewer nonzeros than the block: n " + std::to_string(n) + " >= m " + std::to_string(m));
+      } else if (m > 0 && n > 0) {
+        compute.sparsity = spec::Sparsity{n, m};
+      }
+    }
+  }
   // output_path: the stages after the array, each at most once (docs/mapping-and-replay.md, "Fusion
   // into the output path").
   if (const ConfigNode* path = reader.optional("output_path")) {

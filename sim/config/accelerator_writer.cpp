@@ -45,6 +45,7 @@ Json compute_json(const spec::ComputeSpec& compute) {
     for (const auto& [format, rate] : compute.native_formats) formats[format] = rate;
     document["native_formats"] = formats;
   }
+  if (compute.sparsity.sparse()) document["sparsity"] = {{"n", compute.sparsity.n}, {"m", compute.sparsity.m}};
   return document;
 }
 

@@ -355,6 +355,7 @@ class ModelReader {
       const std::string activation = reader.choice_or("activation", "none", util::names<workload::Activation>());
       layer.activation = *util::from_name<workload::Activation>(activation);
       if (const ConfigNode* tiling = reader.optional("tiling")) layer.tiling = read_tiling(*tiling, reader.child_path("tiling"), scope);
+      read_sparsity(reader, layer);
     }
     if (workload::is_partitioned_gemm(layer.type)) read_partition(reader, layer);
     switch (layer.type) {
@@ -457,6 +458,29 @@ class ModelReader {
     }
     names.names[name] = names.prefix + name;
     return true;
+  }
+
+  // sparsity: "N:M": at most N nonzero weights in every M along K (docs/model-format.md,
+  // "Structured sparsity"), 1 <= N < M <= kMaxSparsityBlock.
+  void read_sparsity(MapReader& reader, LayerSpec& layer) {
+    const ConfigNode* node = reader.optional("sparsity");
+    if (node == nullptr) return;
+    const std::optional<std::string> text = reader.required_string("sparsity");
+    if (!text) return;
+    const auto number = [](const std::string& digits) -> std::int64_t {
+      if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+      return std::stoll(digits);
+    };
+    const std::size_t colon = text->find(':');
+    const std::int64_t n = colon == std::string::npos ? -1 : number(text->substr(0, colon));
+    const std::int64_t m = colon == std::string::npos ? -1 : number(text->substr(colon + 1));
+    if (n < 1 || m <= n || m > spec::kMaxSparsityBlock) {
+      diagnostics_.error(node->location, reader.child_path("sparsity"),
+                         "expected \"N:M\", N nonzero weights of every M along K with 1 <= N < M <= " +
+                             std::to_string(spec::kMaxSparsityBlock) + " (as \"2:4\"), got \"" + *text + "\"");
+      return;
+    }
+    layer.sparsity = workload::Sparsity{n, m};
   }
 
   // partition: rows | columns | groups: how the layer's GEMM is split over a chip's cores when its

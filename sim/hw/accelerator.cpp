@@ -237,6 +237,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.stall_output_drain = cycles[5];
   result.stall_noc = cycles[6];
   result.macs = core.macs;
+  result.skipped_macs = core.skipped_macs;
   result.vector_ops = core.vector_ops;
   result.accumulator_updates = core.accumulator_updates;
   // What the DRAM read: the loads' bytes but those the shared memory served.

@@ -9,9 +9,11 @@ StepCycles ComputeArray::execute(const program::Step& step) {
   stats_.vector_ops += step.vector_ops;
   if (step.kind != program::StepKind::compute) return {timing::vector_cycles(spec_, step.vector_ops), 0};
   stats_.macs += step.macs;
+  const timing::GemmShape computed = step.computed_gemm();
+  stats_.skipped_macs += step.macs - computed.macs();
   // A GEMM on the vector unit adds into no accumulators (its partial sums wait in the output buffer).
   if (step.unit == timing::GemmUnit::array) stats_.accumulator_updates += step.gemm.groups * step.gemm.m * step.gemm.n;
-  return {timing::gemm_cycles_at(spec_, step.gemm, step.unit, step.mac_rate),
+  return {timing::gemm_cycles_at(spec_, computed, step.unit, step.mac_rate),
           timing::vector_cycles(spec_, step.busiest_stage_ops())};
 }
 

@@ -14,6 +14,7 @@ namespace reusesim::hw {
 
 struct ComputeStats {
   std::int64_t macs = 0;
+  std::int64_t skipped_macs = 0;  // of macs, those with a zero weight the array skipped (Step::kept_k)
   std::int64_t vector_ops = 0;
   // Output elements of the tiles added into the accumulators: groups x m x n per tile, each one
   // read and one write (the first K tile's read included: the accumulators add what they hold).

@@ -53,6 +53,7 @@ void CoreUnitTotals::add_work(const CoreUnitTotals& unit) {
   write_bytes += unit.write_bytes;
   prefetched_bytes += unit.prefetched_bytes;
   macs += unit.macs;
+  skipped_macs += unit.skipped_macs;
   vector_ops += unit.vector_ops;
   accumulator_updates += unit.accumulator_updates;
   sram.resize(unit.sram.size());
@@ -176,6 +177,7 @@ CoreUnitTotals Core::end_unit(const sc_core::sc_time& start) {
   unit.prefetched_bytes = prefetched_bytes_;
   const ComputeStats& compute = array_.stats();
   unit.macs = compute.macs - compute_before_.macs;
+  unit.skipped_macs = compute.skipped_macs - compute_before_.skipped_macs;
   unit.vector_ops = compute.vector_ops - compute_before_.vector_ops;
   unit.accumulator_updates = compute.accumulator_updates - compute_before_.accumulator_updates;
   unit.sram.resize(buffers_.size());

@@ -42,7 +42,8 @@ struct CoreUnitTotals {
   std::array<std::int64_t, program::kTensorRoles> read_bytes{};
   // Of read_bytes, what the chip's shared memory served (the DRAM read the rest).
   std::array<std::int64_t, program::kTensorRoles> shared_read_bytes{};
-  std::int64_t write_bytes = 0, prefetched_bytes = 0, macs = 0, vector_ops = 0, accumulator_updates = 0;
+  std::int64_t write_bytes = 0, prefetched_bytes = 0, macs = 0, skipped_macs = 0, vector_ops = 0,
+               accumulator_updates = 0;
   std::vector<SramStats> sram;  // per buffer, in the spec's order
   CoreUnitTotals& operator+=(const CoreUnitTotals& unit);
   // Adds `unit`'s work only.

@@ -19,10 +19,26 @@ using util::checked_mul;
 using util::checked_product;
 using workload::LayerType;
 
+namespace {
+
+// Bytes of values [first, end) of a column packed at `bits` each, rounded out to whole bytes.
+std::int64_t packed_range_bytes(std::int64_t first, std::int64_t end, std::int64_t bits) {
+  return ceil_div(checked_mul(end, bits), 8) - checked_mul(first, bits) / 8;
+}
+
+}  // namespace
+
+std::int64_t GemmProblem::b_metadata_bytes(std::int64_t k0, std::int64_t count) const {
+  return packed_range_bytes(b_sparsity.kept(k0), b_sparsity.kept(k0 + count), b_sparsity.index_bits());
+}
+
 std::int64_t GemmProblem::b_column_bytes(std::int64_t k0, std::int64_t count) const {
-  if (b_bits == 0) return checked_mul(count, b_bytes());
+  if (b_bits == 0 && !b_sparsity.sparse()) return checked_mul(count, b_bytes());
   const std::int64_t end = k0 + count;
-  std::int64_t bytes = ceil_div(checked_mul(end, b_bits), 8) - checked_mul(k0, b_bits) / 8;
+  // The kept values of a sparse column (all of them when dense), then their metadata.
+  std::int64_t bytes =
+      packed_range_bytes(b_sparsity.kept(k0), b_sparsity.kept(end), b_bits > 0 ? b_bits : b_bytes() * 8);
+  bytes += b_metadata_bytes(k0, count);
   if (b_scales) bytes += (b_group > 0 ? ceil_div(end, b_group) - k0 / b_group : 1) * workload::kWeightScaleBytes;
   return bytes;
 }
@@ -150,6 +166,18 @@ SpillCost spill_cost(const spec::AcceleratorSpec& accelerator, const GemmProblem
           accelerator.compute.clock_mhz / sram.clock_mhz};
 }
 
+// Whether the array skips `p`'s zero weights where the tiling places it: the vector unit computes
+// densely from a decompressed tile.
+bool skips_zeros(const GemmProblem& p, GemmPlacement placement) {
+  return p.skipped.sparse() && placement != GemmPlacement::vector_unit;
+}
+
+// Whether each loaded weight tile is converted on the vector unit before it is multiplied:
+// quantized weights dequantized, sparse weights decompressed (both at once when both).
+bool converts_weights(const GemmProblem& p, GemmPlacement placement) {
+  return p.dequantize || (p.skipped.sparse() && !skips_zeros(p, placement));
+}
+
 // Compute cycles of every tile of a tiling, a ragged last tile along each dimension at its own
 // size: each dimension splits into full tiles and at most one smaller one, so a tiling has at
 // most 2^4 distinct tile shapes, each costed once and multiplied by how many there are. A tile
@@ -176,7 +204,8 @@ std::int64_t tiled_compute_cycles(const spec::ComputeSpec& array, const GemmProb
         if (count == 0) continue;
         const auto tile = [&](std::int64_t k, bool read_sums, bool write_sums) {
           const timing::GemmShape shape{m.size, n.size, k, g.size, p.k_row};
-          const timing::GemmShape placed = placed_shape(placement, g.size, m.size, n.size, k, p.k_row);
+          timing::GemmShape placed = placed_shape(placement, g.size, m.size, n.size, k, p.k_row);
+          if (skips_zeros(p, placement)) placed.k = p.skipped.kept(k);
           return std::max(timing::gemm_cycles_at(array, placed, unit_of(placement), p.mac_rate),
                           spill.cycles(shape, read_sums, write_sums));
         };
@@ -231,9 +260,9 @@ std::int64_t vector_unit_output_cycles(const spec::ComputeSpec& array, const Gem
 }
 
 // The most bytes one column's K tile of `tk` takes in the weight buffer, its bias included when
-// it rides the last tile: with packed weights, the largest of the tiles at k0 = 0, tk, 2 tk, ...
+// it rides the last tile: with packed or sparse weights, the largest of the tiles at k0 = 0, tk, 2 tk, ...
 std::int64_t largest_b_tile_column(const GemmProblem& p, std::int64_t tk) {
-  if (p.b_bits == 0) return checked_mul(tk + p.bias, p.b_bytes());
+  if (p.b_bits == 0 && !p.b_sparsity.sparse()) return checked_mul(tk + p.bias, p.b_bytes());
   std::int64_t largest = 0;
   for (std::int64_t k0 = 0; k0 < p.k; k0 += tk) {
     const std::int64_t rows = std::min(tk, p.k - k0);
@@ -365,7 +394,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
             const std::int64_t weights = p.b_on_chip ? 0 : weight_bytes * weight_passes;
             // The vector unit dequantizes every weight each time it is loaded, between the array's tiles.
             const std::int64_t dequant =
-                p.dequantize
+                converts_weights(p, placement)
                     ? timing::vector_cycles(array, checked_product({weight_passes, p.groups, dequant_ops(p.k, p.n)}))
                     : 0;
             const std::int64_t inputs = p.inputs_on_chip ? 0 : !n_outer && tiles_k == 1 ? input_sweep : input_sweep * tiles_n;
@@ -375,7 +404,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
             // (the array waits for both), so a tiling whose one tile holds every weight pays its
             // load, its dequantization and its MACs one after another.
             const std::int64_t prologue =
-                p.dequantize
+                converts_weights(p, placement)
                     ? checked_add(static_cast<std::int64_t>(
                                       static_cast<double>(checked_product({tg, tn, largest_b_tile_column(p, tk)})) /
                                       dram_bytes_per_cycle),
@@ -443,10 +472,12 @@ namespace {
 // other within its rows' range), where otherwise a tile that cuts K is taken as one contiguous range
 // from its first element (docs/mapping-and-replay.md, "Limits"). DRAM timing hardly depends on
 // which of a tensor's bytes a tile reads, but a shared memory's hits do: on a chip with one, a K
-// tile must not read the addresses of the tile before it.
-void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t, const spec::ComputeSpec& array,
-               bool k_tiles_apart) {
+// tile must not read the addresses of the tile before it. Returns the sparse weights' metadata
+// bytes its loads moved.
+std::int64_t emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t,
+                       const spec::ComputeSpec& array, bool k_tiles_apart) {
   Slots weight_slots, input_slots, output_slots;
+  std::int64_t metadata_bytes = 0;
   const std::int64_t tiles_k = ceil_div(p.k, t.tk);
   const std::int64_t input_total = p.input_bytes(0, p.m, p.k);
   const std::int64_t all_outputs = p.groups * p.m * p.n;
@@ -485,7 +516,8 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
             const std::int64_t column = p.b_column_bytes(k0, tk) + (k0 + tk == p.k ? p.bias * p.e : 0);
             const std::int32_t load =
                 builder.load(p.b_role, p.weights + offset, tg * tn * column, deps({weight_slots.claim()}));
-            if (!p.dequantize) return load;
+            metadata_bytes = checked_add(metadata_bytes, checked_product({tg, tn, p.b_metadata_bytes(k0, tk)}));
+            if (!converts_weights(p, t.placement)) return load;
             // The tile's weights, dequantized in the weight buffer before the array reads them.
             program::Step dequant;
             dequant.kind = program::StepKind::vector;
@@ -520,6 +552,7 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
           compute.unit = unit_of(t.placement);
           compute.macs = compute.gemm.macs();
           if (t.placement != GemmPlacement::vector_unit) compute.mac_rate = p.mac_rate;
+          if (skips_zeros(p, t.placement)) compute.kept_k = p.skipped.kept(k0 + tk) - p.skipped.kept(k0);
           compute.bytes = static_cast<std::uint64_t>(tg * (tm * tk + tk * tn) * p.e);
           // Transposed, the step's k x n operand is the input tile and its m x k one the N x K operand.
           const bool b_in_weights = p.b_role == program::TensorRole::weights;
@@ -568,6 +601,7 @@ void emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& 
       }
     }
   }
+  return metadata_bytes;
 }
 
 std::string describe(const GemmProblem& p, const GemmTiling& t) {
@@ -602,10 +636,10 @@ Capacity activation_operands_capacity(Capacity capacity) {
   return capacity;
 }
 
-void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
-                       program::LayerProgram& program) {
+std::int64_t emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
+                               program::LayerProgram& program) {
   ProgramBuilder builder(program, context.burst_bytes);
-  emit_gemm(builder, p, tiling, context.accelerator.compute, context.accelerator.shared_memory.has_value());
+  return emit_gemm(builder, p, tiling, context.accelerator.compute, context.accelerator.shared_memory.has_value());
 }
 
 namespace {
@@ -633,7 +667,7 @@ std::vector<GemmTiling> placement_tilings(const GemmProblem& p, const Context& c
 void emit_fastest(const GemmProblem& p, const std::vector<GemmTiling>& options, const Context& context,
                   program::LayerProgram& program) {
   const GemmTiling tiling = fastest_tiling(options);
-  emit_gemm_program(p, tiling, context, program);
+  const std::int64_t metadata_bytes = emit_gemm_program(p, tiling, context, program);
   program.mapping = describe(p, tiling);
   // Where it runs and why: each placement's best estimate, in the order they were tried.
   if (options.size() > 1) {
@@ -645,14 +679,30 @@ void emit_fastest(const GemmProblem& p, const std::vector<GemmTiling>& options, 
     program.mapping += ")";
   }
   program.estimated_cycles = tiling.cycles;
-  if (p.dequantize) {
-    program.mapping += "; weights at " + std::to_string(p.b_bits) + " bits dequantized on the vector unit (" +
+  if (p.b_sparsity.sparse()) {
+    program.mapping +=
+        "; weights " + p.b_sparsity.describe() + " sparse, " + std::to_string(metadata_bytes) + " B of metadata loaded";
+    if (skips_zeros(p, tiling.placement)) {
+      program.mapping += ", zeros skipped as " + p.skipped.describe() + " (K " + std::to_string(p.skipped.kept(p.k)) +
+                         " of " + std::to_string(p.k) + ")";
+    }
+  }
+  if (converts_weights(p, tiling.placement)) {
+    const std::string bits = std::to_string(p.b_bits > 0 ? p.b_bits : p.b_bytes() * 8);
+    const char* done = !p.b_sparsity.sparse() ? "dequantized"
+                       : p.b_scales           ? "decompressed and dequantized"
+                                              : "decompressed";
+    program.mapping += "; weights at " + bits + " bits " + done + " on the vector unit (" +
                        std::to_string(program.dequant_vector_ops) + " ops, " + std::to_string(program.dequant_cycles) +
                        " cycles)";
-  } else if (p.mac_rate > 1 && tiling.placement != GemmPlacement::vector_unit) {
+  }
+  if (p.mac_rate > 1 && tiling.placement != GemmPlacement::vector_unit) {
     program.mac_rate = p.mac_rate;
-    program.mapping +=
-        "; weights at " + std::to_string(p.b_bits) + " bits native at " + std::to_string(p.mac_rate) + "x the MAC rate";
+    // Decompressed sparse weights stay in their native format.
+    if (!converts_weights(p, tiling.placement)) {
+      program.mapping += "; weights at " + std::to_string(p.b_bits) + " bits native at " + std::to_string(p.mac_rate) +
+                         "x the MAC rate";
+    }
   }
 }
 
@@ -804,6 +854,17 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
     const auto rate = native.find(util::name(format));
     if (rate != native.end()) {
       p.mac_rate = rate->second;
+    } else {
+      p.dequantize = true;
+    }
+  }
+  // Sparse weights: the array skips their zeros when its pattern holds theirs and its lanes do not
+  // follow kernel rows (whose tiles a shorter K would cut); else each tile is decompressed.
+  p.b_sparsity = layer.spec.sparsity;
+  const spec::Sparsity& array_sparsity = context.accelerator.compute.sparsity;
+  if (p.b_sparsity.sparse()) {
+    if (p.k_row == 0 && p.b_sparsity.runs_on(array_sparsity)) {
+      p.skipped = array_sparsity;
     } else {
       p.dequantize = true;
     }

@@ -37,10 +37,19 @@ struct GemmProblem {
   // vector unit dequantizes each loaded tile before the array reads it.
   std::int64_t mac_rate = 1;
   bool dequantize = false;
+  // N:M sparse weights (docs/model-format.md, "Structured sparsity"): a column stores
+  // b_sparsity.kept(K) values (at b_bits, or b_bytes() each), then index_bits() of metadata per
+  // kept value, then its scales and bias. Either the array skips their zeros as the pattern
+  // `skipped` (the accelerator's compute.sparsity: a compute step sums over skipped.kept of its
+  // K tile, Step::kept_k), or `dequantize` decompresses each loaded tile on the vector unit.
+  workload::Sparsity b_sparsity;
+  workload::Sparsity skipped;
   // Bytes of one column's K values [k0, k0 + count) as a load moves them: packed (a K tile's range
   // is rounded out to whole bytes, so a byte two tiles share is loaded by each), with the scales of
   // every group the range touches (a group split between two K tiles comes with both); no bias.
   std::int64_t b_column_bytes(std::int64_t k0, std::int64_t count) const;
+  // Of them, the sparse weights' metadata (0 when dense).
+  std::int64_t b_metadata_bytes(std::int64_t k0, std::int64_t count) const;
   // One column's bytes in DRAM: its K values, scales and bias.
   std::int64_t b_column_stride() const { return b_column_bytes(0, k) + bias * e; }
   // Bias values per output column (0 or 1). The weights tensor is [group][n][k + bias]: a column's
@@ -124,9 +133,9 @@ Capacity activation_operands_capacity(Capacity capacity);
 
 // Emits `p`'s program with `tiling` into `program`, without a mapping text: loads, stores and MACs
 // depend on the tiles and where their partial sums wait only, so every placement of one tiling
-// moves the same bytes.
-void emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
-                       program::LayerProgram& program);
+// moves the same bytes. Returns the bytes of sparse weights' metadata its loads moved.
+std::int64_t emit_gemm_program(const GemmProblem& p, const GemmTiling& tiling, const Context& context,
+                               program::LayerProgram& program);
 
 // The tilings map_gemm compared for the cores' parts of one layer, by what tells the parts apart
 // (the partition, the part's extent, its first row for a split of rows, whose halos depend on

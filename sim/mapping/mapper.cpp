@@ -84,6 +84,16 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
       // Packed at no more bits than the operands' (run refuses wider weights), plus the scales.
       weight_bytes = util::checked_add(weight_bytes, workload::parameter_bytes(layer, widths).scales);
     }
+    if (layer.spec.sparsity.sparse()) {
+      // Room for the kept values (at most K a column) and their metadata, each rounded up to whole
+      // bytes per column (GemmProblem::b_column_bytes).
+      std::int64_t columns = 0;
+      for (const workload::WeightMatrix& matrix : workload::weight_matrices(layer)) {
+        columns = util::checked_add(columns, checked_mul(matrix.n, matrix.count));
+      }
+      weight_bytes = util::checked_add(weight_bytes, workload::parameter_bytes(layer, widths).metadata);
+      weight_bytes = util::checked_add(weight_bytes, checked_mul(columns, 2));
+    }
     next = align(next + static_cast<std::uint64_t>(weight_bytes));
     layout.output = next;
     next += align(static_cast<std::uint64_t>(checked_mul(checked_mul(layer.counts.output_elems, batch), element_bytes)));
@@ -329,8 +339,8 @@ std::int64_t compute_estimate_cycles(const program::LayerProgram& program, const
   std::int64_t compute = 0;
   for (const program::Step& step : program.steps) {
     if (step.kind == program::StepKind::compute) {
-      compute = util::checked_add(compute,
-                                  timing::gemm_cycles_at(accelerator.compute, step.gemm, step.unit, step.mac_rate));
+      compute = util::checked_add(
+          compute, timing::gemm_cycles_at(accelerator.compute, step.computed_gemm(), step.unit, step.mac_rate));
       if (step.unit == timing::GemmUnit::vector) {
         compute = util::checked_add(compute, timing::vector_cycles(accelerator.compute, step.busiest_stage_ops()));
       }

@@ -57,10 +57,19 @@ struct Step {
   // compute on the array: MACs a PE does a cycle over the operand_bits rate, weights in a native
   // format (spec::ComputeSpec::native_formats); the tile's cycles divided by it, rounded up.
   std::int64_t mac_rate = 1;
+  // compute on the array, N:M sparse weights whose zeros it skips (spec::ComputeSpec::sparsity): the
+  // K it sums over, the kept values of each column's tk (0: all of gemm.k). `macs` stay the dense tile's.
+  std::int64_t kept_k = 0;
   std::vector<std::int32_t> after;         // indices of earlier steps of the same layer
 
   // The ops of the output path's busiest stage: what sets a compute step's output-path time.
   std::int64_t busiest_stage_ops() const { return stage_ops > 0 ? stage_ops : vector_ops; }
+  // The GEMM the unit computes: `gemm` with K at kept_k when the array skips zeros.
+  timing::GemmShape computed_gemm() const {
+    timing::GemmShape computed = gemm;
+    if (kept_k > 0) computed.k = kept_k;
+    return computed;
+  }
 };
 
 struct LayerProgram {

@@ -143,7 +143,8 @@ const char* syntax_of(Directive directive) {
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
     case Directive::compute:
       return "a compute line is: compute m <m> n <n> k <k> [groups <g>] [k_row <r>] [stationary inputs] [streamed "
-             "weights] [unit vector] [mac_rate <r>] vector_ops <ops> [stage_ops <ops>] bytes <n> [psum_read <n>] "
+             "weights] [unit vector] [mac_rate <r>] [kept_k <k>] vector_ops <ops> [stage_ops <ops>] bytes <n> "
+             "[psum_read <n>] "
              "[psum_write <n>] after <steps>";
     case Directive::vector:
       return "a vector line is: vector ops <ops> [reads weights] bytes <n> after <steps>";
@@ -629,6 +630,14 @@ class Reader {
         if (const Token* rate = fields.optional_keyed("mac_rate")) {
           step.mac_rate = std::max<std::int64_t>(1, read_count(rate, "mac_rate", 1, line));
         }
+        // N:M sparse weights whose zeros the array skips: the K it sums over (absent: all of k).
+        if (const Token* kept = fields.optional_keyed("kept_k")) {
+          step.kept_k = std::max<std::int64_t>(0, read_count(kept, "kept_k", 1, line));
+          if (step.kept_k > k_value) {
+            error(line, kept->column,
+                  "kept_k " + kept->text + " is more than the step's k (" + std::to_string(k_value) + ")");
+          }
+        }
         step.vector_ops = std::max<std::int64_t>(0, read_count(fields.keyed("vector_ops"), "vector_ops", 0, line));
         // The output path's busiest stage (absent: all of vector_ops in one stage).
         if (const Token* stage = fields.optional_keyed("stage_ops")) {
@@ -746,6 +755,7 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
         case StepKind::compute:
           if (step.macs != step.gemm.macs()) invalid(i, "macs is not m x n x k");
           if (step.stage_ops > step.vector_ops) invalid(i, "stage_ops is more than vector_ops");
+          if (step.kept_k > step.gemm.k) invalid(i, "kept_k is more than k");
           text += "compute m " + std::to_string(step.gemm.m) + " n " + std::to_string(step.gemm.n) + " k " +
                   std::to_string(step.gemm.k) +
                   (step.gemm.groups > 1 ? " groups " + std::to_string(step.gemm.groups) : std::string()) +
@@ -754,7 +764,8 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
                   (step.stationary_in_inputs ? " stationary inputs" : "") +
                   (step.streamed_in_weights ? " streamed weights" : "") +
                   (step.unit == timing::GemmUnit::vector ? " unit vector" : "") +
-                  (step.mac_rate > 1 ? " mac_rate " + std::to_string(step.mac_rate) : std::string()) + " vector_ops " +
+                  (step.mac_rate > 1 ? " mac_rate " + std::to_string(step.mac_rate) : std::string()) +
+                  (step.kept_k > 0 ? " kept_k " + std::to_string(step.kept_k) : std::string()) + " vector_ops " +
                   std::to_string(step.vector_ops) +
                   (step.stage_ops > 0 ? " stage_ops " + std::to_string(step.stage_ops) : std::string()) + " bytes " +
                   std::to_string(step.bytes) +

@@ -20,6 +20,7 @@ struct Row {
   // the step wrote to the cache (docs/transformers.md, "The KV cache"); run's dram_read_kv_cache_bytes.
   std::int64_t kv_cache_read_bytes = 0;
   std::int64_t weight_scale_bytes = 0;  // within traffic.weight
+  std::int64_t weight_metadata_bytes = 0;  // within traffic.weight: sparse weights' positions
 
   void add(const Row& other) {
     macs = checked_add(macs, other.macs);
@@ -32,11 +33,18 @@ struct Row {
     traffic.output = checked_add(traffic.output, other.traffic.output);
     kv_cache_read_bytes = checked_add(kv_cache_read_bytes, other.kv_cache_read_bytes);
     weight_scale_bytes = checked_add(weight_scale_bytes, other.weight_scale_bytes);
+    weight_metadata_bytes = checked_add(weight_metadata_bytes, other.weight_metadata_bytes);
   }
 };
 
-// A model with a precision block has one more column: the quantized weights' scales.
-std::vector<Column> columns(const AnalyzeOptions& options, bool per_tensor) {
+// Which optional columns a model has: the quantized weights' scales (a precision block) and the
+// sparse weights' metadata (a layer with `sparsity`).
+struct Extras {
+  bool per_tensor = false;
+  bool sparse = false;
+};
+
+std::vector<Column> columns(const AnalyzeOptions& options, Extras extras) {
   std::vector<Column> result{{"layer"},        {"type"},         {"output_shape"}, {"macs"},
                              {"params"},       {"input_elems"},  {"output_elems"}, {"vector_ops"},
                              {"weight_bytes"}, {"input_bytes"},  {"output_bytes"}, {"intensity_ops_per_byte", 2}};
@@ -46,12 +54,13 @@ std::vector<Column> columns(const AnalyzeOptions& options, bool per_tensor) {
     }
   }
   result.push_back({"kv_cache_read_bytes"});
-  if (per_tensor) result.push_back({"weight_scale_bytes"});
+  if (extras.per_tensor) result.push_back({"weight_scale_bytes"});
+  if (extras.sparse) result.push_back({"weight_metadata_bytes"});
   return result;
 }
 
 std::vector<Cell> cells(const std::string& name, const std::string& type, const std::string& shape, const Row& row,
-                        const AnalyzeOptions& options, bool per_tensor) {
+                        const AnalyzeOptions& options, Extras extras) {
   const double ops = 2.0 * static_cast<double>(row.macs);
   const std::int64_t bytes = row.traffic.total();
   // Appended one by one: GCC 12 takes an initializer list of variants holding strings for reads of
@@ -71,15 +80,16 @@ std::vector<Cell> cells(const std::string& name, const std::string& type, const 
     }
   }
   result.emplace_back(row.kv_cache_read_bytes);
-  if (per_tensor) result.emplace_back(row.weight_scale_bytes);
+  if (extras.per_tensor) result.emplace_back(row.weight_scale_bytes);
+  if (extras.sparse) result.emplace_back(row.weight_metadata_bytes);
   return result;
 }
 
 }  // namespace
 
 Table analyze_table(const workload::Network& network, const AnalyzeOptions& options) {
-  const bool per_tensor = network.formats.has_value();
-  Table table(columns(options, per_tensor));
+  const Extras extras{network.formats.has_value(), network.has_sparse_weights()};
+  Table table(columns(options, extras));
   const workload::TensorWidths widths = network.model_widths();
   Row total;
   for (const workload::NetworkLayer& layer : network.layers) {
@@ -91,12 +101,14 @@ Table analyze_table(const workload::Network& network, const AnalyzeOptions& opti
     row.vector_ops = checked_mul(layer.counts.vector_ops, options.batch);
     row.traffic = workload::compulsory_traffic(layer, options.batch, widths);
     row.kv_cache_read_bytes = checked_mul(workload::kv_cache_read_bytes(layer, widths), options.batch);
-    row.weight_scale_bytes = workload::parameter_bytes(layer, widths).scales;
+    const workload::ParameterBytes parameters = workload::parameter_bytes(layer, widths);
+    row.weight_scale_bytes = parameters.scales;
+    row.weight_metadata_bytes = parameters.metadata;
     total.add(row);
     table.add_row(
-        cells(layer.spec.name, util::name(layer.spec.type), layer.output_shape.to_string(), row, options, per_tensor));
+        cells(layer.spec.name, util::name(layer.spec.type), layer.output_shape.to_string(), row, options, extras));
   }
-  table.add_row(cells("TOTAL", "", "", total, options, per_tensor));
+  table.add_row(cells("TOTAL", "", "", total, options, extras));
   return table;
 }
 

@@ -59,7 +59,8 @@ const Legend kUnlisted{Legend::unlisted, "", "", {}};
 // Columns a group's line explains.
 const Legend kCovered{Legend::covered, "", "", {}};
 
-std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc) {
+std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc,
+                                        bool skipped_zeros) {
   std::vector<RunColumn> columns{
       {"batch", "samples", "samples per run", Total::same, 0,
        [](const LayerResult& r, const RunRow&) { return Cell(r.batch); },
@@ -146,8 +147,8 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
           // The peak at the layer's MAC rate (LayerResult::mac_rate; docs/accelerator-format.md).
           derived("efficiency", "fraction", "achieved ops/s / peak ops/s", Total::recompute, 4,
                   [](const LayerResult& r, const RunRow& row) {
-                    return r.seconds > 0 ? Cell(ops_of(r) / r.seconds / row.report.spec.peak_ops_per_second() /
-                                                static_cast<double>(r.mac_rate))
+                    return r.seconds > 0 ? Cell(2.0 * static_cast<double>(r.effective_macs()) / r.seconds /
+                                                row.report.spec.peak_ops_per_second() / static_cast<double>(r.mac_rate))
                                          : Cell();
                   }),
           derived("element_bytes", "bytes", "bytes per tensor element in the run, from the accelerator's operand_bits",
@@ -205,6 +206,17 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                               [](const LayerResult&, const RunRow&) { return Cell(std::string("fast")); },
                               {Legend::line, "fidelity (the last column of a fast run)", "", ""}));
   }
+  if (skipped_zeros) {
+    const auto after_macs =
+        std::find_if(columns.begin(), columns.end(), [](const RunColumn& column) { return column.name == "macs"; });
+    columns.insert(
+        after_macs + 1,
+        derived("effective_macs", "MACs",
+                "of macs, those the array did: N:M sparse layers' MACs of zero weights it skipped are not "
+                "(docs/model-format.md, \"Structured sparsity\"); efficiency is at these",
+                Total::recompute, 0, [](const LayerResult& r, const RunRow&) { return Cell(r.effective_macs()); },
+                {Legend::line, "effective_macs (after macs, a run whose array skipped zero weights)", "", "macs"}));
+  }
   if (!training) return columns;
   // A training step's lines come first in the legend.
   columns.insert(columns.begin() + 2,
@@ -232,7 +244,7 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
 // The run table's columns for `report`'s run.
 const std::vector<RunColumn>& columns_of(const RunReport& report) {
   return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value(),
-                     report.spec.noc.has_value());
+                     report.spec.noc.has_value(), skipped_zeros(report));
 }
 
 // A batch's TOTAL: the columns' sums, the batch's DRAM statistics (they come with its last layer:
@@ -252,6 +264,7 @@ LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<La
       total.sram_words[i].write_words += layer.sram_words[i].write_words;
     }
     total.accumulator_updates += layer.accumulator_updates;
+    total.skipped_macs += layer.skipped_macs;
     total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
   }
   return total;
@@ -328,13 +341,25 @@ const LegendLine kChannelsLine{"dram_channels.csv",
 
 }  // namespace
 
-const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc) {
+const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc,
+                                          bool skipped_zeros) {
   // Each table made once, on first use (references stay valid: a map's elements never move).
-  static std::map<std::array<bool, 4>, std::vector<RunColumn>> tables;
-  const std::array<bool, 4> key{training, fidelity == spec::Fidelity::fast, shared_memory, noc};
+  static std::map<std::array<bool, 5>, std::vector<RunColumn>> tables;
+  const std::array<bool, 5> key{training, fidelity == spec::Fidelity::fast, shared_memory, noc, skipped_zeros};
   auto table = tables.find(key);
-  if (table == tables.end()) table = tables.emplace(key, make_run_columns(training, fidelity, shared_memory, noc)).first;
+  if (table == tables.end()) {
+    table = tables.emplace(key, make_run_columns(training, fidelity, shared_memory, noc, skipped_zeros)).first;
+  }
   return table->second;
+}
+
+bool skipped_zeros(const RunReport& report) {
+  for (const std::vector<LayerResult>& batch : report.batches) {
+    for (const LayerResult& layer : batch) {
+      if (layer.skipped_macs > 0) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<ChannelColumn> channel_columns(bool training, spec::Fidelity fidelity) {
@@ -488,8 +513,9 @@ void add_file_legend(std::vector<LegendLine>& lines, const std::string& file, co
 
 }  // namespace
 
-std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory, bool noc) {
-  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory, noc));
+std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory, bool noc,
+                             bool skipped_zeros) {
+  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory, noc, skipped_zeros));
   lines.push_back(kChannelsLine);
   if (cores) {
     add_file_legend(lines, "cores.csv",

@@ -48,9 +48,12 @@ using RunColumn = ResultColumn<results::LayerResult, RunRow>;
 // (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows. A fast-fidelity run's
 // table ends with a fidelity column ("fast" on every row); an exact run's has none. A chip with a
 // shared memory has shared_read_bytes after dram_read_kv_cache_bytes, then a chip with a
-// network-on-chip stall_noc_cycles.
+// network-on-chip stall_noc_cycles. A run whose array skipped the zero weights of a sparse layer
+// (`skipped_zeros`) has effective_macs after macs.
 const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact,
-                                          bool shared_memory = false, bool noc = false);
+                                          bool shared_memory = false, bool noc = false, bool skipped_zeros = false);
+// Whether some layer of `report` skipped MACs of zero weights (results::LayerResult::skipped_macs).
+bool skipped_zeros(const RunReport& report);
 
 // A row of dram_channels.csv: one DRAM channel's share of a row of the run table.
 struct ChannelRow {
@@ -94,8 +97,8 @@ std::string render_noc_links(const RunReport& report);
 // per line ("column: meaning"); with `training` a training step's columns too.
 // With fidelity fast, the fidelity column's line too.
 // With `cores`, cores.csv's columns too; with `shared_memory`, shared_read_bytes; with `noc`,
-// noc_links.csv's columns.
+// noc_links.csv's columns; with `skipped_zeros`, effective_macs.
 std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact, bool cores = false,
-                             bool shared_memory = false, bool noc = false);
+                             bool shared_memory = false, bool noc = false, bool skipped_zeros = false);
 
 }  // namespace reusesim::report

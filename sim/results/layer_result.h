@@ -58,6 +58,10 @@ struct LayerResult {
   // spec::ComputeSpec::native_formats): the layer's peak is the accelerator's times this; a
   // TOTAL's is its layers' highest.
   std::int64_t mac_rate = 1;
+  // Of macs, those the array skipped for a zero weight of an N:M sparse layer
+  // (spec::ComputeSpec::sparsity): it did macs - skipped_macs, the effective MACs.
+  std::int64_t skipped_macs = 0;
+  std::int64_t effective_macs() const { return macs - skipped_macs; }
   // Every store is an output's: the output bytes written are dram_write_bytes.
   std::int64_t dram_read_weight_bytes = 0, dram_read_input_bytes = 0;
   std::int64_t dram_read_kv_cache_bytes = 0;  // a decode step's attention reading the earlier tokens' keys and values

@@ -93,7 +93,8 @@ std::string row_problem(const results::LayerResult& row, bool batch_total, const
   }
   // Roofs as time bounds (an unlimited ideal memory's bandwidth is infinite: no bound), with room
   // for the rounding of picoseconds to seconds.
-  const double ops = 2.0 * static_cast<double>(row.macs);
+  // The array's work: a sparse layer's skipped MACs take no time.
+  const double ops = 2.0 * static_cast<double>(row.effective_macs());
   const double peak_ops = spec.peak_ops_per_second() * static_cast<double>(row.mac_rate);
   if (row.seconds < ops / peak_ops * (1 - 1e-9)) {
     return where + significant_digits(ops) + " ops in " + significant_digits(row.seconds) + " s is " +
@@ -128,9 +129,8 @@ std::string batch_total_problem(const std::vector<results::LayerResult>& layers,
          {&results::LayerResult::cycles, &results::LayerResult::compute_cycles, &results::LayerResult::stall_weights,
           &results::LayerResult::stall_inputs, &results::LayerResult::stall_output_drain,
           &results::LayerResult::stall_sram, &results::LayerResult::stall_vector, &results::LayerResult::stall_noc,
-          &results::LayerResult::macs,
-          &results::LayerResult::dram_read_bytes, &results::LayerResult::dram_write_bytes,
-          &results::LayerResult::prefetched_weight_bytes}) {
+          &results::LayerResult::macs, &results::LayerResult::skipped_macs, &results::LayerResult::dram_read_bytes,
+          &results::LayerResult::dram_write_bytes, &results::LayerResult::prefetched_weight_bytes}) {
       total.*count += layer.*count;
     }
     total.seconds += layer.seconds;

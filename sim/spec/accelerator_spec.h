@@ -13,6 +13,7 @@
 
 #include "spec/energy_spec.h"
 #include "spec/fields_equal.h"
+#include "spec/sparsity.h"
 #include "util/enum_names.h"
 
 namespace reusesim::spec {
@@ -75,11 +76,14 @@ struct ComputeSpec {
   // each with its MAC rate over the operand_bits rate (2: two MACs a PE a cycle). Weights in any
   // other format than the operands' are dequantized on the vector unit (docs/accelerator-format.md).
   std::map<std::string, std::int64_t> native_formats;
+  // N:M sparse weights whose zeros the array skips (spec::Sparsity::runs_on): their GEMMs sum over
+  // sparsity.kept(K) of K; dense (m 0): every sparse layer is decompressed and computed densely.
+  Sparsity sparsity;
 
   auto fields() const {
     return std::tie(kind, rows, cols, dataflow, double_buffered_stationary, swap_operands, arrays, units, lanes,
                     lane_dimension, clock_mhz, operand_bits, operand_type, vector_ops_per_cycle, vector_unit_gemm,
-                    output_path, native_formats);
+                    output_path, native_formats, sparsity);
   }
 
   bool output_path_has(OutputStage stage) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/enum_names.h"
+#include "workload/precision.h"
 #include "workload/shape.h"
 
 namespace reusesim::workload {
@@ -149,6 +150,7 @@ struct LayerSpec {
   MatmulParams matmul;
   std::optional<PinnedTiling> tiling;
   std::optional<Partition> partition;  // pinned for a chip whose layers are split over its cores
+  Sparsity sparsity;                   // conv2d and linear: N:M structured sparsity of the weights
 };
 
 // Per-sample costs, except parameters which do not scale with the batch.

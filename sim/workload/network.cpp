@@ -115,6 +115,11 @@ TensorWidths Network::run_widths(std::int64_t operand_bytes) const {
   return widths;
 }
 
+bool Network::has_sparse_weights() const {
+  return std::any_of(layers.begin(), layers.end(),
+                     [](const NetworkLayer& layer) { return layer.spec.sparsity.sparse(); });
+}
+
 TensorWidths Network::model_widths() const {
   return formats ? TensorWidths::of(*formats) : TensorWidths::uniform(bytes_per_element(precision));
 }

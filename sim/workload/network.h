@@ -65,6 +65,8 @@ struct Network {
   // precision block's formats, activations at the accelerator's `operand_bytes`; without a block,
   // every tensor at `operand_bytes`.
   TensorWidths run_widths(std::int64_t operand_bytes) const;
+  // Whether some layer's weights are N:M sparse (LayerSpec::sparsity).
+  bool has_sparse_weights() const;
 };
 
 // A problem with one layer: its position in ModelSpec::layers and the key at fault.

@@ -80,10 +80,10 @@ std::vector<WeightMatrix> weight_matrices(const NetworkLayer& layer) {
       const Conv2dParams& conv = layer.spec.conv;
       const std::int64_t groups = conv.depthwise ? in.channels : conv.groups;
       const std::int64_t k = util::checked_product({conv.kernel.height, conv.kernel.width, in.channels / groups});
-      return {WeightMatrix{k, layer.output_shape.channels / groups, groups}};
+      return {WeightMatrix{k, layer.output_shape.channels / groups, groups, layer.spec.sparsity}};
     }
     case LayerType::linear:
-      return {WeightMatrix{in.features, layer.spec.linear.out_features, 1}};
+      return {WeightMatrix{in.features, layer.spec.linear.out_features, 1, layer.spec.sparsity}};
     case LayerType::rnn:
     case LayerType::gru:
     case LayerType::lstm: {
@@ -93,7 +93,7 @@ std::vector<WeightMatrix> weight_matrices(const NetworkLayer& layer) {
       std::vector<WeightMatrix> matrices;
       std::int64_t layer_input = in.features;
       for (std::int64_t stacked = 0; stacked < rnn.num_layers; ++stacked) {
-        matrices.push_back(WeightMatrix{util::checked_add(layer_input, rnn.hidden_size), n, directions});
+        matrices.push_back(WeightMatrix{util::checked_add(layer_input, rnn.hidden_size), n, directions, {}});
         layer_input = util::checked_mul(rnn.hidden_size, directions);
       }
       return matrices;
@@ -103,18 +103,24 @@ std::vector<WeightMatrix> weight_matrices(const NetworkLayer& layer) {
   }
 }
 
-std::int64_t ParameterBytes::total() const { return util::checked_add(util::checked_add(weights, scales), other); }
+std::int64_t ParameterBytes::total() const {
+  return util::checked_add(util::checked_add(util::checked_add(weights, metadata), scales), other);
+}
 
 ParameterBytes parameter_bytes(const NetworkLayer& layer, const TensorWidths& widths) {
-  std::int64_t matrix_elements = 0, scale_count = 0;
+  std::int64_t matrix_elements = 0, kept_elements = 0, metadata_bits = 0, scale_count = 0;
   for (const WeightMatrix& matrix : weight_matrices(layer)) {
     matrix_elements = util::checked_add(matrix_elements, util::checked_product({matrix.k, matrix.n, matrix.count}));
+    const std::int64_t kept = util::checked_product({matrix.sparsity.kept(matrix.k), matrix.n, matrix.count});
+    kept_elements = util::checked_add(kept_elements, kept);
+    metadata_bits = util::checked_add(metadata_bits, util::checked_mul(kept, matrix.sparsity.index_bits()));
     const std::int64_t groups_along_k =
         widths.weight_group_size > 0 ? (matrix.k + widths.weight_group_size - 1) / widths.weight_group_size : 1;
     scale_count = util::checked_add(scale_count, util::checked_product({groups_along_k, matrix.n, matrix.count}));
   }
   ParameterBytes bytes;
-  bytes.weights = packed_bytes(matrix_elements, widths.weight_bits);
+  bytes.weights = packed_bytes(kept_elements, widths.weight_bits);
+  bytes.metadata = packed_bytes(metadata_bits, 1);
   if (widths.weight_scales) bytes.scales = util::checked_mul(scale_count, kWeightScaleBytes);
   bytes.other = packed_bytes(layer.counts.params - matrix_elements, widths.activation_bits);
   return bytes;

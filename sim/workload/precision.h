@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/sparsity.h"
 #include "util/enum_names.h"
 #include "workload/shape.h"
 
@@ -36,6 +37,9 @@ bool takes_weight_scales(NumberFormat format);
 
 // One fp16 scale per group of quantized weights (as GPTQ and AWQ store them).
 constexpr std::int64_t kWeightScaleBytes = 2;
+
+// N:M structured sparsity of a GEMM layer's weights.
+using Sparsity = spec::Sparsity;
 
 // A model's `precision:` block.
 struct TensorFormats {
@@ -73,6 +77,7 @@ struct WeightMatrix {
   std::int64_t k = 0;
   std::int64_t n = 0;
   std::int64_t count = 1;
+  Sparsity sparsity;  // a conv2d's or linear layer's (LayerSpec::sparsity)
 };
 struct NetworkLayer;
 std::vector<WeightMatrix> weight_matrices(const NetworkLayer& layer);
@@ -80,9 +85,11 @@ std::vector<WeightMatrix> weight_matrices(const NetworkLayer& layer);
 // A layer's parameters in bytes: its weight matrices at the weights' width plus, for scaled
 // weights, kWeightScaleBytes per output column and group of weight_group_size along K
 // (ceil(K / group) groups; the whole K with no group size); every other parameter at the
-// activations' width.
+// activations' width. Sparse matrices keep Sparsity::kept(K) values a column, with their
+// metadata; each of values, metadata and scales is rounded up once over the layer.
 struct ParameterBytes {
   std::int64_t weights = 0;  // the matrices, packed
+  std::int64_t metadata = 0;  // sparse matrices' positions of their kept values
   std::int64_t scales = 0;
   std::int64_t other = 0;  // biases, norms' scales, embedding tables, learned tokens and positions
   std::int64_t total() const;
