@@ -171,8 +171,8 @@ Json sram_curve_json(const std::vector<spec::SramEnergyPoint>& curve) {
 }
 
 // The whole table, without its preset: the run's energy does not depend on configs/energy then.
-// The NoC's entry only for a chip with a network (`noc`): the only one that reads it.
-Json technology_json(const spec::TechnologySpec& technology, bool noc) {
+// The NoC's entry is kept only by a chip with a network (the loader drops it from the others).
+Json technology_json(const spec::TechnologySpec& technology) {
   Json table{{"name", technology.name},
              {"node_nm", technology.node_nm},
              {"multiply_pj", type_table_json(technology.multiply_pj)},
@@ -185,7 +185,7 @@ Json technology_json(const spec::TechnologySpec& technology, bool noc) {
              {"dma_pj_per_byte", technology.dma_pj_per_byte},
              {"sram_leakage_uw_per_kib", technology.sram_leakage_uw_per_kib},
              {"logic_leakage_uw_per_um2", technology.logic_leakage_uw_per_um2}};
-  if (noc && technology.noc_pj_per_bit_per_hop) table["noc_pj_per_bit_per_hop"] = *technology.noc_pj_per_bit_per_hop;
+  if (technology.noc_pj_per_bit_per_hop) table["noc_pj_per_bit_per_hop"] = *technology.noc_pj_per_bit_per_hop;
   return table;
 }
 
@@ -199,8 +199,7 @@ std::string accelerator_json(const spec::AcceleratorSpec& accelerator) {
                 {"sram", sram_json(accelerator.sram)},
                 {"dram", dram_json(accelerator.dram)},
                 {"dma", {{"outstanding_requests", accelerator.dma.outstanding_requests}}}};
-  if (accelerator.technology)
-    document["technology"] = technology_json(*accelerator.technology, accelerator.noc.has_value());
+  if (accelerator.technology) document["technology"] = technology_json(*accelerator.technology);
   // One core, as every file written before `cores` existed: written only when there are more.
   if (accelerator.cores != 1) {
     document["cores"] = {{"count", accelerator.cores}};

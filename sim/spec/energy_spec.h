@@ -48,7 +48,8 @@ struct TechnologySpec {
   double sram_leakage_uw_per_kib = 0;
   double logic_leakage_uw_per_um2 = 0;  // of the array's multipliers and adders
   // A bit over one hop of a network-on-chip: the link's wires and the router it enters. A table
-  // may leave it out; a chip with a `noc:` needs it (config::check_energy_inputs).
+  // may leave it out; a chip with a `noc:` needs it (config::check_energy_inputs), and a chip
+  // without one does not keep it.
   std::optional<double> noc_pj_per_bit_per_hop;
 
   auto fields() const {
