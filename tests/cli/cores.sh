@@ -102,7 +102,12 @@ noc=(--set noc.topology=mesh --set noc.link_bytes=16 --set noc.clock_mhz=1000 --
 expect 0 "one core on its memory's node" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 2 \
   "${noc[@]}" --set noc.columns=1 --set noc.rows=1 --set noc.memory_nodes=0 --out "$work/noc1"
 expect 0 "one core without a network" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 2 --out "$work/nonoc"
-same "a network the data never crosses changes no result" "$(cmp "$work/noc1/results.csv" "$work/nonoc/results.csv" && echo same)" "same"
+# (the network's table has its energy_noc_uj column, empty without a technology, besides the others)
+same "a network the data never crosses changes no result" "$(/usr/bin/python3 -c 'import csv, sys
+noc, plain = (list(csv.reader(open(f))) for f in sys.argv[1:])
+drop = noc[0].index("energy_noc_uj")
+print("same" if [r[:drop] + r[drop + 1:] for r in noc] == plain and all(r[drop] == "" for r in noc[1:]) else "differ")' \
+  "$work/noc1/results.csv" "$work/nonoc/results.csv")" "same"
 same "nor moves a byte on a link" "$(wc -l < "$work/noc1/noc_links.csv")" "1"
 expect 0 "four cores on a 2 x 2 mesh" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 \
   --set cores.count=4 --set cores.partition=samples "${noc[@]}" --set noc.columns=2 --set noc.rows=2 \
