@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "config/accelerator_loader.h"
 #include "config/model_loader.h"
+#include "energy/energy_model.h"
 #include "fixtures.h"
 #include "hw/core.h"
 #include "simulate/plan.h"
@@ -201,4 +203,37 @@ TEST_CASE("cores: a chip's DRAM span runs from the earliest core's prefetch to t
   const reusesim::hw::CoreUnitTotals chip = reusesim::hw::chip_unit({first, second});
   CHECK(chip.elapsed == sc_core::sc_time(100, sc_core::SC_NS));
   CHECK(chip.dram_span == sc_core::sc_time(140, sc_core::SC_NS));
+}
+
+TEST_CASE("cores: a chip's energy counts every core's SRAM, array, vector unit and leakage", "[cores][energy]") {
+  // Two cores at batch 1 and 2 (one simulation): at batch 1 core 0 runs the sample and core 1
+  // idles, at batch 2 each core runs one, both in 376 cycles (the first test). Batch 2's SRAM
+  // words, MACs (2 x 2,048) and accumulator updates are both cores': each dynamic part is batch
+  // 1's x 2; the MACs alone are 4,096 x 0.3 pJ (45 nm: int8 multiply 0.2 + int32 add 0.1) =
+  // 1,228.8 pJ of it. Both cores leak through both layers: the static energy is the same at both
+  // batches, and twice what one core's area leaks over the layer's time.
+  spec::AcceleratorSpec chip = ideal_chip(2);
+  chip.compute.operand_type = "int8";  // small's operands (its file names no number format)
+  chip.technology =
+      reusesim::config::load_technology_file(reusesim::config::technology_preset_directory() + "/45nm.yaml");
+  const std::vector<results::LayerResult> layers = replay_linear(chip, {1, 2});
+  REQUIRE(layers.size() == 2);
+  const results::LayerResult& one = layers[0];
+  const results::LayerResult& both = layers[1];
+  REQUIRE(one.cycles == 376);
+  REQUIRE(both.cycles == 376);
+  CHECK(both.macs == 2 * one.macs);
+  const reusesim::energy::EnergyBreakdown e1 = reusesim::energy::layer_energy(chip, one);
+  const reusesim::energy::EnergyBreakdown e2 = reusesim::energy::layer_energy(chip, both);
+  CHECK(e1.sram_pj > 0);
+  CHECK(e2.sram_pj == Approx(2 * e1.sram_pj));
+  CHECK(e2.array_pj == Approx(2 * e1.array_pj));
+  CHECK(reusesim::energy::mac_pj(chip) * static_cast<double>(both.macs) == Approx(1228.8));
+  CHECK(e2.vector_pj == Approx(2 * e1.vector_pj));
+  spec::AcceleratorSpec core = chip;
+  core.cores = 1;
+  const double one_core_static = reusesim::energy::layer_energy(core, one).static_pj;
+  CHECK(one_core_static > 0);
+  CHECK(e1.static_pj == Approx(2 * one_core_static));
+  CHECK(e2.static_pj == Approx(e1.static_pj));
 }

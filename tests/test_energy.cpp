@@ -161,6 +161,57 @@ TEST_CASE("energy: a layer's on-chip energy is its counts times the table", "[en
   CHECK(e.total_pj() == Approx(1000 + 2300 + 1.5 + 160 + 227.328));
 }
 
+TEST_CASE("energy: a shared memory's bank bytes cost its bank's word energy, and it leaks", "[energy]") {
+  // 64 KiB in 2 banks of 32-byte words: a bank of 32 KiB, 20 pJ per 64 bits at 45 nm, so a 256-bit
+  // word 80 pJ, 2.5 pJ a byte either way (writes equal reads in the table).
+  const spec::AcceleratorSpec plain = load("technology: 45nm\n" + kIdeal);
+  spec::AcceleratorSpec chip = plain;
+  chip.shared_memory = spec::SharedMemorySpec{"l2", 64 * 1024, 128, 2, 32, 1000, 10};
+  results::LayerResult layer;
+  layer.shared_bank_read_bytes = 2048;   // hits
+  layer.shared_bank_write_bytes = 2304;  // fills and stores
+  layer.seconds = 1e-6;
+  const energy::EnergyBreakdown e = energy::layer_energy(chip, layer);
+  // (2,048 + 2,304) x 2.5 = 10,880 pJ.
+  CHECK(e.shared_pj == Approx(10880));
+  // Its 64 KiB leak as SRAM: 64 x 0.1 uW x 1 us = 6.4 pJ over the chip without it.
+  const energy::EnergyBreakdown without = energy::layer_energy(plain, layer);
+  CHECK(without.shared_pj == 0);
+  CHECK(e.static_pj - without.static_pj == Approx(6.4));
+  CHECK(e.total_pj() - without.total_pj() == Approx(10880 + 6.4));
+  // Its area: 64 KiB x 4,049 um^2 = 259,136 um^2, once for the chip.
+  CHECK(energy::area(chip).shared_um2 == Approx(259136));
+  CHECK(energy::area(chip).total_mm2() == Approx(0.625536 + 0.259136));
+}
+
+TEST_CASE("energy: a network-on-chip's bytes cost the technology's energy per bit per hop", "[energy]") {
+  // 45 nm: 0.160 pJ a bit a hop (configs/energy/45nm.yaml). Two links moved 100 B and 28 B: every
+  // byte crossed one hop, 128 x 8 bits x 0.160 = 163.84 pJ.
+  const spec::AcceleratorSpec chip = load("technology: 45nm\n" + kIdeal +
+                                          "cores: {count: 2}\n"
+                                          "noc: {topology: mesh, columns: 2, rows: 1, link_bytes: 16, clock_mhz: 1000, "
+                                          "router_latency_cycles: 1, memory_nodes: [0]}\n");
+  results::LayerResult layer;
+  layer.noc_links = {{0, "n0 -> n1", 2, 100, 7, 0}, {1, "n1 -> n0", 1, 28, 2, 0}};
+  const energy::EnergyBreakdown e = energy::layer_energy(chip, layer);
+  CHECK(e.noc_pj == Approx(163.84));
+  CHECK(e.total_pj() == Approx(163.84));  // nothing else moved, and no time passed
+  // A table without the entry is refused for a chip with a network, at the technology's line.
+  CHECK(errors_of("technology:\n"
+                  "  {name: mine, node_nm: 45, multiply_pj: {int8: 0.2}, add_pj: {int8: 0.03, int32: 0.1},\n"
+                  "   multiply_area_um2: {int8: 282}, add_area_um2: {int32: 137},\n"
+                  "   sram_read_pj_per_64_bits: [{kib: 8, pj: 10}], sram_write_pj_per_64_bits: [{kib: 8, pj: 10}],\n"
+                  "   sram_area_um2_per_kib: 4049, dma_pj_per_byte: 1.6, sram_leakage_uw_per_kib: 0.1,\n"
+                  "   logic_leakage_uw_per_um2: 0.002}\n" +
+                  kIdeal +
+                  "cores: {count: 2}\n"
+                  "noc: {topology: mesh, columns: 2, rows: 1, link_bytes: 16, clock_mhz: 1000, "
+                  "router_latency_cycles: 1, memory_nodes: [0]}\n") ==
+        "acc.yaml:18:3: error: technology.noc_pj_per_bit_per_hop: missing: technology mine has no "
+        "noc_pj_per_bit_per_hop, the energy of a bit over one hop (a link's wires and the router it enters) that "
+        "the chip's network-on-chip (noc) needs\n");
+}
+
 TEST_CASE("energy: DRAM command energies of ddr3-1066 from its IDD currents", "[energy]") {
   // ddr3-1066: a 32-bit channel of x8 devices (4 per rank), one rank, VDD 1.5 V, tCK 1.875 ns,
   // tRAS 20, tRC 27, BL 8, tRFC 86; IDD0 60, IDD2N 33, IDD3N 45.6, IDD4R 130, IDD4W 115, IDD5B 185 mA.

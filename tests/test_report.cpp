@@ -205,11 +205,12 @@ RunReport two_layer_report() {
 TEST_CASE("result columns: each declares a unit, a meaning, its TOTAL and its cell", "[report]") {
   for (bool training : {false, true}) {
     check_declarations(run_columns(training), true);
+    check_declarations(run_columns(training, reusesim::spec::Fidelity::exact, true, true, true), true);
     check_declarations(channel_columns(training), true);
   }
   for (bool wall_time : {false, true}) check_declarations(memtest_columns(wall_time), false);
   check_declarations(dram_stat_columns(), false);
-  check_declarations(layer_energy_columns(), false);
+  check_declarations(layer_energy_columns(true, true), false);
   check_declarations(dram_energy_columns(), false);
 }
 

@@ -112,4 +112,10 @@ TEST_CASE("shared memory: two cores read the one copy of the weights once from t
   CHECK(fc.dram_read_bytes + fc.shared_read_bytes == 2 * (2048 + 64));
   REQUIRE(fc.cores.size() == 2);
   CHECK(fc.cores[0].dram_read_bytes + fc.cores[1].dram_read_bytes == 2048 + 2 * 64);
+  // Its banks (their energy): read for the 2,048 B of hits; written by the fills of what the DRAM
+  // read (2,048 + 2 x 64 B) and by the two cores' written-through outputs (32 B each, a 64-byte
+  // burst as the DRAM takes it): 2,304 B.
+  CHECK(fc.dram_write_bytes == 2 * 64);
+  CHECK(fc.shared_bank_read_bytes == 2048);
+  CHECK(fc.shared_bank_write_bytes == 2048 + 2 * 64 + 2 * 64);
 }

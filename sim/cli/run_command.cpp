@@ -227,6 +227,10 @@ int run_command(const std::vector<std::string>& args) {
     if (training) report = training_report(spec, model.network, *training, arch_file);
     report.fidelity = fidelity;
     if (kv_cache_element_bytes != spec.element_bytes()) report.kv_cache_element_bytes = kv_cache_element_bytes;
+    // A transformer (a model whose attention caches keys and values) runs tokens: its energy per token.
+    if (!training && model.network.kv_cache_elements_per_token() > 0) {
+      report.tokens_per_sample = model.network.tokens_per_sample();
+    }
     simulate::RunPlan plan = training ? simulate::plan_training(spec, model.network, batches, *training, arch_file)
                                       : simulate::plan_inference(spec, model.network, batches, selected, arch_file);
     if (training) {
@@ -281,7 +285,8 @@ int run_command(const std::vector<std::string>& args) {
           {"config.json", config::accelerator_json(spec)},
           {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity, spec.cores > 1,
                                                  spec.shared_memory.has_value(), spec.noc.has_value(),
-                                                 report::skipped_zeros(report))}};
+                                                 report::skipped_zeros(report),
+                                                 report.tokens_per_sample > 0 && spec.technology.has_value())}};
       if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
       if (spec.noc) files.emplace_back("noc_links.csv", report::render_noc_links(report));
       problem = util::output_files_problem(out_dir, files);

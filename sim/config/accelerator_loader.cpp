@@ -839,6 +839,9 @@ spec::AcceleratorSpec read_accelerator(const ConfigNode& root, const std::string
     // value is not also "missing".
     const std::size_t errors_before = diagnostics.size();
     accelerator.technology = read_accelerator_technology(*technology, directory_of(file), diagnostics);
+    // Only a chip with a network reads the NoC's entry: without one the spec holds none (config.json
+    // writes the entries the chip uses, and loads back as the same spec).
+    if (accelerator.technology && !accelerator.noc) accelerator.technology->noc_pj_per_bit_per_hop.reset();
     if (diagnostics.size() == errors_before) check_energy_inputs(accelerator, technology->location, diagnostics);
   }
   reader.finish();

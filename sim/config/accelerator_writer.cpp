@@ -172,19 +172,22 @@ Json sram_curve_json(const std::vector<spec::SramEnergyPoint>& curve) {
 }
 
 // The whole table, without its preset: the run's energy does not depend on configs/energy then.
+// The NoC's entry is kept only by a chip with a network (the loader drops it from the others).
 Json technology_json(const spec::TechnologySpec& technology) {
-  return {{"name", technology.name},
-          {"node_nm", technology.node_nm},
-          {"multiply_pj", type_table_json(technology.multiply_pj)},
-          {"add_pj", type_table_json(technology.add_pj)},
-          {"multiply_area_um2", type_table_json(technology.multiply_area_um2)},
-          {"add_area_um2", type_table_json(technology.add_area_um2)},
-          {"sram_read_pj_per_64_bits", sram_curve_json(technology.sram_read)},
-          {"sram_write_pj_per_64_bits", sram_curve_json(technology.sram_write)},
-          {"sram_area_um2_per_kib", technology.sram_area_um2_per_kib},
-          {"dma_pj_per_byte", technology.dma_pj_per_byte},
-          {"sram_leakage_uw_per_kib", technology.sram_leakage_uw_per_kib},
-          {"logic_leakage_uw_per_um2", technology.logic_leakage_uw_per_um2}};
+  Json table{{"name", technology.name},
+             {"node_nm", technology.node_nm},
+             {"multiply_pj", type_table_json(technology.multiply_pj)},
+             {"add_pj", type_table_json(technology.add_pj)},
+             {"multiply_area_um2", type_table_json(technology.multiply_area_um2)},
+             {"add_area_um2", type_table_json(technology.add_area_um2)},
+             {"sram_read_pj_per_64_bits", sram_curve_json(technology.sram_read)},
+             {"sram_write_pj_per_64_bits", sram_curve_json(technology.sram_write)},
+             {"sram_area_um2_per_kib", technology.sram_area_um2_per_kib},
+             {"dma_pj_per_byte", technology.dma_pj_per_byte},
+             {"sram_leakage_uw_per_kib", technology.sram_leakage_uw_per_kib},
+             {"logic_leakage_uw_per_um2", technology.logic_leakage_uw_per_um2}};
+  if (technology.noc_pj_per_bit_per_hop) table["noc_pj_per_bit_per_hop"] = *technology.noc_pj_per_bit_per_hop;
+  return table;
 }
 
 }  // namespace

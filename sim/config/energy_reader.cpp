@@ -86,6 +86,9 @@ spec::TechnologySpec read_technology(MapReader& reader) {
   technology.dma_pj_per_byte = reader.required_number("dma_pj_per_byte", NumberRange{0, 1e9}).value_or(0);
   technology.sram_leakage_uw_per_kib = reader.required_number("sram_leakage_uw_per_kib", kLeakage).value_or(0);
   technology.logic_leakage_uw_per_um2 = reader.required_number("logic_leakage_uw_per_um2", kLeakage).value_or(0);
+  if (reader.has("noc_pj_per_bit_per_hop")) {
+    technology.noc_pj_per_bit_per_hop = reader.required_number("noc_pj_per_bit_per_hop", kEnergyPj);
+  }
   reader.finish();
   return technology;
 }
@@ -251,6 +254,12 @@ void check_energy_inputs(const spec::AcceleratorSpec& accelerator, const util::S
   need(table.add_pj, "add_pj", accumulator, "accumulator type");
   need(table.multiply_area_um2, "multiply_area_um2", operand, "operand type");
   need(table.add_area_um2, "add_area_um2", accumulator, "accumulator type");
+  if (accelerator.noc && !table.noc_pj_per_bit_per_hop) {
+    diagnostics.error(technology, "technology.noc_pj_per_bit_per_hop",
+                      "missing: technology " + table.name +
+                          " has no noc_pj_per_bit_per_hop, the energy of a bit over one hop (a link's wires and the "
+                          "router it enters) that the chip's network-on-chip (noc) needs");
+  }
   if (!accelerator.dram.ideal && !accelerator.dram.power) {
     diagnostics.error(technology, "dram.power",
                       "energy needs the DRAM's power: DRAM " + accelerator.dram.name +

@@ -120,6 +120,10 @@ std::vector<std::string> curve_range_warnings(const spec::AcceleratorSpec& accel
                         kib_of(buffer.capacity_bytes) / static_cast<double>(buffer.banks));
   }
   arrays.emplace_back("the accumulators", kib_of(accelerator.accumulators.capacity_bytes));
+  if (const std::optional<spec::SharedMemorySpec>& shared = accelerator.shared_memory) {
+    arrays.emplace_back("the banks of shared memory " + shared->name,
+                        kib_of(shared->capacity_bytes) / static_cast<double>(shared->banks));
+  }
   const std::pair<const char*, const std::vector<spec::SramEnergyPoint>*> curves[] = {
       {"sram_read_pj_per_64_bits", &technology.sram_read}, {"sram_write_pj_per_64_bits", &technology.sram_write}};
   std::vector<std::string> warnings;
@@ -184,9 +188,25 @@ EnergyBreakdown layer_energy(const spec::AcceleratorSpec& accelerator, const res
   // An element operation (add, max, compare, scale) costs an add of the operand type.
   energy.vector_pj = count(layer.vector_ops) * technology.add_pj.at(accelerator.compute.operand_type);
   energy.dma_pj = count(layer.dram_read_bytes + layer.dram_write_bytes) * technology.dma_pj_per_byte;
+  if (const std::optional<spec::SharedMemorySpec>& shared = accelerator.shared_memory) {
+    // A bank word's energy at the bank's capacity and width, as a buffer's, shared by its bytes.
+    const double bank_kib = kib_of(shared->capacity_bytes) / count(shared->banks);
+    const std::int64_t word_bits = shared->bank_width_bytes * 8;
+    const double width = count(shared->bank_width_bytes);
+    energy.shared_pj =
+        count(layer.shared_bank_read_bytes) * sram_access_pj(technology, bank_kib, word_bits, false) / width +
+        count(layer.shared_bank_write_bytes) * sram_access_pj(technology, bank_kib, word_bits, true) / width;
+  }
+  if (accelerator.noc) {
+    // Every byte a link carried crossed one hop: that link's wires and the router it enters.
+    std::int64_t link_bytes = 0;
+    for (const results::NocLinkFigures& link : layer.noc_links) link_bytes += link.bytes;
+    // The loader requires the entry of a chip with a network (config::check_energy_inputs).
+    energy.noc_pj = count(link_bytes) * 8.0 * technology.noc_pj_per_bit_per_hop.value_or(0);
+  }
   const AreaBreakdown chip = area(accelerator);
-  const double leakage_uw = (chip.sram_um2 + chip.accumulator_um2) / technology.sram_area_um2_per_kib *
-                                technology.sram_leakage_uw_per_kib +
+  const double leakage_uw = (chip.sram_um2 + chip.accumulator_um2 + chip.shared_um2) /
+                                technology.sram_area_um2_per_kib * technology.sram_leakage_uw_per_kib +
                             chip.array_um2 * technology.logic_leakage_uw_per_um2;
   energy.static_pj = leakage_uw * layer.seconds * 1e6;  // µW x s = µJ = 1e6 pJ
   if (!accelerator.dram.ideal) {
@@ -213,6 +233,9 @@ AreaBreakdown area(const spec::AcceleratorSpec& accelerator) {
   result.array_um2 *= cores;
   result.sram_um2 *= cores;
   result.accumulator_um2 *= cores;
+  if (accelerator.shared_memory) {
+    result.shared_um2 = kib_of(accelerator.shared_memory->capacity_bytes) * technology.sram_area_um2_per_kib;
+  }
   return result;
 }
 

@@ -49,8 +49,10 @@ struct EnergyBreakdown {
   double array_pj = 0;        // MACs and accumulator reads and writes
   double vector_pj = 0;       // element operations on the vector unit
   double dma_pj = 0;          // bytes moved between the DRAM interface and the buffers
-  double static_pj = 0;       // leakage of the SRAM and the array over the layer's time
-  double onchip_pj() const { return sram_pj + array_pj + vector_pj + dma_pj + static_pj; }
+  double static_pj = 0;       // leakage of the SRAM (the shared memory's too) and the array over the layer's time
+  double shared_pj = 0;       // the shared memory's bank bytes read and written (0 without one)
+  double noc_pj = 0;          // bits over the network-on-chip's hops (0 without one)
+  double onchip_pj() const { return sram_pj + array_pj + vector_pj + dma_pj + static_pj + shared_pj + noc_pj; }
   double total_pj() const { return onchip_pj() + (dram ? dram->total_pj() : 0.0); }
 };
 
@@ -74,9 +76,11 @@ struct AreaBreakdown {
   double array_um2 = 0;        // multipliers and adders, one of each per MAC unit
   double sram_um2 = 0;         // every buffer
   double accumulator_um2 = 0;  // the accumulator storage, as SRAM
-  double total_mm2() const { return (array_um2 + sram_um2 + accumulator_um2) / 1e6; }
+  double shared_um2 = 0;       // the chip's shared memory, as SRAM (0 without one)
+  double total_mm2() const { return (array_um2 + sram_um2 + accumulator_um2 + shared_um2) / 1e6; }
 };
-// The chip's area: each core's array, buffers and accumulators, times the cores.
+// The chip's area: each core's array, buffers and accumulators, times the cores, and the shared
+// memory once.
 AreaBreakdown area(const spec::AcceleratorSpec& accelerator);
 
 }  // namespace reusesim::energy

@@ -36,13 +36,15 @@ std::unique_ptr<Memory> make_dram(const spec::AcceleratorSpec& spec, spec::Fidel
 }
 
 // What the cores' DMA engines reach: the DRAM, perhaps behind a shared memory, perhaps behind a
-// network-on-chip.
+// network-on-chip (`shared` is set to the shared memory).
 std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity,
-                                    const timing::DramAddressMapper& mapper) {
+                                    const timing::DramAddressMapper& mapper, const SharedMemory*& shared) {
   std::unique_ptr<Memory> memory = make_dram(spec, fidelity);
   if (spec.shared_memory) {
-    memory = std::make_unique<SharedMemory>(spec.shared_memory->name.c_str(), *spec.shared_memory, std::move(memory),
-                                            spec.dram.burst_bytes());
+    auto shared_memory = std::make_unique<SharedMemory>(spec.shared_memory->name.c_str(), *spec.shared_memory,
+                                                        std::move(memory), spec.dram.burst_bytes());
+    shared = shared_memory.get();
+    memory = std::move(shared_memory);
   }
   if (spec.noc) memory = std::make_unique<NetworkOnChip>("noc", *spec.noc, mapper, std::move(memory));
   return memory;
@@ -68,7 +70,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
                          spec::Fidelity fidelity)
     : sc_core::sc_module(name),
       mapper_(spec.dram),
-      memory_(make_memory(spec, fidelity, mapper_)),
+      memory_(make_memory(spec, fidelity, mapper_, shared_)),
       noc_(dynamic_cast<const NetworkOnChip*>(memory_.get())),
       cores_("cores", static_cast<std::size_t>(spec.cores),
              [&](const char*, std::size_t i) {
@@ -135,6 +137,7 @@ void Accelerator::drive() {
     const results::DramChannelStats dram_before = memory_->total_stats();
     const std::vector<results::DramChannelStats> channels_before = memory_->channel_stats();
     const std::vector<timing::NocLinks::LinkStats> links_before = link_stats();
+    const SharedMemoryStats shared_before = shared_ != nullptr ? shared_->stats() : SharedMemoryStats{};
     if ((run.starts_batch || r == 0) && unit.pass == 0) {
       batch_dram_before_ = dram_before;
       batch_channels_before_ = channels_before;
@@ -177,6 +180,13 @@ void Accelerator::drive() {
     const std::vector<timing::NocLinks::LinkStats> links_after = link_stats();
     total.noc_links.resize(links_after.size());
     for (std::size_t i = 0; i < links_after.size(); ++i) total.noc_links[i].add(links_after[i], links_before[i]);
+    if (shared_ != nullptr) {
+      // A hit reads the banks; a miss's fill and a store write them.
+      const SharedMemoryStats& shared_after = shared_->stats();
+      total.shared_bank_read_bytes += shared_after.hit_bytes - shared_before.hit_bytes;
+      total.shared_bank_write_bytes +=
+          shared_after.miss_bytes - shared_before.miss_bytes + shared_after.write_bytes - shared_before.write_bytes;
+    }
     if (!unit.last_pass) continue;
     if (timeline_ != nullptr) {
       // One span per layer, from its first pass to its last (other layers' passes run between).
@@ -246,6 +256,8 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     return core.read_bytes[r] - core.shared_read_bytes[r];
   };
   result.shared_read_bytes = sum(core.shared_read_bytes);
+  result.shared_bank_read_bytes = total.shared_bank_read_bytes;
+  result.shared_bank_write_bytes = total.shared_bank_write_bytes;
   result.dram_read_weight_bytes = read(program::TensorRole::weights);
   // Everything but weights and the KV cache is an input, as the stall causes count it: a
   // recurrent layer's state, and outputs read back (partial sums of a program that spills them).

@@ -18,6 +18,7 @@
 #include "hw/core.h"
 #include "hw/memory.h"
 #include "hw/network_on_chip.h"
+#include "hw/shared_memory.h"
 #include "program/program.h"
 #include "results/layer_result.h"
 #include "results/timeline_recorder.h"
@@ -53,6 +54,7 @@ class Accelerator : public sc_core::sc_module {
     results::DramChannelStats dram;
     std::vector<results::DramChannelStats> channels;
     std::vector<timing::NocLinks::LinkStats> noc_links;  // by link, with a network-on-chip
+    std::int64_t shared_bank_read_bytes = 0, shared_bank_write_bytes = 0;  // with a shared memory
   };
   // The order the passes run in: layer after layer, except that consecutive layers of a batch with
   // the same sub-batches (program::LayerProgram::passes) run pass by pass.
@@ -70,6 +72,7 @@ class Accelerator : public sc_core::sc_module {
   void restart_machine();
 
   timing::DramAddressMapper mapper_;  // the memory's address map, for the DMA engines and burst extents
+  const SharedMemory* shared_ = nullptr;  // in memory_, when the chip has a shared memory (set by make_memory)
   std::unique_ptr<Memory> memory_;
   const NetworkOnChip*
       noc_;  // memory_, when it is a network-on-chip  // a DRAM system, or an ideal memory (DramSpec::ideal)

@@ -57,7 +57,15 @@ std::vector<LayerEnergyColumn> make_layer_energy_columns() {
       component("energy_array_uj", "MACs and accumulator reads and writes", &EnergyBreakdown::array_pj),
       component("energy_vector_uj", "element operations on the vector unit", &EnergyBreakdown::vector_pj),
       component("energy_dma_uj", "bytes between the DRAM interface and the buffers", &EnergyBreakdown::dma_pj),
-      component("energy_static_uj", "SRAM and array leakage", &EnergyBreakdown::static_pj)};
+      component("energy_static_uj", "SRAM and array leakage", &EnergyBreakdown::static_pj),
+      component("energy_shared_uj",
+                "the shared memory's bank bytes read (hits) and written (fills and stores), at its bank's word "
+                "energy (a chip with a shared memory: after energy_static_uj)",
+                &EnergyBreakdown::shared_pj),
+      component("energy_noc_uj",
+                "bits over the network-on-chip's hops, at the technology's noc_pj_per_bit_per_hop (a chip with a "
+                "network-on-chip: after energy_static_uj, or energy_shared_uj)",
+                &EnergyBreakdown::noc_pj)};
   columns = under_one_line(std::move(columns),
                            {Legend::line, "energy_*_uj (with a technology, docs/energy-model.md)",
                             "microjoules over the layer's time, by component: dram (commands, background and I/O, "
@@ -67,6 +75,10 @@ std::vector<LayerEnergyColumn> make_layer_energy_columns() {
                             "dma (bytes between the DRAM interface and the buffers), static (SRAM and array "
                             "leakage); total is their sum",
                             {}});
+  // Each chip-level component has a line of its own: the group's line is the same on every chip.
+  for (LayerEnergyColumn& column : columns) {
+    if (column.name == "energy_shared_uj" || column.name == "energy_noc_uj") column.legend = {};
+  }
   append(columns, under_one_line(nested<EnergyBreakdown, LayerResult>(
                                      dram_part_columns(), "energy_dram_", std::nullopt,
                                      [](const DramEnergyColumn& part, const EnergyBreakdown& e, const LayerResult& layer) {
@@ -99,9 +111,12 @@ std::vector<LayerEnergyColumn> make_layer_energy_columns() {
 
 }  // namespace
 
-const std::vector<LayerEnergyColumn>& layer_energy_columns() {
-  static const std::vector<LayerEnergyColumn> columns = make_layer_energy_columns();
-  return columns;
+std::vector<LayerEnergyColumn> layer_energy_columns(bool shared_memory, bool noc) {
+  static const std::vector<LayerEnergyColumn> all = make_layer_energy_columns();
+  std::vector<std::string> absent;
+  if (!shared_memory) absent.emplace_back("energy_shared_uj");
+  if (!noc) absent.emplace_back("energy_noc_uj");
+  return all_but(all, absent);
 }
 
 std::optional<energy::EnergyBreakdown> layer_energy_of(const spec::AcceleratorSpec& spec, const LayerResult& layer) {
@@ -142,20 +157,27 @@ std::optional<energy::DramEnergy> dram_energy_of(const spec::DramSpec& dram, con
 nlohmann::ordered_json area_json(const spec::AcceleratorSpec& spec) {
   if (!spec.technology) return nlohmann::ordered_json::object();
   const energy::AreaBreakdown a = energy::area(spec);
-  return {{"technology", spec.technology->name},
-          {"array_mm2", a.array_um2 / 1e6},
-          {"sram_mm2", a.sram_um2 / 1e6},
-          {"accumulators_mm2", a.accumulator_um2 / 1e6},
-          {"total_mm2", a.total_mm2()}};
+  nlohmann::ordered_json area{{"technology", spec.technology->name},
+                              {"array_mm2", a.array_um2 / 1e6},
+                              {"sram_mm2", a.sram_um2 / 1e6},
+                              {"accumulators_mm2", a.accumulator_um2 / 1e6},
+                              {"total_mm2", a.total_mm2()}};
+  if (spec.shared_memory) area["shared_memory_mm2"] = a.shared_um2 / 1e6;
+  return area;
 }
 
 std::string area_summary(const spec::AcceleratorSpec& spec) {
   if (!spec.technology) return "";
   const energy::AreaBreakdown a = energy::area(spec);
   char text[200];
-  std::snprintf(text, sizeof text, "area %.3f mm^2 (%s: array %.3f, SRAM %.3f, accumulators %.3f)", a.total_mm2(),
+  std::snprintf(text, sizeof text, "area %.3f mm^2 (%s: array %.3f, SRAM %.3f, accumulators %.3f", a.total_mm2(),
                 spec.technology->name.c_str(), a.array_um2 / 1e6, a.sram_um2 / 1e6, a.accumulator_um2 / 1e6);
-  return text;
+  std::string summary = text;
+  if (spec.shared_memory) {
+    std::snprintf(text, sizeof text, ", shared memory %.3f", a.shared_um2 / 1e6);
+    summary += text;
+  }
+  return summary + ")";
 }
 
 }  // namespace reusesim::report

@@ -18,8 +18,9 @@ namespace reusesim::report {
 // A layer's (or TOTAL's) energy; the context is the layer's result.
 using LayerEnergyColumn = ResultColumn<energy::EnergyBreakdown, results::LayerResult>;
 // run: energy_total_uj ... power_w, with their legend lines. The DRAM's cells are empty for an
-// ideal memory (which issues no DRAM commands).
-const std::vector<LayerEnergyColumn>& layer_energy_columns();
+// ideal memory (which issues no DRAM commands). energy_shared_uj only on a chip with a shared
+// memory, energy_noc_uj only on one with a network-on-chip.
+std::vector<LayerEnergyColumn> layer_energy_columns(bool shared_memory, bool noc);
 // The energy of `layer`; none when the accelerator names no technology.
 std::optional<energy::EnergyBreakdown> layer_energy_of(const spec::AcceleratorSpec& spec,
                                                        const results::LayerResult& layer);

@@ -59,8 +59,14 @@ const Legend kUnlisted{Legend::unlisted, "", "", {}};
 // Columns a group's line explains.
 const Legend kCovered{Legend::covered, "", "", {}};
 
+// J per token of a transformer's phase: the TOTAL's energy over its tokens (the batch's samples x
+// each sample's tokens: one a decode step, the sequence a prefill).
+double tokens_of(const LayerResult& r, const RunRow& row) {
+  return static_cast<double>(r.batch) * static_cast<double>(row.report.tokens_per_sample);
+}
+
 std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc,
-                                        bool skipped_zeros) {
+                                        bool skipped_zeros, bool tokens) {
   std::vector<RunColumn> columns{
       {"batch", "samples", "samples per run", Total::same, 0,
        [](const LayerResult& r, const RunRow&) { return Cell(r.batch); },
@@ -168,10 +174,28 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                            "(drains the write-drain policy started), read and write latency in ns (mean, p50, p99: from "
                            "a request's arrival at its channel to the end of its data); empty for an ideal memory",
                            "arithmetic_intensity"}));
-  append(columns, nested<LayerResult, RunRow>(layer_energy_columns(), "", Total::recompute,
-                                              [](const LayerEnergyColumn& column, const LayerResult& r, const RunRow& row) {
-                                                return row.energy ? column.value(*row.energy, r) : Cell();
-                                              }));
+  append(columns,
+         nested<LayerResult, RunRow>(layer_energy_columns(shared_memory, noc), "", Total::recompute,
+                                     [](const LayerEnergyColumn& column, const LayerResult& r, const RunRow& row) {
+                                       return row.energy ? column.value(*row.energy, r) : Cell();
+                                     }));
+  if (tokens) {
+    const auto per_token = [](const LayerResult& r, const RunRow& row, bool joules_per_token) {
+      const double tokens_run = tokens_of(r, row);
+      if (!row.total() || !row.energy || tokens_run <= 0 || row.energy->total_pj() <= 0) return Cell();
+      const double uj = row.energy->total_pj() / 1e6;
+      return Cell(joules_per_token ? uj / tokens_run : tokens_run / (uj * 1e-6));
+    };
+    append(columns,
+           {derived("uj_per_token", "uJ/token",
+                    "microjoules per token of the batch (energy_total_uj over batch tokens in a decode step, batch x "
+                    "sequence in a prefill), on TOTAL rows (a transformer's run with a technology: after power_w)",
+                    Total::only, 3,
+                    [per_token](const LayerResult& r, const RunRow& row) { return per_token(r, row, true); }),
+            derived("tokens_per_joule", "tokens/J", "tokens per joule, on TOTAL rows", Total::only, 3,
+                    [per_token](const LayerResult& r, const RunRow& row) { return per_token(r, row, false); },
+                    {Legend::joined, "", "", {}})});
+  }
   columns.push_back(summed("dram_read_kv_cache_bytes", "bytes",
                            "bytes a decode step's attention read of the keys and values of the tokens before it (the KV "
                            "cache); part of dram_read_bytes, not of dram_read_input_bytes",
@@ -241,10 +265,33 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
   return columns;
 }
 
+// Whether `report`'s table has the per-token columns: a transformer's phase, with energy.
+bool has_token_columns(const RunReport& report) {
+  return report.tokens_per_sample > 0 && report.spec.technology.has_value();
+}
+
 // The run table's columns for `report`'s run.
 const std::vector<RunColumn>& columns_of(const RunReport& report) {
   return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value(),
-                     report.spec.noc.has_value(), skipped_zeros(report));
+                     report.spec.noc.has_value(), skipped_zeros(report), has_token_columns(report));
+}
+
+// The links `layers` moved data over, each link's counters added up, in link order.
+std::vector<results::NocLinkFigures> links_added_up(const std::vector<LayerResult>& layers) {
+  std::map<std::int64_t, results::NocLinkFigures> by_index;
+  for (const LayerResult& layer : layers) {
+    for (const results::NocLinkFigures& link : layer.noc_links) {
+      results::NocLinkFigures& sum =
+          by_index.emplace(link.index, results::NocLinkFigures{link.index, link.link}).first->second;
+      sum.transfers += link.transfers;
+      sum.bytes += link.bytes;
+      sum.busy_cycles += link.busy_cycles;
+      sum.waited_cycles += link.waited_cycles;
+    }
+  }
+  std::vector<results::NocLinkFigures> links;
+  for (const auto& [index, link] : by_index) links.push_back(link);
+  return links;
 }
 
 // A batch's TOTAL: the columns' sums, the batch's DRAM statistics (they come with its last layer:
@@ -266,7 +313,10 @@ LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<La
     total.accumulator_updates += layer.accumulator_updates;
     total.skipped_macs += layer.skipped_macs;
     total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
+    total.shared_bank_read_bytes += layer.shared_bank_read_bytes;
+    total.shared_bank_write_bytes += layer.shared_bank_write_bytes;
   }
+  total.noc_links = links_added_up(layers);
   return total;
 }
 
@@ -306,29 +356,13 @@ Table core_table(const RunReport& report) {
   return table;
 }
 
-// Each layer's links that moved data; each TOTAL's, every layer's of its batch added up by link.
+// Each layer's links that moved data; each TOTAL's, every layer's of its batch added up by link (total_of).
 Table link_table(const RunReport& report) {
   const std::vector<RunColumn>& run = columns_of(report);
   const std::vector<LinkColumn> columns = link_columns();
   Table table = table_of(columns);
   for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
-    std::vector<results::NocLinkFigures> links = r.noc_links;
-    if (row.total()) {
-      std::map<std::int64_t, results::NocLinkFigures> by_index;
-      for (const LayerResult& layer : report.batches[row.batch]) {
-        for (const results::NocLinkFigures& link : layer.noc_links) {
-          results::NocLinkFigures& sum =
-              by_index.emplace(link.index, results::NocLinkFigures{link.index, link.link}).first->second;
-          sum.transfers += link.transfers;
-          sum.bytes += link.bytes;
-          sum.busy_cycles += link.busy_cycles;
-          sum.waited_cycles += link.waited_cycles;
-        }
-      }
-      links.clear();
-      for (const auto& [index, link] : by_index) links.push_back(link);
-    }
-    for (const results::NocLinkFigures& link : links) table.add_row(cells_of(columns, link, LinkRow{r, row}));
+    for (const results::NocLinkFigures& link : r.noc_links) table.add_row(cells_of(columns, link, LinkRow{r, row}));
   });
   return table;
 }
@@ -342,13 +376,13 @@ const LegendLine kChannelsLine{"dram_channels.csv",
 }  // namespace
 
 const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity, bool shared_memory, bool noc,
-                                          bool skipped_zeros) {
+                                          bool skipped_zeros, bool tokens) {
   // Each table made once, on first use (references stay valid: a map's elements never move).
-  static std::map<std::array<bool, 5>, std::vector<RunColumn>> tables;
-  const std::array<bool, 5> key{training, fidelity == spec::Fidelity::fast, shared_memory, noc, skipped_zeros};
+  static std::map<std::array<bool, 6>, std::vector<RunColumn>> tables;
+  const std::array<bool, 6> key{training, fidelity == spec::Fidelity::fast, shared_memory, noc, skipped_zeros, tokens};
   auto table = tables.find(key);
   if (table == tables.end()) {
-    table = tables.emplace(key, make_run_columns(training, fidelity, shared_memory, noc, skipped_zeros)).first;
+    table = tables.emplace(key, make_run_columns(training, fidelity, shared_memory, noc, skipped_zeros, tokens)).first;
   }
   return table->second;
 }
@@ -514,8 +548,9 @@ void add_file_legend(std::vector<LegendLine>& lines, const std::string& file, co
 }  // namespace
 
 std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores, bool shared_memory, bool noc,
-                             bool skipped_zeros) {
-  std::vector<LegendLine> lines = legend_lines(run_columns(training, fidelity, shared_memory, noc, skipped_zeros));
+                             bool skipped_zeros, bool tokens) {
+  std::vector<LegendLine> lines =
+      legend_lines(run_columns(training, fidelity, shared_memory, noc, skipped_zeros, tokens));
   lines.push_back(kChannelsLine);
   if (cores) {
     add_file_legend(lines, "cores.csv",

@@ -33,6 +33,10 @@ struct RunReport {
   // Bytes per element of the KV cache when the model's precision block puts it at another width
   // than the operands' (docs/model-format.md, "Precision per tensor").
   std::optional<std::int64_t> kv_cache_element_bytes = std::nullopt;
+  // Tokens each sample runs in a transformer's phase (1 in a decode step, the sequence in a
+  // prefill), 0 for other models: with a technology, TOTAL rows report uj_per_token and
+  // tokens_per_joule.
+  std::int64_t tokens_per_sample = 0;
 };
 
 // Where a row of the run table stands, and what its cells read besides its LayerResult.
@@ -47,11 +51,14 @@ using RunColumn = ResultColumn<results::LayerResult, RunRow>;
 // The run table's columns in order. A training step's table has a phase column after layer
 // (TOTAL's phase is "step") and, last, peak_memory_bytes on TOTAL rows. A fast-fidelity run's
 // table ends with a fidelity column ("fast" on every row); an exact run's has none. A chip with a
-// shared memory has shared_read_bytes after dram_read_kv_cache_bytes, then a chip with a
-// network-on-chip stall_noc_cycles. A run whose array skipped the zero weights of a sparse layer
-// (`skipped_zeros`) has effective_macs after macs.
+// shared memory has shared_read_bytes after dram_read_kv_cache_bytes and energy_shared_uj after
+// energy_static_uj; a chip with a network-on-chip, energy_noc_uj after those and stall_noc_cycles
+// near the end; a run whose array skipped the zero weights of a sparse layer (`skipped_zeros`)
+// effective_macs after macs; with `tokens` (a transformer's phase with a technology), uj_per_token
+// and tokens_per_joule after power_w.
 const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact,
-                                          bool shared_memory = false, bool noc = false, bool skipped_zeros = false);
+                                          bool shared_memory = false, bool noc = false, bool skipped_zeros = false,
+                                          bool tokens = false);
 // Whether some layer of `report` skipped MACs of zero weights (results::LayerResult::skipped_macs).
 bool skipped_zeros(const RunReport& report);
 
@@ -97,8 +104,10 @@ std::string render_noc_links(const RunReport& report);
 // per line ("column: meaning"); with `training` a training step's columns too.
 // With fidelity fast, the fidelity column's line too.
 // With `cores`, cores.csv's columns too; with `shared_memory`, shared_read_bytes; with `noc`,
-// noc_links.csv's columns; with `skipped_zeros`, effective_macs.
+// noc_links.csv's columns (and the energy columns of each); with `skipped_zeros`, effective_macs;
+// with `tokens`, the per-token columns.
 std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact, bool cores = false,
-                             bool shared_memory = false, bool noc = false, bool skipped_zeros = false);
+                             bool shared_memory = false, bool noc = false, bool skipped_zeros = false,
+                             bool tokens = false);
 
 }  // namespace reusesim::report

@@ -72,6 +72,9 @@ struct LayerResult {
   // Bytes of the layer's loads a chip's shared memory served instead of the DRAM (not in the
   // dram_read_* counts; 0 without one): with dram_read_bytes, the program's loads.
   std::int64_t shared_read_bytes = 0;
+  // Bytes the shared memory's banks moved during the layer, whichever layer they were for: read
+  // for its hits, written by its fills and written-through stores (its energy; 0 without one).
+  std::int64_t shared_bank_read_bytes = 0, shared_bank_write_bytes = 0;
   // What the memory did between the layer's start and end, whichever layer it was for: all
   // channels, and each channel (none for an ideal memory).
   DramFigures dram;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -46,10 +47,15 @@ struct TechnologySpec {
   double dma_pj_per_byte = 0;      // moving a byte between the DRAM interface and a buffer
   double sram_leakage_uw_per_kib = 0;
   double logic_leakage_uw_per_um2 = 0;  // of the array's multipliers and adders
+  // A bit over one hop of a network-on-chip: the link's wires and the router it enters. A table
+  // may leave it out; a chip with a `noc:` needs it (config::check_energy_inputs), and a chip
+  // without one does not keep it.
+  std::optional<double> noc_pj_per_bit_per_hop;
 
   auto fields() const {
     return std::tie(name, node_nm, multiply_pj, add_pj, multiply_area_um2, add_area_um2, sram_read, sram_write,
-                    sram_area_um2_per_kib, dma_pj_per_byte, sram_leakage_uw_per_kib, logic_leakage_uw_per_um2);
+                    sram_area_um2_per_kib, dma_pj_per_byte, sram_leakage_uw_per_kib, logic_leakage_uw_per_um2,
+                    noc_pj_per_bit_per_hop);
   }
 };
 

@@ -66,7 +66,8 @@ for machine in tpu_v4 h100 wormhole_n150; do
   /usr/bin/python3 -c '
 import csv, sys
 total = [row for row in csv.DictReader(sys.stdin) if row["layer"] == "TOTAL"][0]
-parts = sum(float(total["energy_%s_uj" % p]) for p in ["dram", "sram", "array", "vector", "dma", "static"])
+parts = sum(float(total["energy_%s_uj" % p]) for p in ["dram", "sram", "array", "vector", "dma", "static", "shared", "noc"]
+            if "energy_%s_uj" % p in total)
 sys.exit(not (float(total["energy_dram_uj"]) > 0 and abs(parts - float(total["energy_total_uj"])) <= 1e-9 * parts))' \
     <<<"$out" || { echo "FAIL: $machine's TOTAL has no DRAM energy or its parts do not add up"; failures=$((failures + 1)); }
 done
@@ -170,5 +171,57 @@ checks=$((checks + 1))
 expect 2 "plot_energy unwritable" -- /usr/bin/python3 "$SRC/scripts/plot_energy.py" "$work/res/figure_energy_layers.csv" \
   "$work/res/figure_energy_networks.csv" "$work/none/fig"
 same "plot_energy write message" "$err" "plot_energy.py: error: $work/none/fig_energy.png: cannot write: No such file or directory"
+
+# --- A chip's shared memory and network-on-chip have energy columns of their own. ---
+# wormhole_n150's torus: every byte a link moved crossed one hop, at 7 nm 0.0965 pJ a bit
+# (configs/energy/7nm.yaml): energy_noc_uj = (the TOTAL's link bytes in noc_links.csv) x 8 x 0.0965 / 1e6.
+expect 0 "wormhole mlp energy" -- "$REUSESIM" run --arch "$SRC/configs/wormhole_n150.yaml" --model "$SRC/models/mlp.yaml" \
+  --batch 1 --set technology=7nm --format csv --out "$work/noc_energy"
+same "noc energy from the links' bytes" "$(/usr/bin/python3 -c 'import csv, sys
+d = sys.argv[1]
+links = [r for r in csv.DictReader(open(d + "/noc_links.csv")) if r["layer"] == "TOTAL"]
+total = [r for r in csv.DictReader(open(d + "/results.csv")) if r["layer"] == "TOTAL"][0]
+expected = sum(int(r["bytes"]) for r in links) * 8 * 0.0965 / 1e6
+print(len(links) > 0 and expected > 0 and abs(float(total["energy_noc_uj"]) - expected) <= 1e-8 * expected)' "$work/noc_energy")" "True"
+same "a chip without a shared memory has no energy_shared_uj" \
+  "$(head -1 "$work/noc_energy/results.csv" | tr , '\n' | grep -c '^energy_shared_uj$')" "0"
+contains "stats.txt explains energy_noc_uj" "$(cat "$work/noc_energy/stats.txt")" "energy_noc_uj: bits over the network-on-chip's hops"
+# a100's L2: its part, and the total still the sum of the parts.
+expect 0 "a100 mlp energy" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" --model "$SRC/models/mlp.yaml" \
+  --batch 1 --set technology=7nm --format csv
+same "shared memory energy, in the total" "$(csv_col energy_total_uj,energy_dram_uj,energy_sram_uj,energy_array_uj,energy_vector_uj,energy_dma_uj,energy_static_uj,energy_shared_uj --where layer=TOTAL <<<"$out" |
+  /usr/bin/python3 -c 'import sys
+total, *parts = map(float, sys.stdin.read().split(","))
+print(parts[-1] > 0 and abs(total - sum(parts)) <= 1e-6 * total)')" "True"
+same "a chip without a network has no energy_noc_uj" "$(head -1 <<<"$out" | tr , '\n' | grep -c '^energy_noc_uj$')" "0"
+
+# --- Joules per token of a transformer's phase (TOTAL rows). ---
+# GPT-2 with two layers on TPU v1 (int8; its file names 45 nm) on an ideal memory: a decode step runs one token a
+# sample, so uj_per_token = energy_total_uj / batch and tokens_per_joule = 1e6 / uj_per_token; a
+# prefill of 8 tokens at batch 2 runs 16 tokens.
+sed -e '/^dram:/,$d' -e '/^technology:/d' "$SRC/configs/tpu_v1.yaml" >"$work/tpu_ideal.yaml"
+echo "dram: {ideal: unlimited}" >>"$work/tpu_ideal.yaml"
+per_token_ok() {  # reads batch,energy_total_uj,uj_per_token,tokens_per_joule rows; $1 tokens a sample
+  /usr/bin/python3 -c 'import sys
+ok = True
+for line in sys.stdin.read().split():
+    batch, total, per_token, per_joule = map(float, line.split(","))
+    tokens = batch * int(sys.argv[1])
+    ok = ok and abs(per_token - total / tokens) <= 1e-6 * per_token and abs(per_joule - 1e6 / per_token) <= 1e-6 * per_joule
+print(ok)' "$1"
+}
+expect 0 "gpt2 decode energy" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --set technology=45nm --phase decode --context 100 --batch 1,4 --format csv
+same "decode uJ per token" "$(csv_col batch,energy_total_uj,uj_per_token,tokens_per_joule --where layer=TOTAL <<<"$out" | per_token_ok 1)" "True"
+same "per-token cells only on TOTAL rows" "$(csv_col uj_per_token --where layer=wte <<<"$out" | sort -u)" ""
+expect 0 "gpt2 prefill energy" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --set technology=45nm --phase prefill --sequence 8 --batch 2 --format csv
+same "prefill uJ per token" "$(csv_col batch,energy_total_uj,uj_per_token,tokens_per_joule --where layer=TOTAL <<<"$out" | per_token_ok 8)" "True"
+expect 0 "gpt2 decode without a technology" -- "$REUSESIM" run --arch "$work/tpu_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
+  --set model.parameters.layers=2 --phase decode --context 100 --batch 1 --format csv
+same "no per-token columns without energy" "$(head -1 <<<"$out" | tr , '\n' | grep -c 'per_token\|tokens_per')" "0"
+expect 0 "mlp with a technology" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.yaml" --model "$SRC/models/mlp.yaml" \
+  --batch 1 --set technology=45nm --format csv
+same "no per-token columns for a model without tokens" "$(head -1 <<<"$out" | tr , '\n' | grep -c 'per_token\|tokens_per')" "0"
 
 finish

@@ -31,7 +31,14 @@ decode_table=$out
 contains "kv_cache loads in the program" "$(cat "$work/decode.prog")" "load kv_cache addr"
 contains "matmuls read their second operand from the input buffer" "$(cat "$work/decode.prog")" " stationary inputs "
 expect 0 "replay the decode step" -- "$REUSESIM" replay --arch "$work/tpu_ideal.yaml" --program "$work/decode.prog" --format csv
-same "replayed decode table" "$out" "$decode_table"
+# A program file holds no phase: the replay's table lacks the run's per-token columns (a
+# technology's uj_per_token and tokens_per_joule), and has every other column the same.
+same "replayed decode table" "$out" "$(/usr/bin/python3 -c 'import csv, io, sys
+rows = list(csv.reader(io.StringIO(sys.stdin.read())))
+keep = [i for i, name in enumerate(rows[0]) if name not in ("uj_per_token", "tokens_per_joule")]
+out = io.StringIO()
+csv.writer(out, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+print(out.getvalue(), end="")' <<<"$decode_table")"
 
 # --- tpu_v4i runs decode attention where it is fastest, moving the same bytes wherever it runs. ---
 # bf16 on an ideal memory; 12 heads of 64, 101 tokens (100 cached and the new one), batch 1.
