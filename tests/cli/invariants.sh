@@ -36,6 +36,8 @@ peak_gops, peak_gbps = document["peak_gops"], document["peak_dram_gbps"]  # peak
 # Cells carry 10 significant digits: a rate may print up to 1e-9 of itself above its exact value.
 slack = 1 + 1e-8
 causes = ["stall_%s_cycles" % cause for cause in ["weights", "inputs", "output_drain", "sram", "vector"]]
+if document["rows"] and "stall_noc_cycles" in document["rows"][0]:
+    causes.append("stall_noc_cycles")  # a chip with a network-on-chip
 problems = []
 for row in document["rows"]:
     name = "batch %s %s %s" % (row["batch"], row["layer"], row.get("phase", ""))
