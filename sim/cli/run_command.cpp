@@ -286,7 +286,7 @@ int run_command(const std::vector<std::string>& args) {
           {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity, spec.cores > 1,
                                                  spec.shared_memory.has_value(), spec.noc.has_value(),
                                                  report::skipped_zeros(report),
-                                                 report.tokens_per_sample > 0 && spec.technology.has_value())}};
+                                                 report::has_token_columns(report))}};
       if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
       if (spec.noc) files.emplace_back("noc_links.csv", report::render_noc_links(report));
       problem = util::output_files_problem(out_dir, files);

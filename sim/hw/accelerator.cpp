@@ -36,9 +36,10 @@ std::unique_ptr<Memory> make_dram(const spec::AcceleratorSpec& spec, spec::Fidel
 }
 
 // What the cores' DMA engines reach: the DRAM, perhaps behind a shared memory, perhaps behind a
-// network-on-chip (`shared` is set to the shared memory).
+// network-on-chip (`shared` and `noc` are set to them).
 std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fidelity fidelity,
-                                    const timing::DramAddressMapper& mapper, const SharedMemory*& shared) {
+                                    const timing::DramAddressMapper& mapper, const SharedMemory*& shared,
+                                    const NetworkOnChip*& noc) {
   std::unique_ptr<Memory> memory = make_dram(spec, fidelity);
   if (spec.shared_memory) {
     auto shared_memory = std::make_unique<SharedMemory>(spec.shared_memory->name.c_str(), *spec.shared_memory,
@@ -46,7 +47,11 @@ std::unique_ptr<Memory> make_memory(const spec::AcceleratorSpec& spec, spec::Fid
     shared = shared_memory.get();
     memory = std::move(shared_memory);
   }
-  if (spec.noc) memory = std::make_unique<NetworkOnChip>("noc", *spec.noc, mapper, std::move(memory));
+  if (spec.noc) {
+    auto network = std::make_unique<NetworkOnChip>("noc", *spec.noc, mapper, std::move(memory));
+    noc = network.get();
+    memory = std::move(network);
+  }
   return memory;
 }
 
@@ -70,8 +75,7 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
                          spec::Fidelity fidelity)
     : sc_core::sc_module(name),
       mapper_(spec.dram),
-      memory_(make_memory(spec, fidelity, mapper_, shared_)),
-      noc_(dynamic_cast<const NetworkOnChip*>(memory_.get())),
+      memory_(make_memory(spec, fidelity, mapper_, shared_, noc_)),
       cores_("cores", static_cast<std::size_t>(spec.cores),
              [&](const char*, std::size_t i) {
                const std::string core_name = i == 0 ? "core" : "core_" + std::to_string(i);

@@ -72,10 +72,12 @@ class Accelerator : public sc_core::sc_module {
   void restart_machine();
 
   timing::DramAddressMapper mapper_;  // the memory's address map, for the DMA engines and burst extents
-  const SharedMemory* shared_ = nullptr;  // in memory_, when the chip has a shared memory (set by make_memory)
+  // The decorators in memory_, when the chip has them (set by make_memory, so declared before memory_).
+  const SharedMemory* shared_ = nullptr;
+  const NetworkOnChip* noc_ = nullptr;
+  // A DRAM system, the fast mode's memory or an ideal memory (DramSpec::ideal), perhaps behind a
+  // shared memory and a network-on-chip.
   std::unique_ptr<Memory> memory_;
-  const NetworkOnChip*
-      noc_;  // memory_, when it is a network-on-chip  // a DRAM system, or an ideal memory (DramSpec::ideal)
   sc_core::sc_vector<Core> cores_;  // "core", then "core_1", "core_2", ...
   program::LayerProgram no_program_;  // a core's share of a layer it has no samples of
   std::vector<program::LayerRun> runs_;

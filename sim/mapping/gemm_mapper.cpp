@@ -356,9 +356,10 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
       placement == GemmPlacement::vector_unit ? vector_unit_output_cycles(array, p) : std::int64_t{0};
   for (std::int64_t tk : sizes(p.k, pinned ? pinned->k : 0, edges.k)) {
     if (!fits_rows(tk)) continue;
+    const std::int64_t b_tile_column = largest_b_tile_column(p, tk);  // walks K for packed or sparse weights
     for (std::int64_t tn : sizes(p.n, pinned ? pinned->n : 0, edges.n)) {
       for (std::int64_t tg : group_tile_sizes(p, array, placement, tn, tk, pinned.has_value())) {
-        if (checked_product({tg, tn, largest_b_tile_column(p, tk)}) * 2 > capacity.weights) continue;
+        if (checked_product({tg, tn, b_tile_column}) * 2 > capacity.weights) continue;
         for (std::int64_t tm : sizes(p.m, pinned ? pinned->m : 0, edges.m)) {
           // More tiles than a program may have steps: not a candidate (and not worth sweeping M for).
           if (checked_mul(ceil_div(p.groups, tg), ceil_div(p.m, tm)) > static_cast<std::int64_t>(program::kMaxLayerSteps)) {
@@ -406,7 +407,7 @@ GemmTiling choose_gemm_tiling(const GemmProblem& p, const spec::AcceleratorSpec&
             const std::int64_t prologue =
                 converts_weights(p, placement)
                     ? checked_add(static_cast<std::int64_t>(
-                                      static_cast<double>(checked_product({tg, tn, largest_b_tile_column(p, tk)})) /
+                                      static_cast<double>(checked_product({tg, tn, b_tile_column})) /
                                       dram_bytes_per_cycle),
                                   timing::vector_cycles(array, dequant_ops(tk, tg * tn)))
                     : 0;

@@ -265,11 +265,6 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
   return columns;
 }
 
-// Whether `report`'s table has the per-token columns: a transformer's phase, with energy.
-bool has_token_columns(const RunReport& report) {
-  return report.tokens_per_sample > 0 && report.spec.technology.has_value();
-}
-
 // The run table's columns for `report`'s run.
 const std::vector<RunColumn>& columns_of(const RunReport& report) {
   return run_columns(report.training.has_value(), report.fidelity, report.spec.shared_memory.has_value(),
@@ -367,6 +362,14 @@ Table link_table(const RunReport& report) {
   return table;
 }
 
+// A per-core or per-link file's column of one integer counter, as it is.
+template <typename Figures, typename Row>
+ResultColumn<Figures, Row> counter_column(const char* name, const char* unit, const char* description,
+                                          std::int64_t Figures::*field) {
+  return {name, unit, description, Total::none, 0,
+          [field](const Figures& figures, const Row&) { return Cell(figures.*field); }, {}, {}};
+}
+
 // dram_channels.csv's line in stats.txt, after the DRAM statistics'.
 const LegendLine kChannelsLine{"dram_channels.csv",
                                "dram_channels.csv (and dram_channels in results.json): the same per DRAM channel, one "
@@ -385,6 +388,10 @@ const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity
     table = tables.emplace(key, make_run_columns(training, fidelity, shared_memory, noc, skipped_zeros, tokens)).first;
   }
   return table->second;
+}
+
+bool has_token_columns(const RunReport& report) {
+  return report.tokens_per_sample > 0 && report.spec.technology.has_value();
 }
 
 bool skipped_zeros(const RunReport& report) {
@@ -438,13 +445,7 @@ std::string render_noc_links(const RunReport& report) {
 }
 
 std::vector<LinkColumn> link_columns() {
-  const auto count = [](const char* name, const char* unit, const char* description,
-                        std::int64_t results::NocLinkFigures::*field) {
-    return LinkColumn{
-        name,        unit, description,
-        Total::none, 0,    [field](const results::NocLinkFigures& link, const LinkRow&) { return Cell(link.*field); },
-        {},          {}};
-  };
+  const auto count = &counter_column<results::NocLinkFigures, LinkRow>;
   std::vector<LinkColumn> columns =
       nested<results::NocLinkFigures, LinkRow>(named(run_columns(false), {"batch", "layer"}), "", std::nullopt,
                                                [](const RunColumn& column, const results::NocLinkFigures&,
@@ -481,13 +482,7 @@ std::vector<LinkColumn> link_columns() {
 }
 
 std::vector<CoreColumn> core_columns() {
-  const auto count = [](const char* name, const char* unit, const char* description,
-                        std::int64_t results::CoreFigures::*field) {
-    return CoreColumn{
-        name,        unit, description,
-        Total::none, 0,    [field](const results::CoreFigures& core, const CoreRow&) { return Cell(core.*field); },
-        {},          {}};
-  };
+  const auto count = &counter_column<results::CoreFigures, CoreRow>;
   // batch and layer read the row of the run table the core's row belongs to.
   std::vector<CoreColumn> columns = nested<results::CoreFigures, CoreRow>(
       named(run_columns(false), {"batch", "layer"}), "", std::nullopt,

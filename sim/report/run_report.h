@@ -61,6 +61,8 @@ const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity
                                           bool tokens = false);
 // Whether some layer of `report` skipped MACs of zero weights (results::LayerResult::skipped_macs).
 bool skipped_zeros(const RunReport& report);
+// Whether `report`'s table has the per-token columns: a transformer's phase, with energy.
+bool has_token_columns(const RunReport& report);
 
 // A row of dram_channels.csv: one DRAM channel's share of a row of the run table.
 struct ChannelRow {
