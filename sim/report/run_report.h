@@ -80,8 +80,9 @@ struct CoreRow {
   std::int64_t core;
 };
 using CoreColumn = ResultColumn<results::CoreFigures, CoreRow>;
-// cores.csv's columns: batch, layer, core, samples, its cycles by where they went, its work.
-std::vector<CoreColumn> core_columns();
+// cores.csv's columns: batch, layer, core, samples, its cycles by where they went (its stalls by
+// cause, stall_noc_cycles with a network-on-chip, `noc`), its work.
+std::vector<CoreColumn> core_columns(bool noc);
 
 // A row of noc_links.csv: one link's share of a row of the run table.
 struct LinkRow {
