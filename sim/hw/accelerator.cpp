@@ -251,6 +251,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.stall_output_drain = cycles[5];
   result.stall_noc = cycles[6];
   result.macs = core.macs;
+  if (!run.program.mac_format.empty()) result.native_macs[run.program.mac_format] = result.macs;
   result.skipped_macs = core.skipped_macs;
   result.vector_ops = core.vector_ops;
   result.accumulator_updates = core.accumulator_updates;

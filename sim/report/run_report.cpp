@@ -308,6 +308,7 @@ LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<La
     total.accumulator_updates += layer.accumulator_updates;
     total.skipped_macs += layer.skipped_macs;
     total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
+    for (const auto& [format, macs] : layer.native_macs) total.native_macs[format] += macs;
     total.shared_bank_read_bytes += layer.shared_bank_read_bytes;
     total.shared_bank_write_bytes += layer.shared_bank_write_bytes;
   }
