@@ -266,6 +266,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.cycles = results::nearest_cycles(picoseconds(core.elapsed), picoseconds(period));
   set_activity_cycles(result, core, period);
   result.macs = core.macs;
+  if (!run.program.mac_format.empty()) result.native_macs[run.program.mac_format] = result.macs;
   result.skipped_macs = core.skipped_macs;
   result.vector_ops = core.vector_ops;
   result.accumulator_updates = core.accumulator_updates;

@@ -697,6 +697,7 @@ void emit_fastest(const GemmProblem& p, const std::vector<GemmTiling>& options, 
                        std::to_string(program.dequant_vector_ops) + " ops, " + std::to_string(program.dequant_cycles) +
                        " cycles)";
   }
+  if (tiling.placement != GemmPlacement::vector_unit) program.mac_format = p.mac_format;
   if (p.mac_rate > 1 && tiling.placement != GemmPlacement::vector_unit) {
     program.mac_rate = p.mac_rate;
     // Decompressed sparse weights stay in their native format.
@@ -855,6 +856,7 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
     const auto rate = native.find(util::name(format));
     if (rate != native.end()) {
       p.mac_rate = rate->second;
+      p.mac_format = rate->first;
     } else {
       p.dequantize = true;
     }

@@ -179,7 +179,15 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                                      [](const LayerEnergyColumn& column, const LayerResult& r, const RunRow& row) {
                                        return row.energy ? column.value(*row.energy, r) : Cell();
                                      }));
-  if (tokens) {
+  if (tokens && training) {
+    columns.push_back(derived("uj_per_sample", "uJ/sample",
+                              "microjoules per sample of the training step (energy_total_uj over the batch), on TOTAL "
+                              "rows (a training step with a technology: after power_w)",
+                              Total::only, 3, [](const LayerResult& r, const RunRow& row) {
+                                if (!row.total() || !row.energy || r.batch <= 0) return Cell();
+                                return Cell(row.energy->total_pj() / 1e6 / static_cast<double>(r.batch));
+                              }));
+  } else if (tokens) {
     const auto per_token = [](const LayerResult& r, const RunRow& row, bool joules_per_token) {
       const double tokens_run = tokens_of(r, row);
       if (!row.total() || !row.energy || tokens_run <= 0 || row.energy->total_pj() <= 0) return Cell();
@@ -317,6 +325,7 @@ LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<La
     total.accumulator_updates += layer.accumulator_updates;
     total.skipped_macs += layer.skipped_macs;
     total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
+    for (const auto& [format, macs] : layer.native_macs) total.native_macs[format] += macs;
     total.shared_bank_read_bytes += layer.shared_bank_read_bytes;
     total.shared_bank_write_bytes += layer.shared_bank_write_bytes;
   }
@@ -400,7 +409,7 @@ const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity
 }
 
 bool has_token_columns(const RunReport& report) {
-  return report.tokens_per_sample > 0 && report.spec.technology.has_value();
+  return (report.tokens_per_sample > 0 || report.training.has_value()) && report.spec.technology.has_value();
 }
 
 bool skipped_zeros(const RunReport& report) {

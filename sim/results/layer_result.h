@@ -3,6 +3,7 @@
 // report and trace read results without linking the simulator.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,10 @@ struct LayerResult {
   // spec::ComputeSpec::native_formats): the layer's peak is the accelerator's times this; a
   // TOTAL's is its layers' highest.
   std::int64_t mac_rate = 1;
+  // Of macs, those the array did in a native format of the weights (spec::ComputeSpec::native_formats)
+  // by that format's name, whatever its rate: their energy is that format's MAC; the others' the
+  // operand type's. A TOTAL's adds up its layers'.
+  std::map<std::string, std::int64_t> native_macs;
   // Of macs, those the array skipped for a zero weight of an N:M sparse layer
   // (spec::ComputeSpec::sparsity): it did macs - skipped_macs, the effective MACs.
   std::int64_t skipped_macs = 0;

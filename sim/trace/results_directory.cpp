@@ -1,13 +1,16 @@
 #include "trace/results_directory.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "report/run_report.h"
 #include "report/table.h"
 #include "util/output_files.h"
 #include "util/strings.h"
@@ -35,11 +38,26 @@ void throw_if(const std::string& problem) {
 
 // What the results directory may hold at its top (the figure's files are written by plot_figure.py
 // and figure.log by the process that runs it, so they are recorded here).
-const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv",   "layers.csv",
-                                           "networks.csv", "figure.png", "figure.svg", "figure.log",
-                                           "figure_points.csv", "figure_roofs.csv", "figure_energy.png",
-                                           "figure_energy.svg", "figure_design.png", "figure_design.svg",
-                                           "figure_energy_layers.csv", "figure_energy_networks.csv", "shards"};
+const std::vector<std::string> kTopEntries{"trace.json",
+                                           "jobs",
+                                           "jobs.csv",
+                                           "layers.csv",
+                                           "networks.csv",
+                                           "figure.png",
+                                           "figure.svg",
+                                           "figure.log",
+                                           "figure_points.csv",
+                                           "figure_roofs.csv",
+                                           "figure_energy.png",
+                                           "figure_energy.svg",
+                                           "figure_design.png",
+                                           "figure_design.svg",
+                                           "figure_energy_layers.csv",
+                                           "figure_energy_networks.csv",
+                                           "figure_tokens.png",
+                                           "figure_tokens.svg",
+                                           "figure_energy_tokens.csv",
+                                           "shards"};
 
 // Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
 void own_entries(const std::string& directory, const TracePlan& plan) {
@@ -65,18 +83,19 @@ bool holds_only_manifest(const std::string& directory) {
   return true;
 }
 
-// An inference row (or header) of `reusesim run` with a training step's columns: `phase` after
-// batch and layer (a CSV field in quotes may hold commas and doubled quotes), `peak` last.
-std::string with_training_columns(const std::string& line, const std::string& phase, const std::string& peak) {
-  std::size_t at = 0;
-  for (int field = 0; field < 2 && at < line.size(); ++field) {
-    bool quoted = false;
-    for (; at < line.size() && (quoted || line[at] != ','); ++at) {
-      if (line[at] == '"') quoted = !quoted;
+// The fields of a CSV line as written (a field in quotes may hold commas and doubled quotes).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
     }
-    ++at;  // past the comma
   }
-  return line.substr(0, at) + phase + "," + line.substr(at) + "," + peak;
+  return fields;
 }
 
 }  // namespace
@@ -286,21 +305,14 @@ std::string ResultsDirectory::job_json(const TraceJob& job) const {
   return report::json_document_text(document);
 }
 
-std::string ResultsDirectory::read_header(const TraceJob& job, const std::string& dir) const {
-  const std::string header = lines_of(read_text(fs::path(dir) / "results.csv")).at(0);
-  return plan_.any_training() && !job.training() ? with_training_columns(header, "phase", "peak_memory_bytes") : header;
-}
-
-ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const std::string& dir) const {
-  std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
-  if (plan_.any_training() && !job.training()) {
-    for (std::size_t i = 1; i < csv.size(); ++i) csv[i] = with_training_columns(csv[i], "", "");
-  }
+ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) const {
+  const std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
   const nlohmann::json rows = nlohmann::json::parse(read_text(fs::path(dir) / "results.json")).at("rows");
   if (csv.size() != rows.size() + 1) {
     throw std::runtime_error(dir + ": results.csv and results.json disagree on the number of rows");
   }
   JobRows job_rows;
+  job_rows.header = csv_fields(csv.at(0));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     // A TOTAL row is the only one without a layer type.
     (rows[i].at("type").get<std::string>().empty() ? job_rows.network_lines : job_rows.layer_lines).push_back(csv[i + 1]);
@@ -311,8 +323,7 @@ ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const
 void ResultsDirectory::finish(const TraceJob& job) {
   const std::string partial = job_dir(job) + kPartial;
   for (const char* log : {"stdout.txt", "stderr.txt"}) util::remove_owned(partial, log);
-  JobRows rows = read_rows(job, partial);
-  if (run_header_.empty()) run_header_ = read_header(job, partial);
+  JobRows rows = read_rows(partial);
   util::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
   util::remove_owned(path("jobs"), job.id);
   std::error_code error;
@@ -343,16 +354,42 @@ void ResultsDirectory::load_finished() {
       errors_[job.id] = lines.empty() ? "" : lines.front();
     }
     if (!finished(job)) continue;
-    rows_[job.id] = read_rows(job, job_dir(job));
-    if (run_header_.empty()) run_header_ = read_header(job, job_dir(job));
+    rows_[job.id] = read_rows(job_dir(job));
   }
+}
+
+std::vector<std::string> ResultsDirectory::table_columns() const {
+  std::set<std::string> present;
+  for (const auto& [id, rows] : rows_) present.insert(rows.header.begin(), rows.header.end());
+  // Every column a run of the plan's fidelity writes, in the run table's order: an inference's,
+  // with a training step's merged in where the plan has one (each inference column after the one
+  // before it).
+  std::vector<std::string> all;
+  for (const report::RunColumn& column : report::run_columns(true, plan_.fidelity, true, true, true, true)) {
+    if (plan_.any_training()) all.push_back(column.name);
+  }
+  auto at = all.begin();
+  for (const report::RunColumn& column : report::run_columns(false, plan_.fidelity, true, true, true, true)) {
+    const auto found = std::find(all.begin(), all.end(), column.name);
+    at = found != all.end() ? found + 1 : all.insert(at, column.name) + 1;
+  }
+  std::vector<std::string> columns;
+  for (const std::string& name : all) {
+    if (present.erase(name) > 0) columns.push_back(name);
+  }
+  if (!present.empty()) {
+    throw std::runtime_error("a job's results.csv has a column this reusesim does not write: " + *present.begin() +
+                             " (a job run by another version?)");
+  }
+  return columns;
 }
 
 void ResultsDirectory::write_tables() const {
   std::string job_columns = "job,accelerator,model,selection,sequence_phase,sequence,context";
   for (const std::string& key : plan_.sweep_keys) job_columns += "," + report::csv_escape(key);
   std::string jobs = job_columns + ",batch,status,error\n";
-  std::string layers = job_columns + "," + run_header_ + "\n";
+  const std::vector<std::string> columns = table_columns();
+  std::string layers = job_columns + "," + util::join(columns, ",") + "\n";
   std::string networks = layers;
   for (const TraceJob& job : plan_.jobs) {
     const TracePanel& panel = plan_.panels[job.panel];
@@ -366,11 +403,22 @@ void ResultsDirectory::write_tables() const {
     jobs += prefix + "," + std::to_string(job.batch) + "," + status + "," +
             (error != errors_.end() ? report::csv_escape(error->second) : "") + "\n";
     if (rows == rows_.end()) continue;
-    for (const std::string& line : rows->second.layer_lines) layers += prefix + "," + line + "\n";
-    for (const std::string& line : rows->second.network_lines) networks += prefix + "," + line + "\n";
+    // Where each of the job's columns goes in the tables'; the others stay empty.
+    std::vector<std::size_t> place;
+    for (const std::string& name : rows->second.header) {
+      place.push_back(static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin()));
+    }
+    const auto placed = [&](const std::string& line) {
+      std::vector<std::string> cells(columns.size());
+      const std::vector<std::string> fields = csv_fields(line);
+      for (std::size_t i = 0; i < fields.size() && i < place.size(); ++i) cells[place[i]] = fields[i];
+      return prefix + "," + util::join(cells, ",") + "\n";
+    };
+    for (const std::string& line : rows->second.layer_lines) layers += placed(line);
+    for (const std::string& line : rows->second.network_lines) networks += placed(line);
   }
   util::write_output_file(path("jobs.csv"), jobs);
-  if (run_header_.empty()) return;  // no job has finished: no columns to give yet
+  if (columns.empty()) return;  // no job has finished: no columns to give yet
   util::write_output_file(path("layers.csv"), layers);
   util::write_output_file(path("networks.csv"), networks);
 }
