@@ -65,18 +65,24 @@ for problem in problems:
 sys.exit(1 if problems else 0)
 PYTHON
 # A chip of several cores (cores.csv): per layer row, the cores' MACs and DRAM bytes add up to the
-# row's, and each core's compute + stall + sync cycles are the row's cycles.
+# row's; each core's compute + stall + sync cycles are the row's cycles, and its stall causes add up
+# to its stall cycles.
 if [ -f "$work/run/cores.csv" ]; then
   checks=$((checks + 1))
   /usr/bin/python3 - "$work/run/results.csv" "$work/run/cores.csv" <<'PYTHON' || failures=$((failures + 1))
 import csv, sys
 rows = {(r["batch"], r["layer"]): r for r in csv.DictReader(open(sys.argv[1])) if r["layer"] != "TOTAL"}
 sums, problems = {}, []
-for core in csv.DictReader(open(sys.argv[2])):
+cores = list(csv.DictReader(open(sys.argv[2])))
+causes = [c for c in cores[0] if c.startswith("stall_") and c != "stall_cycles"] if cores else []
+for core in cores:
     key = (core["batch"], core["layer"])
     spent = int(core["compute_cycles"]) + int(core["stall_cycles"]) + int(core["sync_cycles"])
     if spent != int(rows[key]["cycles"]):
         problems.append("batch %s %s core %s: %d cycles spent, the row %s" % (key + (core["core"], spent, rows[key]["cycles"])))
+    if sum(int(core[c]) for c in causes) != int(core["stall_cycles"]):
+        problems.append("batch %s %s core %s: its stall causes add up to %d, its stall_cycles %s" % (
+            key + (core["core"], sum(int(core[c]) for c in causes), core["stall_cycles"])))
     total = sums.setdefault(key, [0, 0, 0])
     for i, column in enumerate(["macs", "dram_read_bytes", "dram_write_bytes"]):
         total[i] += int(core[column])
