@@ -139,6 +139,9 @@ expect 2 "run bf16 weights, int8 activations" -- "$REUSESIM" run --arch "$SRC/co
   --model "$work/int4.yaml" --set 'model.precision={activations: int8, weights: bf16}'
 contains "weights wider than the activations are refused" "$err" \
   "needs weights at bf16 (16 bits), wider than the activations"
+expect 2 "run W8A8 training" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" --model "$work/w8a8.yaml" \
+  --mode train --optimizer sgd
+contains "narrow activations in a training step are refused" "$err" "needs activations at int8 (8 bits) in a training step"
 expect 2 "run fp8 weights, int8 activations" -- "$REUSESIM" run --arch "$SRC/configs/h100.yaml" \
   --model "$work/int4.yaml" --set 'model.precision={activations: int8, weights: fp8_e4m3}'
 contains "another format at the activations' width is refused" "$err" \
