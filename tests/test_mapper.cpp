@@ -1039,3 +1039,34 @@ layers:
   CHECK(mapping::compulsory_traffic_problem(sparse.network.layers.front(), 512,
                                             sparse.network.run_widths(spec.element_bytes()), program) == "");
 }
+
+// A layer run in sub-batches is its passes' programs one after another: their dequantization ops
+// and MAC rate are the layer's too. ResNet-50 2:4 sparse (traces/precision/resnet50_2to4.yaml) at
+// batch 8 on tpu_v4i, which decompresses sparse tiles on its vector unit, runs its first layers in
+// sub-batches; the decompression is the run's work, not the model's, so the network's vector ops
+// less it equal the analysis (the run refused the model as an internal error when the passes'
+// counts were dropped). Two parts at rate 2 with 10 and 6 dequantization ops in 3 and 2 cycles make
+// a program of 16 ops in 5 cycles at rate 2.
+TEST_CASE("mapper: a layer in sub-batches keeps its dequantization ops and MAC rate", "[mapper][precision]") {
+  program::LayerProgram whole, part;
+  part.dequant_vector_ops = 10;
+  part.dequant_cycles = 3;
+  part.mac_rate = 2;
+  mapping::append_steps(whole, part, false);
+  part.dequant_vector_ops = 6;
+  part.dequant_cycles = 2;
+  mapping::append_steps(whole, part, false);
+  CHECK(whole.dequant_vector_ops == 16);
+  CHECK(whole.dequant_cycles == 5);
+  CHECK(whole.mac_rate == 2);
+
+  const config::LoadedModel sparse =
+      config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/traces/precision/resnet50_2to4.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
+  const mapping::NetworkMapping mapped = mapping::map_network(sparse.network, 8, spec);
+  const bool passes = std::any_of(mapped.programs.begin(), mapped.programs.end(), [](const auto& program) {
+    return program.passes > 1 && program.dequant_vector_ops > 0;
+  });
+  CHECK(passes);
+  CHECK(mapping::vector_ops_problem(sparse.network, 8, mapped) == "");
+}

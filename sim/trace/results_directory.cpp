@@ -1,5 +1,6 @@
 #include "trace/results_directory.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -77,6 +78,50 @@ std::string with_training_columns(const std::string& line, const std::string& ph
     ++at;  // past the comma
   }
   return line.substr(0, at) + phase + "," + line.substr(at) + "," + peak;
+}
+
+// A CSV line's fields as written (a field in quotes may hold commas and doubled quotes).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+// Every job's run columns in one header: the first job's, then each other column a job has after
+// the column it follows there (a chip with a shared memory adds shared_read_bytes, an array that
+// skips zeros effective_macs), so a trace over different machines has one table.
+std::vector<std::string> union_header(const std::vector<const std::vector<std::string>*>& headers) {
+  std::vector<std::string> columns;
+  for (const std::vector<std::string>* header : headers) {
+    auto at = columns.begin();
+    for (const std::string& column : *header) {
+      const auto found = std::find(columns.begin(), columns.end(), column);
+      at = found != columns.end() ? found + 1 : columns.insert(at, column) + 1;
+    }
+  }
+  return columns;
+}
+
+// `line` (of a job whose columns are `header`) in the columns of `columns`, empty where it has none.
+std::string in_columns(const std::string& line, const std::vector<std::string>& header,
+                       const std::vector<std::string>& columns) {
+  if (header == columns) return line;
+  const std::vector<std::string> fields = csv_fields(line);
+  std::string out;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const auto found = std::find(header.begin(), header.end(), columns[i]);
+    if (i > 0) out += ",";
+    if (found != header.end()) out += fields.at(static_cast<std::size_t>(found - header.begin()));
+  }
+  return out;
 }
 
 }  // namespace
@@ -286,14 +331,10 @@ std::string ResultsDirectory::job_json(const TraceJob& job) const {
   return report::json_document_text(document);
 }
 
-std::string ResultsDirectory::read_header(const TraceJob& job, const std::string& dir) const {
-  const std::string header = lines_of(read_text(fs::path(dir) / "results.csv")).at(0);
-  return plan_.any_training() && !job.training() ? with_training_columns(header, "phase", "peak_memory_bytes") : header;
-}
-
 ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const std::string& dir) const {
   std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
   if (plan_.any_training() && !job.training()) {
+    csv.at(0) = with_training_columns(csv.at(0), "phase", "peak_memory_bytes");
     for (std::size_t i = 1; i < csv.size(); ++i) csv[i] = with_training_columns(csv[i], "", "");
   }
   const nlohmann::json rows = nlohmann::json::parse(read_text(fs::path(dir) / "results.json")).at("rows");
@@ -301,6 +342,7 @@ ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const
     throw std::runtime_error(dir + ": results.csv and results.json disagree on the number of rows");
   }
   JobRows job_rows;
+  job_rows.header = csv_fields(csv.at(0));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     // A TOTAL row is the only one without a layer type.
     (rows[i].at("type").get<std::string>().empty() ? job_rows.network_lines : job_rows.layer_lines).push_back(csv[i + 1]);
@@ -312,7 +354,6 @@ void ResultsDirectory::finish(const TraceJob& job) {
   const std::string partial = job_dir(job) + kPartial;
   for (const char* log : {"stdout.txt", "stderr.txt"}) util::remove_owned(partial, log);
   JobRows rows = read_rows(job, partial);
-  if (run_header_.empty()) run_header_ = read_header(job, partial);
   util::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
   util::remove_owned(path("jobs"), job.id);
   std::error_code error;
@@ -344,7 +385,6 @@ void ResultsDirectory::load_finished() {
     }
     if (!finished(job)) continue;
     rows_[job.id] = read_rows(job, job_dir(job));
-    if (run_header_.empty()) run_header_ = read_header(job, job_dir(job));
   }
 }
 
@@ -352,7 +392,12 @@ void ResultsDirectory::write_tables() const {
   std::string job_columns = "job,accelerator,model,selection,sequence_phase,sequence,context";
   for (const std::string& key : plan_.sweep_keys) job_columns += "," + report::csv_escape(key);
   std::string jobs = job_columns + ",batch,status,error\n";
-  std::string layers = job_columns + "," + run_header_ + "\n";
+  std::vector<const std::vector<std::string>*> headers;
+  for (const TraceJob& job : plan_.jobs) {
+    if (const auto rows = rows_.find(job.id); rows != rows_.end()) headers.push_back(&rows->second.header);
+  }
+  const std::vector<std::string> columns = union_header(headers);
+  std::string layers = job_columns + "," + util::join(columns, ",") + "\n";
   std::string networks = layers;
   for (const TraceJob& job : plan_.jobs) {
     const TracePanel& panel = plan_.panels[job.panel];
@@ -366,11 +411,14 @@ void ResultsDirectory::write_tables() const {
     jobs += prefix + "," + std::to_string(job.batch) + "," + status + "," +
             (error != errors_.end() ? report::csv_escape(error->second) : "") + "\n";
     if (rows == rows_.end()) continue;
-    for (const std::string& line : rows->second.layer_lines) layers += prefix + "," + line + "\n";
-    for (const std::string& line : rows->second.network_lines) networks += prefix + "," + line + "\n";
+    const std::vector<std::string>& header = rows->second.header;
+    for (const std::string& line : rows->second.layer_lines)
+      layers += prefix + "," + in_columns(line, header, columns) + "\n";
+    for (const std::string& line : rows->second.network_lines)
+      networks += prefix + "," + in_columns(line, header, columns) + "\n";
   }
   util::write_output_file(path("jobs.csv"), jobs);
-  if (run_header_.empty()) return;  // no job has finished: no columns to give yet
+  if (headers.empty()) return;  // no job has finished: no columns to give yet
   util::write_output_file(path("layers.csv"), layers);
   util::write_output_file(path("networks.csv"), networks);
 }

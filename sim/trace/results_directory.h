@@ -70,6 +70,7 @@ class ResultsDirectory {
 
  private:
   struct JobRows {
+    std::vector<std::string> header;         // its run columns: jobs on different machines differ
     std::vector<std::string> layer_lines;    // CSV lines of `reusesim run`, without the header
     std::vector<std::string> network_lines;
   };
@@ -95,12 +96,10 @@ class ResultsDirectory {
   // The rows of `job`'s results in `dir`, and its header: with the columns of a training step
   // when the plan has any (an inference row's phase and peak_memory_bytes empty).
   JobRows read_rows(const TraceJob& job, const std::string& dir) const;
-  std::string read_header(const TraceJob& job, const std::string& dir) const;
   std::string job_json(const TraceJob& job) const;
 
   std::string directory_;
   const TracePlan& plan_;
-  std::string run_header_;  // the run columns, from the first finished job
   std::map<std::string, JobRows> rows_;     // by job id
   std::map<std::string, std::string> errors_;  // failed jobs, by id
 };

@@ -20,6 +20,28 @@ done
 same "as many model files as it writes" "$(ls "$SRC"/traces/precision/*.yaml | wc -l)" "$(ls "$work"/models/*.yaml | wc -l)"
 expect 0 "check the trace" -- "$REUSESIM" check "$SRC/traces/precision.yaml"
 
+# --- A trace over machines whose run tables differ has one table of every job's columns. ---
+# a100 (a shared memory: shared_read_bytes) and tpu_v4i (none) run the MLP; each row's cells sit under
+# their own columns, tpu_v4i's shared_read_bytes empty, and its time is its own run's.
+cat >"$work/two.yaml" <<YAML
+name: two_machines
+accelerators: [$SRC/configs/a100.yaml, $SRC/configs/tpu_v4i.yaml]
+models:
+  - model: $SRC/models/mlp.yaml
+    batch: [1]
+YAML
+expect 0 "trace over a100 and tpu_v4i" -- "$REUSESIM" trace "$work/two.yaml" --out "$work/two" --no-figure
+expect 0 "run mlp on tpu_v4i" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v4i.yaml" --model "$SRC/models/mlp.yaml" \
+  --format csv
+alone=$(csv_col macs,time_s,dram_read_bytes --where layer=TOTAL <<<"$out")
+same "tpu_v4i's row under its own columns" \
+  "$(csv_col macs,time_s,dram_read_bytes,shared_read_bytes --where accelerator=tpu_v4i <"$work/two/networks.csv")" "$alone,"
+same "a100's row has its shared-memory bytes" \
+  "$(csv_col shared_read_bytes --where accelerator=a100 <"$work/two/networks.csv" | grep -c '^[0-9]')" "1"
+same "every layers.csv row as long as its header" \
+  "$(/usr/bin/python3 -c 'import csv, sys; print(len({len(r) for r in csv.reader(open(sys.argv[1]))}))' \
+    "$work/two/layers.csv")" "1"
+
 # --- Run it (cut unless full) and draw the figure. ---
 cut=()
 if [ "$full" != full ]; then
