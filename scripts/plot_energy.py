@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Draw the energy figures of `reusesim figure` (docs/energy-model.md).
 
-usage: scripts/plot_energy.py LAYERS_CSV NETWORKS_CSV OUT_PREFIX [--title TEXT]
+usage: scripts/plot_energy.py LAYERS_CSV NETWORKS_CSV OUT_PREFIX [--title TEXT] [--tokens TOKENS_CSV]
 
 Writes OUT_PREFIX_energy.png/.svg: stacked bars of energy per sample by component, per layer of
 each network and per batch of each picked layer. When a network ran at a batch size on more
 than one variant, also OUT_PREFIX_design.png/.svg: energy per inference against latency, the
-Pareto-optimal variants marked. Same input gives byte-identical files. Bad input prints
+Pareto-optimal variants marked. With TOKENS_CSV (transformer phases' energy per token), also
+OUT_PREFIX_tokens.png/.svg: uJ per token against batch, a line per machine and context length. Same input gives byte-identical files. Bad input prints
 `plot_energy.py: error: FILE:LINE: ...` and exits with status 2.
 
 The work is done by the package reusesim.plot in ../python from this file (python/ of the source

@@ -642,6 +642,7 @@ TEST_CASE("network-on-chip: none by default, a grid that holds the cores, errors
   REQUIRE(chip.noc.has_value());
   CHECK(chip.noc->nodes() == 4);
   CHECK(chip.noc->memory_nodes == std::vector<std::int64_t>{0, 3});
+  CHECK_FALSE(chip.noc->multicast);
   const auto with = [&](const std::string& override) {
     std::vector<std::string> overrides = mesh;
     overrides.push_back(override);
@@ -653,6 +654,10 @@ TEST_CASE("network-on-chip: none by default, a grid that holds the cores, errors
   CHECK(with("noc.memory_nodes=[4]").find("noc.memory_nodes.0: expected at most 3, got 4") != std::string::npos);
   CHECK(with("noc.topology=hypercube").find("noc.topology: expected one of") != std::string::npos);
   CHECK(with("noc.vcs=2").find("noc.vcs: unknown key") != std::string::npos);
+  CHECK(with("noc.multicast=yes").find("noc.multicast: expected true or false, got") != std::string::npos);
+  std::vector<std::string> multicast = mesh;
+  multicast.push_back("noc.multicast=true");
+  CHECK(load(kAccelerator, multicast).noc->multicast);
   CHECK(errors_of(kAccelerator, {"noc.topology=ring"}).find("noc.columns: missing required key") != std::string::npos);
 }
 

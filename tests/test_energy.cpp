@@ -49,6 +49,17 @@ spec::AcceleratorSpec load(const std::string& tail) { return load_accelerator_te
 
 const std::string kIdeal = "dram: {ideal: unlimited}\n";
 
+// A technology table of its own (from line 17 on; its entries' errors point at line 18) that
+// prices int8 operands and int32 accumulators only, on an ideal memory.
+const std::string kInt8Table =
+    "technology:\n"
+    "  {name: mine, node_nm: 45, multiply_pj: {int8: 0.2}, add_pj: {int8: 0.03, int32: 0.1},\n"
+    "   multiply_area_um2: {int8: 282}, add_area_um2: {int32: 137},\n"
+    "   sram_read_pj_per_64_bits: [{kib: 8, pj: 10}], sram_write_pj_per_64_bits: [{kib: 8, pj: 10}],\n"
+    "   sram_area_um2_per_kib: 4049, dma_pj_per_byte: 1.6, sram_leakage_uw_per_kib: 0.1,\n"
+    "   logic_leakage_uw_per_um2: 0.002}\n" +
+    kIdeal;
+
 // A channel's command counts, as a controller would have kept them.
 results::DramChannelStats commands(std::int64_t activates, std::int64_t precharges, std::int64_t reads,
                                    std::int64_t writes, std::int64_t refreshes, std::int64_t active_rank_cycles) {
@@ -197,16 +208,9 @@ TEST_CASE("energy: a network-on-chip's bytes cost the technology's energy per bi
   CHECK(e.noc_pj == Approx(163.84));
   CHECK(e.total_pj() == Approx(163.84));  // nothing else moved, and no time passed
   // A table without the entry is refused for a chip with a network, at the technology's line.
-  CHECK(errors_of("technology:\n"
-                  "  {name: mine, node_nm: 45, multiply_pj: {int8: 0.2}, add_pj: {int8: 0.03, int32: 0.1},\n"
-                  "   multiply_area_um2: {int8: 282}, add_area_um2: {int32: 137},\n"
-                  "   sram_read_pj_per_64_bits: [{kib: 8, pj: 10}], sram_write_pj_per_64_bits: [{kib: 8, pj: 10}],\n"
-                  "   sram_area_um2_per_kib: 4049, dma_pj_per_byte: 1.6, sram_leakage_uw_per_kib: 0.1,\n"
-                  "   logic_leakage_uw_per_um2: 0.002}\n" +
-                  kIdeal +
-                  "cores: {count: 2}\n"
-                  "noc: {topology: mesh, columns: 2, rows: 1, link_bytes: 16, clock_mhz: 1000, "
-                  "router_latency_cycles: 1, memory_nodes: [0]}\n") ==
+  CHECK(errors_of(kInt8Table + "cores: {count: 2}\n"
+                               "noc: {topology: mesh, columns: 2, rows: 1, link_bytes: 16, clock_mhz: 1000, "
+                               "router_latency_cycles: 1, memory_nodes: [0]}\n") ==
         "acc.yaml:18:3: error: technology.noc_pj_per_bit_per_hop: missing: technology mine has no "
         "noc_pj_per_bit_per_hop, the energy of a bit over one hop (a link's wires and the router it enters) that "
         "the chip's network-on-chip (noc) needs\n");
@@ -319,6 +323,34 @@ TEST_CASE("energy: every shipped power block and technology loads", "[energy]") 
   CHECK(spec.technology->multiply_pj.at("fp32") == Approx(3.7));
 }
 
+TEST_CASE("energy: a layer's MACs cost the format the array computes them in", "[energy]") {
+  // The accelerator above as an fp16 array that multiplies int8 weights natively.
+  const spec::AcceleratorSpec spec =
+      load_accelerator_text(kHead + "technology: 45nm\n" + kIdeal, "acc.yaml",
+                            {"compute.number_format=fp", "compute.operand_bits=16", "compute.native_formats.int8=2"});
+  // One linear layer, 1 x 256 -> 128: 256 x 128 = 32,768 MACs, one K tile: 128 accumulator updates.
+  results::LayerResult layer;
+  layer.macs = 32768;
+  layer.accumulator_updates = 128;
+  // An update reads and writes one 32-bit partial sum of the 32 KiB accumulators (20 pJ per 64
+  // bits, 10 + 10 pJ): 128 x 20 = 2,560 pJ in either format.
+  // fp16: a multiply 1.1 pJ and an fp32 add 0.9 pJ (Horowitz): 32,768 x 2.0 = 65,536 pJ.
+  CHECK(energy::mac_pj(spec) == Approx(2.0));
+  CHECK(energy::layer_energy(spec, layer).array_pj == Approx(65536 + 2560));
+  // int8 native: an int8 multiply 0.2 pJ and an int32 add 0.1 pJ: 32,768 x 0.3 = 9,830.4 pJ.
+  layer.native_macs["int8"] = 32768;
+  CHECK(energy::mac_pj(spec, "int8") == Approx(0.3));
+  CHECK(energy::layer_energy(spec, layer).array_pj == Approx(9830.4 + 2560));
+  // A TOTAL of both layers: 32,768 MACs at each format, 256 updates.
+  layer.macs = 65536;
+  layer.accumulator_updates = 256;
+  CHECK(energy::layer_energy(spec, layer).array_pj == Approx(65536 + 9830.4 + 5120));
+  // fp8 e4m3 natively (a 4-bit significand multiplier, 1.1 x (4/11)^2 = 0.145 pJ, accumulated in
+  // fp32, 0.9 pJ); int4 (0.0507 pJ, the int32 add 0.1 pJ).
+  CHECK(energy::mac_pj(spec, "fp8_e4m3") == Approx(1.045));
+  CHECK(energy::mac_pj(spec, "int4") == Approx(0.1507));
+}
+
 TEST_CASE("energy: bad energy input is refused with file, line and key", "[energy]") {
   SECTION("a negative energy") {
     CHECK(errors_of("technology: {preset: 45nm, add_pj: {int8: -0.03}}\n" + kIdeal) ==
@@ -329,8 +361,8 @@ TEST_CASE("energy: bad energy input is refused with file, line and key", "[energ
           "acc.yaml:17:48: error: technology.multiply_pj.int8: expected a number from 1e-09 to 1e+09, got \".inf\"\n");
   }
   SECTION("an area for a component that does not exist") {
-    CHECK(errors_of("technology: {preset: 45nm, multiply_area_um2: {int4: 100}}\n" + kIdeal) ==
-          "acc.yaml:17:48: error: technology.multiply_area_um2.int4: unknown key (did you mean \"int8\"?)\n");
+    CHECK(errors_of("technology: {preset: 45nm, multiply_area_um2: {int9: 100}}\n" + kIdeal) ==
+          "acc.yaml:17:48: error: technology.multiply_area_um2.int9: unknown key (did you mean \"int4\"?)\n");
   }
   SECTION("no entry for the operand type in use") {
     CHECK(errors_of("technology:\n"
@@ -344,6 +376,13 @@ TEST_CASE("energy: bad energy input is refused with file, line and key", "[energ
           "int8, the operand type in use\n"
           "acc.yaml:18:3: error: technology.multiply_area_um2.int8: missing: technology mine has no multiply_area_um2 "
           "entry for int8, the operand type in use\n");
+  }
+  SECTION("no entry for a native format of the array") {
+    CHECK(errors_of(kInt8Table, {"compute.native_formats.fp8_e4m3=2"}) ==
+          "acc.yaml:18:3: error: technology.multiply_pj.fp8_e4m3: missing: technology mine has no multiply_pj entry "
+          "for fp8_e4m3, the native format (compute.native_formats.fp8_e4m3) in use\n"
+          "acc.yaml:18:3: error: technology.add_pj.fp32: missing: technology mine has no add_pj entry for fp32, the "
+          "accumulator type of the native format (compute.native_formats.fp8_e4m3) in use\n");
   }
   SECTION("an unknown technology") {
     CHECK(errors_of("technology: 45mn\n" + kIdeal) ==

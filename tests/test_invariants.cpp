@@ -112,9 +112,9 @@ TEST_CASE("invariant: a replay's DRAM bytes equal its program's", "[invariants]"
   result.dram_write_bytes += 64;  // one burst more than the program stores
   CHECK(simulate::replay_problem(result, program, spec) ==
         "layer fc (batch 4): its steps read " + std::to_string(program.dram_read_bytes) +
-            " B (0 from the shared memory) and wrote " + std::to_string(program.dram_write_bytes + 64) +
-            " B of DRAM, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
-            std::to_string(program.dram_write_bytes));
+            " B (0 from the shared memory, 0 as copies of other cores' reads) and wrote " +
+            std::to_string(program.dram_write_bytes + 64) + " B of DRAM, the program moves " +
+            std::to_string(program.dram_read_bytes) + " and " + std::to_string(program.dram_write_bytes));
   // A shared memory's bytes count as loads: a burst it served instead of the DRAM balances; one
   // more than the DRAM gave up does not.
   result.dram_write_bytes -= 64;
@@ -124,9 +124,13 @@ TEST_CASE("invariant: a replay's DRAM bytes equal its program's", "[invariants]"
   result.shared_read_bytes = 128;
   CHECK(simulate::replay_problem(result, program, spec) ==
         "layer fc (batch 4): its steps read " + std::to_string(program.dram_read_bytes + 64) +
-            " B (128 from the shared memory) and wrote " + std::to_string(program.dram_write_bytes) +
-            " B of DRAM, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
-            std::to_string(program.dram_write_bytes));
+            " B (128 from the shared memory, 0 as copies of other cores' reads) and wrote " +
+            std::to_string(program.dram_write_bytes) + " B of DRAM, the program moves " +
+            std::to_string(program.dram_read_bytes) + " and " + std::to_string(program.dram_write_bytes));
+  // So do a multicast's copies.
+  result.shared_read_bytes = 0;
+  result.multicast_read_bytes = 64;
+  CHECK(simulate::replay_problem(result, program, spec).empty());
 }
 
 TEST_CASE("invariant: a replay cannot beat the compute roof", "[invariants]") {

@@ -937,6 +937,7 @@ TEST_CASE("mapper: int8 weights with bf16 activations are dequantized where int8
   CHECK(totals.vector_ops == 16'777'216);
   CHECK(totals.max_mac_rate == 1);
   CHECK(w8a16.mac_rate == 1);
+  CHECK(w8a16.mac_format.empty());  // its MACs are bf16's (the operand type)
 }
 
 // W8A8 on an array that multiplies int8 at twice its bf16 rate (tpu_v4i with native_formats
@@ -967,6 +968,7 @@ layers:
   CHECK(totals.vector_steps == 0);
   CHECK(totals.max_mac_rate == 2);
   CHECK(program.mac_rate == 2);
+  CHECK(program.mac_format == "int8");  // what its MACs' energy is priced at
   std::uint64_t input_bytes = 0, output_bytes = 0, compute_bytes = 0;
   std::int64_t array_cycles = 0;
   for (const program::Step& step : program.steps) {
@@ -1059,6 +1061,9 @@ TEST_CASE("mapper: a layer in sub-batches keeps its dequantization ops and MAC r
   CHECK(whole.dequant_vector_ops == 16);
   CHECK(whole.dequant_cycles == 5);
   CHECK(whole.mac_rate == 2);
+  part.mac_format = "int8";
+  mapping::append_steps(whole, part, false);
+  CHECK(whole.mac_format == "int8");
 
   const config::LoadedModel sparse =
       config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/traces/precision/resnet50_2to4.yaml");

@@ -93,15 +93,34 @@ TEST_CASE("noc links: a link two transfers share serves them in turn", "[noc]") 
   CHECK(shared.waited_cycles == 8);
 }
 
+TEST_CASE("noc links: a multicast carries its bytes once over the links its routes share", "[noc]") {
+  // On a 3 x 3 mesh, 256 B (8 flits) from node 0 to nodes 2, 5 and 1, ready at 0. X then Y: to 2 over
+  // 0->1, 1->2; to 5 over 0->1, 1->2, 2->5; to 1 over 0->1: one tree of three links. The head enters
+  // 0->1 at 0, 1->2 at 2, 2->5 at 4 ns; node 1 has the tail at 2 + 8 = 10 ns, node 2 at 4 + 8 = 12,
+  // node 5 at 6 + 8 = 14 (what a transfer of its own would take on free links). Each link carries
+  // the 256 B once.
+  timing::NocLinks links(noc(spec::NocTopology::mesh, 3, 3), 1000);
+  CHECK(links.multicast(0, {2, 5, 1}, 0, 256) == std::vector<std::uint64_t>{12'000, 14'000, 10'000});
+  for (const std::int32_t link : links.route(0, 5)) {
+    CHECK(links.stats(static_cast<std::size_t>(link)).transfers == 1);
+    CHECK(links.stats(static_cast<std::size_t>(link)).bytes == 256);
+  }
+  // The source's own node has the bytes when they are ready.
+  CHECK(links.multicast(4, {4}, 3'000, 256) == std::vector<std::uint64_t>{3'000});
+}
+
 namespace {
 
 // Two cores' DMA engines on a 3 x 1 mesh (cores on nodes 0 and 1), the memory on node 2: each reads
-// 512 B at 0 ns; when each finished (ns).
+// 512 B at 0 ns, the core on node 1 at `near_address`; when each finished (ns).
 struct TwoCores : sc_core::sc_module {
-  TwoCores(sc_core::sc_module_name name, const spec::DramSpec& dram)
+  TwoCores(sc_core::sc_module_name name, const spec::DramSpec& dram, std::uint64_t near_address = 4096,
+           bool multicast = false)
       : sc_core::sc_module(name),
+        near_address(near_address),
         mapper(dram),
-        network("noc", noc(spec::NocTopology::mesh, 3, 1), mapper, std::make_unique<hw::IdealMemory>("memory", dram)),
+        network("noc", with_multicast(noc(spec::NocTopology::mesh, 3, 1), multicast), mapper,
+                std::make_unique<hw::IdealMemory>("memory", dram)),
         far("far", mapper, 4, 0),
         near("near", mapper, 4, 0) {
     REUSESIM_HAS_PROCESS(TwoCores);
@@ -116,8 +135,13 @@ struct TwoCores : sc_core::sc_module {
   }
   void read_both() {
     read(far, 0, 0);
-    read(near, 4096, 1);
+    read(near, near_address, 1);
   }
+  static spec::NocSpec with_multicast(spec::NocSpec spec, bool multicast) {
+    spec.multicast = multicast;
+    return spec;
+  }
+  std::uint64_t near_address;
   timing::DramAddressMapper mapper;
   hw::NetworkOnChip network;
   hw::DmaEngine far, near;
@@ -137,6 +161,24 @@ TEST_CASE("network-on-chip: two cores' reads share the link out of the memory's 
   sc_core::sc_start();
   CHECK(chip.done_ns == std::vector<std::int64_t>{132, 144});
   CHECK(chip.network.total_stats().read_bytes == 1024);
+}
+
+TEST_CASE("network-on-chip: a read of the bytes another core's read waits for joins it (multicast)", "[noc]") {
+  // Both cores read the same 512 B. The far core's read (node 0) reaches the memory first; the near
+  // core's (node 1) joins it and the ideal memory answers once, at 512 / 64 + 100 = 108 ns. The data
+  // (16 flits) goes down the tree 2->1, 1->0: the head enters 2->1 at 108 and 1->0 at 110 ns. Node
+  // 1 has the tail at 110 + 16 = 126 ns, and its request's 1 hop: 128 ns (144 without multicast);
+  // node 0 at 112 + 16 = 128, and its request's 2 hops: 132 ns. The memory read 512 B, not 1,024,
+  // and link 2->1 carried them once.
+  const spec::AcceleratorSpec ideal = fixtures::small_with_dram("  ideal: {bandwidth_gbps: 64, latency_ns: 100}\n");
+  TwoCores chip("chip", ideal.dram, 0, true);
+  sc_core::sc_start();
+  CHECK(chip.done_ns == std::vector<std::int64_t>{132, 128});
+  CHECK(chip.network.total_stats().read_bytes == 512);
+  const timing::NocLinks& links = chip.network.links();
+  std::int64_t carried = 0;
+  for (std::size_t link = 0; link < links.link_count(); ++link) carried += links.stats(link).bytes;
+  CHECK(carried == 1024);  // 512 B over each of the tree's two links
 }
 
 TEST_CASE("network-on-chip: the end of a wait on a load that its data spent in the network is a NoC stall", "[noc]") {

@@ -26,6 +26,8 @@ LAYERS = ",".join(csv_input.LAYER_COLUMNS) + "\np,layer,m,1,l,1,2,3,0.5,4,5\np,l
 NETWORKS = ",".join(csv_input.NETWORK_COLUMNS) + "\nv1,x=1,m,1,0.1,5,10\nv2,x=2,m,1,0.2,4,10\n"
 ROOFS = ",".join(csv_input.ROOF_COLUMNS) + "\np,a,100,10,,\n"
 POINTS = ",".join(csv_input.POINT_COLUMNS) + "\np,network,m,,,m,1,2,5,\n"
+TOKENS = ",".join(csv_input.TOKEN_COLUMNS) + ("\nv1,m,decode,128,1,20,50000\nv1,m,decode,128,4,6,166666.7"
+                                              "\nv2,m,decode,128,1,25,40000\nv2,m,prefill,,2,1,1000000\n")
 
 
 class TempDir(unittest.TestCase):
@@ -203,6 +205,21 @@ class Commands(TempDir):
         self.assertEqual(self.run_command(commands.plot_energy, "p", [layers, networks, out, "--title", "t"]), (0, ""))
         self.assertEqual(sorted(f for f in os.listdir(self.dir) if f.startswith("fig")),
                          ["fig_design.png", "fig_design.svg", "fig_energy.png", "fig_energy.svg"])
+
+    def test_energy_per_token_figure_written_with_tokens(self):
+        layers, networks = self.write("l.csv", LAYERS), self.write("n.csv", NETWORKS)
+        tokens = self.write("t.csv", TOKENS)
+        out = os.path.join(self.dir, "fig")
+        self.assertEqual(self.run_command(commands.plot_energy, "p", [layers, networks, out, "--tokens", tokens]),
+                         (0, ""))
+        self.assertEqual(sorted(f for f in os.listdir(self.dir) if f.startswith("fig")),
+                         ["fig_design.png", "fig_design.svg", "fig_energy.png", "fig_energy.svg", "fig_tokens.png",
+                          "fig_tokens.svg"])
+        # A prefill's length may be empty (the model's); a phase must be decode or prefill.
+        self.assertEqual([r["length"] for r in csv_input.load_tokens(tokens)], [128, 128, 128, None])
+        bad = self.write("bad.csv", TOKENS.replace("prefill", "train"))
+        self.assertEqual(self.run_command(commands.plot_energy, "p", [layers, networks, out, "--tokens", bad]),
+                         (2, f"p: error: {bad}:5: phase: expected decode or prefill, got 'train'\n"))
 
     def test_no_design_figure_when_no_network_ran_on_two_variants(self):
         # Two variants, but m1 ran on v1 only and m2 on v2 only (the other jobs failed): nothing to

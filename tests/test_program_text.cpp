@@ -211,6 +211,41 @@ TEST_CASE("a dequantization and a native MAC rate survive the text", "[program-t
   CHECK(read.front().program.mac_rate == 2);
 }
 
+// The native format a layer's tiles multiply in (its MACs' energy, docs/energy-model.md) rides the
+// layer line; a word that is no number format is refused there, and one the accelerator's
+// technology does not price before a replay.
+TEST_CASE("a layer's native MAC format survives the text and is checked against the technology", "[program-text]") {
+  ProgramRecord record;
+  record.program.layer = "fc";
+  record.program.type = "linear";
+  record.program.mac_format = "int8";
+  Step compute = compute_step({1, 4, 4}, 40);
+  record.program.steps = {compute};
+  record.program.macs = 16;
+  const std::string text = write_programs({record});
+  CHECK(text.find("layer fc type linear batch 1 mac_format int8\n") != std::string::npos);
+  const std::vector<ProgramRecord> read = read_programs(text, "t.program", 64);
+  REQUIRE(read.size() == 1);
+  CHECK(read.front().program.mac_format == "int8");
+  CHECK(program_error("layer a type linear batch 1 mac_format int3\nmapping m\nend\n") ==
+        "p.txt:1:40: error: expected a number format (int4, int8, int16, int32, fp8_e4m3, fp8_e5m2, fp16, bf16, "
+        "fp32), got \"int3\"\n");
+  // tpu_v1 names 45 nm, which prices int8 MACs (and int32 accumulation); a table without them
+  // cannot price the layer.
+  reusesim::spec::AcceleratorSpec accelerator =
+      reusesim::config::load_accelerator_file(REUSESIM_SOURCE_DIR "/configs/tpu_v1.yaml");
+  CHECK_NOTHROW(reusesim::program::check_programs_on(read, accelerator, "t.program"));
+  accelerator.technology->multiply_pj.erase("int8");
+  try {
+    reusesim::program::check_programs_on(read, accelerator, "t.program");
+    FAIL("a format the technology does not price was taken");
+  } catch (const ProgramFormatError& error) {
+    CHECK(std::string(error.what()) ==
+          "t.program:4: error: layer fc (batch 1): mac_format int8: technology 45nm of tpu_v1 has no multiply_pj "
+          "entry for int8 or no add_pj entry for int32, its accumulator type\n");
+  }
+}
+
 // N:M sparse weights whose zeros the array skips (docs/model-format.md, "Structured sparsity"): a
 // compute step of k 8 at 2:4 sums over kept_k 4, its MACs the dense 1 x 4 x 8 = 32; kept_k
 // survives the text, and one above k is refused.
@@ -451,7 +486,7 @@ TEST_CASE("file structure errors", "[program-text]") {
 TEST_CASE("layer line and string errors", "[program-text]") {
   const std::string syntax =
       " (a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>] [passes "
-      "<n>])\n";
+      "<n>] [mac_format <format>])\n";
   const std::string rest = "mapping m\nend\n";
   const std::vector<std::pair<std::string, std::string>> cases{
       {"layer\n" + rest, "p.txt:1:6: error: missing the layer name" + syntax},

@@ -232,8 +232,10 @@ TEST_CASE("result columns: the header of every format is the declared names in o
   report.training = reusesim::workload::TrainingOptions{};
   report.phases = {"forward", "dgrad"};
   report.peak_memory_bytes = {123456};
+  // With its technology the step's energy per sample follows power_w.
   const std::string header = first_line(run_table(report).to_csv());
-  CHECK(header == names_line(run_columns(true)));
+  CHECK(header == names_line(run_columns(true, reusesim::spec::Fidelity::exact, false, false, false, true)));
+  CHECK(header.find(",power_w,uj_per_sample,") != std::string::npos);
   CHECK(header.rfind("batch,layer,phase,type,", 0) == 0);
   CHECK(ends_with(header, ",dram_read_kv_cache_bytes,peak_memory_bytes\n"));
   const std::string channels = first_line(render_dram_channels(report));

@@ -735,8 +735,9 @@ spec::SharedMemorySpec read_shared_memory(MapReader& reader, const spec::DramSpe
   return shared;
 }
 
-// `noc: {topology, columns, rows, link_bytes, clock_mhz, router_latency_cycles, memory_nodes}`: a
-// grid that holds every core (core c on node c), and the nodes the DRAM channels attach at.
+// `noc: {topology, columns, rows, link_bytes, clock_mhz, router_latency_cycles, memory_nodes,
+// multicast}`: a grid that holds every core (core c on node c), and the nodes the DRAM channels
+// attach at.
 spec::NocSpec read_noc(MapReader& reader, std::int64_t cores) {
   util::Diagnostics& diagnostics = reader.diagnostics();
   spec::NocSpec noc;
@@ -756,6 +757,7 @@ spec::NocSpec read_noc(MapReader& reader, std::int64_t cores) {
     noc.memory_nodes = read_integer_list(*memory_nodes, reader.child_path("memory_nodes"),
                                          IntegerRange{0, std::max<std::int64_t>(0, nodes - 1)}, nullptr, diagnostics);
   }
+  noc.multicast = reader.boolean_or("multicast", false);
   reader.finish();
   return noc;
 }

@@ -226,6 +226,7 @@ std::string accelerator_json(const spec::AcceleratorSpec& accelerator) {
                        {"clock_mhz", noc->clock_mhz},
                        {"router_latency_cycles", noc->router_latency_cycles},
                        {"memory_nodes", noc->memory_nodes}};
+    if (noc->multicast) document["noc"]["multicast"] = true;
   }
   // Names are checked UTF-8 on the way in; replace stands guard for anything that slipped past.
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";

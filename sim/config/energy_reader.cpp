@@ -254,6 +254,13 @@ void check_energy_inputs(const spec::AcceleratorSpec& accelerator, const util::S
   need(table.add_pj, "add_pj", accumulator, "accumulator type");
   need(table.multiply_area_um2, "multiply_area_um2", operand, "operand type");
   need(table.add_area_um2, "add_area_um2", accumulator, "accumulator type");
+  // A layer's MACs in a native format cost that format's multiply and its accumulation's add.
+  for (const auto& [format, rate] : accelerator.compute.native_formats) {
+    const std::string what = "native format (compute.native_formats." + format + ")";
+    need(table.multiply_pj, "multiply_pj", format, what);
+    need(table.add_pj, "add_pj", spec::accumulator_type(format, accelerator.accumulators.bits),
+         "accumulator type of the " + what);
+  }
   if (accelerator.noc && !table.noc_pj_per_bit_per_hop) {
     diagnostics.error(technology, "technology.noc_pj_per_bit_per_hop",
                       "missing: technology " + table.name +

@@ -162,10 +162,13 @@ double sram_access_pj(const spec::TechnologySpec& technology, double kib, std::i
 }
 
 double mac_pj(const spec::AcceleratorSpec& accelerator) {
+  return mac_pj(accelerator, accelerator.compute.operand_type);
+}
+
+double mac_pj(const spec::AcceleratorSpec& accelerator, const std::string& format) {
   const spec::TechnologySpec& technology = *accelerator.technology;
-  const std::string& operand = accelerator.compute.operand_type;
-  return technology.multiply_pj.at(operand) +
-         technology.add_pj.at(spec::accumulator_type(operand, accelerator.accumulators.bits));
+  return technology.multiply_pj.at(format) +
+         technology.add_pj.at(spec::accumulator_type(format, accelerator.accumulators.bits));
 }
 
 EnergyBreakdown layer_energy(const spec::AcceleratorSpec& accelerator, const results::LayerResult& layer) {
@@ -181,10 +184,16 @@ EnergyBreakdown layer_energy(const spec::AcceleratorSpec& accelerator, const res
   }
   const double accumulator_kib = kib_of(accelerator.accumulators.capacity_bytes);
   const std::int64_t accumulator_bits = accelerator.accumulators.bits;
-  energy.array_pj = count(layer.macs) * mac_pj(accelerator) +
-                    count(layer.accumulator_updates) *
-                        (sram_access_pj(technology, accumulator_kib, accumulator_bits, false) +
-                         sram_access_pj(technology, accumulator_kib, accumulator_bits, true));
+  // MACs in a native format cost that format's MAC; the others the operand type's.
+  std::int64_t operand_macs = layer.macs;
+  for (const auto& [format, macs] : layer.native_macs) {
+    energy.array_pj += count(macs) * mac_pj(accelerator, format);
+    operand_macs -= macs;
+  }
+  energy.array_pj +=
+      count(operand_macs) * mac_pj(accelerator) +
+      count(layer.accumulator_updates) * (sram_access_pj(technology, accumulator_kib, accumulator_bits, false) +
+                                          sram_access_pj(technology, accumulator_kib, accumulator_bits, true));
   // An element operation (add, max, compare, scale) costs an add of the operand type.
   energy.vector_pj = count(layer.vector_ops) * technology.add_pj.at(accelerator.compute.operand_type);
   energy.dma_pj = count(layer.dram_read_bytes + layer.dram_write_bytes) * technology.dma_pj_per_byte;

@@ -71,6 +71,9 @@ std::vector<std::string> curve_range_warnings(const spec::AcceleratorSpec& accel
 
 // pJ of one MAC: the operand type's multiply and the accumulator type's add.
 double mac_pj(const spec::AcceleratorSpec& accelerator);
+// pJ of one MAC in `format` (an operand type, or a native format of the array's: "int8",
+// "fp8_e4m3"): its multiply and the add of the type it accumulates in at the accumulators' bits.
+double mac_pj(const spec::AcceleratorSpec& accelerator, const std::string& format);
 
 struct AreaBreakdown {
   double array_um2 = 0;        // multipliers and adders, one of each per MAC unit

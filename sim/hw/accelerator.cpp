@@ -217,6 +217,34 @@ std::vector<timing::NocLinks::LinkStats> Accelerator::link_stats() const {
   return stats;
 }
 
+namespace {
+
+// Sets `figures`' compute and stall cycles from `totals`' times, counted as consecutive spans
+// (compute, then the stalls by cause) in clocks of `period`; returns the cycles of a last span
+// `after` them (the core's sync).
+template <typename Figures>
+std::int64_t set_activity_cycles(Figures& figures, const CoreUnitTotals& totals, const sc_core::sc_time& period,
+                                 const sc_core::sc_time& after = sc_core::SC_ZERO_TIME) {
+  const auto stall = [&](results::StallCause cause) {
+    return picoseconds(totals.stalls[static_cast<std::size_t>(cause)]);
+  };
+  const std::vector<std::int64_t> cycles = results::span_cycles(
+      {picoseconds(totals.compute), stall(results::StallCause::weights), stall(results::StallCause::inputs),
+       stall(results::StallCause::sram), stall(results::StallCause::vector), stall(results::StallCause::output_drain),
+       stall(results::StallCause::noc), picoseconds(after)},
+      picoseconds(period));
+  figures.compute_cycles = cycles[0];
+  figures.stall_weights = cycles[1];
+  figures.stall_inputs = cycles[2];
+  figures.stall_sram = cycles[3];
+  figures.stall_vector = cycles[4];
+  figures.stall_output_drain = cycles[5];
+  figures.stall_noc = cycles[6];
+  return cycles[7];
+}
+
+}  // namespace
+
 results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
   const sc_core::sc_time period = cores_[0].clock_period();
   const CoreUnitTotals& core = total.core;
@@ -235,31 +263,21 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   result.dram_span_seconds = core.dram_span.to_seconds();
   // Busy time and stalls fill the layer's time end to end: counted as consecutive spans, their
   // cycles add up to the layer's exactly (results/cycle_count.h).
-  const auto stall_ps = [&](results::StallCause cause) { return picoseconds(core.stalls[static_cast<int>(cause)]); };
-  const std::vector<std::int64_t> cycles =
-      results::span_cycles({picoseconds(core.compute), stall_ps(results::StallCause::weights),
-                            stall_ps(results::StallCause::inputs), stall_ps(results::StallCause::sram),
-                            stall_ps(results::StallCause::vector), stall_ps(results::StallCause::output_drain),
-                            stall_ps(results::StallCause::noc)},
-                           picoseconds(period));
   result.cycles = results::nearest_cycles(picoseconds(core.elapsed), picoseconds(period));
-  result.compute_cycles = cycles[0];
-  result.stall_weights = cycles[1];
-  result.stall_inputs = cycles[2];
-  result.stall_sram = cycles[3];
-  result.stall_vector = cycles[4];
-  result.stall_output_drain = cycles[5];
-  result.stall_noc = cycles[6];
+  set_activity_cycles(result, core, period);
   result.macs = core.macs;
+  if (!run.program.mac_format.empty()) result.native_macs[run.program.mac_format] = result.macs;
   result.skipped_macs = core.skipped_macs;
   result.vector_ops = core.vector_ops;
   result.accumulator_updates = core.accumulator_updates;
-  // What the DRAM read: the loads' bytes but those the shared memory served.
+  // What the DRAM read: the loads' bytes but those the shared memory served and the copies of
+  // other cores' reads.
   const auto read = [&](program::TensorRole role) {
     const auto r = static_cast<std::size_t>(role);
-    return core.read_bytes[r] - core.shared_read_bytes[r];
+    return core.read_bytes[r] - core.shared_read_bytes[r] - core.multicast_read_bytes[r];
   };
   result.shared_read_bytes = sum(core.shared_read_bytes);
+  result.multicast_read_bytes = sum(core.multicast_read_bytes);
   result.shared_bank_read_bytes = total.shared_bank_read_bytes;
   result.shared_bank_write_bytes = total.shared_bank_write_bytes;
   result.dram_read_weight_bytes = read(program::TensorRole::weights);
@@ -282,19 +300,15 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
   }
   for (std::size_t c = 0; c < total.cores.size(); ++c) {
     const CoreUnitTotals& own = total.cores[c];
-    sc_core::sc_time stalled;
-    for (const sc_core::sc_time& stall : own.stalls) stalled += stall;
-    // Consecutive spans, as the row's: they add up to the layer's cycles.
-    const std::vector<std::int64_t> spans = results::span_cycles(
-        {picoseconds(own.compute), picoseconds(stalled), picoseconds(own.sync)}, picoseconds(period));
     results::CoreFigures figures;
     figures.part = program_of(run, c).part;
     figures.samples = c < run.core_batches.size() ? run.core_batches[c] : 0;
-    figures.compute_cycles = spans[0];
-    figures.stall_cycles = spans[1];
-    figures.sync_cycles = spans[2];
+    // Consecutive spans, as the row's, then its sync: they add up to the layer's cycles.
+    figures.sync_cycles = set_activity_cycles(figures, own, period, own.sync);
+    figures.stall_cycles = figures.stall_weights + figures.stall_inputs + figures.stall_sram + figures.stall_vector +
+                           figures.stall_output_drain + figures.stall_noc;
     figures.macs = own.macs;
-    figures.dram_read_bytes = sum(own.read_bytes) - sum(own.shared_read_bytes);
+    figures.dram_read_bytes = sum(own.read_bytes) - sum(own.shared_read_bytes) - sum(own.multicast_read_bytes);
     figures.dram_write_bytes = own.write_bytes;
     result.cores.push_back(figures);
   }

@@ -49,6 +49,7 @@ void CoreUnitTotals::add_work(const CoreUnitTotals& unit) {
   for (std::size_t role = 0; role < program::kTensorRoles; ++role) {
     read_bytes[role] += unit.read_bytes[role];
     shared_read_bytes[role] += unit.shared_read_bytes[role];
+    multicast_read_bytes[role] += unit.multicast_read_bytes[role];
   }
   write_bytes += unit.write_bytes;
   prefetched_bytes += unit.prefetched_bytes;
@@ -136,6 +137,7 @@ bool Core::begin_unit(const program::LayerProgram& program, std::size_t first, s
   std::fill(std::begin(stall_by_cause_), std::end(stall_by_cause_), sc_core::SC_ZERO_TIME);
   read_bytes_by_role_.fill(0);
   shared_read_bytes_by_role_.fill(0);
+  multicast_read_bytes_by_role_.fill(0);
   write_bytes_ = 0;
   adopt_prefetched_loads();
   next_program_ = next != nullptr ? next->program : nullptr;
@@ -173,6 +175,7 @@ CoreUnitTotals Core::end_unit(const sc_core::sc_time& start) {
   std::copy(std::begin(stall_by_cause_), std::end(stall_by_cause_), std::begin(unit.stalls));
   unit.read_bytes = read_bytes_by_role_;
   unit.shared_read_bytes = shared_read_bytes_by_role_;
+  unit.multicast_read_bytes = multicast_read_bytes_by_role_;
   unit.write_bytes = write_bytes_;
   unit.prefetched_bytes = prefetched_bytes_;
   const ComputeStats& compute = array_.stats();
@@ -335,7 +338,7 @@ void Core::transfer_engine(program::StepKind kind) {
                  [this, index, &step, is_load, submitted](const DmaEngine::Done& done) {
                    if (is_load) {
                      sram_access(kind_of(step.tensor), step.bytes, true);  // the data lands in its buffer
-                     shared_read_bytes_by_role_[static_cast<std::size_t>(step.tensor)] += done.shared_bytes;
+                     count_on_chip(step.tensor, done);
                      network_tail_[static_cast<std::size_t>(index)] = done.last_network_time;
                    }
                    record_transfer(is_load ? results::DmaTrack::load : results::DmaTrack::store, step, submitted);
@@ -363,12 +366,17 @@ std::int64_t Core::weight_room_bytes(const program::LayerProgram& program) {
   return std::max<std::int64_t>(0, buffers_[weight_buffer].spec().capacity_bytes - kept);
 }
 
+void Core::count_on_chip(program::TensorRole role, const DmaEngine::Done& done) {
+  shared_read_bytes_by_role_[static_cast<std::size_t>(role)] += done.shared_bytes;
+  multicast_read_bytes_by_role_[static_cast<std::size_t>(role)] += done.multicast_bytes;
+}
+
 void Core::prefetch_next_weights() {
   if (next_program_ == nullptr) return;
   const std::vector<program::Step>& steps = next_program_->steps;
   prefetch_state_.assign(steps.size(), 0);
   prefetch_done_at_.assign(steps.size(), sc_core::SC_ZERO_TIME);
-  prefetch_shared_bytes_.assign(steps.size(), 0);
+  prefetch_outcome_.assign(steps.size(), DmaEngine::Done{});
   const std::uint64_t owner = generation_ + 1;
   prefetch_owner_ = owner;
   prefetch_started_at_ = sc_core::sc_time_stamp();
@@ -388,14 +396,13 @@ void Core::prefetch_next_weights() {
                        record_transfer(results::DmaTrack::load, step, submitted);
                        const auto slot = static_cast<std::size_t>(index);
                        if (generation_ == owner) {
-                         shared_read_bytes_by_role_[static_cast<std::size_t>(program::TensorRole::weights)] +=
-                             done.shared_bytes;
+                         count_on_chip(program::TensorRole::weights, done);
                          network_tail_[slot] = done.last_network_time;
                          finish(index);  // its unit has started and waits for it
                        } else {
                          prefetch_state_[slot] = 2;
                          prefetch_done_at_[slot] = sc_core::sc_time_stamp();
-                         prefetch_shared_bytes_[slot] = done.shared_bytes;
+                         prefetch_outcome_[slot] = done;
                        }
                      });
   }
@@ -417,7 +424,7 @@ void Core::adopt_prefetched_loads() {
     const sc_core::sc_time moved_until = prefetch_state_[i] == 2 ? prefetch_done_at_[i] : sc_core::sc_time_stamp();
     prefetch_span_ = std::max(prefetch_span_, moved_until - prefetch_started_at_);
     if (prefetch_state_[i] == 2) {  // else still in flight: it finishes as one of the unit's loads
-      shared_read_bytes_by_role_[static_cast<std::size_t>(step.tensor)] += prefetch_shared_bytes_[i];
+      count_on_chip(step.tensor, prefetch_outcome_[i]);
       done_[i] = true;
       finished_at_[i] = prefetch_done_at_[i];
       --remaining_;

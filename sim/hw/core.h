@@ -40,8 +40,9 @@ struct CoreUnitTotals {
   sc_core::sc_time stalls[results::kStallCauses];
   // Work: what it moved and computed.
   std::array<std::int64_t, program::kTensorRoles> read_bytes{};
-  // Of read_bytes, what the chip's shared memory served (the DRAM read the rest).
-  std::array<std::int64_t, program::kTensorRoles> shared_read_bytes{};
+  // Of read_bytes, what the chip's shared memory served and what came as copies of another core's
+  // read (noc.multicast): the DRAM read the rest.
+  std::array<std::int64_t, program::kTensorRoles> shared_read_bytes{}, multicast_read_bytes{};
   std::int64_t write_bytes = 0, prefetched_bytes = 0, macs = 0, skipped_macs = 0, vector_ops = 0,
                accumulator_updates = 0;
   std::vector<SramStats> sram;  // per buffer, in the spec's order
@@ -126,6 +127,8 @@ class Core : public sc_core::sc_module {
                           program::TensorRole last_tensor);
   SramBuffer& buffer_for(spec::TensorKind kind);
   std::int64_t& read_bytes(program::TensorRole role) { return read_bytes_by_role_[static_cast<std::size_t>(role)]; }
+  // Counts what of a load of `role` the DRAM did not read (`done`).
+  void count_on_chip(program::TensorRole role, const DmaEngine::Done& done);
   sc_core::sc_time sram_access(spec::TensorKind kind, std::uint64_t bytes, bool is_write);
 
   spec::AcceleratorSpec spec_;
@@ -159,7 +162,7 @@ class Core : public sc_core::sc_module {
   sc_core::sc_time compute_busy_;
   sc_core::sc_time stall_by_cause_[results::kStallCauses];
   std::array<std::int64_t, program::kTensorRoles> read_bytes_by_role_{};
-  std::array<std::int64_t, program::kTensorRoles> shared_read_bytes_by_role_{};
+  std::array<std::int64_t, program::kTensorRoles> shared_read_bytes_by_role_{}, multicast_read_bytes_by_role_{};
   std::int64_t write_bytes_ = 0;
   // Weight prefetch: the next unit's program (none at a batch's end), the room for it, and per
   // step of it 0 (not prefetched), 1 (in flight) or 2 (done at prefetch_done_at_); the generation
@@ -169,7 +172,7 @@ class Core : public sc_core::sc_module {
   std::int64_t prefetch_room_bytes_ = 0;
   std::vector<std::int8_t> prefetch_state_;
   std::vector<sc_core::sc_time> prefetch_done_at_;
-  std::vector<std::int64_t> prefetch_shared_bytes_;  // per done step, what the shared memory served
+  std::vector<DmaEngine::Done> prefetch_outcome_;  // per done step
   std::uint64_t prefetch_owner_ = 0;
   std::vector<bool> prefetched_;  // the running unit's steps that were prefetched
   std::int64_t prefetched_bytes_ = 0;

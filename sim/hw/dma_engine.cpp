@@ -98,6 +98,7 @@ void DmaEngine::split_next(std::size_t slot_index) {
   payload.set_address(address);
   payload.set_data_length(static_cast<unsigned int>(bytes));
   payload.set_data_ptr(nullptr);  // timing only: no data is stored
+  payload.get_extension<DmaRoute>()->clear_outcome();
   payload.set_streaming_width(static_cast<unsigned int>(bytes));
   payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   pending.issued_bytes += bytes;
@@ -176,6 +177,7 @@ void DmaEngine::complete(tlm::tlm_generic_payload& payload) {
   const auto bytes = static_cast<std::int64_t>(payload.get_data_length());
   completed_bytes_[owner->transfer.tag] += bytes;
   if (route.from_shared) owner->done.shared_bytes += bytes;
+  if (route.multicast) owner->done.multicast_bytes += bytes;
   owner->done.last_network_time = route.network_time;
   free_slots_.push_back(slot_index);
   --outstanding_;

@@ -46,10 +46,18 @@ struct DmaRoute : tlm::tlm_extension<DmaRoute> {
   int memory_port = 0;
   int shared_port = 0;
   int noc_port = 0;
+  // What became of the request, cleared as it is sent: a read the shared memory served; a read that
+  // joined another core's read of the same bytes, its data a copy of that one's (hw::NetworkOnChip,
+  // noc.multicast); what a read spent crossing a network-on-chip (its request's hops and its data's
+  // trip back: zero without one).
   bool from_shared = false;
-  // What a read spent crossing a network-on-chip (its request's hops and its data's trip back): set
-  // by hw::NetworkOnChip; zero without one.
+  bool multicast = false;
   sc_core::sc_time network_time;
+  void clear_outcome() {
+    from_shared = false;
+    multicast = false;
+    network_time = sc_core::SC_ZERO_TIME;
+  }
 
   tlm::tlm_extension_base* clone() const override { return new DmaRoute(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const DmaRoute&>(other); }
@@ -79,9 +87,10 @@ class DmaEngine : public sc_core::sc_module {
   void read_shared_runs(const SharedReads& reads) { shared_reads_ = reads; }
 
   // What a transfer's completion tells its owner: the bytes of it a shared memory served (0 without
-  // one), and the network time of its request that completed last (zero without a network-on-chip).
+  // one) and those that came as copies of another core's read (multicast), and the network time of
+  // its request that completed last (zero without a network-on-chip).
   struct Done {
-    std::int64_t shared_bytes = 0;
+    std::int64_t shared_bytes = 0, multicast_bytes = 0;
     sc_core::sc_time last_network_time;
   };
   // Runs (in simulation context) when a transfer's last request completes.

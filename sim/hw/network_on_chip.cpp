@@ -33,34 +33,64 @@ std::int64_t NetworkOnChip::memory_node(std::uint64_t address) const {
   return spec_.memory_nodes[channel % spec_.memory_nodes.size()];
 }
 
+std::int64_t NetworkOnChip::node_of(const tlm::tlm_generic_payload& payload) const {
+  return node_of_port_[static_cast<std::size_t>(payload.get_extension<DmaRoute>()->noc_port)];
+}
+
 tlm::tlm_sync_enum NetworkOnChip::nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
                                                   tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  if (phase == tlm::BEGIN_REQ) {
-    DmaRoute& route = *payload.get_extension<DmaRoute>();
-    route.noc_port = initiator;
-    route.network_time = sc_core::SC_ZERO_TIME;
-    if (payload.is_write()) {
-      const std::int64_t core = node_of_port_[static_cast<std::size_t>(initiator)];
-      links_.carry(links_.route(core, memory_node(payload.get_address())), sc_core::sc_time_stamp().value(),
-                   payload.get_data_length());
-    }
+  if (phase != tlm::BEGIN_REQ) return memory_socket->nb_transport_fw(payload, phase, delay);
+  payload.get_extension<DmaRoute>()->noc_port = initiator;
+  const std::uint64_t address = payload.get_address();
+  if (payload.is_write()) {
+    links_.carry(links_.route(node_of(payload), memory_node(address)), sc_core::sc_time_stamp().value(),
+                 payload.get_data_length());
+    return memory_socket->nb_transport_fw(payload, phase, delay);
   }
-  return memory_socket->nb_transport_fw(payload, phase, delay);
+  const auto unanswered = spec_.multicast ? unanswered_.find(address) : unanswered_.end();
+  if (unanswered != unanswered_.end() && unanswered->second.first->get_data_length() == payload.get_data_length()) {
+    unanswered->second.joined.push_back(&payload);
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  const tlm::tlm_sync_enum status = memory_socket->nb_transport_fw(payload, phase, delay);
+  // A read answered at once (an error) brings no data another could share.
+  if (spec_.multicast && unanswered == unanswered_.end() && status != tlm::TLM_COMPLETED) {
+    unanswered_.emplace(address, Multicast{&payload, {}});
+  }
+  return status;
 }
 
 tlm::tlm_sync_enum NetworkOnChip::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                                   sc_core::sc_time& delay) {
   const int port = payload.get_extension<DmaRoute>()->noc_port;
   if (phase != tlm::BEGIN_RESP || payload.is_write()) return socket[port]->nb_transport_bw(payload, phase, delay);
-  // A read's data, ready at the memory's node now + delay, crosses to the core's.
-  const std::int64_t core = node_of_port_[static_cast<std::size_t>(port)];
-  const std::vector<std::int32_t>& path = links_.route(memory_node(payload.get_address()), core);
+  // A read's data, ready at the memory's node now + delay, crosses to the core's (and to those of
+  // the reads that joined it).
+  std::vector<tlm::tlm_generic_payload*> readers{&payload};
+  const auto unanswered = unanswered_.find(payload.get_address());
+  if (unanswered != unanswered_.end() && unanswered->second.first == &payload) {
+    readers.insert(readers.end(), unanswered->second.joined.begin(), unanswered->second.joined.end());
+    unanswered_.erase(unanswered);
+  }
+  std::vector<std::int64_t> nodes;
+  for (const tlm::tlm_generic_payload* reader : readers) nodes.push_back(node_of(*reader));
+  const std::int64_t from = memory_node(payload.get_address());
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time answered = now + delay;
-  const sc_core::sc_time arrived = sc_core::sc_time::from_value(
-      links_.head_arrival(path.size(), links_.carry(path, answered.value(), payload.get_data_length())));
-  payload.get_extension<DmaRoute>()->network_time = arrived - answered;
-  responses_.answer_in(payload, port, arrived - now);
+  const std::vector<std::uint64_t> tails = links_.multicast(from, nodes, answered.value(), payload.get_data_length());
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    tlm::tlm_generic_payload& reader = *readers[i];
+    DmaRoute& route = *reader.get_extension<DmaRoute>();
+    const sc_core::sc_time arrived =
+        sc_core::sc_time::from_value(links_.head_arrival(links_.route(from, nodes[i]).size(), tails[i]));
+    route.network_time = arrived - answered;
+    if (i > 0) {
+      route.multicast = true;
+      reader.set_response_status(payload.get_response_status());
+    }
+    responses_.answer_in(reader, route.noc_port, arrived - now);
+  }
   return tlm::TLM_COMPLETED;
 }
 
@@ -69,7 +99,7 @@ void NetworkOnChip::respond() {
 }
 
 bool NetworkOnChip::restart() {
-  if (!responses_.idle() || !memory_->restart()) return false;
+  if (!responses_.idle() || !unanswered_.empty() || !memory_->restart()) return false;
   links_.restart(sc_core::sc_time_stamp().value());
   return true;
 }

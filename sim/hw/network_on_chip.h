@@ -10,6 +10,10 @@
 //   the memory takes it at once (posted), so a store costs the network's links, not its latency.
 // Requests reach the memory as they are sent, so the memory's flow control is the DMA engines' as
 // without a network.
+// With noc.multicast, a read of the same bytes (address and length) as a read the memory has not
+// answered yet joins it instead of reaching the memory: the memory's one answer goes down the union
+// of the routes to every core that asked (timing::NocLinks::multicast), and the joined reads are
+// marked DmaRoute::multicast.
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -18,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/memory.h"
@@ -43,7 +48,8 @@ class NetworkOnChip : public sc_core::sc_module, public Memory {
   sc_core::sc_time next_clock_edge() const override { return memory_->next_clock_edge(); }
   // Its answers reach the DMA engines before they are idle: only the memory may still be busy.
   void wait_until_idle() override { memory_->wait_until_idle(); }
-  // Every link free from now, and the memory restarted; false if a response is still on its way.
+  // Every link free from now, and the memory restarted; false if a response is still on its way or a
+  // read waits for one.
   bool restart() override;
   void record_to(results::TimelineRecorder& timeline) override { memory_->record_to(timeline); }
   SharedReads shared_reads() const override { return memory_->shared_reads(); }
@@ -54,7 +60,14 @@ class NetworkOnChip : public sc_core::sc_module, public Memory {
                                      sc_core::sc_time& delay);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   std::int64_t memory_node(std::uint64_t address) const;
+  std::int64_t node_of(const tlm::tlm_generic_payload& payload) const;
   void respond();
+
+  // A read on its way to the memory, and the reads of the same bytes that joined it.
+  struct Multicast {
+    const tlm::tlm_generic_payload* first;
+    std::vector<tlm::tlm_generic_payload*> joined;
+  };
 
   spec::NocSpec spec_;
   timing::DramAddressMapper mapper_;
@@ -62,6 +75,7 @@ class NetworkOnChip : public sc_core::sc_module, public Memory {
   sc_core::sc_time period_;
   timing::NocLinks links_;
   std::vector<std::int64_t> node_of_port_;  // by target port: the node of the core whose engine it is
+  std::unordered_map<std::uint64_t, Multicast> unanswered_;  // with noc.multicast: by address
   MemoryResponses<tlm_utils::multi_passthrough_target_socket<NetworkOnChip>> responses_;
 };
 

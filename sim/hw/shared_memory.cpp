@@ -71,7 +71,6 @@ tlm::tlm_sync_enum SharedMemory::nb_transport_fw(int initiator, tlm::tlm_generic
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;  // END_RESP: nothing to do
   DmaRoute& route = *payload.get_extension<DmaRoute>();
   route.shared_port = initiator;
-  route.from_shared = false;
   const std::uint64_t address = payload.get_address();
   const std::uint64_t bytes = payload.get_data_length();
   const auto request_bytes = static_cast<std::int64_t>(bytes);

@@ -26,14 +26,16 @@ std::int64_t packed_range_bytes(std::int64_t first, std::int64_t end, std::int64
   return ceil_div(checked_mul(end, bits), 8) - checked_mul(first, bits) / 8;
 }
 
-// The array's MAC rate on operands at the activations' format: its compute.native_formats entry,
-// or 1 (the operand_bits rate) when it has none or the model no precision block.
-std::int64_t native_mac_rate(const spec::AcceleratorSpec& accelerator,
-                             const std::optional<workload::NumberFormat>& activations) {
-  if (!activations) return 1;
+// The array multiplies `p`'s operands at the activations' format when compute.native_formats lists
+// it, at its MAC rate; else at the operand type, rate 1 (so without a precision block).
+void multiply_at_activation_format(GemmProblem& p, const spec::AcceleratorSpec& accelerator,
+                                   const std::optional<workload::NumberFormat>& activations) {
+  if (!activations) return;
   const auto& native = accelerator.compute.native_formats;
   const auto rate = native.find(util::name(*activations));
-  return rate != native.end() ? rate->second : 1;
+  if (rate == native.end()) return;
+  p.mac_rate = rate->second;
+  p.mac_format = rate->first;
 }
 
 }  // namespace
@@ -709,6 +711,7 @@ void emit_fastest(const GemmProblem& p, const std::vector<GemmTiling>& options, 
                        std::to_string(program.dequant_vector_ops) + " ops, " + std::to_string(program.dequant_cycles) +
                        " cycles)";
   }
+  if (tiling.placement != GemmPlacement::vector_unit) program.mac_format = p.mac_format;
   if (p.mac_rate > 1 && tiling.placement != GemmPlacement::vector_unit) {
     program.mac_rate = p.mac_rate;
     program.mapping +=
@@ -855,7 +858,7 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
     p.k = in.features;
     p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   }
-  p.mac_rate = native_mac_rate(context.accelerator, layout.activation_format);
+  multiply_at_activation_format(p, context.accelerator, layout.activation_format);
   if (layout.weight_format) {
     const workload::NumberFormat format = *layout.weight_format;
     p.b_bits = workload::format_bits(format);
@@ -913,7 +916,7 @@ GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch,
   // Two activations at the activations' format multiply at its rate; a cache in another format is
   // widened in the array's input path (at no cost, ASSUMED) and multiplied at the operands' rate.
   if (!cached || layout.kv_cache_format == layout.activation_format) {
-    p.mac_rate = native_mac_rate(context.accelerator, layout.activation_format);
+    multiply_at_activation_format(p, context.accelerator, layout.activation_format);
   }
   p.inputs = layout.inputs[0];
   p.output = layout.output;

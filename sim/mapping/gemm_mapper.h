@@ -36,6 +36,7 @@ struct GemmProblem {
   // The array multiplies them natively at this MAC rate (program::Step::mac_rate), or else the
   // vector unit dequantizes each loaded tile before the array reads it.
   std::int64_t mac_rate = 1;
+  std::string mac_format;  // that native format's name (program::LayerProgram::mac_format); empty: none
   bool dequantize = false;
   // N:M sparse weights (docs/model-format.md, "Structured sparsity"): a column stores
   // b_sparsity.kept(K) values (at b_bits, or b_bytes() each), then index_bits() of metadata per

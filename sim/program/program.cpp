@@ -30,6 +30,7 @@ LayerProgram chip_totals(const LayerRun& run) {
   chip.mapping = run.program.mapping;
   chip.passes = run.program.passes;
   chip.mac_rate = run.program.mac_rate;
+  chip.mac_format = run.program.mac_format;
   const auto add = [&](const LayerProgram& core) {
     chip.macs += core.macs;
     chip.vector_ops += core.vector_ops;

@@ -87,6 +87,9 @@ struct LayerProgram {
   std::int64_t dequant_vector_ops = 0;
   std::int64_t dequant_cycles = 0;
   std::int64_t mac_rate = 1;  // of its GEMM's tiles on the array (Step::mac_rate)
+  // The native format (spec::ComputeSpec::native_formats) its GEMM's tiles on the array multiply
+  // the weights in, whatever its rate; empty: the operand type. What their MACs' energy is priced at.
+  std::string mac_format;
   // DRAM moves whole bursts: the sums over load and store steps of their burst-aligned extents
   // (what the replay must observe).
   std::int64_t dram_read_bytes = 0;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "spec/energy_spec.h"
 #include "timing/array_timing.h"
 #include "util/diagnostics.h"
 #include "util/strings.h"
@@ -137,7 +138,7 @@ const char* syntax_of(Directive directive) {
   switch (directive) {
     case Directive::layer:
       return "a layer line is: layer <name> type <type> batch <n> [onchip_inputs <bytes>] [onchip_outputs <bytes>] "
-             "[passes <n>]";
+             "[passes <n>] [mac_format <format>]";
     case Directive::mapping: return "a mapping line is: mapping <text>";
     case Directive::load: return "a load line is: load <tensor> addr 0x<hex> bytes <n> after <steps>";
     case Directive::store: return "a store line is: store outputs addr 0x<hex> bytes <n> after <steps>";
@@ -417,6 +418,7 @@ class Reader {
   void read_layer(const std::vector<Token>& tokens, bool tokenized, int line) {
     open_.emplace();
     open_->line = line;
+    open_->record.layer_line = line;
     if (!tokenized) return;
     Fields fields(*this, line, tokens, Directive::layer);
     if (const Token* name = fields.positional("the layer name", true)) {
@@ -442,6 +444,16 @@ class Reader {
     if (const Token* passes = fields.optional_keyed("passes")) {
       program.passes = std::max<std::int64_t>(1, read_count(passes, "passes", 1, line));
       open_->passes_column = passes->column;
+    }
+    // The native format its GEMM's tiles multiply the weights in (absent: the operand type).
+    if (const Token* format = fields.optional_keyed("mac_format")) {
+      const std::vector<std::string> formats = spec::operand_types();
+      if (std::find(formats.begin(), formats.end(), format->text) == formats.end()) {
+        error(line, format->column,
+              "expected a number format (" + util::join(formats, ", ") + "), got \"" + format->text + "\"");
+      } else {
+        program.mac_format = format->text;
+      }
     }
     fields.finish();
   }
@@ -735,6 +747,7 @@ std::string write_programs(const std::vector<ProgramRecord>& programs) {
     if (program.onchip_input_bytes > 0) text += " onchip_inputs " + std::to_string(program.onchip_input_bytes);
     if (program.onchip_output_bytes > 0) text += " onchip_outputs " + std::to_string(program.onchip_output_bytes);
     if (program.passes > 1) text += " passes " + std::to_string(program.passes);
+    if (!program.mac_format.empty()) text += " mac_format " + program.mac_format;
     text += "\n";
     const std::string mapping = mapping_text(program.mapping);
     text += mapping.empty() ? "mapping\n" : "mapping " + mapping + "\n";
@@ -798,6 +811,21 @@ void check_programs_on(const std::vector<ProgramRecord>& programs, const spec::A
   const std::vector<spec::SramBufferSpec>& buffers = accelerator.sram.buffers;
   for (const ProgramRecord& record : programs) {
     const LayerProgram& program = record.program;
+    // The layer's MACs are priced at its format: the technology must have its multiply and the add
+    // it accumulates in (what the loader requires of every compute.native_formats entry).
+    if (const std::optional<spec::TechnologySpec>& technology = accelerator.technology;
+        technology && !program.mac_format.empty() && messages.size() < kMaxReported) {
+      const std::string accumulator = spec::accumulator_type(program.mac_format, accelerator.accumulators.bits);
+      const bool priced =
+          technology->multiply_pj.count(program.mac_format) > 0 && technology->add_pj.count(accumulator) > 0;
+      if (!priced) {
+        messages.push_back(origin + (record.layer_line > 0 ? ":" + std::to_string(record.layer_line) : std::string()) +
+                           ": error: layer " + program.layer + " (batch " + std::to_string(record.batch) +
+                           "): mac_format " + program.mac_format + ": technology " + technology->name + " of " +
+                           accelerator.name + " has no multiply_pj entry for " + program.mac_format +
+                           " or no add_pj entry for " + accumulator + ", its accumulator type");
+      }
+    }
     for (std::size_t i = 0; i < program.steps.size() && messages.size() < kMaxReported; ++i) {
       const Step& step = program.steps[i];
       const auto error = [&](const std::string& message) {

@@ -42,6 +42,7 @@ struct ProgramRecord {
   std::int64_t batch = 1;
   LayerProgram program;
   std::vector<int> step_lines;  // read_programs: the line of each step in the text
+  int layer_line = 0;           // read_programs: the line of its layer line
 };
 
 // A program text that does not follow the format. what() holds every message, each followed by a

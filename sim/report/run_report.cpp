@@ -179,7 +179,15 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                                      [](const LayerEnergyColumn& column, const LayerResult& r, const RunRow& row) {
                                        return row.energy ? column.value(*row.energy, r) : Cell();
                                      }));
-  if (tokens) {
+  if (tokens && training) {
+    columns.push_back(derived("uj_per_sample", "uJ/sample",
+                              "microjoules per sample of the training step (energy_total_uj over the batch), on TOTAL "
+                              "rows (a training step with a technology: after power_w)",
+                              Total::only, 3, [](const LayerResult& r, const RunRow& row) {
+                                if (!row.total() || !row.energy || r.batch <= 0) return Cell();
+                                return Cell(row.energy->total_pj() / 1e6 / static_cast<double>(r.batch));
+                              }));
+  } else if (tokens) {
     const auto per_token = [](const LayerResult& r, const RunRow& row, bool joules_per_token) {
       const double tokens_run = tokens_of(r, row);
       if (!row.total() || !row.energy || tokens_run <= 0 || row.energy->total_pj() <= 0) return Cell();
@@ -212,6 +220,15 @@ std::vector<RunColumn> make_run_columns(bool training, spec::Fidelity fidelity, 
                 "dram_read_kv_cache_bytes"}));
   }
   if (noc) {
+    columns.push_back(
+        summed("multicast_read_bytes", "bytes",
+               "bytes of the layer's loads that came as copies of another core's read of the same bytes, "
+               "the network-on-chip multicasting the memory's one answer (noc.multicast; "
+               "docs/accelerator-format.md, \"Network-on-chip\"); not in dram_read_bytes or "
+               "shared_read_bytes",
+               &LayerResult::multicast_read_bytes, 0,
+               {Legend::line, "multicast_read_bytes (a chip with a network-on-chip: before stall_noc_cycles)", "",
+                "dram_read_kv_cache_bytes"}));
     columns.push_back(summed("stall_noc_cycles", "cycles",
                              "stall cycles while a load's data crossed the network-on-chip: the end of a wait on a "
                              "load that its last request spent in the network (docs/accelerator-format.md, "
@@ -308,6 +325,7 @@ LayerResult total_of(const std::vector<RunColumn>& columns, const std::vector<La
     total.accumulator_updates += layer.accumulator_updates;
     total.skipped_macs += layer.skipped_macs;
     total.mac_rate = std::max(total.mac_rate, layer.mac_rate);
+    for (const auto& [format, macs] : layer.native_macs) total.native_macs[format] += macs;
     total.shared_bank_read_bytes += layer.shared_bank_read_bytes;
     total.shared_bank_write_bytes += layer.shared_bank_write_bytes;
   }
@@ -341,7 +359,7 @@ Table channel_table(const RunReport& report) {
 // Each layer's share of every core (TOTAL rows have none).
 Table core_table(const RunReport& report) {
   const std::vector<RunColumn>& run = columns_of(report);
-  const std::vector<CoreColumn> columns = core_columns();
+  const std::vector<CoreColumn> columns = core_columns(report.spec.noc.has_value());
   Table table = table_of(columns);
   for_each_row(report, run, [&](const LayerResult& r, const RunRow& row) {
     for (std::size_t i = 0; i < r.cores.size(); ++i) {
@@ -391,7 +409,7 @@ const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity
 }
 
 bool has_token_columns(const RunReport& report) {
-  return report.tokens_per_sample > 0 && report.spec.technology.has_value();
+  return (report.tokens_per_sample > 0 || report.training.has_value()) && report.spec.technology.has_value();
 }
 
 bool skipped_zeros(const RunReport& report) {
@@ -481,7 +499,7 @@ std::vector<LinkColumn> link_columns() {
   return columns;
 }
 
-std::vector<CoreColumn> core_columns() {
+std::vector<CoreColumn> core_columns(bool noc) {
   const auto count = &counter_column<results::CoreFigures, CoreRow>;
   // batch and layer read the row of the run table the core's row belongs to.
   std::vector<CoreColumn> columns = nested<results::CoreFigures, CoreRow>(
@@ -512,9 +530,28 @@ std::vector<CoreColumn> core_columns() {
   columns.push_back(count("compute_cycles", "cycles", "the core's array (or vector unit) busy, compute clock",
                           &results::CoreFigures::compute_cycles));
   columns.push_back(count("stall_cycles", "cycles",
-                          "the core's array waiting until the core's last step (weights, inputs, SRAM, vector, "
-                          "output drain, as the run table's stall columns)",
+                          "the core's array waiting until the core's last step, split by cause as the run table's "
+                          "stall columns (stall_weights_cycles ... stall_vector_cycles, and stall_noc_cycles with a "
+                          "network-on-chip, follow it)",
                           &results::CoreFigures::stall_cycles));
+  // The run table's stall causes, on the core's own cycles.
+  std::vector<std::string> causes{"stall_weights_cycles", "stall_inputs_cycles", "stall_output_drain_cycles",
+                                  "stall_sram_cycles", "stall_vector_cycles"};
+  if (noc) causes.push_back("stall_noc_cycles");
+  std::vector<CoreColumn> stalls = nested<results::CoreFigures, CoreRow>(
+      named(run_columns(false, spec::Fidelity::exact, false, noc), causes), "", std::nullopt,
+      [](const RunColumn& column, const results::CoreFigures& core, const CoreRow& row) {
+        LayerResult own;
+        own.stall_weights = core.stall_weights;
+        own.stall_inputs = core.stall_inputs;
+        own.stall_output_drain = core.stall_output_drain;
+        own.stall_sram = core.stall_sram;
+        own.stall_vector = core.stall_vector;
+        own.stall_noc = core.stall_noc;
+        return column.value(own, row.run);
+      });
+  for (CoreColumn& column : stalls) column.legend = {Legend::covered, "", "", {}};
+  append(columns, std::move(stalls));
   columns.push_back(count("sync_cycles", "cycles",
                           "after the core's last step, waiting for the cores still working on the layer; "
                           "compute + stall + sync = the layer's cycles",
@@ -551,7 +588,7 @@ std::string run_stats_legend(bool training, spec::Fidelity fidelity, bool cores,
     add_file_legend(lines, "cores.csv",
                     "cores.csv (and cores in results.json): each core's share of a layer row on a chip of several "
                     "cores, one row per batch, layer and core, after its batch and layer:",
-                    legend_lines(all_but(core_columns(), {"batch", "layer"})));
+                    legend_lines(all_but(core_columns(noc), {"batch", "layer"})));
   }
   if (noc) {
     add_file_legend(lines, "noc_links.csv",

@@ -55,13 +55,15 @@ using RunColumn = ResultColumn<results::LayerResult, RunRow>;
 // energy_static_uj; a chip with a network-on-chip, energy_noc_uj after those and stall_noc_cycles
 // near the end; a run whose array skipped the zero weights of a sparse layer (`skipped_zeros`)
 // effective_macs after macs; with `tokens` (a transformer's phase with a technology), uj_per_token
-// and tokens_per_joule after power_w.
+// and tokens_per_joule after power_w, or for a training step (a training step with a technology)
+// uj_per_sample there.
 const std::vector<RunColumn>& run_columns(bool training, spec::Fidelity fidelity = spec::Fidelity::exact,
                                           bool shared_memory = false, bool noc = false, bool skipped_zeros = false,
                                           bool tokens = false);
 // Whether some layer of `report` skipped MACs of zero weights (results::LayerResult::skipped_macs).
 bool skipped_zeros(const RunReport& report);
-// Whether `report`'s table has the per-token columns: a transformer's phase, with energy.
+// Whether `report`'s table has the energy per unit of work: per token (a transformer's phase) or
+// per sample (a training step), with energy.
 bool has_token_columns(const RunReport& report);
 
 // A row of dram_channels.csv: one DRAM channel's share of a row of the run table.
@@ -80,8 +82,9 @@ struct CoreRow {
   std::int64_t core;
 };
 using CoreColumn = ResultColumn<results::CoreFigures, CoreRow>;
-// cores.csv's columns: batch, layer, core, samples, its cycles by where they went, its work.
-std::vector<CoreColumn> core_columns();
+// cores.csv's columns: batch, layer, core, samples, its cycles by where they went (its stalls by
+// cause, stall_noc_cycles with a network-on-chip, `noc`), its work.
+std::vector<CoreColumn> core_columns(bool noc);
 
 // A row of noc_links.csv: one link's share of a row of the run table.
 struct LinkRow {
@@ -107,7 +110,7 @@ std::string render_noc_links(const RunReport& report);
 // With fidelity fast, the fidelity column's line too.
 // With `cores`, cores.csv's columns too; with `shared_memory`, shared_read_bytes; with `noc`,
 // noc_links.csv's columns (and the energy columns of each); with `skipped_zeros`, effective_macs;
-// with `tokens`, the per-token columns.
+// with `tokens`, the energy per token (or per sample of a training step).
 std::string run_stats_legend(bool training, spec::Fidelity fidelity = spec::Fidelity::exact, bool cores = false,
                              bool shared_memory = false, bool noc = false, bool skipped_zeros = false,
                              bool tokens = false);

@@ -3,6 +3,7 @@
 // report and trace read results without linking the simulator.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct CoreFigures {
   std::string part;          // of the layer (program::LayerProgram::part)
   std::int64_t samples = 0;  // of the batch
   std::int64_t compute_cycles = 0, stall_cycles = 0, sync_cycles = 0;
+  // Of stall_cycles, by cause (as LayerResult's).
+  std::int64_t stall_weights = 0, stall_inputs = 0, stall_output_drain = 0, stall_sram = 0, stall_vector = 0,
+               stall_noc = 0;
   std::int64_t macs = 0, dram_read_bytes = 0, dram_write_bytes = 0;
 };
 
@@ -58,6 +62,10 @@ struct LayerResult {
   // spec::ComputeSpec::native_formats): the layer's peak is the accelerator's times this; a
   // TOTAL's is its layers' highest.
   std::int64_t mac_rate = 1;
+  // Of macs, those the array did in a native format of the weights (spec::ComputeSpec::native_formats)
+  // by that format's name, whatever its rate: their energy is that format's MAC; the others' the
+  // operand type's. A TOTAL's adds up its layers'.
+  std::map<std::string, std::int64_t> native_macs;
   // Of macs, those the array skipped for a zero weight of an N:M sparse layer
   // (spec::ComputeSpec::sparsity): it did macs - skipped_macs, the effective MACs.
   std::int64_t skipped_macs = 0;
@@ -72,6 +80,10 @@ struct LayerResult {
   // Bytes of the layer's loads a chip's shared memory served instead of the DRAM (not in the
   // dram_read_* counts; 0 without one): with dram_read_bytes, the program's loads.
   std::int64_t shared_read_bytes = 0;
+  // Bytes of the layer's loads that came as copies of another core's read of the same bytes, the
+  // network-on-chip multicasting one answer of the memory (noc.multicast; not in dram_read_* or
+  // shared_read_bytes; 0 without it).
+  std::int64_t multicast_read_bytes = 0;
   // Bytes the shared memory's banks moved during the layer, whichever layer they were for: read
   // for its hits, written by its fills and written-through stores (its energy; 0 without one).
   std::int64_t shared_bank_read_bytes = 0, shared_bank_write_bytes = 0;

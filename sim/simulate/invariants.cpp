@@ -68,11 +68,13 @@ std::string replay_problem(const results::LayerResult& result, const program::La
   if (result.macs != program.macs) {
     return where + "replayed " + std::to_string(result.macs) + " MACs, the program has " + std::to_string(program.macs);
   }
-  // A shared memory serves some loads: they and the DRAM's reads are the program's.
-  const std::int64_t loaded = result.dram_read_bytes + result.shared_read_bytes;
+  // A shared memory serves some loads, and a multicast's copies others: they and the DRAM's reads
+  // are the program's.
+  const std::int64_t loaded = result.dram_read_bytes + result.shared_read_bytes + result.multicast_read_bytes;
   if (loaded != program.dram_read_bytes || result.dram_write_bytes != program.dram_write_bytes) {
     return where + "its steps read " + std::to_string(loaded) + " B (" + std::to_string(result.shared_read_bytes) +
-           " from the shared memory) and wrote " + std::to_string(result.dram_write_bytes) +
+           " from the shared memory, " + std::to_string(result.multicast_read_bytes) +
+           " as copies of other cores' reads) and wrote " + std::to_string(result.dram_write_bytes) +
            " B of DRAM, the program moves " + std::to_string(program.dram_read_bytes) + " and " +
            std::to_string(program.dram_write_bytes);
   }

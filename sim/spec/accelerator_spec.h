@@ -360,9 +360,12 @@ struct NocSpec {
   std::int64_t router_latency_cycles = 0;  // per hop: a link and the router it enters
   // The node of DRAM channel i (and of its slice of a shared memory): memory_nodes[i mod size].
   std::vector<std::int64_t> memory_nodes;
+  // A read of the bytes another core's read is still waiting for joins it: the memory answers once
+  // and the data comes down the union of the routes, a link shared by them carrying it once.
+  bool multicast = false;
 
   auto fields() const {
-    return std::tie(topology, columns, rows, link_bytes, clock_mhz, router_latency_cycles, memory_nodes);
+    return std::tie(topology, columns, rows, link_bytes, clock_mhz, router_latency_cycles, memory_nodes, multicast);
   }
   std::int64_t nodes() const { return columns * rows; }
 };

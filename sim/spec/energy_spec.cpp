@@ -2,7 +2,9 @@
 
 namespace reusesim::spec {
 
-std::vector<std::string> operand_types() { return {"int8", "int16", "int32", "fp16", "bf16", "fp32"}; }
+std::vector<std::string> operand_types() {
+  return {"int4", "int8", "int16", "int32", "fp8_e4m3", "fp8_e5m2", "fp16", "bf16", "fp32"};
+}
 
 std::vector<std::string> number_formats() { return {"int", "fp", "bf"}; }
 

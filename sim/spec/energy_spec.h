@@ -15,7 +15,9 @@
 
 namespace reusesim::spec {
 
-// Operand and accumulator number formats the tables are keyed by ("int8", "int32", "fp16", ...).
+// Number formats the tables are keyed by: an array's operand type ("int8", "bf16"), an accumulator's
+// ("int32", "fp32"), and the formats of a model's precision block an array multiplies natively
+// ("int4", "fp8_e4m3").
 std::vector<std::string> operand_types();
 // Their families, an accelerator's compute.number_format: int, fp (IEEE), bf (bfloat).
 std::vector<std::string> number_formats();

@@ -92,24 +92,55 @@ const std::vector<std::int32_t>& NocLinks::route(std::int64_t from, std::int64_t
   return route_;
 }
 
+std::uint64_t NocLinks::flits(std::uint64_t bytes) const {
+  const auto link_bytes = static_cast<std::uint64_t>(spec_.link_bytes);
+  return (bytes + link_bytes - 1) / link_bytes;
+}
+
+std::uint64_t NocLinks::enter(std::int32_t link, std::uint64_t head, std::uint64_t flits, std::uint64_t bytes) {
+  std::uint64_t& free_at = free_at_[static_cast<std::size_t>(link)];
+  const std::uint64_t start = std::max(head, free_at);
+  free_at = start + flits * period_;
+  LinkStats& stats = stats_[static_cast<std::size_t>(link)];
+  ++stats.transfers;
+  stats.bytes += static_cast<std::int64_t>(bytes);
+  stats.busy_cycles += static_cast<std::int64_t>(flits);
+  stats.waited_cycles += static_cast<std::int64_t>((start - head) / period_);
+  return start;
+}
+
 std::uint64_t NocLinks::carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes) {
   if (path.empty()) return ready;
-  const auto link_bytes = static_cast<std::uint64_t>(spec_.link_bytes);
-  const std::uint64_t flits = (bytes + link_bytes - 1) / link_bytes;
+  const std::uint64_t count = flits(bytes);
   std::uint64_t head = ready;  // when the head may enter the next link
-  std::uint64_t start = ready;
-  for (const std::int32_t link : path) {
-    std::uint64_t& free_at = free_at_[static_cast<std::size_t>(link)];
-    start = std::max(head, free_at);
-    free_at = start + flits * period_;
-    LinkStats& stats = stats_[static_cast<std::size_t>(link)];
-    ++stats.transfers;
-    stats.bytes += static_cast<std::int64_t>(bytes);
-    stats.busy_cycles += static_cast<std::int64_t>(flits);
-    stats.waited_cycles += static_cast<std::int64_t>((start - head) / period_);
-    head = start + hop_;
+  for (const std::int32_t link : path) head = enter(link, head, count, bytes) + hop_;
+  return head + count * period_;
+}
+
+std::vector<std::uint64_t> NocLinks::multicast(std::int64_t from, const std::vector<std::int64_t>& to,
+                                               std::uint64_t ready, std::uint64_t bytes) {
+  const std::uint64_t count = flits(bytes);
+  std::vector<std::pair<std::int32_t, std::uint64_t>> taken;  // links carrying it, and its head after each
+  std::vector<std::uint64_t> arrivals;
+  for (const std::int64_t node : to) {
+    const std::vector<std::int32_t>& path = route(from, node);
+    if (path.empty()) {
+      arrivals.push_back(ready);
+      continue;
+    }
+    std::uint64_t head = ready;
+    for (const std::int32_t link : path) {
+      const auto found = std::find_if(taken.begin(), taken.end(), [&](const auto& t) { return t.first == link; });
+      if (found != taken.end()) {
+        head = found->second;
+      } else {
+        head = enter(link, head, count, bytes) + hop_;
+        taken.emplace_back(link, head);
+      }
+    }
+    arrivals.push_back(head + count * period_);
   }
-  return head + flits * period_;
+  return arrivals;
 }
 
 void NocLinks::restart(std::uint64_t now) { std::fill(free_at_.begin(), free_at_.end(), now); }

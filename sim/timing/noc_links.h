@@ -25,6 +25,11 @@ class NocLinks {
   const std::vector<std::int32_t>& route(std::int64_t from, std::int64_t to);
   // `bytes` ready to leave along `path` at `ready`: when the last of them arrives. Holds the links.
   std::uint64_t carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes);
+  // `bytes` ready to leave node `from` at `ready` for every node of `to` (a multicast): the routes
+  // from one node share only their first links (they are a tree), and a link they share carries
+  // the bytes once. When the last of them arrives at each node of `to`, in its order.
+  std::vector<std::uint64_t> multicast(std::int64_t from, const std::vector<std::int64_t>& to, std::uint64_t ready,
+                                       std::uint64_t bytes);
   // When a request's head, which holds no link, arrives `hops` hops away from `ready`.
   std::uint64_t head_arrival(std::size_t hops, std::uint64_t ready) const { return ready + hops * hop_; }
   // Every link free from `now` (a batch's start); the counters stay.
@@ -49,6 +54,10 @@ class NocLinks {
 
  private:
   std::int64_t neighbour(std::int64_t node, int direction) const;
+  // A transfer of `flits` flits (`bytes`) whose head may enter `link` at `head`: when it enters.
+  // Holds the link.
+  std::uint64_t enter(std::int32_t link, std::uint64_t head, std::uint64_t flits, std::uint64_t bytes);
+  std::uint64_t flits(std::uint64_t bytes) const;
 
   spec::NocSpec spec_;
   std::uint64_t period_, hop_;

@@ -99,6 +99,16 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
   };
   tables.energy_layers_csv = "panel,kind,model,batch,layer,dram_uj,sram_uj,array_uj,vector_uj,dma_uj,static_uj\n";
   tables.energy_networks_csv = "panel,sweep,model,batch,latency_s,energy_uj,ops\n";
+  tables.energy_tokens_csv = "panel,model,phase,length,batch,uj_per_token,tokens_per_joule\n";
+  const auto add_tokens = [&](const TraceJob& job, const nlohmann::json& row) {
+    if (!row.contains("uj_per_token") || !row.at("uj_per_token").is_number()) return;
+    const bool decode = job.lengths.decode_context > 0;
+    const std::int64_t length = decode ? job.lengths.decode_context : job.lengths.sequence;
+    tables.energy_tokens_csv += report::csv_escape(plan.panels[job.panel].title) + "," + report::csv_escape(job.model) +
+                                "," + (decode ? "decode," : "prefill,") + (length > 0 ? std::to_string(length) : "") +
+                                "," + std::to_string(job.batch) + "," + number_text(row.at("uj_per_token")) + "," +
+                                number_text(row.at("tokens_per_joule")) + "\n";
+  };
   // Per sample: a job's energy divided by its batch, so that batches compare.
   const auto per_sample = [](const nlohmann::json& row, const char* column, std::int64_t batch) {
     const nlohmann::json& value = row.at(column);
@@ -133,6 +143,7 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
       for (const nlohmann::json& row : document.at("rows")) {
         const std::string type = row.at("type").get<std::string>();
         if (!type.empty() || job.whole_model()) add_energy(job, row, type.empty());
+        if (type.empty()) add_tokens(job, row);
         if (type.empty()) {
           if (job.whole_model()) add(job, "network", "", "", job.workload(), row);
         } else if (row.at("macs").get<std::int64_t>() > 0) {
@@ -161,12 +172,19 @@ void draw_figure(const std::string& results_dir) {
   util::write_output_file(in_dir("figure_roofs.csv"), tables.roofs_csv);
   std::vector<std::vector<std::string>> drawings{
       {"plot_figure.py", in_dir("figure_points.csv"), in_dir("figure_roofs.csv"), in_dir("figure")}};
-  // Energy figures only for results with energy (a header and no rows otherwise).
-  if (tables.energy_networks_csv.find('\n') + 1 < tables.energy_networks_csv.size()) {
+  // Energy figures only for results with energy (a header and no rows otherwise): a whole
+  // network's, or a transformer phase's energy per token.
+  const auto has_rows = [](const std::string& csv) { return csv.find('\n') + 1 < csv.size(); };
+  const bool tokens = has_rows(tables.energy_tokens_csv);
+  if (has_rows(tables.energy_networks_csv) || tokens) {
     util::write_output_file(in_dir("figure_energy_layers.csv"), tables.energy_layers_csv);
     util::write_output_file(in_dir("figure_energy_networks.csv"), tables.energy_networks_csv);
     drawings.push_back({"plot_energy.py", in_dir("figure_energy_layers.csv"), in_dir("figure_energy_networks.csv"),
                         in_dir("figure")});
+    if (tokens) {
+      util::write_output_file(in_dir("figure_energy_tokens.csv"), tables.energy_tokens_csv);
+      drawings.back().insert(drawings.back().end(), {"--tokens", in_dir("figure_energy_tokens.csv")});
+    }
   }
 
   const std::string python = config::environment_or("REUSESIM_PYTHON", "/usr/bin/python3");

@@ -19,6 +19,10 @@ struct FigureTables {
   // network's TOTAL. Header only when no job has energy.
   std::string energy_layers_csv;    // panel,kind,model,batch,layer,dram_uj,sram_uj,array_uj,vector_uj,dma_uj,static_uj
   std::string energy_networks_csv;  // panel,sweep,model,batch,latency_s,energy_uj,ops
+  // Energy per token: the TOTAL of every job of a transformer's phase with energy (what it ran of
+  // the model: a picked part's tokens cost its layers' energy). length: the decode step's context
+  // or the prefill's sequence (empty: the model's).
+  std::string energy_tokens_csv;  // panel,model,phase,length,batch,uj_per_token,tokens_per_joule
 };
 
 // From the finished jobs in `results_dir` (jobs/<id>/results.json), in plan order. One point per

@@ -4,11 +4,13 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "report/run_report.h"
 #include "report/table.h"
 #include "util/output_files.h"
 #include "util/strings.h"
@@ -36,11 +38,26 @@ void throw_if(const std::string& problem) {
 
 // What the results directory may hold at its top (the figure's files are written by plot_figure.py
 // and figure.log by the process that runs it, so they are recorded here).
-const std::vector<std::string> kTopEntries{"trace.json", "jobs",       "jobs.csv",   "layers.csv",
-                                           "networks.csv", "figure.png", "figure.svg", "figure.log",
-                                           "figure_points.csv", "figure_roofs.csv", "figure_energy.png",
-                                           "figure_energy.svg", "figure_design.png", "figure_design.svg",
-                                           "figure_energy_layers.csv", "figure_energy_networks.csv", "shards"};
+const std::vector<std::string> kTopEntries{"trace.json",
+                                           "jobs",
+                                           "jobs.csv",
+                                           "layers.csv",
+                                           "networks.csv",
+                                           "figure.png",
+                                           "figure.svg",
+                                           "figure.log",
+                                           "figure_points.csv",
+                                           "figure_roofs.csv",
+                                           "figure_energy.png",
+                                           "figure_energy.svg",
+                                           "figure_design.png",
+                                           "figure_design.svg",
+                                           "figure_energy_layers.csv",
+                                           "figure_energy_networks.csv",
+                                           "figure_tokens.png",
+                                           "figure_tokens.svg",
+                                           "figure_energy_tokens.csv",
+                                           "shards"};
 
 // Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
 void own_entries(const std::string& directory, const TracePlan& plan) {
@@ -66,21 +83,7 @@ bool holds_only_manifest(const std::string& directory) {
   return true;
 }
 
-// An inference row (or header) of `reusesim run` with a training step's columns: `phase` after
-// batch and layer (a CSV field in quotes may hold commas and doubled quotes), `peak` last.
-std::string with_training_columns(const std::string& line, const std::string& phase, const std::string& peak) {
-  std::size_t at = 0;
-  for (int field = 0; field < 2 && at < line.size(); ++field) {
-    bool quoted = false;
-    for (; at < line.size() && (quoted || line[at] != ','); ++at) {
-      if (line[at] == '"') quoted = !quoted;
-    }
-    ++at;  // past the comma
-  }
-  return line.substr(0, at) + phase + "," + line.substr(at) + "," + peak;
-}
-
-// A CSV line's fields as written (a field in quotes may hold commas and doubled quotes).
+// The fields of a CSV line as written (a field in quotes may hold commas and doubled quotes).
 std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> fields(1);
   bool quoted = false;
@@ -93,35 +96,6 @@ std::vector<std::string> csv_fields(const std::string& line) {
     }
   }
   return fields;
-}
-
-// Every job's run columns in one header: the first job's, then each other column a job has after
-// the column it follows there (a chip with a shared memory adds shared_read_bytes, an array that
-// skips zeros effective_macs), so a trace over different machines has one table.
-std::vector<std::string> union_header(const std::vector<const std::vector<std::string>*>& headers) {
-  std::vector<std::string> columns;
-  for (const std::vector<std::string>* header : headers) {
-    auto at = columns.begin();
-    for (const std::string& column : *header) {
-      const auto found = std::find(columns.begin(), columns.end(), column);
-      at = found != columns.end() ? found + 1 : columns.insert(at, column) + 1;
-    }
-  }
-  return columns;
-}
-
-// `line` (of a job whose columns are `header`) in the columns of `columns`, empty where it has none.
-std::string in_columns(const std::string& line, const std::vector<std::string>& header,
-                       const std::vector<std::string>& columns) {
-  if (header == columns) return line;
-  const std::vector<std::string> fields = csv_fields(line);
-  std::string out;
-  for (std::size_t i = 0; i < columns.size(); ++i) {
-    const auto found = std::find(header.begin(), header.end(), columns[i]);
-    if (i > 0) out += ",";
-    if (found != header.end()) out += fields.at(static_cast<std::size_t>(found - header.begin()));
-  }
-  return out;
 }
 
 }  // namespace
@@ -331,12 +305,8 @@ std::string ResultsDirectory::job_json(const TraceJob& job) const {
   return report::json_document_text(document);
 }
 
-ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const std::string& dir) const {
-  std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
-  if (plan_.any_training() && !job.training()) {
-    csv.at(0) = with_training_columns(csv.at(0), "phase", "peak_memory_bytes");
-    for (std::size_t i = 1; i < csv.size(); ++i) csv[i] = with_training_columns(csv[i], "", "");
-  }
+ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) const {
+  const std::vector<std::string> csv = lines_of(read_text(fs::path(dir) / "results.csv"));
   const nlohmann::json rows = nlohmann::json::parse(read_text(fs::path(dir) / "results.json")).at("rows");
   if (csv.size() != rows.size() + 1) {
     throw std::runtime_error(dir + ": results.csv and results.json disagree on the number of rows");
@@ -353,7 +323,7 @@ ResultsDirectory::JobRows ResultsDirectory::read_rows(const TraceJob& job, const
 void ResultsDirectory::finish(const TraceJob& job) {
   const std::string partial = job_dir(job) + kPartial;
   for (const char* log : {"stdout.txt", "stderr.txt"}) util::remove_owned(partial, log);
-  JobRows rows = read_rows(job, partial);
+  JobRows rows = read_rows(partial);
   util::write_output_file((fs::path(partial) / "job.json").string(), job_json(job));
   util::remove_owned(path("jobs"), job.id);
   std::error_code error;
@@ -384,19 +354,41 @@ void ResultsDirectory::load_finished() {
       errors_[job.id] = lines.empty() ? "" : lines.front();
     }
     if (!finished(job)) continue;
-    rows_[job.id] = read_rows(job, job_dir(job));
+    rows_[job.id] = read_rows(job_dir(job));
   }
+}
+
+std::vector<std::string> ResultsDirectory::table_columns() const {
+  std::set<std::string> present;
+  for (const auto& [id, rows] : rows_) present.insert(rows.header.begin(), rows.header.end());
+  // Every column a run of the plan's fidelity writes, in the run table's order: an inference's,
+  // with a training step's merged in where the plan has one (each inference column after the one
+  // before it).
+  std::vector<std::string> all;
+  for (const report::RunColumn& column : report::run_columns(true, plan_.fidelity, true, true, true, true)) {
+    if (plan_.any_training()) all.push_back(column.name);
+  }
+  auto at = all.begin();
+  for (const report::RunColumn& column : report::run_columns(false, plan_.fidelity, true, true, true, true)) {
+    const auto found = std::find(all.begin(), all.end(), column.name);
+    at = found != all.end() ? found + 1 : all.insert(at, column.name) + 1;
+  }
+  std::vector<std::string> columns;
+  for (const std::string& name : all) {
+    if (present.erase(name) > 0) columns.push_back(name);
+  }
+  if (!present.empty()) {
+    throw std::runtime_error("a job's results.csv has a column this reusesim does not write: " + *present.begin() +
+                             " (a job run by another version?)");
+  }
+  return columns;
 }
 
 void ResultsDirectory::write_tables() const {
   std::string job_columns = "job,accelerator,model,selection,sequence_phase,sequence,context";
   for (const std::string& key : plan_.sweep_keys) job_columns += "," + report::csv_escape(key);
   std::string jobs = job_columns + ",batch,status,error\n";
-  std::vector<const std::vector<std::string>*> headers;
-  for (const TraceJob& job : plan_.jobs) {
-    if (const auto rows = rows_.find(job.id); rows != rows_.end()) headers.push_back(&rows->second.header);
-  }
-  const std::vector<std::string> columns = union_header(headers);
+  const std::vector<std::string> columns = table_columns();
   std::string layers = job_columns + "," + util::join(columns, ",") + "\n";
   std::string networks = layers;
   for (const TraceJob& job : plan_.jobs) {
@@ -411,14 +403,22 @@ void ResultsDirectory::write_tables() const {
     jobs += prefix + "," + std::to_string(job.batch) + "," + status + "," +
             (error != errors_.end() ? report::csv_escape(error->second) : "") + "\n";
     if (rows == rows_.end()) continue;
-    const std::vector<std::string>& header = rows->second.header;
-    for (const std::string& line : rows->second.layer_lines)
-      layers += prefix + "," + in_columns(line, header, columns) + "\n";
-    for (const std::string& line : rows->second.network_lines)
-      networks += prefix + "," + in_columns(line, header, columns) + "\n";
+    // Where each of the job's columns goes in the tables'; the others stay empty.
+    std::vector<std::size_t> place;
+    for (const std::string& name : rows->second.header) {
+      place.push_back(static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin()));
+    }
+    const auto placed = [&](const std::string& line) {
+      std::vector<std::string> cells(columns.size());
+      const std::vector<std::string> fields = csv_fields(line);
+      for (std::size_t i = 0; i < fields.size() && i < place.size(); ++i) cells[place[i]] = fields[i];
+      return prefix + "," + util::join(cells, ",") + "\n";
+    };
+    for (const std::string& line : rows->second.layer_lines) layers += placed(line);
+    for (const std::string& line : rows->second.network_lines) networks += placed(line);
   }
   util::write_output_file(path("jobs.csv"), jobs);
-  if (headers.empty()) return;  // no job has finished: no columns to give yet
+  if (columns.empty()) return;  // no job has finished: no columns to give yet
   util::write_output_file(path("layers.csv"), layers);
   util::write_output_file(path("networks.csv"), networks);
 }

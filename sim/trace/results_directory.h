@@ -70,7 +70,7 @@ class ResultsDirectory {
 
  private:
   struct JobRows {
-    std::vector<std::string> header;         // its run columns: jobs on different machines differ
+    std::vector<std::string> header;         // the names of its results.csv's columns
     std::vector<std::string> layer_lines;    // CSV lines of `reusesim run`, without the header
     std::vector<std::string> network_lines;
   };
@@ -93,9 +93,13 @@ class ResultsDirectory {
   // Claims shards/ and the names a split into `count` shards writes there.
   void own_shard_entries(std::size_t count) const;
   std::string job_dir(const TraceJob& job) const;
-  // The rows of `job`'s results in `dir`, and its header: with the columns of a training step
-  // when the plan has any (an inference row's phase and peak_memory_bytes empty).
-  JobRows read_rows(const TraceJob& job, const std::string& dir) const;
+  // The rows of the results of a job in `dir`, and their header.
+  JobRows read_rows(const std::string& dir) const;
+  // The tables' run columns: every column some finished job has, in the order of `reusesim run`'s
+  // table (report::run_columns), so that jobs whose tables differ (a training step and an
+  // inference, a chip with a shared memory and one without, a transformer's phase with energy and
+  // another model) share one header, a job's rows empty in the columns its run did not have.
+  std::vector<std::string> table_columns() const;
   std::string job_json(const TraceJob& job) const;
 
   std::string directory_;

@@ -108,11 +108,11 @@ same "a network the data never crosses changes no result, and stalls nothing" "$
 import csv, sys
 noc = list(csv.DictReader(open(sys.argv[1] + "/noc1/results.csv")))
 plain = list(csv.DictReader(open(sys.argv[1] + "/nonoc/results.csv")))
-extra = ("stall_noc_cycles", "energy_noc_uj")
+extra = ("multicast_read_bytes", "stall_noc_cycles", "energy_noc_uj")
 print([{k: v for k, v in r.items() if k not in extra} for r in noc] == plain, {r["stall_noc_cycles"] for r in noc},
-      {r["energy_noc_uj"] for r in noc})
+      {r["multicast_read_bytes"] for r in noc}, {r["energy_noc_uj"] for r in noc})
 PY
-)" "True {'0'} {''}"
+)" "True {'0'} {'0'} {''}"
 same "nor moves a byte on a link" "$(wc -l < "$work/noc1/noc_links.csv")" "1"
 expect 0 "four cores on a 2 x 2 mesh" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 \
   --set cores.count=4 --set cores.partition=samples "${noc[@]}" --set noc.columns=2 --set noc.rows=2 \
@@ -133,6 +133,35 @@ print(into0 == core0 > 0, sorted({r["link"] for r in links if r["link"].endswith
       int([r for r in rows if r["layer"] == "TOTAL"][0]["stall_noc_cycles"]) > 0)
 PY
 )" "True ['n2 -> n0'] True True"
+# With noc.multicast the four cores' reads of the same weights (data parallel: each core loads
+# every weight) join the first one still waiting for the memory: the DRAM reads less, and what it
+# no longer reads comes as copies (the programs are the same, so the loads' bytes add up as before).
+expect 0 "four cores, multicast" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 \
+  --set cores.count=4 --set cores.partition=samples "${noc[@]}" --set noc.columns=2 --set noc.rows=2 \
+  --set noc.memory_nodes=3 --set noc.multicast=true --out "$work/noc4m"
+same "multicast: copies replace DRAM reads byte for byte, and the links carry less" "$(python3 - "$work" <<'PY'
+import csv, sys
+def total(run, column):
+    rows = list(csv.DictReader(open(sys.argv[1] + "/" + run + "/results.csv")))
+    return int([r for r in rows if r["layer"] == "TOTAL"][0][column])
+def carried(run):
+    return sum(int(r["bytes"]) for r in csv.DictReader(open(sys.argv[1] + "/" + run + "/noc_links.csv"))
+               if r["layer"] == "TOTAL")
+copies = total("noc4m", "multicast_read_bytes")
+print(copies > 0, total("noc4m", "dram_read_bytes") + copies == total("noc4", "dram_read_bytes"),
+      total("noc4", "multicast_read_bytes"), carried("noc4m") < carried("noc4"))
+PY
+)" "True True 0 True"
+same "each core's stalls split by cause, the network's among them" "$(python3 - "$work/noc4m" <<'PY'
+import csv, sys
+causes = ["stall_weights_cycles", "stall_inputs_cycles", "stall_output_drain_cycles", "stall_sram_cycles",
+          "stall_vector_cycles", "stall_noc_cycles"]
+cores = list(csv.DictReader(open(sys.argv[1] + "/cores.csv")))
+print(all(int(r["stall_cycles"]) == sum(int(r[c]) for c in causes) for r in cores),
+      sum(int(r["stall_noc_cycles"]) for r in cores) > 0)
+PY
+)" "True True"
+contains "config.json keeps multicast" "$(cat "$work/noc4m/config.json")" '"multicast": true'
 contains "stats.txt explains noc_links.csv" "$(cat "$work/noc4/stats.txt")" "noc_links.csv waited_cycles: NoC clocks"
 contains "config.json keeps the network" "$(cat "$work/noc4/config.json")" '"noc": {'
 expect 2 "a grid too small for the cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=4 \

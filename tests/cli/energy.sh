@@ -224,4 +224,69 @@ expect 0 "mlp with a technology" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.
   --batch 1 --set technology=45nm --format csv
 same "no per-token columns for a model without tokens" "$(head -1 <<<"$out" | tr , '\n' | grep -c 'per_token\|tokens_per')" "0"
 
+# --- MACs at the format the array computes them in (docs/energy-model.md, "MACs per number format"). ---
+# A bias-free 4,096 x 4,096 linear layer on tpu_v4i (bf16 operands, 32-bit accumulators) at 45 nm,
+# batch 512: 512 x 4,096 x 4,096 = 8,589,934,592 MACs, one tile either way
+# (tests/cli/quantized_weights.sh), so the same accumulator updates. bf16 weights and activations:
+# a bf16 multiply 0.58 + an fp32 add 0.9 = 1.48 pJ a MAC; int8 weights and activations (W8A8), which
+# the array multiplies natively (it multiplies two operands of one format: W8A16 is dequantized to
+# bf16): an int8 multiply 0.2 + an int32 add 0.1 = 0.3 pJ. The array's energy differs by
+# 8,589,934,592 x 1.18 pJ = 10,136.1228 uJ.
+printf '%s\n' "name: int8_projection" "precision: {activations: int8, weights: int8}" "input: {features: 4096}" \
+  "layers: [{name: q, type: linear, out_features: 4096, bias: false}]" >"$work/int8_q.yaml"
+sed -e 's/activations: int8, weights: int8/activations: bf16, weights: bf16/' "$work/int8_q.yaml" >"$work/bf16_q.yaml"
+expect 0 "run bf16 weights with energy" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v4i.yaml" \
+  --model "$work/bf16_q.yaml" --batch 512 --set compute.native_formats.int8=2 --set technology=45nm --format csv
+bf16_array=$(csv_col energy_array_uj --where layer=q <<<"$out")
+expect 0 "run int8 native weights with energy" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v4i.yaml" \
+  --model "$work/int8_q.yaml" --batch 512 --set compute.native_formats.int8=2 --set technology=45nm --format csv
+int8_array=$(csv_col energy_array_uj --where layer=q <<<"$out")
+same "int8 native MACs cost an int8 MAC, not a bf16 one" \
+  "$(/usr/bin/python3 -c "print(round($bf16_array - $int8_array, 3))")" "10136.123"
+
+# --- A training step's energy per sample (TOTAL: its step row). ---
+# The MLP's SGD step at batch 4 on tpu_v1 (45 nm): uj_per_sample = energy_total_uj / 4; inference
+# rows have no such column.
+expect 0 "mlp training step with energy" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.yaml" \
+  --model "$SRC/models/mlp.yaml" --mode train --optimizer sgd --batch 4 --format csv
+same "uJ per sample of a training step" "$(csv_col energy_total_uj,uj_per_sample --where layer=TOTAL <<<"$out" |
+  /usr/bin/python3 -c 'import sys
+total, per_sample = map(float, sys.stdin.read().split(","))
+print(abs(per_sample - total / 4) <= 1e-9 * per_sample)')" "True"
+same "per-sample cells only on the step row" "$(csv_col uj_per_sample --where phase=forward <<<"$out" | sort -u)" ""
+expect 0 "mlp inference with energy" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.yaml" --model "$SRC/models/mlp.yaml" \
+  --batch 4 --format csv
+same "no per-sample column for an inference" "$(head -1 <<<"$out" | tr , '\n' | grep -c 'per_sample')" "0"
+
+# --- Energy per token across machines in a trace: one table, the energy-per-token figure. ---
+# A small decoder (tests/data/tiny_lm.yaml) on tpu_v4i and on the A100, whose run table
+# has its shared memory's columns (shared_read_bytes, energy_shared_uj) that tpu_v4i's lacks:
+# networks.csv has every column once, a tpu_v4i row's shared cells empty. figure_energy_tokens.csv
+# carries each job's uj_per_token, and the figure draws it.
+cat >"$work/tokens.yaml" <<YAML
+name: tokens
+accelerators: [$SRC/configs/tpu_v4i.yaml, $SRC/configs/a100.yaml]
+models:
+  - {model: $SRC/tests/data/tiny_lm.yaml, phase: decode, context: [32, 48], batch: [1, 4]}
+sweep:
+  technology: [7nm]
+YAML
+expect 0 "energy per token trace" -- "$REUSESIM" trace "$work/tokens.yaml" --out "$work/tokens" --jobs 2
+same "every networks.csv row has the header's cells" \
+  "$(/usr/bin/python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+print(len(rows) - 1, {len(r) for r in rows} == {len(rows[0])}, rows[0].count("energy_shared_uj"))' "$work/tokens/networks.csv")" \
+  "8 True 1"
+same "shared memory energy on the A100's rows only" \
+  "$(/usr/bin/python3 -c 'import csv, sys
+print(sorted({(r["accelerator"], r["energy_shared_uj"] != "") for r in csv.DictReader(open(sys.argv[1]))}))' \
+    "$work/tokens/networks.csv")" "[('a100', True), ('tpu_v4i', False)]"
+same "the figure's energy per token is the runs'" \
+  "$(csv_col batch,uj_per_token "$work/tokens/figure_energy_tokens.csv")" \
+  "$(csv_col batch,uj_per_token "$work/tokens/networks.csv")"
+for file in figure_tokens.png figure_tokens.svg; do
+  checks=$((checks + 1))
+  [ -s "$work/tokens/$file" ] || { echo "FAIL: the trace wrote no $file"; failures=$((failures + 1)); }
+done
+
 finish

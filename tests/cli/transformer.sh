@@ -180,22 +180,7 @@ contains "--sequence 0 message" "$err" "--sequence: expected a positive integer"
 #   L = 8:  16,384 + 1,152 = 17,536 MACs, KV 1,152 B per sample; weights 16,384 + 64 per sample
 #   L = 32: 16,384 + 4,224 = 20,608 MACs, KV 4,224 B per sample
 # Prefill of S = 40: 40 x 16,384 + 2 x 40 x 40 x 64 = 860,160 MACs, weights 16,384 + 40 x 64 = 18,944.
-cat >"$work/tiny_lm.yaml" <<'YAML'
-name: tiny_lm
-precision: int8
-parameters: {seq_len: 16}
-input: {sequence: $seq_len}
-max_sequence: 64
-layers:
-  - {name: embed, type: embedding, num_embeddings: 100, embedding_dim: 64}
-  - {name: q, type: linear, out_features: 64, bias: false}
-  - {name: k, type: linear, out_features: 64, bias: false, inputs: [embed]}
-  - {name: v, type: linear, out_features: 64, bias: false, inputs: [embed]}
-  - {name: scores, type: matmul, heads: 2, transpose_b: true, kv_cache: true, inputs: [q, k]}
-  - {name: probs, type: softmax}
-  - {name: context, type: matmul, heads: 2, kv_cache: true, inputs: [probs, v]}
-  - {name: out, type: linear, out_features: 64, bias: false}
-YAML
+cp "$SRC/tests/data/tiny_lm.yaml" "$work/tiny_lm.yaml"
 # lm_trace ENTRY...: a run file of tiny_lm entries (YAML lines after "- model:") on TPU v1.
 lm_trace() {
   {

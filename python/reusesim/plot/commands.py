@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from . import energy, roofline
-from .csv_input import (LAYER_COLUMNS, NETWORK_COLUMNS, POINT_COLUMNS, ROOF_COLUMNS, InputError, load_layers,
-                        load_networks, load_points, load_roofs)
+from .csv_input import (LAYER_COLUMNS, NETWORK_COLUMNS, POINT_COLUMNS, ROOF_COLUMNS, TOKEN_COLUMNS, InputError,
+                        load_layers, load_networks, load_points, load_roofs, load_tokens)
 from .output import OutputError, save, use_style
 
 
@@ -24,15 +24,19 @@ class Program:
         sys.exit(2)
 
 
-def run(prog, argv, description, inputs, out_help, draw):
-    """The command line INPUT... OUT_PREFIX [--title TEXT] of the program prog: inputs are
-    [(metavar, help)], each read as args.<metavar in lower case>. Sets the figures' style and calls
-    draw(args, note); InputError and OutputError exit with status 2. Returns 0."""
+def run(prog, argv, description, inputs, out_help, draw, options=()):
+    """The command line INPUT... OUT_PREFIX [--title TEXT] [OPTION FILE]... of the program prog:
+    inputs are [(metavar, help)], each read as args.<metavar in lower case>; options
+    [(flag, metavar, help)], each optional (args.<flag without dashes>, None when absent). Sets the
+    figures' style and calls draw(args, note); InputError and OutputError exit with status 2.
+    Returns 0."""
     program = Program(prog)
     ap = argparse.ArgumentParser(prog=prog, description=description)
     for metavar, help_text in inputs + [("OUT_PREFIX", out_help)]:
         ap.add_argument(metavar.lower(), metavar=metavar, help=help_text)
     ap.add_argument("--title", default="", help="figure title")
+    for flag, metavar, help_text in options:
+        ap.add_argument(flag, metavar=metavar, default=None, help=help_text)
     args = ap.parse_args(argv)
     use_style()
     try:
@@ -56,18 +60,23 @@ def plot_figure(prog, argv=None):
 
 
 def plot_energy(prog, argv=None):
-    """LAYERS_CSV NETWORKS_CSV OUT_PREFIX [--title TEXT]: the energy breakdown,
-    OUT_PREFIX_energy.png/.svg, and for a network run on several variants the design space,
-    OUT_PREFIX_design.png/.svg."""
+    """LAYERS_CSV NETWORKS_CSV OUT_PREFIX [--title TEXT] [--tokens TOKENS_CSV]: the energy breakdown,
+    OUT_PREFIX_energy.png/.svg, for a network run on several variants the design space,
+    OUT_PREFIX_design.png/.svg, and with TOKENS_CSV the energy per token, OUT_PREFIX_tokens.png/.svg."""
     def draw(args, note):
         groups = load_layers(args.layers_csv)
         networks = load_networks(args.networks_csv)
+        tokens = load_tokens(args.tokens) if args.tokens else []
         if groups:
             save(energy.breakdown_figure(groups, args.title, note), args.out_prefix + "_energy")
         if energy.design_groups(networks):
             save(energy.design_figure(networks, args.title, note), args.out_prefix + "_design")
+        if tokens:
+            save(energy.tokens_figure(tokens, args.title, note), args.out_prefix + "_tokens")
 
-    return run(prog, argv, "Draw the energy breakdown and design-space figures from the energy CSV files of "
-               "`reusesim figure`.",
+    return run(prog, argv, "Draw the energy breakdown, design-space and energy-per-token figures from the energy CSV "
+               "files of `reusesim figure`.",
                [("LAYERS_CSV", ",".join(LAYER_COLUMNS)), ("NETWORKS_CSV", ",".join(NETWORK_COLUMNS))],
-               "writes OUT_PREFIX_energy.png/.svg and, for a hardware sweep, OUT_PREFIX_design.png/.svg", draw)
+               "writes OUT_PREFIX_energy.png/.svg, for a hardware sweep OUT_PREFIX_design.png/.svg, and with "
+               "--tokens OUT_PREFIX_tokens.png/.svg", draw,
+               [("--tokens", "TOKENS_CSV", ",".join(TOKEN_COLUMNS) + ": energy per token of transformer phases")])

@@ -47,6 +47,7 @@ POINT_COLUMNS = ["panel", "kind", "model", "layer", "type", "series", "batch", "
 ENERGY_COLUMNS = ["dram_uj", "sram_uj", "array_uj", "vector_uj", "dma_uj", "static_uj"]
 LAYER_COLUMNS = ["panel", "kind", "model", "batch", "layer"] + ENERGY_COLUMNS
 NETWORK_COLUMNS = ["panel", "sweep", "model", "batch", "latency_s", "energy_uj", "ops"]
+TOKEN_COLUMNS = ["panel", "model", "phase", "length", "batch", "uj_per_token", "tokens_per_joule"]
 
 
 class InputError(ValueError):
@@ -276,3 +277,20 @@ def load_networks(path):
                           batch_of(path, line, row["batch"]), parse_number(path, line, "latency_s", row["latency_s"]),
                           parse_number(path, line, "energy_uj", row["energy_uj"]))
             for line, row in read_csv(path, NETWORK_COLUMNS)]
+
+
+def load_tokens(path):
+    """TOKENS_CSV as [{panel, model, phase, length (int, or None: the model's), batch, uj (per
+    token)}]; raises InputError."""
+    rows = []
+    for line, row in read_csv(path, TOKEN_COLUMNS):
+        if row["phase"] not in ("decode", "prefill"):
+            raise InputError(f"{path}:{line}: phase: expected decode or prefill, got {row['phase']!r}")
+        length = parse_number(path, line, "length", row["length"], optional=True)
+        uj = parse_number(path, line, "uj_per_token", row["uj_per_token"])
+        if not (uj > 0 and math.isfinite(uj)):
+            raise InputError(f"{path}:{line}: uj_per_token must be positive")
+        rows.append(dict(panel=row["panel"], model=row["model"], phase=row["phase"],
+                         length=None if length is None else int(length), batch=batch_of(path, line, row["batch"]),
+                         uj=uj))
+    return rows

@@ -7,11 +7,16 @@ batching's weight reuse shows); at most 12 panels (a note names the rest).
 The design space, when a network ran at a batch size on more than one variant: energy per
 inference against latency, one panel per such (network, batch) (at most 6), the Pareto-optimal
 variants (no other is both faster and cheaper) joined, marked and labelled by what was swept.
+Energy per token, for a transformer's phases: uJ per token against batch, one panel per (model,
+phase) (at most 6), a line per machine (colour) and context or sequence length (line style).
 """
 
 import math
 
+from matplotlib import ticker
+
 from .output import plt
+from .roofline import tick_fmt
 
 # The energy columns (csv_input.ENERGY_COLUMNS), bottom to top of a bar: (column, label, colour).
 COMPONENTS = [("dram_uj", "DRAM", "#d62728"), ("sram_uj", "SRAM", "#1f77b4"), ("array_uj", "MAC array", "#2ca02c"),
@@ -65,6 +70,17 @@ def breakdown_figure(panels, title, note):
     return fig
 
 
+def label_panel(ax, title, xlabel, ylabel, legend_size):
+    """A panel's title, axis labels, grid and legend (upper right, in legend_size points)."""
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(which="both", color="0.92", linewidth=0.5)
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=legend_size, loc="upper right")
+
+
 def pareto(points):
     """The points no other point beats on both latency and energy, by increasing latency."""
     front = []
@@ -115,14 +131,60 @@ def design_figure(networks, title, note):
         ax.ticklabel_format(style="plain", useOffset=False)
         ax.margins(0.15)
         model, batch = key
-        ax.set_title(f"{model}, batch {batch}: {len(points)} variants, {len(front)} Pareto-optimal", fontsize=9)
-        ax.set_xlabel("latency of the batch (ms)", fontsize=8)
-        ax.set_ylabel("energy per inference (uJ)", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.grid(which="both", color="0.92", linewidth=0.5)
-        ax.set_axisbelow(True)
-        ax.legend(fontsize=7, loc="upper right")
+        label_panel(ax, f"{model}, batch {batch}: {len(points)} variants, {len(front)} Pareto-optimal",
+                    "latency of the batch (ms)", "energy per inference (uJ)", 7)
     fig.suptitle(f"{title}: energy per inference against latency" if title else
                  "Energy per inference against latency", fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    return fig
+
+
+LINE_STYLES = ["-", "--", ":", "-."]
+MACHINE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"]
+
+
+def tokens_figure(rows, title, note):
+    """The energy-per-token figure of the rows of csv_input.load_tokens (at least one)."""
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["model"], row["phase"]), []).append(row)
+    keys = list(groups)
+    if len(keys) > MAX_DESIGN_PANELS:
+        note(f"{len(keys) - MAX_DESIGN_PANELS} energy-per-token panels not drawn (at most {MAX_DESIGN_PANELS}): "
+             + "; ".join(f"{m} {p}" for m, p in keys[MAX_DESIGN_PANELS:]))
+        keys = keys[:MAX_DESIGN_PANELS]
+    machines = list(dict.fromkeys(row["panel"] for row in rows))
+    cols, nrows = grid(len(keys))
+    fig, axes = plt.subplots(nrows, cols, figsize=(6.6 * cols, 4.9 * nrows), squeeze=False)
+    for ax in axes.flat[len(keys):]:
+        ax.set_visible(False)
+    for ax, key in zip(axes.flat, keys):
+        model, phase = key
+        lengths = list(dict.fromkeys(row["length"] for row in groups[key]))
+        letter = "L" if phase == "decode" else "S"
+        for machine in machines:
+            for length in lengths:
+                line = sorted((r["batch"], r["uj"]) for r in groups[key]
+                              if r["panel"] == machine and r["length"] == length)
+                if not line:
+                    continue
+                shown = "" if length is None else f", {letter}={length}"
+                ax.plot([b for b, _ in line], [uj for _, uj in line],
+                        color=MACHINE_COLOURS[machines.index(machine) % len(MACHINE_COLOURS)],
+                        linestyle=LINE_STYLES[lengths.index(length) % len(LINE_STYLES)], marker="o", markersize=3.5,
+                        linewidth=1.2, label=f"{machine}{shown}")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        batches = sorted({r["batch"] for r in groups[key]})
+        ax.xaxis.set_major_locator(ticker.FixedLocator(batches))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(tick_fmt))
+        ax.xaxis.set_minor_locator(ticker.NullLocator())
+        ax.yaxis.set_major_locator(ticker.LogLocator(base=10, numticks=12))
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(tick_fmt))
+        ax.yaxis.set_minor_locator(ticker.LogLocator(base=10, subs=tuple(range(2, 10)), numticks=12))
+        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        label_panel(ax, f"{model} {phase}: energy per token", "batch (samples)", "energy per token (uJ)", 6.5)
+    fig.suptitle(f"{title}: energy per token against batch" if title else "Energy per token against batch",
+                 fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     return fig
