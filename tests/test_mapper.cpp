@@ -1075,3 +1075,24 @@ TEST_CASE("mapper: a layer in sub-batches keeps its dequantization ops and MAC r
   CHECK(passes);
   CHECK(mapping::vector_ops_problem(sparse.network, 8, mapped) == "");
 }
+
+// An rmsnorm over 6 features (4 ops an element: 24) split by elements over 8 cores: core c has
+// elements [floor(6c / 8), floor(6(c + 1) / 8)): 0, 1, 1, 1, 0, 1, 1, 1 of them. A core's ops are
+// its elements', 4 each: the cores' ops add up to the layer's 24, and cores 0 and 4 have none and
+// no program. (Shared by cores alone, 24 / 8 = 3 ops each, cores 0 and 4 took 6 ops they never ran:
+// the programs had 18.)
+TEST_CASE("mapper: a vector layer split by elements gives each core its elements' ops", "[mapper]") {
+  const config::LoadedModel model = config::load_model_text(
+      "name: norm\nprecision: int8\ninput: {features: 6}\nlayers:\n  - {name: norm, type: rmsnorm}\n", "norm.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
+  const auto layouts = mapping::layout_network(model.network, 1, spec.element_bytes());
+  std::vector<std::int64_t> ops;
+  for (std::int64_t core = 0; core < 8; ++core) {
+    const program::LayerProgram program = mapping::map_layer(model.network.layers[0], 1, spec, layouts[0], {},
+                                                             mapping::LayerSplit{workload::Partition::rows, core, 8});
+    std::int64_t own = 0;
+    for (const program::Step& step : program.steps) own += step.vector_ops;
+    ops.push_back(own);
+  }
+  CHECK(ops == std::vector<std::int64_t>{0, 4, 4, 4, 0, 4, 4, 4});
+}

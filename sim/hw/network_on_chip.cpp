@@ -33,6 +33,26 @@ std::int64_t NetworkOnChip::memory_node(std::uint64_t address) const {
   return spec_.memory_nodes[channel % spec_.memory_nodes.size()];
 }
 
+void NetworkOnChip::record_to(results::TimelineRecorder& timeline) {
+  memory_->record_to(timeline);
+  timeline_ = &timeline;
+  for (std::size_t link = 0; link < links_.link_count(); ++link) {
+    const std::size_t track = timeline.add_noc_link(links_.link_name(link), picoseconds(period_));
+    if (link == 0) first_link_track_ = track;
+  }
+}
+
+void NetworkOnChip::record_links(std::uint64_t bytes, bool is_store) {
+  if (timeline_ == nullptr) return;
+  const std::uint64_t period = picoseconds(period_);
+  const auto flits = static_cast<std::int64_t>(links_.flits(bytes));
+  for (const timing::NocLinks::Entered& entered : links_.last_entered()) {
+    const auto start = static_cast<std::int64_t>(entered.at / period);
+    timeline_->noc_transfer(first_link_track_ + static_cast<std::size_t>(entered.link), start, start + flits,
+                            static_cast<std::int64_t>(bytes), is_store);
+  }
+}
+
 std::int64_t NetworkOnChip::node_of(const tlm::tlm_generic_payload& payload) const {
   return node_of_port_[static_cast<std::size_t>(payload.get_extension<DmaRoute>()->noc_port)];
 }
@@ -45,6 +65,7 @@ tlm::tlm_sync_enum NetworkOnChip::nb_transport_fw(int initiator, tlm::tlm_generi
   if (payload.is_write()) {
     links_.carry(links_.route(node_of(payload), memory_node(address)), sc_core::sc_time_stamp().value(),
                  payload.get_data_length());
+    record_links(payload.get_data_length(), true);
     return memory_socket->nb_transport_fw(payload, phase, delay);
   }
   const auto unanswered = spec_.multicast ? unanswered_.find(address) : unanswered_.end();
@@ -79,6 +100,7 @@ tlm::tlm_sync_enum NetworkOnChip::nb_transport_bw(tlm::tlm_generic_payload& payl
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time answered = now + delay;
   const std::vector<std::uint64_t> tails = links_.multicast(from, nodes, answered.value(), payload.get_data_length());
+  record_links(payload.get_data_length(), false);
   for (std::size_t i = 0; i < readers.size(); ++i) {
     tlm::tlm_generic_payload& reader = *readers[i];
     DmaRoute& route = *reader.get_extension<DmaRoute>();

@@ -51,7 +51,8 @@ class NetworkOnChip : public sc_core::sc_module, public Memory {
   // Every link free from now, and the memory restarted; false if a response is still on its way or a
   // read waits for one.
   bool restart() override;
-  void record_to(results::TimelineRecorder& timeline) override { memory_->record_to(timeline); }
+  // The memory's tracks, and a track per link.
+  void record_to(results::TimelineRecorder& timeline) override;
   SharedReads shared_reads() const override { return memory_->shared_reads(); }
   const timing::NocLinks& links() const { return links_; }
 
@@ -61,6 +62,8 @@ class NetworkOnChip : public sc_core::sc_module, public Memory {
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   std::int64_t memory_node(std::uint64_t address) const;
   std::int64_t node_of(const tlm::tlm_generic_payload& payload) const;
+  // Puts what the links' last carry or multicast held on their timeline tracks.
+  void record_links(std::uint64_t bytes, bool is_store);
   void respond();
 
   // A read on its way to the memory, and the reads of the same bytes that joined it.
@@ -76,6 +79,8 @@ class NetworkOnChip : public sc_core::sc_module, public Memory {
   timing::NocLinks links_;
   std::vector<std::int64_t> node_of_port_;  // by target port: the node of the core whose engine it is
   std::unordered_map<std::uint64_t, Multicast> unanswered_;  // with noc.multicast: by address
+  results::TimelineRecorder* timeline_ = nullptr;
+  std::size_t first_link_track_ = 0;
   MemoryResponses<tlm_utils::multi_passthrough_target_socket<NetworkOnChip>> responses_;
 };
 

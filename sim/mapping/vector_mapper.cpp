@@ -65,9 +65,15 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
     stream.bytes = split.part(stream.bytes);
     return stream;
   };
+  const std::int64_t vector_ops = checked_mul(layer.counts.vector_ops, batch);
+  std::int64_t own_vector_ops = vector_ops;
   if (!split.whole()) {
     const std::int64_t elements = checked_mul(layer.counts.output_elems, batch);
-    program.part = part_text("elements", split.first(elements), split.part(elements), elements);
+    const std::int64_t first = split.first(elements), own = split.part(elements);
+    program.part = part_text("elements", first, own, elements);
+    // The ops of the core's elements: a core without elements has none, and the cores' ops add up
+    // to the layer's (a share of the ops by cores alone would give some to cores without elements).
+    own_vector_ops = prorate(vector_ops, first + own, elements) - prorate(vector_ops, first, elements);
   }
   if (split.part(output_bytes) == 0) {
     program.mapping = "no part of the layer on this core";
@@ -95,7 +101,7 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
   const std::int32_t parameters =
       !streamed && weight_bytes > 0 ? builder.load(program::TensorRole::weights, layout.weights, weight_bytes, {}) : -1;
   stream_chunks(builder, chunks, parameters, loads, stores, split.part(gather ? moved_weights : input_bytes),
-                split.part(checked_mul(layer.counts.vector_ops, batch)));
+                own_vector_ops);
   program.mapping = std::to_string(chunks) + (chunks == 1 ? " chunk" : " chunks") + " through the vector unit";
 }
 

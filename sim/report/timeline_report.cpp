@@ -11,10 +11,11 @@ namespace reusesim::report {
 
 namespace {
 
-// Processes: the accelerator's (the layers), each core's, and the DRAM channels'. A chip of one
-// core draws its tracks in the accelerator's process, as before chips had cores. Thread ids are
-// unique across the file (some viewers key threads by tid alone): the layers, each core's three
-// tracks, then the channels; sort indexes keep processes and tracks in this order.
+// Processes: the accelerator's (the layers), each core's, the DRAM channels', and a network-on-
+// chip's links. A chip of one core draws its tracks in the accelerator's process, as before chips
+// had cores. Thread ids are unique across the file (some viewers key threads by tid alone): the
+// layers, each core's three tracks, the channels, then the links; sort indexes keep processes and
+// tracks in this order.
 constexpr int kAcceleratorPid = 1;
 constexpr int kLayersTid = 1;
 constexpr int kTracksPerCore = 3;
@@ -22,7 +23,8 @@ enum CoreTrack { kArrayTrack, kLoadTrack, kStoreTrack };
 
 class Layout {
  public:
-  explicit Layout(std::size_t cores) : cores_(static_cast<int>(cores)) {}
+  Layout(std::size_t cores, std::size_t channels)
+      : cores_(static_cast<int>(cores)), channels_(static_cast<int>(channels)) {}
   int core_pid(std::size_t core) const {
     return cores_ == 1 ? kAcceleratorPid : kAcceleratorPid + 1 + static_cast<int>(core);
   }
@@ -33,9 +35,14 @@ class Layout {
   int channel_tid(std::size_t channel) const {
     return kLayersTid + 1 + kTracksPerCore * cores_ + static_cast<int>(channel);
   }
+  int noc_pid() const { return dram_pid() + 1; }
+  int link_tid(std::size_t link) const {
+    return channel_tid(static_cast<std::size_t>(channels_)) + static_cast<int>(link);
+  }
 
  private:
   int cores_;
+  int channels_;
 };
 
 // Most names are plain ASCII and need no escapes; nlohmann escapes the rest (bytes that are not
@@ -199,18 +206,17 @@ void write_transfers(TraceWriter& writer, const results::TimelineRecorder& timel
   }
 }
 
-void write_channel(TraceWriter& writer, const results::TimelineRecorder& timeline, const Layout& layout,
-                   std::size_t channel) {
-  const std::uint64_t period_ticks = timeline.dram_period_ps(channel);
-  const int tid = layout.channel_tid(channel);
-  for (const results::ChannelSpan& span : timeline.dram_spans(channel)) {
+// A DRAM channel's spans, or a link's (`pid`, `tid`, its clock and category).
+void write_busy_spans(TraceWriter& writer, const std::vector<results::ChannelSpan>& spans, std::uint64_t period_ticks,
+                      int pid, int tid, const char* category, const char* count_name) {
+  for (const results::ChannelSpan& span : spans) {
     const auto start = static_cast<std::uint64_t>(span.start_cycle) * period_ticks;
     const auto end = static_cast<std::uint64_t>(span.end_cycle) * period_ticks;
     const std::string name = span.write_bytes == 0 ? "read" : span.read_bytes == 0 ? "write" : "read+write";
     const double gbps = static_cast<double>(span.read_bytes + span.write_bytes) / writer.seconds(end - start) / 1e9;
-    writer.complete(layout.dram_pid(), tid, name, "dram", start, end,
+    writer.complete(pid, tid, name, category, start, end,
                     Members()
-                        .add("requests", span.requests)
+                        .add(count_name, span.requests)
                         .add("read_bytes", span.read_bytes)
                         .add("write_bytes", span.write_bytes)
                         .raw("gbps", fixed(gbps, 3)));
@@ -222,7 +228,7 @@ void write_channel(TraceWriter& writer, const results::TimelineRecorder& timelin
 std::string render_timeline(const RunReport& report, const results::TimelineRecorder& timeline) {
   const std::size_t cores = timeline.cores();
   if (cores == 0) throw std::logic_error("the timeline recorded no core");
-  const Layout layout(cores);
+  const Layout layout(cores, timeline.dram_channels());
   TraceWriter writer;
   writer.name_process(kAcceleratorPid, "accelerator " + report.accelerator + ", model " + report.model);
   writer.name_thread(kAcceleratorPid, kLayersTid, "layers");
@@ -244,7 +250,16 @@ std::string render_timeline(const RunReport& report, const results::TimelineReco
     write_transfers(writer, timeline, layout, core, results::DmaTrack::store);
   }
   for (std::size_t channel = 0; channel < timeline.dram_channels(); ++channel) {
-    write_channel(writer, timeline, layout, channel);
+    write_busy_spans(writer, timeline.dram_spans(channel), timeline.dram_period_ps(channel), layout.dram_pid(),
+                     layout.channel_tid(channel), "dram", "requests");
+  }
+  // A network's links that moved data (a store's data is a write, a read's a read).
+  if (timeline.noc_links() > 0) writer.name_process(layout.noc_pid(), "network-on-chip");
+  for (std::size_t link = 0; link < timeline.noc_links(); ++link) {
+    if (timeline.noc_spans(link).empty()) continue;
+    writer.name_thread(layout.noc_pid(), layout.link_tid(link), "link " + timeline.noc_link_name(link));
+    write_busy_spans(writer, timeline.noc_spans(link), timeline.noc_period_ps(link), layout.noc_pid(),
+                     layout.link_tid(link), "noc", "transfers");
   }
   Members metadata;
   metadata.add("accelerator", report.accelerator)

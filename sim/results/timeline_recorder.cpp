@@ -14,8 +14,13 @@ std::size_t TimelineRecorder::add_core() {
 }
 
 std::size_t TimelineRecorder::add_dram_channel(std::uint64_t period_ps) {
-  channels_.push_back(Channel{period_ps, {}});
+  channels_.push_back(Channel{period_ps, {}, ""});
   return channels_.size() - 1;
+}
+
+std::size_t TimelineRecorder::add_noc_link(std::string name, std::uint64_t period_ps) {
+  links_.push_back(Channel{period_ps, {}, std::move(name)});
+  return links_.size() - 1;
 }
 
 void TimelineRecorder::begin_layer(std::uint64_t start_ps) { layer_start_ps_ = start_ps; }
@@ -52,10 +57,19 @@ void TimelineRecorder::transfer(std::size_t core, DmaTrack track, program::Tenso
 
 void TimelineRecorder::dram_request(std::size_t channel, std::int64_t arrival_cycle, std::int64_t data_end_cycle,
                                     std::int64_t bytes, bool is_write) {
-  std::vector<ChannelSpan>& spans = channels_[channel].spans;
-  const std::size_t before = spans.size();
-  join_dram_span(spans, ChannelSpan{arrival_cycle, data_end_cycle, 1, is_write ? 0 : bytes, is_write ? bytes : 0});
-  dram_span_count_ = dram_span_count_ + spans.size() - before;
+  add_span(channels_[channel],
+           ChannelSpan{arrival_cycle, data_end_cycle, 1, is_write ? 0 : bytes, is_write ? bytes : 0});
+}
+
+void TimelineRecorder::noc_transfer(std::size_t link, std::int64_t start_cycle, std::int64_t end_cycle,
+                                    std::int64_t bytes, bool is_store) {
+  add_span(links_[link], ChannelSpan{start_cycle, end_cycle, 1, is_store ? 0 : bytes, is_store ? bytes : 0});
+}
+
+void TimelineRecorder::add_span(Channel& channel, const ChannelSpan& span) {
+  const std::size_t before = channel.spans.size();
+  join_dram_span(channel.spans, span);
+  dram_span_count_ = dram_span_count_ + channel.spans.size() - before;
   if (dram_span_count_ > max_dram_spans_) coarsen_dram_spans();
 }
 
@@ -80,11 +94,13 @@ void TimelineRecorder::coarsen_dram_spans() {
   while (dram_span_count_ > max_dram_spans_ / 2) {
     dram_join_gap_cycles_ = std::max<std::int64_t>(1, 2 * dram_join_gap_cycles_);
     dram_span_count_ = 0;
-    for (Channel& channel : channels_) {
-      std::vector<ChannelSpan> joined;
-      for (const ChannelSpan& span : channel.spans) join_dram_span(joined, span);
-      channel.spans = std::move(joined);
-      dram_span_count_ += channel.spans.size();
+    for (std::vector<Channel>* tracks : {&channels_, &links_}) {
+      for (Channel& channel : *tracks) {
+        std::vector<ChannelSpan> joined;
+        for (const ChannelSpan& span : channel.spans) join_dram_span(joined, span);
+        channel.spans = std::move(joined);
+        dram_span_count_ += channel.spans.size();
+      }
     }
   }
 }

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "program/program.h"
@@ -63,6 +64,9 @@ struct TransferSpan {
   std::int64_t bytes = 0;  // as DRAM moves them: whole bursts
 };
 
+// A DRAM channel's busy span, or a network-on-chip link's: a link's requests are its transfers,
+// from the first one's head entering the link to the last one's tail leaving it, its read bytes
+// reads' data going to cores and its write bytes stores' data.
 struct ChannelSpan {
   std::int64_t start_cycle = 0;  // the first request's arrival
   std::int64_t end_cycle = 0;    // the last request's data end
@@ -85,6 +89,9 @@ class TimelineRecorder {
   std::size_t add_core();
   // Returns the channel's track index.
   std::size_t add_dram_channel(std::uint64_t period_ps);
+  // Returns the link's track index; its spans join and coarsen as the DRAM channels' do, in its
+  // own clock.
+  std::size_t add_noc_link(std::string name, std::uint64_t period_ps);
 
   // Layers are the chip's: every core's spans between begin and end belong to the layer.
   void begin_layer(std::uint64_t start_ps);
@@ -99,6 +106,10 @@ class TimelineRecorder {
   // A request that arrived at `arrival_cycle` and whose data ends at `data_end_cycle`.
   void dram_request(std::size_t channel, std::int64_t arrival_cycle, std::int64_t data_end_cycle, std::int64_t bytes,
                     bool is_write);
+  // A transfer that held link `link` over [start_cycle, end_cycle) (its clock): a store's data, or
+  // a read's.
+  void noc_transfer(std::size_t link, std::int64_t start_cycle, std::int64_t end_cycle, std::int64_t bytes,
+                    bool is_store);
 
   std::uint64_t compute_period_ps() const { return compute_period_ps_; }
   const std::vector<LayerSpan>& layers() const { return layers_; }
@@ -110,6 +121,10 @@ class TimelineRecorder {
   std::size_t dram_channels() const { return channels_.size(); }
   std::uint64_t dram_period_ps(std::size_t channel) const { return channels_[channel].period_ps; }
   const std::vector<ChannelSpan>& dram_spans(std::size_t channel) const { return channels_[channel].spans; }
+  std::size_t noc_links() const { return links_.size(); }
+  const std::string& noc_link_name(std::size_t link) const { return links_[link].name; }
+  std::uint64_t noc_period_ps(std::size_t link) const { return links_[link].period_ps; }
+  const std::vector<ChannelSpan>& noc_spans(std::size_t link) const { return links_[link].spans; }
   // Requests closer than this (in DRAM cycles) share a span.
   std::int64_t dram_join_gap_cycles() const { return dram_join_gap_cycles_; }
 
@@ -122,8 +137,12 @@ class TimelineRecorder {
   struct Channel {
     std::uint64_t period_ps = 0;
     std::vector<ChannelSpan> spans;  // in time order, gaps above the join threshold
+    std::string name;                // a link's
   };
 
+  // Adds `span` to `channel`'s spans, joining them under the threshold; coarsens every track's when
+  // there are too many.
+  void add_span(Channel& channel, const ChannelSpan& span);
   // Adds `span` to `spans`, joining every span it comes within the threshold of.
   void join_dram_span(std::vector<ChannelSpan>& spans, ChannelSpan span) const;
   void coarsen_dram_spans();
@@ -136,6 +155,7 @@ class TimelineRecorder {
   std::vector<LayerSpan> layers_;
   std::vector<CoreTracks> cores_;
   std::vector<Channel> channels_;
+  std::vector<Channel> links_;
 };
 
 }  // namespace reusesim::results

@@ -106,10 +106,12 @@ std::uint64_t NocLinks::enter(std::int32_t link, std::uint64_t head, std::uint64
   stats.bytes += static_cast<std::int64_t>(bytes);
   stats.busy_cycles += static_cast<std::int64_t>(flits);
   stats.waited_cycles += static_cast<std::int64_t>((start - head) / period_);
+  entered_.push_back({link, start});
   return start;
 }
 
 std::uint64_t NocLinks::carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes) {
+  entered_.clear();
   if (path.empty()) return ready;
   const std::uint64_t count = flits(bytes);
   std::uint64_t head = ready;  // when the head may enter the next link
@@ -119,6 +121,7 @@ std::uint64_t NocLinks::carry(const std::vector<std::int32_t>& path, std::uint64
 
 std::vector<std::uint64_t> NocLinks::multicast(std::int64_t from, const std::vector<std::int64_t>& to,
                                                std::uint64_t ready, std::uint64_t bytes) {
+  entered_.clear();
   const std::uint64_t count = flits(bytes);
   std::vector<std::pair<std::int32_t, std::uint64_t>> taken;  // links carrying it, and its head after each
   std::vector<std::uint64_t> arrivals;

@@ -34,6 +34,14 @@ class NocLinks {
   std::uint64_t head_arrival(std::size_t hops, std::uint64_t ready) const { return ready + hops * hop_; }
   // Every link free from `now` (a batch's start); the counters stay.
   void restart(std::uint64_t now);
+  // The links the last carry or multicast held, each with when the transfer entered it (it held the
+  // link flits(bytes) clocks from then).
+  struct Entered {
+    std::int32_t link;
+    std::uint64_t at;
+  };
+  const std::vector<Entered>& last_entered() const { return entered_; }
+  std::uint64_t flits(std::uint64_t bytes) const;
 
   struct LinkStats {
     std::int64_t transfers = 0, bytes = 0;
@@ -57,13 +65,13 @@ class NocLinks {
   // A transfer of `flits` flits (`bytes`) whose head may enter `link` at `head`: when it enters.
   // Holds the link.
   std::uint64_t enter(std::int32_t link, std::uint64_t head, std::uint64_t flits, std::uint64_t bytes);
-  std::uint64_t flits(std::uint64_t bytes) const;
 
   spec::NocSpec spec_;
   std::uint64_t period_, hop_;
   std::vector<std::uint64_t> free_at_;
   std::vector<LinkStats> stats_;
   std::vector<std::int32_t> route_;  // the last route asked for
+  std::vector<Entered> entered_;
 };
 
 }  // namespace reusesim::timing

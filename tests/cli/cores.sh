@@ -138,7 +138,7 @@ PY
 # no longer reads comes as copies (the programs are the same, so the loads' bytes add up as before).
 expect 0 "four cores, multicast" -- "$REUSESIM" run --arch "$small" --model "$mlp" --batch 4 \
   --set cores.count=4 --set cores.partition=samples "${noc[@]}" --set noc.columns=2 --set noc.rows=2 \
-  --set noc.memory_nodes=3 --set noc.multicast=true --out "$work/noc4m"
+  --set noc.memory_nodes=3 --set noc.multicast=true --out "$work/noc4m" --timeline "$work/noc4m.json"
 same "multicast: copies replace DRAM reads byte for byte, and the links carry less" "$(python3 - "$work" <<'PY'
 import csv, sys
 def total(run, column):
@@ -159,6 +159,22 @@ causes = ["stall_weights_cycles", "stall_inputs_cycles", "stall_output_drain_cyc
 cores = list(csv.DictReader(open(sys.argv[1] + "/cores.csv")))
 print(all(int(r["stall_cycles"]) == sum(int(r[c]) for c in causes) for r in cores),
       sum(int(r["stall_noc_cycles"]) for r in cores) > 0)
+PY
+)" "True True"
+# The timeline has a track per link that moved data, its spans' transfers adding up to the link's
+# in noc_links.csv.
+same "a timeline track per busy link" "$(python3 - "$work" <<'PY'
+import csv, json, sys
+events = json.load(open(sys.argv[1] + "/noc4m.json"))["traceEvents"]
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+tracks = {}
+for e in events:
+    if e.get("ph") == "X" and e.get("cat") == "noc":
+        name = threads[(e["pid"], e["tid"])]
+        tracks[name] = tracks.get(name, 0) + e["args"]["transfers"]
+links = {"link " + r["link"]: int(r["transfers"]) for r in csv.DictReader(open(sys.argv[1] + "/noc4m/noc_links.csv"))
+         if r["layer"] == "TOTAL"}
+print(tracks == links, len(links) > 0)
 PY
 )" "True True"
 contains "config.json keeps multicast" "$(cat "$work/noc4m/config.json")" '"multicast": true'
