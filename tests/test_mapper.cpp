@@ -778,6 +778,47 @@ TEST_CASE("mapper: a KV cache at int8 is laid out and loaded at 1 byte an elemen
   CHECK(layouts[scores].kv_cache == bf16_layouts[scores].kv_cache);
 }
 
+// The same decode step with int8 activations and an 8-bit KV cache on tpu_v4i multiplying int8 at 2x
+// (the run at 1-byte elements): the scores' query is 12 heads x 64 = 768 B, its cache 1,024 tokens
+// x 768 = 786,432 B and its output 12 heads x 1,024 = 12,288 B; the context's probabilities
+// 12,288 B, its cache 786,432 B and its output 768 B. With the cache at int8, the activations'
+// format, the scores' GEMM runs on the array at int8's rate 2; with it at fp8_e4m3 (also 1 B) the
+// same bytes at rate 1 (the cache is widened in the array's input path and multiplied at the
+// operands' rate).
+TEST_CASE("mapper: decode attention with int8 activations and an 8-bit KV cache moves 1 byte an element",
+          "[mapper][precision]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i", {"compute.native_formats={int8: 2}"});
+  for (const std::string cache : {"int8", "fp8_e4m3"}) {
+    INFO(cache);
+    const config::LoadedModel model = config::load_model_file(
+        std::string(REUSESIM_SOURCE_DIR) + "/models/gpt2.yaml",
+        {"parameters.layers=1", "precision={activations: int8, kv_cache: " + cache + "}"}, config::Phase{0, 1023});
+    const spec::AcceleratorSpec run = mapping::run_accelerator(spec, model.network);
+    REQUIRE(run.element_bytes() == 1);
+    const auto programs = map_all(model.network, 1, run);
+    const std::int64_t rate = cache == "int8" ? 2 : 1;
+    const auto bytes = [](const program::LayerProgram& program, program::StepKind kind, program::TensorRole role) {
+      std::uint64_t total = 0;
+      for (const program::Step& step : program.steps) {
+        if (step.kind == kind && (kind == program::StepKind::store || step.tensor == role)) total += step.bytes;
+      }
+      return total;
+    };
+    const program::LayerProgram& scores = programs[layer_index(model.network, "/scores")];
+    const program::LayerProgram& context = programs[layer_index(model.network, "/context")];
+    CHECK(bytes(scores, program::StepKind::load, program::TensorRole::kv_cache) == 786'432);
+    CHECK(bytes(context, program::StepKind::load, program::TensorRole::kv_cache) == 786'432);
+    CHECK(bytes(scores, program::StepKind::load, program::TensorRole::inputs) == 768);
+    CHECK(bytes(context, program::StepKind::load, program::TensorRole::inputs) == 12'288);
+    CHECK(bytes(scores, program::StepKind::store, program::TensorRole::outputs) == 12'288);
+    CHECK(bytes(context, program::StepKind::store, program::TensorRole::outputs) == 768);
+    // The scores run on the array (transposed) at the rate; the context's one-row GEMMs on the
+    // vector unit, which has no int8 rate of its own.
+    CHECK(scores.mac_rate == rate);
+    CHECK(context.mac_rate == 1);
+  }
+}
+
 namespace {
 
 // A bias-free 4,096 x 4,096 linear layer, bf16 activations, its weights at `weights`.
@@ -834,6 +875,7 @@ TEST_CASE("mapper: a packed weight column's bytes round out per K tile and bring
   CHECK(p.b_column_bytes(128, 128) == 64 + 2);  // a whole group: 64 B and its one scale
   p.b_group = 0;                                // one scale a column: each K tile brings it
   CHECK(p.b_column_bytes(0, 256) == 128 + 2);
+  CHECK(p.b_column_bytes(0, 0) == 0);  // what lies before the first K tile: nothing, not its scale
   p.b_bits = 0;  // at the operand width: count x 2
   CHECK(p.b_column_bytes(10, 7) == 14);
 }
@@ -880,23 +922,70 @@ TEST_CASE("mapper: int4 weights with group-128 scales are loaded packed and dequ
   CHECK(layouts.front().output - layouts.front().weights >= 8'388'608 + 262'144);
 }
 
-// int8 weights on an array that multiplies int8 natively at twice its bf16 rate: the same 16 MiB +
-// 4,096 x 2 B of per-column scales loaded, no vector step, and every compute step at rate 2. One
-// 512 x 4,096 x 4,096 tile at bf16 takes gemm_cycles_on cycles; at rate 2 ceil(half) of them.
-TEST_CASE("mapper: int8 weights native at 2x compute at the doubled MAC rate, undequantized", "[mapper][precision]") {
+// The array multiplies two operands of one format: int8 weights with bf16 activations (W8A16) on
+// an array that multiplies int8 at twice its bf16 rate are still dequantized to bf16 on the vector
+// unit (4,096 x 4,096 = 16,777,216 ops) and multiplied at the bf16 rate (1); their loads are the
+// same 16 MiB + 4,096 x 2 B of per-column scales.
+TEST_CASE("mapper: int8 weights with bf16 activations are dequantized where int8 is native", "[mapper][precision]") {
   const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i", {"compute.native_formats={int8: 2}"});
   const config::LoadedModel int8 = quantized_linear("int8");
-  const program::LayerProgram native = map_all(int8.network, 512, spec).front();
-  const StepTotals totals = step_totals(native);
+  const spec::AcceleratorSpec run = mapping::run_accelerator(spec, int8.network);
+  CHECK(run.element_bytes() == 2);  // bf16 activations: the operand width
+  const program::LayerProgram w8a16 = map_all(int8.network, 512, run).front();
+  const StepTotals totals = step_totals(w8a16);
+  CHECK(totals.weight_load_bytes == 16'777'216 + 8'192);
+  CHECK(totals.vector_ops == 16'777'216);
+  CHECK(totals.max_mac_rate == 1);
+  CHECK(w8a16.mac_rate == 1);
+  CHECK(w8a16.mac_format.empty());  // its MACs are bf16's (the operand type)
+}
+
+// W8A8 on an array that multiplies int8 at twice its bf16 rate (tpu_v4i with native_formats
+// {int8: 2}), batch 512: the run moves 1-byte elements (run_accelerator). One tile, m512 n4096 k4096
+// (the weights stay for all m): weights 4,096 x 4,096 x 1 B = 16,777,216 B + 4,096 columns x one
+// fp16 scale = 8,192 B; inputs 512 x 4,096 x 1 B = 2,097,152 B; outputs the same. No vector step.
+// Array cycles at bf16: 32 K folds x 32 N folds of 128 x 128 over 4 arrays = 256 folds an array,
+// double-buffered: the first 2 x 128 + 128 + 512 - 2 = 894, each other max(512, 128) = 512:
+// 894 + 255 x 512 = 131,454; at rate 2, ceil(131,454 / 2) = 65,727. The array reads its operands
+// at 1 byte: the compute steps' bytes are 16,777,216 + 2,097,152.
+TEST_CASE("mapper: a W8A8 linear layer moves 1-byte activations and multiplies at int8's 2x rate",
+          "[mapper][precision]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i", {"compute.native_formats={int8: 2}"});
+  const config::LoadedModel w8a8 = config::load_model_text(R"(
+name: w8a8
+precision: {activations: int8, weights: int8}
+input: {features: 4096}
+layers:
+  - {name: q, type: linear, out_features: 4096, bias: false}
+)",
+                                                           "w8a8.yaml");
+  const spec::AcceleratorSpec run = mapping::run_accelerator(spec, w8a8.network);
+  CHECK(run.element_bytes() == 1);
+  CHECK(run.peak_ops_per_second() == spec.peak_ops_per_second());
+  const program::LayerProgram program = map_all(w8a8.network, 512, run).front();
+  const StepTotals totals = step_totals(program);
   CHECK(totals.weight_load_bytes == 16'777'216 + 8'192);
   CHECK(totals.vector_steps == 0);
   CHECK(totals.max_mac_rate == 2);
-  CHECK(native.mac_rate == 2);
+  CHECK(program.mac_rate == 2);
+  CHECK(program.mac_format == "int8");  // what its MACs' energy is priced at
+  std::uint64_t input_bytes = 0, output_bytes = 0, compute_bytes = 0;
+  std::int64_t array_cycles = 0;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::inputs) input_bytes += step.bytes;
+    if (step.kind == program::StepKind::store) output_bytes += step.bytes;
+    if (step.kind != program::StepKind::compute) continue;
+    compute_bytes += step.bytes;
+    array_cycles += timing::gemm_cycles_at(run.compute, step.computed_gemm(), step.unit, step.mac_rate);
+  }
+  CHECK(input_bytes == 2'097'152);
+  CHECK(output_bytes == 2'097'152);
+  CHECK(compute_bytes == 16'777'216 + 2'097'152);
+  CHECK(array_cycles == 65'727);
+  CHECK(mapping::compulsory_traffic_problem(w8a8.network.layers.front(), 512,
+                                            w8a8.network.run_widths(run.element_bytes()), program) == "");
   const timing::GemmShape tile{512, 4096, 4096, 1, 0};
-  const std::int64_t at_bf16 = timing::gemm_cycles_on(spec.compute, tile, timing::GemmUnit::array);
-  CHECK(timing::gemm_cycles_at(spec.compute, tile, timing::GemmUnit::array, 2) == (at_bf16 + 1) / 2);
-  CHECK(timing::gemm_cycles_at(spec.compute, tile, timing::GemmUnit::vector, 2) ==
-        timing::gemm_cycles_on(spec.compute, tile, timing::GemmUnit::vector));
+  CHECK(timing::gemm_cycles_on(spec.compute, tile, timing::GemmUnit::array) == 131'454);
 }
 
 // A column of K = 4,096 weights at 16 bits, 2:4 sparse: 2,048 kept x 2 B = 4,096 B, then 2,048 x
@@ -951,6 +1040,40 @@ layers:
                                               "(K 2048 of 4096)"));
   CHECK(mapping::compulsory_traffic_problem(sparse.network.layers.front(), 512,
                                             sparse.network.run_widths(spec.element_bytes()), program) == "");
+}
+
+// A layer run in sub-batches is its passes' programs one after another: their dequantization ops
+// and MAC rate are the layer's too. ResNet-50 2:4 sparse (traces/precision/resnet50_2to4.yaml) at
+// batch 8 on tpu_v4i, which decompresses sparse tiles on its vector unit, runs its first layers in
+// sub-batches; the decompression is the run's work, not the model's, so the network's vector ops
+// less it equal the analysis (the run refused the model as an internal error when the passes'
+// counts were dropped). Two parts at rate 2 with 10 and 6 dequantization ops in 3 and 2 cycles make
+// a program of 16 ops in 5 cycles at rate 2.
+TEST_CASE("mapper: a layer in sub-batches keeps its dequantization ops and MAC rate", "[mapper][precision]") {
+  program::LayerProgram whole, part;
+  part.dequant_vector_ops = 10;
+  part.dequant_cycles = 3;
+  part.mac_rate = 2;
+  mapping::append_steps(whole, part, false);
+  part.dequant_vector_ops = 6;
+  part.dequant_cycles = 2;
+  mapping::append_steps(whole, part, false);
+  CHECK(whole.dequant_vector_ops == 16);
+  CHECK(whole.dequant_cycles == 5);
+  CHECK(whole.mac_rate == 2);
+  part.mac_format = "int8";
+  mapping::append_steps(whole, part, false);
+  CHECK(whole.mac_format == "int8");
+
+  const config::LoadedModel sparse =
+      config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/traces/precision/resnet50_2to4.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4i");
+  const mapping::NetworkMapping mapped = mapping::map_network(sparse.network, 8, spec);
+  const bool passes = std::any_of(mapped.programs.begin(), mapped.programs.end(), [](const auto& program) {
+    return program.passes > 1 && program.dequant_vector_ops > 0;
+  });
+  CHECK(passes);
+  CHECK(mapping::vector_ops_problem(sparse.network, 8, mapped) == "");
 }
 
 // An rmsnorm over 6 features (4 ops an element: 24) split by elements over 8 cores: core c has

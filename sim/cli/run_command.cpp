@@ -9,6 +9,7 @@
 #include "config/accelerator_loader.h"
 #include "config/accelerator_writer.h"
 #include "config/model_loader.h"
+#include "mapping/mapper.h"
 #include "program/program_text.h"
 #include "report/run_report.h"
 #include "report/timeline_report.h"
@@ -81,14 +82,16 @@ std::vector<std::size_t> selected_layers(const workload::Network& network, const
   return selected;
 }
 
-// The mapper and the replay move activations at the accelerator's operand width, the KV cache at
-// its own format and a conv2d's or linear layer's weights at theirs, packed, with their scales
-// (dequantized on the vector unit unless compute.native_formats lists them): a precision block that
-// asks for more (activations at another width, weights wider than the operands, quantized weights
-// on a recurrent layer or in a training step, a KV cache of a fraction of a byte) is refused, not
-// run at the wrong sizes.
+// The mapper and the replay move activations at the accelerator's operand width or at a narrower
+// format the array multiplies natively, the KV cache at its own format and a conv2d's or linear
+// layer's weights at theirs, packed, with their scales (dequantized on the vector unit to the
+// activations' format unless they are at it): a precision block that asks for more (activations
+// wider than the operands, or narrower in a format the array does not list, or of a fraction of a
+// byte; weights wider than the activations; quantized weights or narrow activations on a recurrent
+// layer or in a training step; a KV cache of a fraction of a byte) is refused, not run at the
+// wrong sizes.
 void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Network& network, bool training,
-                       const std::string& model_file) {
+                       bool dump_program, const std::string& model_file) {
   // A training step's gradients and optimizer state of sparse weights are not modelled.
   if (training && network.has_sparse_weights()) {
     throw UsageError("model " + model_file +
@@ -98,25 +101,44 @@ void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Networ
   if (!network.formats) return;
   const workload::TensorFormats& formats = *network.formats;
   const std::int64_t bits = spec.element_bytes() * 8;
+  const std::int64_t activation_bits = workload::format_bits(formats.activations);
+  const std::string activations =
+      "activations at " + util::name(formats.activations) + " (" + std::to_string(activation_bits) + " bits)";
+  const bool narrow = activation_bits < bits;
   const std::int64_t weight_bits = workload::format_bits(formats.weights);
   const bool own_weights = weight_bits != bits || workload::takes_weight_scales(formats.weights);
+  const auto recurrent = std::find_if(network.layers.begin(), network.layers.end(),
+                                      [](const auto& layer) { return workload::is_recurrent(layer.spec.type); });
   std::vector<std::string> problems;
-  if (workload::format_bits(formats.activations) != bits) {
-    problems.push_back("activations at " + util::name(formats.activations) + " (" +
-                       std::to_string(workload::format_bits(formats.activations)) + " bits)");
+  if (activation_bits > bits) {
+    problems.push_back(activations + ", wider than the operands");
+  } else if (narrow && activation_bits % 8 != 0) {
+    problems.push_back(activations + ", a fraction of a byte per element");
+  } else if (narrow && spec.compute.native_formats.count(util::name(formats.activations)) == 0) {
+    std::vector<std::string> listed;
+    for (const auto& entry : spec.compute.native_formats) listed.push_back(entry.first);
+    problems.push_back(activations + ", a format the array does not multiply (compute.native_formats lists " +
+                       (listed.empty() ? std::string("none") : util::join(listed, ", ")) + ")");
+  } else if (narrow && training) {
+    problems.push_back(activations + " in a training step");
+  } else if (narrow && recurrent != network.layers.end()) {
+    problems.push_back(activations + " on recurrent layer " + recurrent->spec.name);
+  } else if (narrow && dump_program) {
+    problems.push_back(activations +
+                       " in a dumped program (replay sizes elements by compute.operand_bits: run "
+                       "with --set compute.operand_bits=" +
+                       std::to_string(activation_bits) + " to dump it)");
   }
-  if (weight_bits > bits) {
-    problems.push_back("weights at " + util::name(formats.weights) + " (" + std::to_string(weight_bits) +
-                       " bits), wider than the operands");
+  const std::string weights = "weights at " + util::name(formats.weights);
+  const std::string weight_width = " (" + std::to_string(weight_bits) + " bits)";
+  if (weight_bits > activation_bits && activation_bits <= bits) {
+    problems.push_back(weights + weight_width + ", wider than the activations");
+  } else if (narrow && weight_bits == activation_bits && formats.weights != formats.activations) {
+    problems.push_back(weights + weight_width + ", another format than the activations at their width");
   } else if (own_weights && training) {
-    problems.push_back("weights at " + util::name(formats.weights) + " in a training step");
-  } else if (own_weights) {
-    for (const workload::NetworkLayer& layer : network.layers) {
-      if (workload::is_recurrent(layer.spec.type)) {
-        problems.push_back("weights at " + util::name(formats.weights) + " on recurrent layer " + layer.spec.name);
-        break;
-      }
-    }
+    problems.push_back(weights + " in a training step");
+  } else if (own_weights && recurrent != network.layers.end()) {
+    problems.push_back(weights + " on recurrent layer " + recurrent->spec.name);
   }
   if (workload::format_bits(formats.kv_cache) % 8 != 0) {
     problems.push_back("a KV cache at " + util::name(formats.kv_cache) + " (a fraction of a byte per element)");
@@ -125,9 +147,9 @@ void check_run_formats(const spec::AcceleratorSpec& spec, const workload::Networ
   throw UsageError("model " + model_file + ": its precision block (" + workload::describe(formats) + ") needs " +
                    util::join(problems, ", ") + "; run moves activations at the accelerator's " + std::to_string(bits) +
                    "-bit operands (compute.operand_bits " + std::to_string(spec.compute.operand_bits) +
-                   "), the KV cache at its format and conv2d and linear weights at theirs when no wider, so far; "
-                   "analyze and footprint size every tensor by its format (docs/model-format.md, \"Precision per "
-                   "tensor\")");
+                   ") or at a narrower whole-byte format compute.native_formats lists, the KV cache at its format and "
+                   "conv2d and linear weights at theirs when no wider than the activations, so far; analyze and "
+                   "footprint size every tensor by its format (docs/model-format.md, \"Precision per tensor\")");
 }
 
 // A training step's report before the replay: the element size must be one footprint sizes
@@ -203,21 +225,22 @@ int run_command(const std::vector<std::string>& args) {
         arch_overrides.push_back(assignment);
       }
     }
-    const spec::AcceleratorSpec spec = config::load_accelerator_file(arch_file, arch_overrides, {"model"});
+    const spec::AcceleratorSpec loaded_spec = config::load_accelerator_file(arch_file, arch_overrides, {"model"});
     // Program files describe one core (docs/accelerator-format.md, "Cores").
-    if (spec.cores > 1 && !dump_file.empty()) {
-      throw UsageError("--dump-program writes one core's programs: a chip of " + std::to_string(spec.cores) +
+    if (loaded_spec.cores > 1 && !dump_file.empty()) {
+      throw UsageError("--dump-program writes one core's programs: a chip of " + std::to_string(loaded_spec.cores) +
                        " cores (cores.count) cannot be dumped yet");
     }
     // The fast mode's flow model is calibrated on one core's streams; measured on several cores'
     // (AlexNet on 4 and 16 cores of small) it departs by 12 % and 64 % (docs/performance.md).
-    if (spec.cores > 1 && fidelity == spec::Fidelity::fast) {
-      throw UsageError("--fidelity fast models one core's DRAM streams: a chip of " + std::to_string(spec.cores) +
-                       " cores (cores.count) runs exact");
+    if (loaded_spec.cores > 1 && fidelity == spec::Fidelity::fast) {
+      throw UsageError("--fidelity fast models one core's DRAM streams: a chip of " +
+                       std::to_string(loaded_spec.cores) + " cores (cores.count) runs exact");
     }
     const config::Phase lengths = phase_of(phase, values);
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
-    check_run_formats(spec, model.network, training.has_value(), model_file);
+    check_run_formats(loaded_spec, model.network, training.has_value(), !dump_file.empty(), model_file);
+    const spec::AcceleratorSpec spec = mapping::run_accelerator(loaded_spec, model.network);
     const std::int64_t kv_cache_element_bytes = model.network.kv_cache_element_bytes(spec.element_bytes());
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
                                kv_cache_element_bytes);
@@ -282,11 +305,10 @@ int run_command(const std::vector<std::string>& args) {
           {"results.csv", report::render_run(report, report::Format::csv)},
           {"results.json", report::render_run(report, report::Format::json)},
           {"dram_channels.csv", report::render_dram_channels(report)},
-          {"config.json", config::accelerator_json(spec)},
+          {"config.json", config::accelerator_json(loaded_spec)},
           {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity, spec.cores > 1,
                                                  spec.shared_memory.has_value(), spec.noc.has_value(),
-                                                 report::skipped_zeros(report),
-                                                 report::has_token_columns(report))}};
+                                                 report::skipped_zeros(report), report::has_token_columns(report))}};
       if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
       if (spec.noc) files.emplace_back("noc_links.csv", report::render_noc_links(report));
       problem = util::output_files_problem(out_dir, files);

@@ -26,6 +26,18 @@ std::int64_t packed_range_bytes(std::int64_t first, std::int64_t end, std::int64
   return ceil_div(checked_mul(end, bits), 8) - checked_mul(first, bits) / 8;
 }
 
+// The array multiplies `p`'s operands at the activations' format when compute.native_formats lists
+// it, at its MAC rate; else at the operand type, rate 1 (so without a precision block).
+void multiply_at_activation_format(GemmProblem& p, const spec::AcceleratorSpec& accelerator,
+                                   const std::optional<workload::NumberFormat>& activations) {
+  if (!activations) return;
+  const auto& native = accelerator.compute.native_formats;
+  const auto rate = native.find(util::name(*activations));
+  if (rate == native.end()) return;
+  p.mac_rate = rate->second;
+  p.mac_format = rate->first;
+}
+
 }  // namespace
 
 std::int64_t GemmProblem::b_metadata_bytes(std::int64_t k0, std::int64_t count) const {
@@ -34,6 +46,8 @@ std::int64_t GemmProblem::b_metadata_bytes(std::int64_t k0, std::int64_t count) 
 
 std::int64_t GemmProblem::b_column_bytes(std::int64_t k0, std::int64_t count) const {
   if (b_bits == 0 && !b_sparsity.sparse()) return checked_mul(count, b_bytes());
+  // No values touch no group: the first K tile starts at its column's first byte.
+  if (count == 0) return 0;
   const std::int64_t end = k0 + count;
   // The kept values of a sparse column (all of them when dense), then their metadata.
   std::int64_t bytes =
@@ -700,11 +714,8 @@ void emit_fastest(const GemmProblem& p, const std::vector<GemmTiling>& options, 
   if (tiling.placement != GemmPlacement::vector_unit) program.mac_format = p.mac_format;
   if (p.mac_rate > 1 && tiling.placement != GemmPlacement::vector_unit) {
     program.mac_rate = p.mac_rate;
-    // Decompressed sparse weights stay in their native format.
-    if (!converts_weights(p, tiling.placement)) {
-      program.mapping += "; weights at " + std::to_string(p.b_bits) + " bits native at " + std::to_string(p.mac_rate) +
-                         "x the MAC rate";
-    }
+    program.mapping +=
+        "; operands at " + std::to_string(p.e * 8) + " bits native at " + std::to_string(p.mac_rate) + "x the MAC rate";
   }
 }
 
@@ -847,19 +858,15 @@ GemmProblem conv_or_linear_gemm(const workload::NetworkLayer& layer, std::int64_
     p.k = in.features;
     p.input_bytes = [=](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * e; };
   }
+  multiply_at_activation_format(p, context.accelerator, layout.activation_format);
   if (layout.weight_format) {
     const workload::NumberFormat format = *layout.weight_format;
     p.b_bits = workload::format_bits(format);
     p.b_scales = workload::takes_weight_scales(format);
     p.b_group = layout.weight_group_size;
-    const auto& native = context.accelerator.compute.native_formats;
-    const auto rate = native.find(util::name(format));
-    if (rate != native.end()) {
-      p.mac_rate = rate->second;
-      p.mac_format = rate->first;
-    } else {
-      p.dequantize = true;
-    }
+    // The array multiplies two operands of one format: weights in the activations' format (their
+    // scales applied to the sums, ASSUMED free) as they are, any other dequantized to it.
+    p.dequantize = format != layout.activation_format;
   }
   // Sparse weights: the array skips their zeros when its pattern holds theirs and its lanes do not
   // follow kernel rows (whose tiles a shorter K would cut); else each tile is decompressed.
@@ -906,6 +913,11 @@ GemmProblem matmul_gemm(const workload::NetworkLayer& layer, std::int64_t batch,
   const bool cached = layer.cached_steps > 0;
   p.weights = cached ? layout.kv_cache : layout.inputs[1];
   if (cached) p.b_e = layout.kv_cache_element_bytes;
+  // Two activations at the activations' format multiply at its rate; a cache in another format is
+  // widened in the array's input path (at no cost, ASSUMED) and multiplied at the operands' rate.
+  if (!cached || layout.kv_cache_format == layout.activation_format) {
+    multiply_at_activation_format(p, context.accelerator, layout.activation_format);
+  }
   p.inputs = layout.inputs[0];
   p.output = layout.output;
   p.partial_sums = layout.scratch;

@@ -48,6 +48,15 @@ std::int64_t LayerPlan::busiest_stage_ops(std::int64_t batch, std::int64_t own_a
   return busiest;
 }
 
+spec::AcceleratorSpec run_accelerator(const spec::AcceleratorSpec& accelerator, const workload::Network& network) {
+  spec::AcceleratorSpec run = accelerator;
+  if (network.formats) {
+    const std::int64_t bits = workload::format_bits(network.formats->activations);
+    if (bits < accelerator.element_bytes() * 8) run.compute.operand_bits = bits;
+  }
+  return run;
+}
+
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,
                                        std::int64_t element_bytes) {
   std::vector<DramLayout> layouts(network.layers.size());
@@ -77,6 +86,10 @@ std::vector<DramLayout> layout_network(const workload::Network& network, std::in
       continue;
     }
     layout.weights = next;
+    if (network.formats) {
+      layout.activation_format = network.formats->activations;
+      layout.kv_cache_format = network.formats->kv_cache;
+    }
     std::int64_t weight_bytes = checked_mul(layer.counts.params, element_bytes);
     if (packed_weights) {
       layout.weight_format = network.formats->weights;

@@ -54,6 +54,11 @@ struct DramLayout {
   // scales: a GEMM layer's weights are packed at its bits with their scales (GemmProblem::b_bits).
   std::optional<workload::NumberFormat> weight_format;
   std::int64_t weight_group_size = 0;  // one scale per this many weights along K; 0: per column
+  // A precision block's activations and KV cache formats: the array multiplies at the activations'
+  // format's compute.native_formats rate, weights in another format are dequantized to it
+  // (docs/model-format.md, "Precision per tensor"). None without a block.
+  std::optional<workload::NumberFormat> activation_format;
+  std::optional<workload::NumberFormat> kv_cache_format;
   // After every tensor of the network: where partial sums that spill to DRAM go (a layer at a time).
   std::uint64_t scratch = 0;
 };
@@ -93,6 +98,13 @@ struct LayerPlan {
     return output_elements > 0 ? output_elements : layer.counts.output_elems;
   }
 };
+
+// The accelerator as run moves `network`'s tensors: `accelerator`, whose elements are
+// compute.operand_bits wide, or, when a precision block gives the activations a narrower format
+// (which run accepts only when compute.native_formats lists it), the same with operand_bits at
+// that format's width: activations, outputs and the array's operands then move at it
+// (docs/model-format.md, "Precision per tensor"). Peak, energy and the rest are the accelerator's.
+spec::AcceleratorSpec run_accelerator(const spec::AcceleratorSpec& accelerator, const workload::Network& network);
 
 // Lays out the model input and every layer's weights and output (views share their input's).
 std::vector<DramLayout> layout_network(const workload::Network& network, std::int64_t batch,

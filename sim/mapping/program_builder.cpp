@@ -74,6 +74,11 @@ void append_steps(program::LayerProgram& program, program::LayerProgram next, bo
   }
   program.macs = util::checked_add(program.macs, next.macs);
   program.vector_ops = util::checked_add(program.vector_ops, next.vector_ops);
+  // A layer's parts (sub-batches, steps) keep their dequantization's count, MAC rate and format.
+  program.dequant_vector_ops = util::checked_add(program.dequant_vector_ops, next.dequant_vector_ops);
+  program.dequant_cycles = util::checked_add(program.dequant_cycles, next.dequant_cycles);
+  program.mac_rate = std::max(program.mac_rate, next.mac_rate);
+  if (program.mac_format.empty()) program.mac_format = next.mac_format;
   program.dram_read_bytes = util::checked_add(program.dram_read_bytes, next.dram_read_bytes);
   program.dram_write_bytes = util::checked_add(program.dram_write_bytes, next.dram_write_bytes);
   program.estimated_cycles = util::checked_add(program.estimated_cycles, next.estimated_cycles);

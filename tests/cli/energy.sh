@@ -225,15 +225,16 @@ expect 0 "mlp with a technology" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v1.
 same "no per-token columns for a model without tokens" "$(head -1 <<<"$out" | tr , '\n' | grep -c 'per_token\|tokens_per')" "0"
 
 # --- MACs at the format the array computes them in (docs/energy-model.md, "MACs per number format"). ---
-# A bias-free 4,096 x 4,096 linear layer, bf16 activations, on tpu_v4i (bf16 operands, 32-bit
-# accumulators) at 45 nm, batch 512: 512 x 4,096 x 4,096 = 8,589,934,592 MACs, one tile either
-# way (tests/cli/quantized_weights.sh), so the same accumulator updates. bf16 weights: a bf16
-# multiply 0.58 + an fp32 add 0.9 = 1.48 pJ a MAC; int8 weights the array multiplies natively: an
-# int8 multiply 0.2 + an int32 add 0.1 = 0.3 pJ. The array's energy differs by 8,589,934,592 x
-# 1.18 pJ = 10,136.1228 uJ.
-printf '%s\n' "name: int8_projection" "precision: {activations: bf16, weights: int8}" "input: {features: 4096}" \
+# A bias-free 4,096 x 4,096 linear layer on tpu_v4i (bf16 operands, 32-bit accumulators) at 45 nm,
+# batch 512: 512 x 4,096 x 4,096 = 8,589,934,592 MACs, one tile either way
+# (tests/cli/quantized_weights.sh), so the same accumulator updates. bf16 weights and activations:
+# a bf16 multiply 0.58 + an fp32 add 0.9 = 1.48 pJ a MAC; int8 weights and activations (W8A8), which
+# the array multiplies natively (it multiplies two operands of one format: W8A16 is dequantized to
+# bf16): an int8 multiply 0.2 + an int32 add 0.1 = 0.3 pJ. The array's energy differs by
+# 8,589,934,592 x 1.18 pJ = 10,136.1228 uJ.
+printf '%s\n' "name: int8_projection" "precision: {activations: int8, weights: int8}" "input: {features: 4096}" \
   "layers: [{name: q, type: linear, out_features: 4096, bias: false}]" >"$work/int8_q.yaml"
-sed -e 's/weights: int8/weights: bf16/' "$work/int8_q.yaml" >"$work/bf16_q.yaml"
+sed -e 's/activations: int8, weights: int8/activations: bf16, weights: bf16/' "$work/int8_q.yaml" >"$work/bf16_q.yaml"
 expect 0 "run bf16 weights with energy" -- "$REUSESIM" run --arch "$SRC/configs/tpu_v4i.yaml" \
   --model "$work/bf16_q.yaml" --batch 512 --set compute.native_formats.int8=2 --set technology=45nm --format csv
 bf16_array=$(csv_col energy_array_uj --where layer=q <<<"$out")

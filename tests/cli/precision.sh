@@ -91,12 +91,61 @@ expect 0 "run decode int8 again" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml
 int8_read=$(csv_col dram_read_bytes --where layer=TOTAL <<<"$out")
 same "only the cache bytes fell" "$((bf16_read - int8_read))" "310272"
 
+# --- run: W8A8, activations at their own format where the array multiplies it natively. ---
+# A bias-free 4,096 x 4,096 linear layer, weights and activations int8 (one fp16 scale a column), on
+# tpu_v4i with an ideal memory and int8 at 2x the bf16 rate, batch 512: one tile (m512 n4096 k4096).
+# Weights 4,096 x 4,096 x 1 B = 16,777,216 B + 4,096 x 2 B of scales = 16,785,408 B; inputs and
+# outputs 512 x 4,096 x 1 B = 2,097,152 B each. Array cycles at bf16: 32 x 32 folds of 128 x 128
+# over 4 arrays, 256 an array, double-buffered: 2 x 128 + 128 + 512 - 2 = 894, then 255 x 512:
+# 131,454; at 2x ceil(131,454 / 2) = 65,727. Efficiency is against the doubled peak.
+printf '%s\n' "name: w8a8" "precision: {activations: int8, weights: int8}" "input: {features: 4096}" \
+  "layers: [{name: q, type: linear, out_features: 4096, bias: false}]" >"$work/w8a8.yaml"
+expect 0 "run W8A8 at 2x" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$work/w8a8.yaml" --batch 512 \
+  --set compute.native_formats.int8=2 --format csv
+same "W8A8 bytes at 1 B an element, array cycles at 2x" \
+  "$(csv_col dram_read_weight_bytes,dram_read_input_bytes,dram_write_output_bytes,compute_cycles,vector_ops,element_bytes --where layer=q <<<"$out")" \
+  "16785408,2097152,2097152,65727,0,1"
+# tpu_v4i as shipped multiplies int8 at the bf16 rate: the same bytes, 131,454 array cycles.
+expect 0 "run W8A8 at 1x" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$work/w8a8.yaml" --batch 512 \
+  --format csv
+same "W8A8 on tpu_v4i: int8 at 1x" \
+  "$(csv_col dram_read_weight_bytes,dram_read_input_bytes,compute_cycles --where layer=q <<<"$out")" \
+  "16785408,2097152,131454"
+expect 0 "run W8A8 json" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$work/w8a8.yaml" --format json
+contains "json: 1-byte elements" "$out" '"element_bytes": 1'
+# The KV cache at int8 with int8 activations: GPT-2's two layers after 100 tokens read the same
+# 310,272 cache bytes as with bf16 activations (above); the activations' bytes halve.
+expect 0 "run decode W8A8, int8 cache" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" \
+  --model "$SRC/models/gpt2.yaml" --set model.parameters.layers=2 --phase decode --context 100 \
+  --set 'model.precision={activations: int8, kv_cache: int8}' --format csv
+same "int8 cache and activations" "$(csv_col dram_read_kv_cache_bytes,element_bytes --where layer=TOTAL <<<"$out")" \
+  "310272,1"
+
 # --- run refuses what it cannot honour; a block at the operand width runs as the word does. ---
-# int4 weights run (tests/cli/quantized_weights.sh); activations at another width do not.
+# int4 weights run (tests/cli/quantized_weights.sh); activations wider than the operands do not,
+# nor narrower ones in a format the array does not multiply, nor a fraction of a byte.
 expect 2 "run fp32 activations" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" --model "$work/int4.yaml" \
   --set model.precision.activations=fp32
 contains "run names what it cannot move" "$err" \
-  "its precision block (weights int4 (fp16 scales per 128 along K), activations fp32, KV cache fp32) needs activations at fp32 (32 bits); run moves activations at the accelerator's 16-bit operands (compute.operand_bits 16), the KV cache at its format and conv2d and linear weights at theirs when no wider"
+  "its precision block (weights int4 (fp16 scales per 128 along K), activations fp32, KV cache fp32) needs activations at fp32 (32 bits), wider than the operands; run moves activations at the accelerator's 16-bit operands (compute.operand_bits 16) or at a narrower whole-byte format compute.native_formats lists"
+expect 2 "run int8 activations, no native int8" -- "$REUSESIM" run --arch "$SRC/configs/snowflake.yaml" \
+  --model "$work/int4.yaml" --set model.precision.activations=int8
+contains "names the formats the array multiplies" "$err" \
+  "needs activations at int8 (8 bits), a format the array does not multiply (compute.native_formats lists none)"
+expect 2 "run int4 activations" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" --model "$work/int4.yaml" \
+  --set model.precision.activations=int4
+contains "sub-byte activations are refused" "$err" "needs activations at int4 (4 bits), a fraction of a byte per element"
+expect 2 "run bf16 weights, int8 activations" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" \
+  --model "$work/int4.yaml" --set 'model.precision={activations: int8, weights: bf16}'
+contains "weights wider than the activations are refused" "$err" \
+  "needs weights at bf16 (16 bits), wider than the activations"
+expect 2 "run W8A8 training" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" --model "$work/w8a8.yaml" \
+  --mode train --optimizer sgd
+contains "narrow activations in a training step are refused" "$err" "needs activations at int8 (8 bits) in a training step"
+expect 2 "run fp8 weights, int8 activations" -- "$REUSESIM" run --arch "$SRC/configs/h100.yaml" \
+  --model "$work/int4.yaml" --set 'model.precision={activations: int8, weights: fp8_e4m3}'
+contains "another format at the activations' width is refused" "$err" \
+  "needs weights at fp8_e4m3 (8 bits), another format than the activations at their width"
 expect 2 "run int4 cache" -- "$REUSESIM" run --arch "$work/v4i_ideal.yaml" --model "$SRC/models/gpt2.yaml" \
   --set model.parameters.layers=1 --phase decode --context 10 --set model.precision.kv_cache=int4
 contains "a sub-byte cache is refused" "$err" "needs a KV cache at int4 (a fraction of a byte per element)"

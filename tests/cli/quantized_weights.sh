@@ -44,17 +44,25 @@ bf16_cycles=$(csv_col cycles --where layer=q <<<"$out")
 # though the dequantization takes its turn on the vector unit.
 same "int4 faster than bf16 at batch 1" "$((int4_cycles < bf16_cycles))" "1"
 
-# --- int8 native at 2x the MAC rate: a compute-bound GEMM's array cycles halve. ---
-# At batch 512 the GEMM (512 x 4,096 x 4,096) is one tile either way (m512 n4096 k4096, the weights
-# stay for all m); its array cycles at 2x are ceil(bf16's / 2), and nothing is dequantized.
+# --- int8 native at 2x the MAC rate applies to W8A8 only: a compute-bound GEMM's array cycles halve. ---
+# At batch 512 the GEMM (512 x 4,096 x 4,096) is one tile (m512 n4096 k4096, the weights stay for
+# all m); its array cycles at 2x are ceil(bf16's / 2), and nothing is dequantized. With bf16
+# activations (W8A16) the array multiplies bf16: the int8 weights are dequantized (4,096 x 4,096 =
+# 16,777,216 ops) and nothing runs at 2x.
 expect 0 "run bf16 batch 512" -- "$REUSESIM" run --arch "$arch" --model "$work/bf16.yaml" --batch 512 \
   --format csv
 bf16_compute=$(csv_col compute_cycles --where layer=q <<<"$out")
-expect 0 "run int8 native batch 512" -- "$REUSESIM" run --arch "$arch" --model "$work/int8.yaml" --batch 512 \
+sed -e 's/activations: bf16/activations: int8/' "$work/int8.yaml" >"$work/w8a8.yaml"
+expect 0 "run W8A8 native batch 512" -- "$REUSESIM" run --arch "$arch" --model "$work/w8a8.yaml" --batch 512 \
   --set compute.native_formats.int8=2 --format csv
-same "int8 native: half the compute cycles, no vector ops" \
-  "$(csv_col compute_cycles,vector_ops --where layer=q <<<"$out")" "$(((bf16_compute + 1) / 2)),0"
-contains "the mapping says so" "$(csv_col mapping --where layer=q <<<"$out")" "weights at 8 bits native at 2x the MAC rate"
+same "W8A8 native: half the compute cycles, no vector ops, 1-byte elements" \
+  "$(csv_col compute_cycles,vector_ops,element_bytes --where layer=q <<<"$out")" "$(((bf16_compute + 1) / 2)),0,1"
+contains "the mapping says so" "$(csv_col mapping --where layer=q <<<"$out")" "operands at 8 bits native at 2x the MAC rate"
+w8a8_ran=$(csv_col cycles,compute_cycles,efficiency --where layer=q <<<"$out")
+expect 0 "run W8A16 where int8 is native" -- "$REUSESIM" run --arch "$arch" --model "$work/int8.yaml" --batch 512 \
+  --set compute.native_formats.int8=2 --format csv
+same "W8A16: dequantized, at the bf16 rate" "$(csv_col vector_ops,element_bytes --where layer=q <<<"$out")" "16777216,2"
+same "W8A16: nothing native" "$(csv_col mapping --where layer=q <<<"$out" | grep -c native)" "0"
 
 # --- The dumped program carries the dequantization and the MAC rate: its replay gives run's cycles. ---
 expect 0 "run int4, dumped" -- "$REUSESIM" run --arch "$arch" --model "$work/int4.yaml" --format csv \
@@ -63,12 +71,22 @@ ran=$(csv_col cycles,vector_ops,dram_read_weight_bytes --where layer=q <<<"$out"
 expect 0 "replay int4" -- "$REUSESIM" replay --arch "$arch" --program "$work/int4.program" --format csv
 same "the replay of the int4 program" "$(csv_col cycles,vector_ops,dram_read_weight_bytes --where layer=q <<<"$out")" \
   "$ran"
-expect 0 "run int8 native, dumped" -- "$REUSESIM" run --arch "$arch" --model "$work/int8.yaml" --batch 512 \
-  --set compute.native_formats.int8=2 --format csv --dump-program "$work/int8.program"
+# A W8A8 program is dumped from an accelerator whose operands are 8 bits (replay sizes elements by
+# compute.operand_bits): the same figures as the W8A8 run on the 16-bit array, and its replay keeps
+# the MAC rate and the peak.
+expect 0 "run W8A8 on 8-bit operands, dumped" -- "$REUSESIM" run --arch "$arch" --model "$work/w8a8.yaml" \
+  --batch 512 --set compute.operand_bits=8 --set compute.native_formats.int8=2 --format csv \
+  --dump-program "$work/int8.program"
 ran=$(csv_col cycles,compute_cycles,efficiency --where layer=q <<<"$out")
-expect 0 "replay int8 native" -- "$REUSESIM" replay --arch "$arch" --program "$work/int8.program" --format csv
+same "8-bit operands run W8A8 as the 16-bit array does" "$ran" "$w8a8_ran"
+expect 0 "replay int8 native" -- "$REUSESIM" replay --arch "$arch" --program "$work/int8.program" --format csv \
+  --set compute.operand_bits=8 --set compute.native_formats.int8=2
 same "the replay keeps the MAC rate and the peak" "$(csv_col cycles,compute_cycles,efficiency --where layer=q <<<"$out")" \
   "$ran"
+expect 2 "W8A8 on the 16-bit array, dumped" -- "$REUSESIM" run --arch "$arch" --model "$work/w8a8.yaml" \
+  --set compute.native_formats.int8=2 --dump-program "$work/refused.program"
+contains "a dump at narrower activations is refused" "$err" \
+  "activations at int8 (8 bits) in a dumped program (replay sizes elements by compute.operand_bits: run with --set compute.operand_bits=8 to dump it)"
 
 # --- Errors name the key or what run cannot move (exit 2). ---
 expect 2 "unknown native format" -- "$REUSESIM" run --arch "$arch" --model "$work/int4.yaml" \
@@ -79,7 +97,7 @@ expect 2 "rate 0" -- "$REUSESIM" run --arch "$arch" --model "$work/int4.yaml" --
 contains "a rate below 1 is refused" "$err" "compute.native_formats.int8: expected a positive integer"
 expect 2 "fp32 weights on bf16 operands" -- "$REUSESIM" run --arch "$arch" --model "$work/bf16.yaml" \
   --set model.precision.weights=fp32
-contains "wider weights are refused" "$err" "needs weights at fp32 (32 bits), wider than the operands"
+contains "wider weights are refused" "$err" "needs weights at fp32 (32 bits), wider than the activations"
 expect 2 "int4 weights in a training step" -- "$REUSESIM" run --arch "$arch" --model "$work/int4.yaml" --mode train \
   --optimizer sgd
 contains "training refuses them" "$err" "needs weights at int4 in a training step"

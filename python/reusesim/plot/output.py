@@ -29,20 +29,25 @@ def use_style():
     plt.rcParams.update(STYLE)
 
 
+def write_atomically(final, write):
+    """Calls write(FINAL.partial), then renames it to FINAL; raises OutputError (leaving no
+    .partial file) when either fails."""
+    tmp = final + ".partial"
+    try:
+        write(tmp)
+        os.replace(tmp, final)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise OutputError(f"{final}: cannot write: {e.strerror or e}")
+
+
 def save(fig, out_prefix):
     """Writes OUT_PREFIX.png and OUT_PREFIX.svg, each as OUT.partial renamed to OUT; raises
     OutputError (leaving no .partial file) at the first that cannot be written."""
     jobs = (("png", dict(dpi=DPI, metadata={"Software": None})),
             ("svg", dict(metadata={"Date": None})))
     for ext, kw in jobs:
-        final = f"{out_prefix}.{ext}"
-        tmp = final + ".partial"
-        try:
-            fig.savefig(tmp, format=ext, **kw)
-            os.replace(tmp, final)
-        except OSError as e:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise OutputError(f"{final}: cannot write: {e.strerror or e}")
+        write_atomically(f"{out_prefix}.{ext}", lambda tmp: fig.savefig(tmp, format=ext, **kw))
