@@ -68,6 +68,30 @@ results::DramFigures figures_since(results::DramChannelStats after, const result
   return results::figures_of(after);
 }
 
+// Sets `figures`' compute and stall cycles from `totals`' times, counted as consecutive spans
+// (compute, then the stalls by cause) in clocks of `period`; returns the cycles of a last span
+// `after` them (the core's sync).
+template <typename Figures>
+std::int64_t set_activity_cycles(Figures& figures, const CoreUnitTotals& totals, const sc_core::sc_time& period,
+                                 const sc_core::sc_time& after = sc_core::SC_ZERO_TIME) {
+  const auto stall = [&](results::StallCause cause) {
+    return picoseconds(totals.stalls[static_cast<std::size_t>(cause)]);
+  };
+  const std::vector<std::int64_t> cycles = results::span_cycles(
+      {picoseconds(totals.compute), stall(results::StallCause::weights), stall(results::StallCause::inputs),
+       stall(results::StallCause::sram), stall(results::StallCause::vector), stall(results::StallCause::output_drain),
+       stall(results::StallCause::noc), picoseconds(after)},
+      picoseconds(period));
+  figures.compute_cycles = cycles[0];
+  figures.stall_weights = cycles[1];
+  figures.stall_inputs = cycles[2];
+  figures.stall_sram = cycles[3];
+  figures.stall_vector = cycles[4];
+  figures.stall_output_drain = cycles[5];
+  figures.stall_noc = cycles[6];
+  return cycles[7];
+}
+
 }  // namespace
 
 Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec,
@@ -216,34 +240,6 @@ std::vector<timing::NocLinks::LinkStats> Accelerator::link_stats() const {
   for (std::size_t link = 0; link < noc_->links().link_count(); ++link) stats.push_back(noc_->links().stats(link));
   return stats;
 }
-
-namespace {
-
-// Sets `figures`' compute and stall cycles from `totals`' times, counted as consecutive spans
-// (compute, then the stalls by cause) in clocks of `period`; returns the cycles of a last span
-// `after` them (the core's sync).
-template <typename Figures>
-std::int64_t set_activity_cycles(Figures& figures, const CoreUnitTotals& totals, const sc_core::sc_time& period,
-                                 const sc_core::sc_time& after = sc_core::SC_ZERO_TIME) {
-  const auto stall = [&](results::StallCause cause) {
-    return picoseconds(totals.stalls[static_cast<std::size_t>(cause)]);
-  };
-  const std::vector<std::int64_t> cycles = results::span_cycles(
-      {picoseconds(totals.compute), stall(results::StallCause::weights), stall(results::StallCause::inputs),
-       stall(results::StallCause::sram), stall(results::StallCause::vector), stall(results::StallCause::output_drain),
-       stall(results::StallCause::noc), picoseconds(after)},
-      picoseconds(period));
-  figures.compute_cycles = cycles[0];
-  figures.stall_weights = cycles[1];
-  figures.stall_inputs = cycles[2];
-  figures.stall_sram = cycles[3];
-  figures.stall_vector = cycles[4];
-  figures.stall_output_drain = cycles[5];
-  figures.stall_noc = cycles[6];
-  return cycles[7];
-}
-
-}  // namespace
 
 results::LayerResult Accelerator::layer_result(const program::LayerRun& run, const RunTotals& total) const {
   const sc_core::sc_time period = cores_[0].clock_period();

@@ -36,9 +36,10 @@ std::int64_t NetworkOnChip::memory_node(std::uint64_t address) const {
 void NetworkOnChip::record_to(results::TimelineRecorder& timeline) {
   memory_->record_to(timeline);
   timeline_ = &timeline;
+  links_.record_entries();
+  first_link_track_ = timeline.noc_links();
   for (std::size_t link = 0; link < links_.link_count(); ++link) {
-    const std::size_t track = timeline.add_noc_link(links_.link_name(link), picoseconds(period_));
-    if (link == 0) first_link_track_ = track;
+    timeline.add_noc_link(links_.link_name(link), picoseconds(period_));
   }
 }
 

@@ -106,7 +106,7 @@ std::uint64_t NocLinks::enter(std::int32_t link, std::uint64_t head, std::uint64
   stats.bytes += static_cast<std::int64_t>(bytes);
   stats.busy_cycles += static_cast<std::int64_t>(flits);
   stats.waited_cycles += static_cast<std::int64_t>((start - head) / period_);
-  entered_.push_back({link, start});
+  if (recording_) entered_.push_back({link, start});
   return start;
 }
 

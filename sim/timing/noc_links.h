@@ -34,12 +34,14 @@ class NocLinks {
   std::uint64_t head_arrival(std::size_t hops, std::uint64_t ready) const { return ready + hops * hop_; }
   // Every link free from `now` (a batch's start); the counters stay.
   void restart(std::uint64_t now);
-  // The links the last carry or multicast held, each with when the transfer entered it (it held the
-  // link flits(bytes) clocks from then).
+  // After record_entries(): the links the last carry or multicast held, each with when the
+  // transfer entered it (it held the link flits(bytes) clocks from then). Not kept otherwise: only
+  // a timeline needs them.
   struct Entered {
     std::int32_t link;
     std::uint64_t at;
   };
+  void record_entries() { recording_ = true; }
   const std::vector<Entered>& last_entered() const { return entered_; }
   std::uint64_t flits(std::uint64_t bytes) const;
 
@@ -72,6 +74,7 @@ class NocLinks {
   std::vector<LinkStats> stats_;
   std::vector<std::int32_t> route_;  // the last route asked for
   std::vector<Entered> entered_;
+  bool recording_ = false;
 };
 
 }  // namespace reusesim::timing
