@@ -32,15 +32,16 @@ sweep:
   compute.operand_bits: [8, 16]
 YAML
 }
-# slow.yaml: DeepSpeech2's GRU layers on snowflake at the batch sizes given ("1, 2"), seconds each:
-# long enough to interrupt.
+# slow.yaml: DeepSpeech2's GRU layers on snowflake at the batch sizes given ("1, 2"), long enough
+# to interrupt: its last GRU layer alone (about 0.6 s a job in Release, 2 s under the sanitizers),
+# or with a second argument another selection, as "layer_types: [gru]" (all four, about 3 s a job).
 write_slow_trace() {
   cat >"$work/slow.yaml" <<YAML
 name: slow
 accelerators: $SRC/configs/snowflake.yaml
 models:
   - model: $SRC/models/deepspeech2.yaml
-    layer_types: [gru]
+    ${2:-layers: [gru4]}
     batch: [$1]
 YAML
 }

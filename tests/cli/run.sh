@@ -94,8 +94,9 @@ contains "nothing fits message" "$err" "layer fc: the pinned tiling m1 n1000 k10
 expect 0 "layers subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layers fc1,fc3 --format csv
 # fc1 is 1000 -> 100 and fc3 100 -> 100 (models/mlp.yaml): 100,000 + 10,000 MACs.
 same "subset rows" "$(csv_col batch,layer,type,macs <<<"$out" | tr '\n' ' ')" "1,fc1,linear,100000 1,fc3,linear,10000 1,TOTAL,,110000 "
-expect 0 "layer types subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/lstm_lm.yaml" --layer-types lstm --format csv
-same "only lstm rows" "$(csv_col type <<<"$out" | sort -u | tr '\n' ' ')" " lstm "
+# Two of lstm_lm's five types (its LSTM layers, not selected, take seconds to replay).
+expect 0 "layer types subset" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/lstm_lm.yaml" --layer-types embedding,softmax --format csv
+same "only embedding and softmax rows" "$(csv_col layer,type <<<"$out" | tr '\n' ' ')" "embedding,embedding prob,softmax TOTAL, "
 expect 2 "unknown layer" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layers fc9
 contains "unknown layer message" "$err" '--layers: model mlp has no layer "fc9" (did you mean "fc1"?)'
 expect 2 "unknown type" -- "$REUSESIM" run --arch "$A/small.yaml" --model "$M/mlp.yaml" --layer-types lnear
@@ -114,8 +115,9 @@ for model in alexnet googlenet resnet50; do
 done
 
 # DeepSpeech2's GRU layers climb the bandwidth slope with batch: about 1 op/byte and about the
-# 4.27 GB/s DRAM bandwidth in Gops/s at batch 1; at batch 64 over 8 times the Gops/s.
-expect 0 "deepspeech2 batch sweep" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/deepspeech2.yaml" --batch 1,64 --format csv
+# 4.27 GB/s DRAM bandwidth in Gops/s at batch 1; at batch 64 over 8 times the Gops/s. gru2 alone
+# (the layers before it move its time by under 0.01 %: the DRAM's refresh phase and open rows).
+expect 0 "deepspeech2 batch sweep" -- "$REUSESIM" run --arch "$A/snowflake.yaml" --model "$M/deepspeech2.yaml" --batch 1,64 --layers gru2 --format csv
 checks=$((checks + 1))
 gru2=$(csv_col batch,arithmetic_intensity,gops --where layer=gru2 <<<"$out")
 awk -F, '{ intensity[$1] = $2; gops[$1] = $3 }

@@ -206,7 +206,7 @@ contains "--verbose message" "$err" "--verbose goes with --collect"
 
 # While a shard runs, a whole trace or --collect on its directory is refused at once (the shard
 # holds shards/ shared); the shard itself is not disturbed.
-write_slow_trace "1, 2, 4, 8"
+write_slow_trace "1, 2, 4, 8, 16, 32"
 "$REUSESIM" trace "$work/slow.yaml" --out "$work/busy" --shard 1/2 --jobs 1 >/dev/null 2>"$work/busy_err" &
 busy=$!
 for _ in $(seq 600); do

@@ -83,7 +83,7 @@ done
 
 # A task cancelled while it runs: scancel sends SIGTERM, the shard stops its workers and records
 # it; collect names it, and the array index resubmitted completes it.
-write_slow_trace "1, 2"
+write_slow_trace "1, 2" "layer_types: [gru]"
 expect 0 "--slurm, slow jobs" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/slow" --slurm --shards 2
 array=$(array_id "$out")
 collect=$(collect_id "$out")

@@ -90,7 +90,7 @@ write_slow_trace "1, 2, 4, 8"
   >"$work/slow_out" 2>"$work/slow_err" &
 trace_pid=$!
 for _ in $(seq 600); do
-  [ -d "$work/r 3/jobs/0001-snowflake-deepspeech2-gru-b1" ] && break
+  [ -d "$work/r 3/jobs/0001-snowflake-deepspeech2-gru4-b1" ] && break
   sleep 0.05
 done
 kill -INT "$trace_pid"
@@ -105,7 +105,7 @@ mkdir -p "$work/bin" && ln -sf "$REUSESIM" "$work/bin/reusesim"
 expect 0 "resume after SIGINT, as printed" -- env PATH="$work/bin:$PATH" bash -c "$resume --jobs 2 --no-figure"
 contains "first job not redone" "$err" "already finished, 0 failed"
 same "all four jobs' rows" "$(csv_col job "$work/r 3/networks.csv" | tr '\n' ' ')" \
-  "0001-snowflake-deepspeech2-gru-b1 0002-snowflake-deepspeech2-gru-b2 0003-snowflake-deepspeech2-gru-b4 0004-snowflake-deepspeech2-gru-b8 "
+  "0001-snowflake-deepspeech2-gru4-b1 0002-snowflake-deepspeech2-gru4-b2 0003-snowflake-deepspeech2-gru4-b4 0004-snowflake-deepspeech2-gru4-b8 "
 
 # A missing plotting scripts directory is named as such, with where it was looked for, not blamed
 # on matplotlib; the command to draw again quotes the directory.
@@ -121,7 +121,7 @@ contains "missing script message" "$err" "the plotting script plot_figure.py is 
 "$REUSESIM" trace "$work/slow.yaml" --out "$work/r6" --jobs 1 --no-figure >/dev/null 2>&1 &
 trace_pid=$!
 for _ in $(seq 600); do
-  [ -d "$work/r6/jobs/0001-snowflake-deepspeech2-gru-b1" ] && break
+  [ -d "$work/r6/jobs/0001-snowflake-deepspeech2-gru4-b1" ] && break
   sleep 0.05
 done
 kill -KILL "$trace_pid"
@@ -129,7 +129,7 @@ wait "$trace_pid" 2>/dev/null
 sleep 0.5
 checks=$((checks + 1))
 if pgrep -f -- "--out $work/r6/jobs" >/dev/null; then echo "FAIL: a worker outlived its killed trace"; failures=$((failures + 1)); fi
-same "the finished job is intact" "$(head -1 "$work/r6/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")" "$(head -1 "$work/r 3/jobs/0001-snowflake-deepspeech2-gru-b1/results.csv")"
+same "the finished job is intact" "$(head -1 "$work/r6/jobs/0001-snowflake-deepspeech2-gru4-b1/results.csv")" "$(head -1 "$work/r 3/jobs/0001-snowflake-deepspeech2-gru4-b1/results.csv")"
 expect 0 "resume after SIGKILL" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r6" --resume --jobs 2 --no-figure
 contains "the finished job not redone" "$err" "already finished, 0 failed"
 same "tables as the run before" "$(cat "$work/r6/networks.csv")" "$(cat "$work/r 3/networks.csv")"
@@ -137,18 +137,18 @@ same "tables as the run before" "$(cat "$work/r6/networks.csv")" "$(cat "$work/r
 # A job directory a worker made and was killed in before it listed anything (empty, or holding only
 # a cut-short manifest): its parent's manifest lists it, so --resume clears it and goes on. Made by
 # hand here, as a SIGKILL at that instant (above) leaves it only sometimes.
-mkdir "$work/r6/jobs/0003-snowflake-deepspeech2-gru-b4.partial"
-touch "$work/r6/jobs/0003-snowflake-deepspeech2-gru-b4.partial/.reusesim-manifest.partial"
+mkdir "$work/r6/jobs/0003-snowflake-deepspeech2-gru4-b4.partial"
+touch "$work/r6/jobs/0003-snowflake-deepspeech2-gru4-b4.partial/.reusesim-manifest.partial"
 expect 0 "resume over an empty job directory" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r6" --resume --jobs 2 --no-figure
 checks=$((checks + 1))
-[ ! -e "$work/r6/jobs/0003-snowflake-deepspeech2-gru-b4.partial" ] ||
+[ ! -e "$work/r6/jobs/0003-snowflake-deepspeech2-gru4-b4.partial" ] ||
   { echo "FAIL: the empty job directory was left"; failures=$((failures + 1)); }
 
 # --timeline: every job also writes its Chrome/Perfetto trace (docs/timeline.md).
 expect 0 "trace --timeline" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r7" --set 'models.0.batch=[1]' --timeline --no-figure
 checks=$((checks + 1))
 /usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["traceEvents"]' \
-  "$work/r7/jobs/0001-snowflake-deepspeech2-gru-b1/timeline.json" ||
+  "$work/r7/jobs/0001-snowflake-deepspeech2-gru4-b1/timeline.json" ||
   { echo "FAIL: trace --timeline wrote no trace-event JSON"; failures=$((failures + 1)); }
 
 # `reusesim figure` redraws from a results directory alone.
@@ -216,21 +216,21 @@ contains "the changed preset is named" "$err" "  $work/inputs/presets/ddr4-2400.
 # ran and left a mix of both traces, or failed on a missing .partial.) The lock dies with its
 # process: "resume after SIGKILL" above resumed a directory whose trace was killed.
 expect 0 "earlier results to overwrite" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --set 'models.0.batch=[1]' --no-figure
-"$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --overwrite --jobs 1 --no-figure --set 'models.0.batch=[1,2]' \
+"$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --overwrite --jobs 1 --no-figure --set 'models.0.batch=[1,2,4,8]' \
   >/dev/null 2>"$work/first_err" &
 first=$!
 for _ in $(seq 600); do
-  [ -d "$work/r9/jobs/0001-snowflake-deepspeech2-gru-b1.partial" ] && break
+  [ -d "$work/r9/jobs/0001-snowflake-deepspeech2-gru4-b1.partial" ] && break
   sleep 0.05
 done
 expect 2 "a second trace on a directory in use" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --overwrite --no-figure --set 'models.0.batch=[4]'
 contains "names the first trace" "$err" "reusesim trace: error: $work/r9 is in use by another reusesim trace (process $first); wait for it to end, or choose another --out directory"
-expect 2 "a --resume on a directory in use" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --resume --no-figure --set 'models.0.batch=[1,2]'
+expect 2 "a --resume on a directory in use" -- "$REUSESIM" trace "$work/slow.yaml" --out "$work/r9" --resume --no-figure --set 'models.0.batch=[1,2,4,8]'
 contains "resume names the first trace" "$err" "is in use by another reusesim trace (process $first)"
 wait "$first"
 same "the first trace finished" "$?" "0"
 same "its own jobs only" "$(csv_col job,status "$work/r9/jobs.csv" | tr '\n' ' ')" \
-  "0001-snowflake-deepspeech2-gru-b1,done 0002-snowflake-deepspeech2-gru-b2,done "
+  "0001-snowflake-deepspeech2-gru4-b1,done 0002-snowflake-deepspeech2-gru4-b2,done 0003-snowflake-deepspeech2-gru4-b4,done 0004-snowflake-deepspeech2-gru4-b8,done "
 
 # --job-timeout: a job past its limit is killed and recorded as failed with the reason; the others
 # go on. The LSTM over 5,000 steps (about 500,000 replay steps, several seconds) stands for a
