@@ -995,7 +995,7 @@ TEST_CASE("model errors: a pinned partition that is not one, or on a layer witho
   CHECK(load_error("name: m\nprecision: fp32\ninput: {features: 8}\nlayers:\n"
                    "  - {name: fc, type: linear, out_features: 4, partition: diagonal}\n"
                    "  - {name: act, type: relu, partition: rows}\n") ==
-        "model.yaml:5:58: error: layers.fc.partition: expected one of rows, columns, groups, got \"diagonal\"\n"
+        "model.yaml:5:58: error: layers.fc.partition: expected one of rows, columns, groups, k, got \"diagonal\"\n"
         "model.yaml:6:29: error: layers.act.partition: unknown key\n");
 }
 

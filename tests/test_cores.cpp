@@ -140,19 +140,71 @@ TEST_CASE("cores: a layer split by columns gives each core its columns and its w
   CHECK(fc.mapping.find("; split over 2 cores by columns") != std::string::npos);
 }
 
-TEST_CASE("cores: a layer with one column tile is split by rows", "[cores]") {
+TEST_CASE("cores: a layer with one column tile is split over K and the cores reduce their partial sums", "[cores]") {
   // 64 -> 16 at batch 4 on two cores, every layer split. By columns each core has N = 8, M = 4:
-  // 4 folds of 2 x 16 + 16 + 4 - 2 = 50 cycles = 200; by rows N = 16, M = 2: 4 folds of 48 = 192,
-  // the lower estimate. Each core reads all 1,024 weight bytes and its 2 samples' 128 input bytes.
+  // 4 folds of 2 x 16 + 16 + 4 - 2 = 50 cycles = 200; by rows N = 16, M = 2: 4 folds of 48 = 192;
+  // over K each core sums K = 32 of the 64: 2 folds of 50 = 100 cycles, and stores its 4 x 16
+  // partial sums at 4 B (256 B). Then (every core done: a barrier) core c reduces outputs
+  // 32c..32c+31: it loads both cores' 32 sums (2 x 128 B) into its input buffer and adds them, 32
+  // adds, 2 cycles on the 16-wide vector unit, but the step reads its 256 B at the input buffer's
+  // 4 banks x 4 B = 16 B a cycle: 16 cycles, 14 of them an SRAM stall. 100 + 16 = 116 cycles.
+  // Each core reads its half of the weights (16 x 32 = 512 B), its 4 x 32 input bytes and 256 B
+  // of sums: 1,024 weight and 768 input bytes; it writes 256 B of sums and its 32 output bytes
+  // (a 64 B burst on the ideal memory): 320 B.
   const results::LayerResult fc =
       replay_linear(ideal_chip(2, spec::CorePartition::layers), {4}, narrow_linear()).front();
-  CHECK(fc.cycles == 192);
-  CHECK(fc.dram_read_weight_bytes == 2 * 1024);
-  CHECK(fc.dram_read_input_bytes == 4 * 64);
+  CHECK(fc.cycles == 116);
+  CHECK(fc.compute_cycles == 100 + 2);
+  CHECK(fc.macs == 4 * 16 * 64);
+  CHECK(fc.vector_ops == 2 * 32);
+  CHECK(fc.dram_read_weight_bytes == 1024);
+  CHECK(fc.dram_read_input_bytes == 2 * (4 * 32 + 256));
+  CHECK(fc.dram_write_bytes == 2 * 320);
   REQUIRE(fc.cores.size() == 2);
-  CHECK(fc.cores[0].part == "rows 0..1 of 4");
-  CHECK(fc.cores[1].part == "rows 2..3 of 4");
-  CHECK(fc.mapping.find("; split over 2 cores by rows") != std::string::npos);
+  CHECK(fc.cores[0].part == "k 0..31 of 64");
+  CHECK(fc.cores[1].part == "k 32..63 of 64");
+  for (const results::CoreFigures& core : fc.cores) {
+    CHECK(core.compute_cycles == 102);
+    CHECK(core.stall_cycles == 14);
+    CHECK(core.sync_cycles == 0);
+    CHECK(core.macs == 2048);
+  }
+  CHECK(fc.mapping.find("; then reduces outputs 0..31 over the 2 cores' partial sums in 1 chunk") != std::string::npos);
+  CHECK(fc.mapping.find("; split over 2 cores by k") != std::string::npos);
+}
+
+TEST_CASE("cores: a reduction waits for every core's partial sums", "[cores]") {
+  // 49 -> 16 at batch 4 over K on three cores: K parts of 16, 16 and 17. Cores 0 and 1 sum theirs
+  // in one fold of 2 x 16 + 16 + 4 - 2 = 50 cycles, core 2 its 17 in ceil(17/16) = 2 folds, 100
+  // cycles. No reduction starts before every core's sums are stored: cores 0 and 1 wait 50
+  // cycles (sync). Then the 64 outputs go 21, 21 and 22 to the reductions: 3 cores' sums of 4 B,
+  // 252 B for cores 0 and 1 at the input buffer's 16 B a cycle, 16 cycles (their 42 adds, 3
+  // cycles of the 16-wide vector unit, and 13 of SRAM stall); core 2's 264 B, 17 cycles (44 adds,
+  // 3 cycles, and 14 of stall). The layer ends with core 2: 100 + 17 = 117; cores 0 and 1 wait
+  // 1 more cycle: 51 of sync each.
+  const std::string model = R"(
+name: k_split
+precision: int8
+input: {features: 49}
+layers:
+  - {name: fc, type: linear, out_features: 16, bias: false, partition: k}
+)";
+  const results::LayerResult fc = replay_linear(ideal_chip(3, spec::CorePartition::layers), {4}, model).front();
+  CHECK(fc.cycles == 117);
+  REQUIRE(fc.cores.size() == 3);
+  CHECK(fc.cores[0].part == "k 0..15 of 49");
+  CHECK(fc.cores[2].part == "k 32..48 of 49");
+  for (std::size_t core = 0; core < 2; ++core) {
+    CHECK(fc.cores[core].compute_cycles == 50 + 3);
+    CHECK(fc.cores[core].stall_sram == 13);
+    CHECK(fc.cores[core].sync_cycles == 50 + 1);
+    CHECK(fc.cores[core].macs == 4 * 16 * 16);
+  }
+  CHECK(fc.cores[2].compute_cycles == 100 + 3);
+  CHECK(fc.cores[2].stall_sram == 14);
+  CHECK(fc.cores[2].sync_cycles == 0);
+  CHECK(fc.cores[2].macs == 4 * 16 * 17);
+  CHECK(fc.vector_ops == 2 * 64);
 }
 
 TEST_CASE("cores: the chip takes the partition with the lower estimate", "[cores]") {
@@ -168,10 +220,12 @@ TEST_CASE("cores: the chip takes the partition with the lower estimate", "[cores
 }
 
 TEST_CASE("cores: on a tie in the estimate the chip runs data parallel", "[cores]") {
-  // 64 -> 16 at batch 4 on two cores: data parallel M = 2 a core, 4 folds of 48 = 192; split by
-  // rows the same 192 (by columns 200): the tie goes to data parallel.
-  const results::LayerResult fc =
-      replay_linear(ideal_chip(2, spec::CorePartition::automatic), {4}, narrow_linear()).front();
+  // 64 -> 16 at batch 4 on two cores, the layer pinned to rows: data parallel M = 2 a core, 4
+  // folds of 48 = 192; split by rows the same 192: the tie goes to data parallel.
+  const results::LayerResult fc = replay_linear(ideal_chip(2, spec::CorePartition::automatic), {4},
+                                                small_linear_with("out_features: 32, bias: false}",
+                                                                  "out_features: 16, bias: false, partition: rows}"))
+                                      .front();
   CHECK(fc.cycles == 192);
   CHECK(fc.cores[0].part == "samples 0..1 of 4");
   CHECK(fc.mapping.find("data parallel 192 cycles, layers split 192") != std::string::npos);

@@ -1096,3 +1096,56 @@ TEST_CASE("mapper: a vector layer split by elements gives each core its elements
   }
   CHECK(ops == std::vector<std::int64_t>{0, 4, 4, 4, 0, 4, 4, 4});
 }
+
+// A 64 -> 16 linear (int8, bias) at batch 4 split over K on two cores of small (32-bit
+// accumulators). Core 0 sums K 0..31 into its block of 4 x 16 sums at 4 B (256 B at the scratch),
+// core 1 K 32..63 and the bias into the block after it. From reduction_step on, core c loads
+// outputs 32c..32c+31 of both blocks (2 x 128 B), adds them (32 adds: its reduction_vector_ops)
+// and stores its 32 output bytes: the layer's 64 outputs once. The weights are read once between
+// them: 16 x 32 B each, core 1's 16 bias bytes besides.
+TEST_CASE("mapper: a GEMM split over K sums per core, then each core reduces its outputs", "[mapper]") {
+  const config::LoadedModel model = config::load_model_text(
+      "name: k\nprecision: int8\ninput: {features: 64}\nlayers:\n  - {name: fc, type: linear, out_features: 16}\n",
+      "k.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
+  const auto layouts = mapping::layout_network(model.network, 4, spec.element_bytes());
+  std::int64_t stored = 0, weights = 0;
+  for (std::int64_t core = 0; core < 2; ++core) {
+    const program::LayerProgram program = mapping::map_layer(model.network.layers[0], 4, spec, layouts[0], {},
+                                                             mapping::LayerSplit{workload::Partition::k, core, 2});
+    CHECK(program.part == (core == 0 ? "k 0..31 of 64" : "k 32..63 of 64"));
+    REQUIRE(program.reduction_step > 0);
+    std::int64_t sums_stored = 0, sums_loaded = 0, outputs_stored = 0, adds = 0;
+    for (std::size_t i = 0; i < program.steps.size(); ++i) {
+      const program::Step& step = program.steps[i];
+      const bool reduction = i >= program.reduction_step;
+      if (step.kind == program::StepKind::store)
+        (reduction ? outputs_stored : sums_stored) += static_cast<std::int64_t>(step.bytes);
+      if (step.kind == program::StepKind::load && reduction) sums_loaded += static_cast<std::int64_t>(step.bytes);
+      if (step.kind == program::StepKind::load && step.tensor == program::TensorRole::weights)
+        weights += static_cast<std::int64_t>(step.bytes);
+      if (reduction) adds += step.vector_ops;
+    }
+    CHECK(sums_stored == 4 * 16 * 4);
+    CHECK(sums_loaded == 2 * 32 * 4);
+    CHECK(outputs_stored == 32);
+    CHECK(adds == 32);
+    CHECK(program.reduction_vector_ops == 32);
+    CHECK(program.macs == 4 * 16 * 32);
+    stored += outputs_stored;
+  }
+  CHECK(stored == 4 * 16);
+  CHECK(weights == 64 * 16 + 16);
+}
+
+TEST_CASE("mapper: a split over K needs K at least the cores", "[mapper]") {
+  // K = 4 over 8 cores: four would have no part to sum, and the reduction would wait for them.
+  const config::LoadedModel model = config::load_model_text(
+      "name: k\nprecision: int8\ninput: {features: 4}\nlayers:\n  - {name: fc, type: linear, out_features: 16}\n",
+      "k.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
+  const auto layouts = mapping::layout_network(model.network, 1, spec.element_bytes());
+  CHECK_THROWS_WITH(mapping::map_layer(model.network.layers[0], 1, spec, layouts[0], {},
+                                       mapping::LayerSplit{workload::Partition::k, 0, 8}),
+                    "layer fc: its K (4) is smaller than the 8 cores a split over K gives a part each");
+}

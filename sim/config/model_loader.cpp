@@ -483,7 +483,7 @@ class ModelReader {
     layer.sparsity = workload::Sparsity{n, m};
   }
 
-  // partition: rows | columns | groups: how the layer's GEMM is split over a chip's cores when its
+  // partition: rows | columns | groups | k: how the layer's GEMM is split over a chip's cores when its
   // layers are split (docs/mapping-and-replay.md, "Cores").
   void read_partition(MapReader& reader, LayerSpec& layer) {
     if (!reader.has("partition")) return;

@@ -127,10 +127,12 @@ void Accelerator::restart_machine() {
 std::vector<Accelerator::Unit> Accelerator::replay_order(const std::vector<program::LayerRun>& runs) {
   std::vector<Unit> units;
   for (std::size_t r = 0; r < runs.size();) {
-    const std::int64_t passes = std::max<std::int64_t>(1, runs[r].program.passes);
+    const bool reduces = runs[r].program.reduction_step > 0;
+    const std::int64_t passes = reduces ? 2 : std::max<std::int64_t>(1, runs[r].program.passes);
     // The consecutive layers of one batch with the same sub-batches run pass by pass.
     std::size_t end = r + 1;
-    while (passes > 1 && end < runs.size() && !runs[end].starts_batch && runs[end].program.passes == passes) ++end;
+    while (!reduces && passes > 1 && end < runs.size() && !runs[end].starts_batch && runs[end].program.passes == passes)
+      ++end;
     for (std::int64_t pass = 0; pass < passes; ++pass) {
       for (std::size_t q = r; q < end; ++q) units.push_back(Unit{q, pass, pass + 1 == passes});
     }
@@ -145,9 +147,11 @@ const program::LayerProgram& Accelerator::program_of(const program::LayerRun& ru
 }
 
 std::pair<std::size_t, std::size_t> Accelerator::step_range(const Unit& unit, const program::LayerProgram& program) {
-  const auto passes = static_cast<std::size_t>(std::max<std::int64_t>(1, program.passes));
   const auto pass = static_cast<std::size_t>(unit.pass);
   const std::size_t size = program.steps.size();
+  if (program.reduction_step > 0)
+    return pass == 0 ? std::pair{std::size_t{0}, program.reduction_step} : std::pair{program.reduction_step, size};
+  const auto passes = static_cast<std::size_t>(std::max<std::int64_t>(1, program.passes));
   if (pass >= passes) return {size, size};
   const std::size_t first = size / passes * pass;
   return {first, unit.last_pass || pass + 1 == passes ? size : first + size / passes};

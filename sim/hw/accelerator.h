@@ -40,7 +40,8 @@ class Accelerator : public sc_core::sc_module {
   bool finished() const { return results_.size() == runs_.size(); }
 
  private:
-  // A layer's pass (its whole program when it has one): what the engines replay at a time.
+  // A layer's pass (its whole program when it has one), or of a GEMM split over K the cores' sums
+  // (pass 0) and their reduction (pass 1): what the engines replay at a time, the cores together.
   struct Unit {
     std::size_t run = 0;
     std::int64_t pass = 0;

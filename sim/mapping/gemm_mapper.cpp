@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "mapping/vector_mapper.h"
 #include "util/checked_math.h"
 #include "workload/precision.h"
 
@@ -730,13 +731,98 @@ namespace {
 
 // The dimension of `p` a partition splits.
 std::int64_t split_extent(const GemmProblem& p, workload::Partition partition) {
-  return partition == workload::Partition::rows ? p.m : partition == workload::Partition::columns ? p.n : p.groups;
+  switch (partition) {
+    case workload::Partition::rows:
+      return p.m;
+    case workload::Partition::columns:
+      return p.n;
+    case workload::Partition::groups:
+      return p.groups;
+    case workload::Partition::k:
+      break;
+  }
+  return p.k;
+}
+
+// Where a split over K keeps the cores' partial sums in DRAM: core c's whole block of the GEMM's
+// outputs at `sum_bytes` each from the layer's scratch, c blocks up, and the sums its own K tiles
+// spill above every core's block.
+std::uint64_t partial_block(const GemmProblem& whole, std::int64_t core, std::int64_t sum_bytes) {
+  return whole.partial_sums +
+         static_cast<std::uint64_t>(checked_product({core, whole.groups, whole.m, whole.n, sum_bytes}));
+}
+
+// Core split.core's part of a split over K: its K values of every column and every input row, as
+// one contiguous range each from the part's place (as a tile's), summed into a block of partial
+// sums of its own; the output path's work, the fused adds and the bias wait for the reduction
+// (the bias rides the last part's weights, as it rides a column's last K tile).
+GemmProblem k_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes) {
+  const std::int64_t first = split.first(p.k), part = split.part(p.k);
+  p.weights += static_cast<std::uint64_t>(prorate(checked_product({p.groups, p.n, p.b_column_stride()}), first, p.k));
+  p.inputs += static_cast<std::uint64_t>(prorate(checked_mul(p.groups, p.input_bytes(0, p.m, p.k)), first, p.k));
+  if (first + part < p.k) p.bias = 0;
+  p.output = partial_block(p, split.core, sum_bytes);
+  p.partial_sums = partial_block(p, split.cores + split.core, sum_bytes);
+  p.written_bytes = checked_product({p.groups, p.m, p.n, sum_bytes});
+  p.output_vector_ops = p.output_stage_ops = 0;
+  p.addends.clear();
+  p.k = part;
+  return p;
+}
+
+// After a split over K, core split.core's part of the reduction: its share of the outputs (in
+// output order), summed over every core's block of partial sums (cores - 1 adds each), through
+// the output path's work and fused adds on the vector unit, and stored. Streamed in chunks that
+// fit the input and output buffers twice over (double-buffered), from program.reduction_step on.
+void emit_reduction(const GemmProblem& whole, const Context& context, program::LayerProgram& program) {
+  const LayerSplit& split = context.split;
+  const std::int64_t sum_bytes = context.accelerator.accumulators.element_bytes();
+  const std::int64_t outputs = checked_product({whole.groups, whole.m, whole.n});
+  const std::int64_t first = split.first(outputs), own = split.part(outputs);
+  program.reduction_step = program.steps.size();
+  if (own == 0) return;
+  const auto share = [&](std::int64_t total) {
+    return prorate(total, first + own, outputs) - prorate(total, first, outputs);
+  };
+  std::vector<Stream> loads;
+  for (std::int64_t core = 0; core < split.cores; ++core) {
+    loads.push_back({program::TensorRole::inputs,
+                     partial_block(whole, core, sum_bytes) + static_cast<std::uint64_t>(checked_mul(first, sum_bytes)),
+                     checked_mul(own, sum_bytes)});
+  }
+  for (const Addend& addend : whole.addends) {
+    if (!addend.on_chip) {
+      loads.push_back({program::TensorRole::inputs,
+                       addend.address + static_cast<std::uint64_t>(checked_mul(first, whole.e)),
+                       checked_mul(own, whole.e)});
+    }
+  }
+  std::vector<Stream> stores;
+  if (!whole.output_on_chip && whole.written_bytes > 0) {
+    stores.push_back({program::TensorRole::outputs,
+                      whole.output + static_cast<std::uint64_t>(prorate(whole.written_bytes, first, outputs)),
+                      share(whole.written_bytes)});
+  }
+  std::int64_t loaded = 0;
+  for (const Stream& load : loads) loaded = util::checked_add(loaded, load.bytes);
+  const std::int64_t stored = stores.empty() ? 0 : stores.front().bytes;
+  const std::int64_t chunks =
+      std::max<std::int64_t>({1, ceil_div(checked_mul(2, loaded), std::max<std::int64_t>(1, context.capacity.inputs)),
+                              ceil_div(checked_mul(2, stored), std::max<std::int64_t>(1, context.capacity.outputs))});
+  const std::int64_t adds = checked_mul(split.cores - 1, own);
+  ProgramBuilder builder(program, context.burst_bytes);
+  stream_chunks(builder, chunks, -1, loads, stores, loaded, util::checked_add(adds, share(whole.output_vector_ops)));
+  program.reduction_vector_ops = util::checked_add(program.reduction_vector_ops, adds);
+  program.mapping += "; then reduces outputs " + std::to_string(first) + ".." + std::to_string(first + own - 1) +
+                     " over the " + std::to_string(split.cores) + " cores' partial sums in " + std::to_string(chunks) +
+                     (chunks == 1 ? " chunk" : " chunks");
 }
 
 }  // namespace
 
 GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes) {
   if (split.whole()) return p;
+  if (split.partition == workload::Partition::k) return k_part(std::move(p), split, sum_bytes);
   const std::int64_t dimension = split_extent(p, split.partition);
   const std::int64_t first = split.first(dimension), part = split.part(dimension);
   // The outputs before this core's (the earlier cores' blocks) and its own.
@@ -770,6 +856,8 @@ GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_b
       p.inputs += static_cast<std::uint64_t>(checked_mul(first, group_input_bytes));
       p.groups = part;
       break;
+    case workload::Partition::k:
+      break;  // k_part
   }
   return p;
 }
@@ -777,6 +865,11 @@ GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_b
 bool map_core_part(const GemmProblem& whole, const Context& context, const Capacity& capacity, const std::string& layer,
                    const std::optional<workload::PinnedTiling>& pinned, program::LayerProgram& program) {
   const LayerSplit& split = context.split;
+  const bool over_k = !split.whole() && split.partition == workload::Partition::k;
+  if (over_k && whole.k < split.cores) {
+    throw MappingError("layer " + layer + ": its K (" + std::to_string(whole.k) + ") is smaller than the " +
+                       std::to_string(split.cores) + " cores a split over K gives a part each");
+  }
   const GemmProblem p = core_part(whole, split, context.accelerator.accumulators.element_bytes());
   if (!split.whole()) {
     const std::int64_t extent = split_extent(whole, split.partition);
@@ -788,20 +881,24 @@ bool map_core_part(const GemmProblem& whole, const Context& context, const Capac
   }
   if (split.tilings == nullptr) {
     map_gemm(p, context, capacity, layer, pinned, program);
-    return true;
+  } else {
+    // Rows start where they start (halos); over K, the last part carries the bias.
+    const std::int64_t extent = split_extent(whole, split.partition);
+    const std::array<std::int64_t, 6> part{static_cast<std::int64_t>(split.partition),
+                                           split.part(extent),
+                                           split.partition == workload::Partition::rows ? split.first(extent)
+                                           : over_k                                     ? p.bias
+                                                                                        : 0,
+                                           p.written_bytes,
+                                           p.output_vector_ops,
+                                           p.output_stage_ops};
+    auto known = split.tilings->by_part.find(part);
+    if (known == split.tilings->by_part.end()) {
+      known = split.tilings->by_part.emplace(part, placement_tilings(p, context, capacity, layer, pinned)).first;
+    }
+    emit_fastest(p, known->second, context, program);
   }
-  const std::int64_t extent = split_extent(whole, split.partition);
-  const std::array<std::int64_t, 6> part{static_cast<std::int64_t>(split.partition),
-                                         split.part(extent),
-                                         split.partition == workload::Partition::rows ? split.first(extent) : 0,
-                                         p.written_bytes,
-                                         p.output_vector_ops,
-                                         p.output_stage_ops};
-  auto known = split.tilings->by_part.find(part);
-  if (known == split.tilings->by_part.end()) {
-    known = split.tilings->by_part.emplace(part, placement_tilings(p, context, capacity, layer, pinned)).first;
-  }
-  emit_fastest(p, known->second, context, program);
+  if (over_k) emit_reduction(whole, context, program);
   return true;
 }
 

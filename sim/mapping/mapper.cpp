@@ -503,7 +503,8 @@ SplitNetworkMapping map_network_split(const workload::Network& network, std::int
     std::vector<std::vector<program::LayerProgram>> candidates{
         map_split(gemm ? workload::Partition::columns : workload::Partition::rows)};
     if (gemm && mapped.plans[i].fused_into.empty()) {
-      for (workload::Partition partition : {workload::Partition::rows, workload::Partition::groups}) {
+      for (workload::Partition partition :
+           {workload::Partition::rows, workload::Partition::groups, workload::Partition::k}) {
         try {
           candidates.push_back(map_split(partition));
         } catch (const MappingError&) {
@@ -522,8 +523,10 @@ std::string vector_ops_problem(const workload::Network& network, std::int64_t ba
   std::int64_t analysed = 0, programmed = 0, folded = 0;
   for (std::size_t i = 0; i < network.layers.size(); ++i) {
     analysed = util::checked_add(analysed, checked_mul(network.layers[i].counts.vector_ops, batch));
-    // Dequantizing weights is the run's work, not the model's (docs/model-format.md).
-    programmed = util::checked_add(programmed, mapped.programs[i].vector_ops - mapped.programs[i].dequant_vector_ops);
+    // Dequantizing weights and reducing a K split's partial sums are the run's work, not the model's.
+    const program::LayerProgram& program = mapped.programs[i];
+    programmed =
+        util::checked_add(programmed, program.vector_ops - program.dequant_vector_ops - program.reduction_vector_ops);
     folded = util::checked_add(folded, checked_mul(mapped.plans[i].folded_vector_ops, batch));
   }
   if (analysed == util::checked_add(programmed, folded)) return "";

@@ -185,7 +185,7 @@ std::size_t fastest_on_chip(const std::vector<ChipEstimate>& candidates);
 // program (core 0 first; a core with no part of the layer an empty one, each program's `part` saying
 // which it is). Nothing stays on chip across layers (a layer's consumers need every core's part of its
 // output) and there are no sub-batches; fusion is as on one core. A GEMM layer takes the fastest
-// of its partitions on the chip (fastest_on_chip, in the order columns, rows, groups).
+// of its partitions on the chip (fastest_on_chip, in the order columns, rows, groups, k).
 struct SplitNetworkMapping {
   std::vector<std::vector<program::LayerProgram>> programs;  // [layer][core]
   std::vector<LayerPlan> plans;

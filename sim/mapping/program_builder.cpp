@@ -77,6 +77,7 @@ void append_steps(program::LayerProgram& program, program::LayerProgram next, bo
   // A layer's parts (sub-batches, steps) keep their dequantization's count, MAC rate and format.
   program.dequant_vector_ops = util::checked_add(program.dequant_vector_ops, next.dequant_vector_ops);
   program.dequant_cycles = util::checked_add(program.dequant_cycles, next.dequant_cycles);
+  program.reduction_vector_ops = util::checked_add(program.reduction_vector_ops, next.reduction_vector_ops);
   program.mac_rate = std::max(program.mac_rate, next.mac_rate);
   if (program.mac_format.empty()) program.mac_format = next.mac_format;
   program.dram_read_bytes = util::checked_add(program.dram_read_bytes, next.dram_read_bytes);

@@ -35,6 +35,7 @@ LayerProgram chip_totals(const LayerRun& run) {
     chip.macs += core.macs;
     chip.vector_ops += core.vector_ops;
     chip.dequant_vector_ops += core.dequant_vector_ops;
+    chip.reduction_vector_ops += core.reduction_vector_ops;
     chip.dequant_cycles = std::max(chip.dequant_cycles, core.dequant_cycles);  // the cores run side by side
     chip.dram_read_bytes += core.dram_read_bytes;
     chip.dram_write_bytes += core.dram_write_bytes;

@@ -99,6 +99,12 @@ struct LayerProgram {
   // of DRAM, and of the output kept on chip instead of stored.
   std::int64_t onchip_input_bytes = 0;
   std::int64_t onchip_output_bytes = 0;
+  // A GEMM split over the cores by K (workload::Partition::k): the steps from this one on reduce
+  // the cores' partial sums, so they start once every core has finished the steps before its own
+  // (the chip runs the two as units of the layer, a barrier between); 0: no reduction. Of
+  // vector_ops, the reduction's adds, which are the split's work, not the model's.
+  std::size_t reduction_step = 0;
+  std::int64_t reduction_vector_ops = 0;
   // Sub-batches: the steps are `passes` consecutive parts of equal length, one per sub-batch. The
   // replay runs consecutive layers with the same number of passes pass by pass (every layer's
   // first part, then every layer's second, ...), so a sub-batch's tensors pass from layer to layer

@@ -42,7 +42,7 @@ std::int64_t recurrent_gates(LayerType type);
 // A view of its (first) input's buffer: no program of its own, no tensor of its own.
 bool is_view(LayerType type);
 // A layer that runs as one GEMM (conv2d, linear, matmul): split over a chip's cores by the GEMM's
-// rows, columns or groups (Partition), which the model may pin.
+// rows, columns, groups or K (Partition), which the model may pin.
 bool is_partitioned_gemm(LayerType type);
 
 // Activation fused into a conv2d or linear layer: vector work, no extra tensor.
@@ -124,11 +124,13 @@ struct PinnedTiling {
 
 // How a layer is split over a chip's cores when every layer is (docs/mapping-and-replay.md,
 // "Cores"): its GEMM by rows (M: samples and output positions), columns (N: output channels or
-// features) or groups (a grouped convolution's groups, a matmul's samples and heads); a layer
-// without a GEMM by its elements (as rows). A model may pin a GEMM layer's (LayerSpec::partition).
-enum class Partition { rows, columns, groups };
-constexpr util::EnumNames<Partition, 3> enum_names(Partition) {
-  return {{{Partition::rows, "rows"}, {Partition::columns, "columns"}, {Partition::groups, "groups"}}};
+// features), groups (a grouped convolution's groups, a matmul's samples and heads) or K (each core
+// sums over its part of K, then the cores reduce their partial sums); a layer without a GEMM by its
+// elements (as rows). A model may pin a GEMM layer's (LayerSpec::partition).
+enum class Partition { rows, columns, groups, k };
+constexpr util::EnumNames<Partition, 4> enum_names(Partition) {
+  return {
+      {{Partition::rows, "rows"}, {Partition::columns, "columns"}, {Partition::groups, "groups"}, {Partition::k, "k"}}};
 }
 
 // The name the model input goes by in `inputs`.

@@ -42,13 +42,20 @@ contains "the mapping says how the batch is split" "$(csv_col mapping --where la
 same "config.json keeps the cores" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cores"])' "$work/chip/config.json")" "{'count': 3, 'partition': 'samples'}"
 
 # Batch 1 on three cores, the partition the mapper's: data parallel would leave two cores idle, so
-# every layer is split; fc1 (1000 -> 100) by its 100 columns: 33 + 33 + 34.
+# every layer is split; fc1 (1000 -> 100) over K: 333 + 333 + 334 of its 1,000 inputs, each core
+# all 100 columns (7 column tiles of small's 16), then each reduces its third of the outputs. By
+# columns, 33 + 33 + 34 would take 3 column tiles a core (48 columns' worth) over all of K.
 expect 0 "batch 1 on three cores" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=3 --out "$work/split"
-same "fc1's columns over the cores" "$(csv_col part --where layer=fc1 "$work/split/cores.csv" | tr '\n' ';')" \
-  "columns 0..32 of 100;columns 33..65 of 100;columns 66..99 of 100;"
+same "fc1's K over the cores" "$(csv_col part --where layer=fc1 "$work/split/cores.csv" | tr '\n' ';')" \
+  "k 0..332 of 1000;k 333..665 of 1000;k 666..999 of 1000;"
 same "every core works on the sample" "$(csv_col samples --where layer=fc1 "$work/split/cores.csv" | tr '\n' ' ')" "1 1 1 "
 contains "the mapping says how the layer is split and why" "$(csv_col mapping --where layer=fc1 "$work/split/results.csv")" \
-  "; split over 3 cores by columns (chosen by the network's estimate: data parallel"
+  "; then reduces outputs 0..32 over the 3 cores' partial sums in 1 chunk; split over 3 cores by k (chosen by the network's estimate: data parallel"
+# Pinned to columns (the model's partition), fc1 splits by its 100 columns: 33 + 33 + 34.
+sed 's/name: fc1, type: linear, out_features: 100,/name: fc1, type: linear, out_features: 100, partition: columns,/' "$mlp" >"$work/mlp_columns.yaml"
+expect 0 "fc1 pinned to columns" -- "$REUSESIM" run --arch "$small" --model "$work/mlp_columns.yaml" --set cores.count=3 --out "$work/columns"
+same "fc1's columns over the cores" "$(csv_col part --where layer=fc1 "$work/columns/cores.csv" | tr '\n' ';')" \
+  "columns 0..32 of 100;columns 33..65 of 100;columns 66..99 of 100;"
 same "config.json leaves the partition to the mapper" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cores"])' "$work/split/config.json")" "{'count': 3}"
 expect 2 "an unknown partition" -- "$REUSESIM" run --arch "$small" --model "$mlp" --set cores.count=3 --set cores.partition=rows
 contains "the partition's choices" "$err" "cores.partition: expected one of auto, samples, layers, got \"rows\""
