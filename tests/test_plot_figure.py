@@ -3,7 +3,7 @@
 it does per label must not grow with the markers piled up under the candidate positions or with the
 labels placed elsewhere (a 3,000-job trace has thousands of both), and its faster search must pick
 what the exhaustive rule picks. Work is counted as calls of the geometric tests of Box, not timed.
-Also: a panel without a DRAM roof (an unlimited ideal memory)."""
+Also: a panel without a DRAM roof (an unlimited ideal memory), and one whose network-on-chip binds."""
 
 import math
 import os
@@ -212,6 +212,52 @@ class IdealMemoryPanel(unittest.TestCase):
         self.assertAlmostEqual(xhi, 220.0)
         self.assertLess(ylo, 91750.4)
         self.assertGreater(yhi, 91750.4)
+
+
+class NocPanel(unittest.TestCase):
+    """A roofs row with a noc_gbps (the network-on-chip's read bound, where it is below the DRAM's)
+    draws the NoC's slope, labelled as the NoC's, and its ridge; an empty one, the DRAM's."""
+
+    def tearDown(self):
+        plt.close("all")
+
+    def roofs(self, rows):
+        notes = []
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+            f.write(",".join(csv_input.ROOF_COLUMNS) + ",noc_gbps\n" + rows)
+        self.addCleanup(os.unlink, f.name)
+        return csv_input.load_roofs(f.name, notes.append), notes
+
+    def test_noc_gbps_is_the_slope_and_sets_the_ridge(self):
+        # 2,048 Gops/s over the NoC's 8 GB/s: ridge 256 ops/B; over the DRAM's 19.2: 106.67.
+        (noc, dram), notes = self.roofs("narrow,small_noc,2048,19.2,256,,8\nwide,small_noc,2048,19.2,,,\n")
+        self.assertEqual((noc.slope, noc.slope_name, noc.ridge, noc.dram), (8.0, "NoC", 256.0, 19.2))
+        self.assertEqual((dram.slope, dram.slope_name, dram.noc), (19.2, "DRAM", None))
+        self.assertAlmostEqual(dram.ridge, 2048 / 19.2)
+        self.assertEqual(notes, [])
+        # A ridge written for the DRAM's slope is the wrong one: drawn at the NoC's, with a note.
+        (noc,), notes = self.roofs("narrow,small_noc,2048,19.2,106.67,,8\n")
+        self.assertEqual(noc.ridge, 256.0)
+        self.assertEqual(len(notes), 1)
+        self.assertIn("differs from peak_gops/noc_gbps = 256", notes[0])
+        # An ideal memory behind a NoC that binds: the NoC's slope and ridge all the same.
+        (ideal,), notes = self.roofs("ideal,small_noc,2048,,,,8\n")
+        self.assertEqual((ideal.slope, ideal.ridge), (8.0, 256.0))
+
+    def test_the_drawn_slope_is_the_nocs(self):
+        (roof,), _ = self.roofs("narrow,small_noc,2048,19.2,256,,8\n")
+        point = IdealMemoryPanel.point(2.0, 10.0, 1)
+        point.panel = "narrow"
+        fig = roofline.build_figure([roof], [point], "")
+        ax = fig.axes[0]
+        xs, ys = list(ax.lines[0].get_xdata()), list(ax.lines[0].get_ydata())
+        # The roof rises at 8 GB/s x ops/B to the ridge at (256, 2,048), then stays flat.
+        self.assertAlmostEqual(ys[0] / xs[0], 8.0)
+        self.assertEqual((xs[1], ys[1], ys[2]), (256.0, 2048.0, 2048.0))
+        texts = [t.get_text() for t in ax.texts]
+        self.assertIn("8 GB/s NoC", texts)
+        self.assertIn("ridge 256 ops/B", texts)
+        self.assertFalse([t for t in texts if t.endswith("GB/s DRAM")])
 
 
 if __name__ == "__main__":

@@ -55,10 +55,12 @@ def save(figure, path):
 
 def _roofs(source):
     """Roofs of the panels, by name: a Trace's (trace.json's panels), a Result's (its summary) or
-    a DataFrame with columns panel, peak_gops, dram_gbps and optionally accelerator, sram_gops."""
+    a DataFrame with columns panel, peak_gops, dram_gbps and optionally accelerator, sram_gops and
+    noc_gbps (where the network-on-chip binds: the slope is then the NoC's)."""
     if isinstance(source, Trace):
         rows = [{"panel": panel["title"], "accelerator": panel["accelerator"], "peak_gops": panel["peak_gops"],
-                 "dram_gbps": panel["dram_gbps"], "sram_gops": panel.get("sram_gops")}
+                 "dram_gbps": panel["dram_gbps"], "sram_gops": panel.get("sram_gops"),
+                 "noc_gbps": panel.get("noc_gbps")}
                 for panel in source.plan["panels"]]
     elif isinstance(source, Result):
         rows = [{"panel": source.summary["accelerator"], "accelerator": source.summary["accelerator"],
@@ -73,10 +75,9 @@ def _roofs(source):
         roof.panel = str(row["panel"])
         roof.accelerator = str(row.get("accelerator", roof.panel))
         roof.peak = float(row["peak_gops"])
-        dram = row.get("dram_gbps")
-        roof.dram = None if dram is None or pd.isna(dram) else float(dram)
-        roof.ridge = None if roof.dram is None else roof.peak / roof.dram
-        sram = row.get("sram_gops")
+        dram, noc, sram = (row.get(column) for column in ("dram_gbps", "noc_gbps", "sram_gops"))
+        roof.set_memory(None if dram is None or pd.isna(dram) else float(dram),
+                        None if noc is None or pd.isna(noc) else float(noc))
         roof.sram = None if sram is None or pd.isna(sram) else float(sram)
         roofs[roof.panel] = roof
     return roofs

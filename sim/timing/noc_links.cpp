@@ -1,6 +1,8 @@
 #include "timing/noc_links.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 
 namespace reusesim::timing {
 
@@ -155,6 +157,24 @@ std::string NocLinks::link_name(std::size_t link) const {
   if (spec_.topology == spec::NocTopology::crossbar)
     return direction == kUp ? here + " -> switch" : "switch -> " + here;
   return here + " -> n" + std::to_string(neighbour(node, direction));
+}
+
+double noc_read_bytes_per_second(const spec::NocSpec& noc, std::int64_t cores, std::int64_t channels) {
+  // Channels that share a node share its routes: count them once per node.
+  std::map<std::int64_t, std::int64_t> channels_at;
+  for (std::int64_t channel = 0; channel < channels; ++channel)
+    ++channels_at[noc.memory_nodes[static_cast<std::size_t>(channel) % noc.memory_nodes.size()]];
+  NocLinks links(noc, 1);
+  std::vector<std::int64_t> pairs(links.link_count());
+  for (const auto& [node, count] : channels_at) {
+    for (std::int64_t core = 0; core < cores; ++core) {
+      for (const std::int32_t link : links.route(node, core)) pairs[static_cast<std::size_t>(link)] += count;
+    }
+  }
+  const std::int64_t busiest = *std::max_element(pairs.begin(), pairs.end());
+  if (busiest == 0) return std::numeric_limits<double>::infinity();
+  const double link_bytes_per_second = static_cast<double>(noc.link_bytes) * noc.clock_mhz * 1e6;
+  return link_bytes_per_second * static_cast<double>(channels * cores) / static_cast<double>(busiest);
 }
 
 }  // namespace reusesim::timing

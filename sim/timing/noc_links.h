@@ -77,4 +77,29 @@ class NocLinks {
   bool recording_ = false;
 };
 
+// The network's read bound (the figure's NoC roof): the most bytes per second the memory can send
+// the cores through it, in the steady state where every core reads alike and the addresses spread
+// evenly over the `channels` scheduled DRAM channels, with `cores` cores on nodes 0 .. cores - 1.
+//
+// Derivation. At a total rate of B bytes/s each of the channels x cores (channel, core) pairs moves
+// B / (channels x cores), all of it along the one fixed route from the channel's node
+// (memory_nodes[channel mod size]) to the core's node: the route() above, so X then Y on a grid,
+// the shorter way round a torus or a ring, and over the switch on a crossbar. A link on the routes
+// of k pairs carries k B / (channels x cores), and can carry at most W = link_bytes x clock bytes/s
+// (each direction of a pair of nodes is a link of its own), so
+//   B <= W x channels x cores / k_max,
+// k_max the most pairs any link carries; and B reaches it: at that rate the busiest link is busy all
+// the time and every other is within its W. No cut of the network says less: a cut (the links out of a
+// memory node, the links into a core's node, the links across a bisection of a grid or a ring) is
+// a set of links crossed by some pairs, and the bound it gives, its links' W over the share of the
+// bytes that must cross them, is never below that of its busiest link. Where the routes pile pairs
+// onto one link (X first: every byte a memory node sends to the columns east of it leaves over its
+// one east link) the bound is that link's, below the bisection's.
+//
+// Reads shared alike only: stores travel from the cores to the memory over the links of the other
+// direction, and cores that read unequal shares (or multicast, one DRAM byte to several cores) load
+// other links than these. Infinity when no pair crosses a link (one core on its memory's node, a
+// 1 x 1 grid).
+double noc_read_bytes_per_second(const spec::NocSpec& noc, std::int64_t cores, std::int64_t channels);
+
 }  // namespace reusesim::timing

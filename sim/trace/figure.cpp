@@ -1,5 +1,6 @@
 #include "trace/figure.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -62,16 +63,21 @@ std::string layer_label(const nlohmann::json& row) {
 
 FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir) {
   FigureTables tables;
-  tables.roofs_csv = "panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops\n";
+  // noc_gbps only when a panel's NoC binds: the roofs of every other trace stay as they were.
+  const bool noc_binds =
+      std::any_of(plan.panels.begin(), plan.panels.end(), [](const TracePanel& panel) { return panel.noc_gbps; });
+  tables.roofs_csv = std::string("panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops") +
+                     (noc_binds ? ",noc_gbps" : "") + "\n";
   for (const TracePanel& panel : plan.panels) {
-    // An unlimited ideal memory has no DRAM slope, so no ridge either: both cells stay empty.
-    const std::string dram_cells = std::isfinite(panel.dram_gbps)
-                                       ? report::format_number(panel.dram_gbps) + "," +
-                                             report::format_number(panel.peak_gops / panel.dram_gbps)
-                                       : ",";
+    // The ridge is where the memory slope, the NoC's where it binds, meets the peak. An unlimited
+    // ideal memory has no DRAM slope, so without a NoC that binds no ridge either: empty cells.
+    const double slope_gbps = panel.noc_gbps ? *panel.noc_gbps : panel.dram_gbps;
+    const std::string dram_cell = std::isfinite(panel.dram_gbps) ? report::format_number(panel.dram_gbps) : "";
+    const std::string ridge_cell = std::isfinite(slope_gbps) ? report::format_number(panel.peak_gops / slope_gbps) : "";
     tables.roofs_csv += report::csv_escape(panel.title) + "," + report::csv_escape(panel.accelerator) + "," +
-                        report::format_number(panel.peak_gops) + "," + dram_cells + "," +
-                        (panel.sram_gops ? report::format_number(*panel.sram_gops) : "") + "\n";
+                        report::format_number(panel.peak_gops) + "," + dram_cell + "," + ridge_cell + "," +
+                        (panel.sram_gops ? report::format_number(*panel.sram_gops) : "") +
+                        (noc_binds ? "," + (panel.noc_gbps ? report::format_number(*panel.noc_gbps) : "") : "") + "\n";
   }
   // Points in the order first seen; a point seen again (same panel, kind, name, batch) keeps its
   // first values and only gains a series.

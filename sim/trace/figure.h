@@ -1,7 +1,7 @@
 #pragma once
 // The arithmetic-intensity (roofline) figure of a trace's results: x = ops per DRAM byte,
 // y = achieved Gops/s (1 MAC = 2 ops) over the time the row's DRAM bytes moved in, one panel per
-// accelerator variant with its compute, DRAM and (where it binds) SRAM roofs. This side gathers
+// accelerator variant with its compute, DRAM and (where they bind) NoC and SRAM roofs. This side gathers
 // the points and roofs into two CSV files; scripts/plot_figure.py (matplotlib) draws them as PNG
 // and SVG.
 
@@ -13,7 +13,9 @@ namespace reusesim::trace {
 
 struct FigureTables {
   std::string points_csv;  // panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency
-  std::string roofs_csv;   // panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops
+  // panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops, and noc_gbps when a
+  // panel's network-on-chip binds (empty on the panels where it does not)
+  std::string roofs_csv;
   // Energy (jobs whose accelerator names a technology, docs/energy-model.md), per sample: every
   // layer (kind network: of a whole network; layer: picked by name or type), and every whole
   // network's TOTAL. Header only when no job has energy.

@@ -16,6 +16,7 @@
 #include "config/model_loader.h"
 #include "config/run_loader.h"
 #include "timing/array_timing.h"
+#include "timing/noc_links.h"
 #include "util/strings.h"
 #include "workload/training.h"
 
@@ -65,6 +66,11 @@ TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair
   // Every core's buffers feed its own arrays: the chip's SRAM roof is a core's times the cores.
   if (const auto sram = timing::sram_bound_ops_per_second(spec))
     panel.sram_gops = *sram * static_cast<double>(spec.cores) / 1e9;
+  if (spec.noc) {
+    const double noc_gbps =
+        timing::noc_read_bytes_per_second(*spec.noc, spec.cores, spec.dram.scheduled_channels()) / 1e9;
+    if (noc_gbps < panel.dram_gbps) panel.noc_gbps = noc_gbps;
+  }
   panel.operand_bits = spec.compute.operand_bits;
   return panel;
 }
@@ -255,6 +261,8 @@ std::string plan_json(const TracePlan& plan) {
                                   {"accelerator_file", panel.accelerator_file}, {"sweep", sweep},
                                   {"peak_gops", panel.peak_gops}, {"dram_gbps", dram_gbps},
                                   {"sram_gops", panel.sram_gops ? nlohmann::ordered_json(*panel.sram_gops) : nullptr}});
+    // Only where the NoC binds: the plans of every other chip stay as they were written before it.
+    if (panel.noc_gbps) document["panels"].back()["noc_gbps"] = *panel.noc_gbps;
   }
   document["jobs"] = nlohmann::ordered_json::array();
   for (const TraceJob& job : plan.jobs) {
@@ -294,6 +302,7 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
       const nlohmann::json& dram_gbps = item.at("dram_gbps");
       panel.dram_gbps = dram_gbps.is_null() ? std::numeric_limits<double>::infinity() : dram_gbps.get<double>();
       if (!item.at("sram_gops").is_null()) panel.sram_gops = item.at("sram_gops").get<double>();
+      if (item.contains("noc_gbps")) panel.noc_gbps = item.at("noc_gbps").get<double>();
       plan.panels.push_back(std::move(panel));
     }
     for (const nlohmann::json& item : document.at("jobs")) {

@@ -26,6 +26,9 @@ struct TracePanel {
   double peak_gops = 0;
   double dram_gbps = 0;  // infinity for an unlimited ideal memory: no DRAM roof
   std::optional<double> sram_gops;  // the SRAM ceiling, when it is below the compute peak
+  // The network-on-chip's read bound (timing::noc_read_bytes_per_second), when it is below the
+  // DRAM's: the memory slope is then the NoC's.
+  std::optional<double> noc_gbps;
   // The element size, for estimating its jobs' cost (shard.h); not in trace.json.
   std::int64_t operand_bits = 0;
 };

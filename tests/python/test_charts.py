@@ -86,6 +86,26 @@ def test_roofline_of_a_trace_has_its_panels_and_points(tmp_path):
     charts.close(figure)
 
 
+def test_roofline_slope_is_the_nocs_where_a_roofs_frame_gives_noc_gbps():
+    """A roofs DataFrame's noc_gbps (the network-on-chip's read bound where it binds) is the memory
+    slope of its panel, labelled as the NoC's; a panel with NaN there keeps the DRAM's."""
+    roofs = pd.DataFrame({"panel": ["narrow", "wide"], "peak_gops": [2048.0, 2048.0],
+                          "dram_gbps": [19.2, 19.2], "noc_gbps": [8.0, float("nan")]})
+    rows = pd.DataFrame({"panel": ["narrow", "wide"], "layer": ["TOTAL", "TOTAL"], "model": ["mlp", "mlp"],
+                         "batch": [1, 1], "arithmetic_intensity": [2.0, 2.0], "gops": [10.0, 20.0]})
+    figure = charts.roofline(rows, roofs=roofs)
+    narrow, wide = figure.axes
+    # The roof's first point is on its slope: 8 GB/s x ops/B on the NoC's panel, 19.2 on the other;
+    # ridges 2,048 / 8 = 256 and 2,048 / 19.2 = 106.67 ops/B.
+    for axes, slope in ((narrow, 8.0), (wide, 19.2)):
+        xs, ys = axes.get_lines()[0].get_xdata(), axes.get_lines()[0].get_ydata()
+        assert ys[0] / xs[0] == pytest.approx(slope)
+        assert xs[1] == pytest.approx(2048 / slope)
+    assert "8 GB/s NoC" in [text.get_text() for text in narrow.texts]
+    assert "19.2 GB/s DRAM" in [text.get_text() for text in wide.texts]
+    charts.close(figure)
+
+
 # The energy figures: the mlp (models/mlp.yaml) on Snowflake, whose 45 nm technology gives energy,
 # at two sizes of its maps buffer (two variants), whole at batch 1 and 4 and its fc1 picked alone
 # at batch 1 and 4: 8 jobs of a few tenths of a second.

@@ -6,13 +6,16 @@ it is) go to the `note` callable each loader is given.
 The roofline figure (reusesim.plot.roofline):
 
 ROOFS_CSV (figure_roofs.csv), one row per panel, in panel order:
-  panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops
+  panel,accelerator,peak_gops,dram_gbps,ridge_ops_per_byte,sram_gops[,noc_gbps]
     peak_gops           compute roof, 1e9 ops/s (1 MAC = 2 ops)
     dram_gbps           DRAM bandwidth, 1e9 bytes/s (slope roof: gops = dram_gbps * ops_per_byte);
                         empty: no DRAM roof (an unlimited ideal memory, `dram: {ideal: unlimited}`)
-    ridge_ops_per_byte  peak_gops / dram_gbps (empty: computed; a mismatch > 1% is a note);
-                        must be empty when dram_gbps is: without a DRAM slope there is no ridge
+    ridge_ops_per_byte  peak_gops / the slope's bandwidth (empty: computed; a mismatch > 1% is a
+                        note); must be empty when there is no slope (dram_gbps and noc_gbps empty)
     sram_gops           SRAM-bandwidth ceiling in Gops/s, empty when SRAM does not bind
+    noc_gbps            optional column: the network-on-chip's read bound, 1e9 bytes/s, where it is
+                        below dram_gbps (empty, or no column, where it is not); the slope is then
+                        the NoC's: gops = noc_gbps * ops_per_byte
 
 POINTS_CSV (figure_points.csv), one row per point:
   panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency
@@ -115,8 +118,25 @@ def parse_number(path, line, col, text, optional=False):
 
 class Roof:
     """One panel of the roofline figure: peak (Gops/s), dram (GB/s) and ridge (ops/B), both None
-    for an ideal memory, sram (Gops/s) or None."""
-    __slots__ = ("panel", "accelerator", "peak", "dram", "ridge", "sram")
+    for an ideal memory, noc (GB/s) where the network-on-chip binds, else None, sram (Gops/s) or
+    None. set_memory sets dram, noc and the ridge."""
+    __slots__ = ("panel", "accelerator", "peak", "dram", "noc", "ridge", "sram")
+
+    def set_memory(self, dram, noc):
+        """The memory roofs, peak set first: the ridge is where the slope meets the peak."""
+        self.dram, self.noc = dram, noc
+        self.ridge = None if self.slope is None else self.peak / self.slope
+
+    @property
+    def slope(self):
+        """The memory slope's bandwidth (GB/s): the lower of the DRAM's and the NoC's; None for an
+        ideal memory without a NoC that binds."""
+        return min((b for b in (self.dram, self.noc) if b is not None), default=None)
+
+    @property
+    def slope_name(self):
+        """Whose bandwidth the slope is: "NoC" or "DRAM"."""
+        return "NoC" if self.noc is not None and self.slope == self.noc else "DRAM"
 
 
 class Point:
@@ -140,26 +160,26 @@ def load_roofs(path, note):
             raise InputError(f"{path}:{line}: panel {roof.panel!r} repeated (first at line {seen[roof.panel]})")
         seen[roof.panel] = line
         roof.accelerator = r["accelerator"].strip()
-        for col in ("peak_gops", "dram_gbps"):
-            v = parse_number(path, line, col, r[col], optional=col == "dram_gbps")
+        bandwidths = {}
+        for col in ("peak_gops", "dram_gbps", "noc_gbps"):
+            v = parse_number(path, line, col, r.get(col) or "", optional=col != "peak_gops")
             if v is not None and not (math.isfinite(v) and v > 0):
                 raise InputError(f"{path}:{line}: {col}: {r[col].strip()!r} is not a positive number")
-            setattr(roof, "peak" if col == "peak_gops" else "dram", v)
+            bandwidths[col] = v
+        roof.peak = bandwidths["peak_gops"]
         ridge = parse_number(path, line, "ridge_ops_per_byte", r["ridge_ops_per_byte"], optional=True)
         if ridge is not None and not (math.isfinite(ridge) and ridge > 0):
             raise InputError(f"{path}:{line}: ridge_ops_per_byte: {r['ridge_ops_per_byte'].strip()!r} "
                              "is not a positive number")
-        if roof.dram is None:
+        roof.set_memory(bandwidths["dram_gbps"], bandwidths["noc_gbps"])
+        if roof.slope is None:
             if ridge is not None:
                 raise InputError(f"{path}:{line}: ridge_ops_per_byte: {ridge:g} without a dram_gbps "
                                  "(an empty dram_gbps means no DRAM roof, so no ridge)")
-            roof.ridge = None
-        else:
-            computed = roof.peak / roof.dram
-            if ridge is not None and abs(ridge - computed) > 0.01 * computed:
-                note(f"{path}:{line}: ridge_ops_per_byte {ridge:g} differs from peak_gops/dram_gbps "
-                     f"= {computed:g}; drawing the ridge at {computed:g}")
-            roof.ridge = computed
+        elif ridge is not None and abs(ridge - roof.ridge) > 0.01 * roof.ridge:
+            note(f"{path}:{line}: ridge_ops_per_byte {ridge:g} differs from peak_gops/"
+                 f"{roof.slope_name.lower()}_gbps = {roof.ridge:g}; "
+                 f"drawing the ridge at {roof.ridge:g}")
         sram = parse_number(path, line, "sram_gops", r["sram_gops"], optional=True)
         if sram is not None and not (math.isfinite(sram) and sram > 0):
             raise InputError(f"{path}:{line}: sram_gops: {r['sram_gops'].strip()!r} is not a positive number")

@@ -1,10 +1,12 @@
 """The Snowflake-style arithmetic-intensity (roofline) figure of `reusesim figure`, from the roofs
 and points of reusesim.plot.csv_input (docs/traces-and-figure.md).
 
-Drawing: one log-log panel per roof (grid of 1-3 columns), the roofline min(peak, dram * x) solid
-with its ridge point, the SRAM ceiling dashed, layer points coloured by type, batch sweeps joined by
-a thin line in batch order, network points as large stars; one legend below the panels. A panel
-without a DRAM bandwidth has only the flat compute roof (and the SRAM ceiling) across its width,
+Drawing: one log-log panel per roof (grid of 1-3 columns), the roofline min(peak, bandwidth * x)
+solid with its ridge point, the bandwidth the DRAM's or, where the network-on-chip's read bound is
+below it, the NoC's (labelled "... GB/s NoC"), the SRAM ceiling dashed, layer points coloured by
+type, batch sweeps joined by a thin line in batch order, network points as large stars; one legend
+below the panels. A panel without a DRAM bandwidth (nor a NoC that binds) has only the flat compute
+roof (and the SRAM ceiling) across its width,
 labelled "ideal memory: no DRAM roof" where the DRAM label would be; its x range is its points' (1 to
 100 ops/B with none), at least two decades as everywhere.
 
@@ -118,7 +120,7 @@ def axis_limits(roof, pts):
     xhi = max(xs + xs_roof)
     xlo, xhi = decade_span(xlo / 2.2, xhi * 2.2, 2.0)
     top = max(ys + [roof.peak])
-    ylo = min(ys + [roof.peak / 30] + ([roof.dram * xlo * 1.5] if roof.dram is not None else []))
+    ylo = min(ys + [roof.peak / 30] + ([roof.slope * xlo * 1.5] if roof.slope is not None else []))
     yhi = top * 3.5
     ylo = ylo / 2.2
     ylo, yhi = decade_span(ylo, yhi, 2.0)
@@ -196,12 +198,12 @@ def draw_panel(ax, roof, pts, sweeps):
     ax.set_title(title, fontsize=10)
 
     # roofs
-    if roof.dram is None:
+    if roof.slope is None:
         roof_xs, roof_ys = [xlo, xhi], [roof.peak, roof.peak]
     else:
-        x_start = max(xlo, ylo / roof.dram)
+        x_start = max(xlo, ylo / roof.slope)
         roof_xs = [x_start, roof.ridge, xhi]
-        roof_ys = [roof.dram * x_start, roof.peak, roof.peak]
+        roof_ys = [roof.slope * x_start, roof.peak, roof.peak]
     ax.plot(roof_xs, roof_ys, color=ROOF_COLOR, lw=1.6, zorder=3, solid_capstyle="butt")
     if roof.ridge is not None:
         ax.plot([roof.ridge, roof.ridge], [ylo, roof.peak], color="0.55", lw=0.7, ls=":", zorder=2)
@@ -209,7 +211,7 @@ def draw_panel(ax, roof, pts, sweeps):
                 mew=1.2, zorder=6)
     sram_xs = None
     if roof.sram is not None:
-        sx = xlo if roof.dram is None else max(roof.sram / roof.dram, xlo)
+        sx = xlo if roof.slope is None else max(roof.sram / roof.slope, xlo)
         sram_xs = [sx, xhi]
         ax.plot(sram_xs, [roof.sram, roof.sram], color=SRAM_COLOR, lw=1.2, ls=(0, (5, 3)), zorder=3)
 
@@ -256,7 +258,7 @@ def label_panel(ax, renderer, roof, pts, sweeps, roof_xs, roof_ys, sram_xs):
     if not pl.place_line_label([peak_text], flat_a, flat_b, FS_ROOF, ROOF_COLOR,
                                [k / 10 for k in range(10, -1, -1)]):
         unplaced.append(peak_text)
-    if roof.dram is None:
+    if roof.slope is None:
         # no slope to label: say so on the left of the flat roof, where the slope would rise
         dram_text, dram_a, dram_b = IDEAL_MEMORY_TEXT, flat_a, flat_b
         dram_ts = [0.0, 0.15, 0.3, 0.45, 0.6]
@@ -265,7 +267,8 @@ def label_panel(ax, renderer, roof, pts, sweeps, roof_xs, roof_ys, sram_xs):
         if not pl.place_point_label(roof.ridge, roof.peak, RIDGE_MS / 2, ridge_text, FS_ROOF, True,
                                     angles=(150, 120, 165, 180, 90, -30, 0, 30, -90, -150), force=False):
             unplaced.append(ridge_text)
-        dram_text, dram_a, dram_b = f"{fmt_num(roof.dram)} GB/s DRAM", pl.px(roof_xs[0], roof_ys[0]), flat_a
+        dram_text, dram_a, dram_b = (f"{fmt_num(roof.slope)} GB/s {roof.slope_name}", pl.px(roof_xs[0], roof_ys[0]),
+                                     flat_a)
         dram_ts = [0.45, 0.3, 0.6, 0.15, 0.75, 0.0, 0.9]
     if not pl.place_line_label([dram_text], dram_a, dram_b, FS_ROOF, ROOF_COLOR, dram_ts):
         unplaced.append(dram_text)
