@@ -214,6 +214,26 @@ TEST_CASE("wormhole_n150 loads: 64 Tensix cores of 1.5 MB on 288 GB/s of GDDR6",
   CHECK(wormhole.dram.peak_bytes_per_second() == Approx(288e9).epsilon(1e-4));
 }
 
+// configs/simba.yaml: 36 chiplets of 16 PEs x 8 x 8 int8 MACs at 1,733 MHz: 36 x 16 x 64 x 2 x 1.733e9
+// = 127.770624e12 ops/s (Zimmer et al.'s 127.8 TOPS); the PEs' weight buffers 16 x 32 KiB, a 64 KiB
+// global buffer; a 6 x 6 mesh of 25-byte links at 1 GHz (25 GB/s, 100 GB/s over a chiplet's four);
+// 4 DDR4-2400 channels x 8 B x 2 / 0.833 ns = 76.83e9 B/s.
+TEST_CASE("simba loads: 36 chiplets of 1,024 int8 MACs on a 6 x 6 mesh", "[accelerator]") {
+  const spec::AcceleratorSpec simba = load_accelerator_file(kSource + "/configs/simba.yaml");
+  CHECK(simba.cores == 36);
+  CHECK(simba.compute.arrays == 16);
+  CHECK(simba.peak_ops_per_second() == Approx(127.770624e12));
+  REQUIRE(simba.sram.buffers.size() == 2);
+  CHECK(simba.sram.buffers[0].capacity_bytes == 512 * 1024);
+  CHECK(simba.sram.buffers[1].capacity_bytes == 64 * 1024);
+  CHECK(simba.sram.keeping_buffer() == 1);
+  REQUIRE(simba.noc.has_value());
+  CHECK(simba.noc->topology == spec::NocTopology::mesh);
+  CHECK(simba.noc->nodes() == 36);
+  CHECK(simba.noc->link_bytes * simba.noc->clock_mhz * 1e6 == Approx(25e9));
+  CHECK(simba.dram.peak_bytes_per_second() == Approx(76.83e9).epsilon(1e-3));
+}
+
 // configs/tpu_v1.yaml: 256 x 256 x 2 ops x 700e6 = 91.7504e12 ops/s; a 24 MiB unified buffer that
 // holds inputs and outputs and so keeps activations, a 256 KiB weight FIFO; an output path of
 // activation, batch-norm, add and pooling; DRAM = ddr3-1600 overridden to 2 channels of DDR3-2133:

@@ -32,7 +32,7 @@ rerun() {
   done
 }
 
-for config in small snowflake tpu_v1 tpu_v4i tpu_v4; do
+for config in small snowflake tpu_v1 tpu_v4i tpu_v4 simba; do
   rerun "$config" "$A/$config.yaml"
 done
 rerun pinned_partition "$A/small.yaml" --set cores.count=3 --set cores.partition=layers

@@ -36,6 +36,14 @@ PY
 )" "True"
 # small: 16 x 16 at 1 GHz = 512 Gops/s a core; three cores 1,536.
 same "the chip's peak counts every core" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_gops"])' "$work/chip/results.json")" "1536.0"
+# configs/simba.yaml: 36 chiplets x 16 PEs x 8 x 8 MACs x 2 ops x 1.733 GHz = 127,770.624 Gops/s;
+# its NoP a 6 x 6 mesh, so every link that moved data joins grid neighbours (no wrap-around).
+expect 0 "simba" -- "$REUSESIM" run --arch "$SRC/configs/simba.yaml" --model "$mlp" --batch 1,4 --format csv --out "$work/simba"
+same "simba's peak" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_gops"])' "$work/simba/results.json")" "127770.624"
+same "simba's links join neighbours" "$(csv_col link "$work/simba/noc_links.csv" | sort -u | python3 -c '
+import sys
+links = [[int(n.strip("n")) for n in l.split(" -> ")] for l in sys.stdin.read().split("\n") if l]
+print(len(links) > 0, sum(abs(a % 6 - b % 6) + abs(a // 6 - b // 6) != 1 for a, b in links))')" "True 0"
 contains "stats.txt explains cores.csv" "$(cat "$work/chip/stats.txt")" "cores.csv sync_cycles: after the core's last step"
 contains "the mapping says how the batch is split" "$(csv_col mapping --where layer=fc1 "$work/chip/results.csv")" \
   "; data parallel over 3 cores: 2 + 1 + 1 samples"
