@@ -1149,39 +1149,3 @@ TEST_CASE("mapper: a split over K needs K at least the cores", "[mapper]") {
                                        mapping::LayerSplit{workload::Partition::k, 0, 8}),
                     "layer fc: its K (4) is smaller than the 8 cores a split over K gives a part each");
 }
-
-namespace {
-
-// A program of nothing but loads of [address, address + bytes).
-program::LayerProgram loads_only(const std::vector<std::pair<std::uint64_t, std::int64_t>>& ranges) {
-  program::LayerProgram program;
-  mapping::ProgramBuilder builder(program, 32);
-  for (const auto& [address, bytes] : ranges) builder.load(program::TensorRole::weights, address, bytes, {});
-  return program;
-}
-
-}  // namespace
-
-// wormhole_n150: 1 GHz, 288e9 B/s of GDDR6: the estimate's cycles are the memory's bytes / 288
-// (288,000 B: 1,000 cycles, less the double's rounding). Core 0 reads 144,000 B at 0 and 72,000 at
-// 1 MiB, core 1 the same 144,000 and 72,000 at 2 MiB (whole bursts); each core's DMA moves 216,000.
-// Without multicast the memory moves both cores' 432,000 B; with it, the shared range once:
-// 288,000 B, what one core reading the three distinct ranges moves. A range one core reads twice is
-// two reads of the memory even with multicast (the core asks twice): 432,000 B again.
-TEST_CASE("mapper: the chip's estimate counts reads a network multicasts once", "[mapper]") {
-  const spec::AcceleratorSpec multicast = fixtures::shipped_accelerator("wormhole_n150");
-  const spec::AcceleratorSpec unicast = fixtures::shipped_accelerator("wormhole_n150", {"noc.multicast=false"});
-  const program::LayerProgram core0 = loads_only({{0, 144'000}, {1 << 20, 72'000}});
-  const program::LayerProgram core1 = loads_only({{0, 144'000}, {2 << 20, 72'000}});
-  const program::LayerProgram distinct = loads_only({{0, 144'000}, {1 << 20, 72'000}, {2 << 20, 72'000}});
-  const program::LayerProgram twice = loads_only({{0, 144'000}, {0, 144'000}, {1 << 20, 72'000}});
-  // The memory's bytes at its peak (8 channels' 288e9 B/s as the preset's clocks give it), rounded down.
-  const auto cycles_of = [&](double bytes) {
-    return static_cast<std::int64_t>(bytes * (1e9 / multicast.dram.peak_bytes_per_second()));
-  };
-  CHECK(mapping::chip_estimate({&core0, &core1}, unicast).cycles == cycles_of(432'000));
-  CHECK(mapping::chip_estimate({&core0, &core1}, multicast).cycles == cycles_of(288'000));
-  CHECK(mapping::chip_estimate({&distinct}, unicast).cycles == cycles_of(288'000));
-  CHECK(mapping::chip_estimate({&core0, &core1}, multicast).busiest_core_bytes == 216'000);
-  CHECK(mapping::chip_estimate({&twice, &core1}, multicast).cycles == cycles_of(432'000));
-}

@@ -1,8 +1,6 @@
 #include "mapping/mapper.h"
 
 #include <algorithm>
-#include <utility>
-#include <vector>
 
 #include "mapping/fusion.h"
 #include "mapping/gemm_mapper.h"
@@ -381,40 +379,11 @@ ChipEstimate chip_estimate(const std::vector<const program::LayerProgram*>& prog
                            const spec::AcceleratorSpec& accelerator) {
   std::int64_t compute = 0, bytes = 0;
   ChipEstimate estimate;
-  // A network-on-chip that multicasts (noc.multicast) answers the cores' reads of the same bytes
-  // (address and length) with one read of the memory: a range read n times by the core that reads
-  // it most counts n times. (The replay merges reads only when they meet in time, so this is the
-  // estimate's best case.)
-  const bool multicast = accelerator.noc && accelerator.noc->multicast;
-  using Range = std::pair<std::uint64_t, std::uint64_t>;  // address, bytes
-  std::vector<std::pair<Range, std::int64_t>> reads;      // per core: each range and its reads
   for (const program::LayerProgram* program : programs) {
     compute = std::max(compute, compute_estimate_cycles(*program, accelerator));
     const std::int64_t own = util::checked_add(program->dram_read_bytes, program->dram_write_bytes);
-    bytes = util::checked_add(bytes, multicast ? program->dram_write_bytes : own);
+    bytes = util::checked_add(bytes, own);
     estimate.busiest_core_bytes = std::max(estimate.busiest_core_bytes, own);
-    if (!multicast) continue;
-    std::vector<Range> own_reads;
-    for (const program::Step& step : program->steps) {
-      if (step.kind == program::StepKind::load) own_reads.emplace_back(step.address, step.bytes);
-    }
-    std::sort(own_reads.begin(), own_reads.end());
-    for (std::size_t i = 0; i < own_reads.size(); ++i) {
-      if (i > 0 && own_reads[i] == own_reads[i - 1]) {
-        ++reads.back().second;
-      } else {
-        reads.emplace_back(own_reads[i], 1);
-      }
-    }
-  }
-  std::sort(reads.begin(), reads.end());  // each range's most reads last
-  const auto burst_bytes = static_cast<std::uint64_t>(accelerator.dram.burst_bytes());
-  for (std::size_t i = 0; i < reads.size(); ++i) {
-    if (i + 1 < reads.size() && reads[i + 1].first == reads[i].first) continue;
-    const auto& [range, times] = reads[i];
-    bytes = util::checked_add(
-        bytes,
-        checked_mul(times, static_cast<std::int64_t>(program::burst_extent(range.first, range.second, burst_bytes))));
   }
   const double cycles_per_byte = accelerator.compute.clock_mhz * 1e6 / accelerator.dram.peak_bytes_per_second();
   estimate.cycles = std::max(compute, static_cast<std::int64_t>(static_cast<double>(bytes) * cycles_per_byte));
