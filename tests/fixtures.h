@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/accelerator_loader.h"
@@ -12,6 +13,21 @@
 #include "spec/accelerator_spec.h"
 
 namespace fixtures {
+
+// A network-on-chip of 32-byte links at 1,000 MHz (32e9 bytes/s a link each way, 1 ns a clock),
+// 2 cycles a hop, the memory at `memory_nodes`.
+inline reusesim::spec::NocSpec noc_spec(reusesim::spec::NocTopology topology, std::int64_t columns, std::int64_t rows,
+                                        std::vector<std::int64_t> memory_nodes) {
+  reusesim::spec::NocSpec spec;
+  spec.topology = topology;
+  spec.columns = columns;
+  spec.rows = rows;
+  spec.link_bytes = 32;
+  spec.clock_mhz = 1000;
+  spec.router_latency_cycles = 2;
+  spec.memory_nodes = std::move(memory_nodes);
+  return spec;
+}
 
 // configs/NAME.yaml with `overrides` applied as `--set` applies them.
 inline reusesim::spec::AcceleratorSpec shipped_accelerator(const std::string& name,

@@ -1076,20 +1076,30 @@ TEST_CASE("mapper: a layer in sub-batches keeps its dequantization ops and MAC r
   CHECK(mapping::vector_ops_problem(sparse.network, 8, mapped) == "");
 }
 
+namespace {
+
+// Core split.core's program of the one layer of `model_text` at `batch`, on small.
+program::LayerProgram small_core_program(const std::string& model_text, std::int64_t batch,
+                                         const mapping::LayerSplit& split) {
+  const config::LoadedModel model = config::load_model_text(model_text, "model.yaml");
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
+  const auto layouts = mapping::layout_network(model.network, batch, spec.element_bytes());
+  return mapping::map_layer(model.network.layers[0], batch, spec, layouts[0], {}, split);
+}
+
+}  // namespace
+
 // An rmsnorm over 6 features (4 ops an element: 24) split by elements over 8 cores: core c has
 // elements [floor(6c / 8), floor(6(c + 1) / 8)): 0, 1, 1, 1, 0, 1, 1, 1 of them. A core's ops are
 // its elements', 4 each: the cores' ops add up to the layer's 24, and cores 0 and 4 have none and
 // no program. (Shared by cores alone, 24 / 8 = 3 ops each, cores 0 and 4 took 6 ops they never ran:
 // the programs had 18.)
 TEST_CASE("mapper: a vector layer split by elements gives each core its elements' ops", "[mapper]") {
-  const config::LoadedModel model = config::load_model_text(
-      "name: norm\nprecision: int8\ninput: {features: 6}\nlayers:\n  - {name: norm, type: rmsnorm}\n", "norm.yaml");
-  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
-  const auto layouts = mapping::layout_network(model.network, 1, spec.element_bytes());
   std::vector<std::int64_t> ops;
   for (std::int64_t core = 0; core < 8; ++core) {
-    const program::LayerProgram program = mapping::map_layer(model.network.layers[0], 1, spec, layouts[0], {},
-                                                             mapping::LayerSplit{workload::Partition::rows, core, 8});
+    const program::LayerProgram program = small_core_program(
+        "name: norm\nprecision: int8\ninput: {features: 6}\nlayers:\n  - {name: norm, type: rmsnorm}\n", 1,
+        mapping::LayerSplit{workload::Partition::rows, core, 8});
     std::int64_t own = 0;
     for (const program::Step& step : program.steps) own += step.vector_ops;
     ops.push_back(own);
@@ -1104,15 +1114,11 @@ TEST_CASE("mapper: a vector layer split by elements gives each core its elements
 // and stores its 32 output bytes: the layer's 64 outputs once. The weights are read once between
 // them: 16 x 32 B each, core 1's 16 bias bytes besides.
 TEST_CASE("mapper: a GEMM split over K sums per core, then each core reduces its outputs", "[mapper]") {
-  const config::LoadedModel model = config::load_model_text(
-      "name: k\nprecision: int8\ninput: {features: 64}\nlayers:\n  - {name: fc, type: linear, out_features: 16}\n",
-      "k.yaml");
-  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
-  const auto layouts = mapping::layout_network(model.network, 4, spec.element_bytes());
   std::int64_t stored = 0, weights = 0;
   for (std::int64_t core = 0; core < 2; ++core) {
-    const program::LayerProgram program = mapping::map_layer(model.network.layers[0], 4, spec, layouts[0], {},
-                                                             mapping::LayerSplit{workload::Partition::k, core, 2});
+    const program::LayerProgram program = small_core_program(
+        "name: k\nprecision: int8\ninput: {features: 64}\nlayers:\n  - {name: fc, type: linear, out_features: 16}\n", 4,
+        mapping::LayerSplit{workload::Partition::k, core, 2});
     CHECK(program.part == (core == 0 ? "k 0..31 of 64" : "k 32..63 of 64"));
     REQUIRE(program.reduction_step > 0);
     std::int64_t sums_stored = 0, sums_loaded = 0, outputs_stored = 0, adds = 0;
@@ -1140,12 +1146,9 @@ TEST_CASE("mapper: a GEMM split over K sums per core, then each core reduces its
 
 TEST_CASE("mapper: a split over K needs K at least the cores", "[mapper]") {
   // K = 4 over 8 cores: four would have no part to sum, and the reduction would wait for them.
-  const config::LoadedModel model = config::load_model_text(
-      "name: k\nprecision: int8\ninput: {features: 4}\nlayers:\n  - {name: fc, type: linear, out_features: 16}\n",
-      "k.yaml");
-  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("small");
-  const auto layouts = mapping::layout_network(model.network, 1, spec.element_bytes());
-  CHECK_THROWS_WITH(mapping::map_layer(model.network.layers[0], 1, spec, layouts[0], {},
-                                       mapping::LayerSplit{workload::Partition::k, 0, 8}),
-                    "layer fc: its K (4) is smaller than the 8 cores a split over K gives a part each");
+  CHECK_THROWS_WITH(
+      small_core_program(
+          "name: k\nprecision: int8\ninput: {features: 4}\nlayers:\n  - {name: fc, type: linear, out_features: 16}\n",
+          1, mapping::LayerSplit{workload::Partition::k, 0, 8}),
+      "layer fc: its K (4) is smaller than the 8 cores a split over K gives a part each");
 }

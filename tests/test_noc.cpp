@@ -23,17 +23,10 @@ using namespace reusesim;
 
 namespace {
 
-// 32-byte links at 1,000 MHz (1 ns = 1,000 ps a clock), 2 cycles a hop.
+// fixtures::noc_spec (32-byte links at 1,000 MHz: 1 ns = 1,000 ps a clock, 2 cycles a hop), the
+// memory at the last node.
 spec::NocSpec noc(spec::NocTopology topology, std::int64_t columns, std::int64_t rows) {
-  spec::NocSpec spec;
-  spec.topology = topology;
-  spec.columns = columns;
-  spec.rows = rows;
-  spec.link_bytes = 32;
-  spec.clock_mhz = 1000;
-  spec.router_latency_cycles = 2;
-  spec.memory_nodes = {columns * rows - 1};
-  return spec;
+  return fixtures::noc_spec(topology, columns, rows, {columns * rows - 1});
 }
 
 std::vector<std::string> route_names(timing::NocLinks& links, std::int64_t from, std::int64_t to) {

@@ -6,27 +6,12 @@
 #include <string>
 
 #include "config/accelerator_loader.h"
+#include "fixtures.h"
 #include "timing/noc_links.h"
 
 using namespace reusesim;
 
-namespace {
-
-// 32-byte links at 1,000 MHz: W = 32e9 bytes/s a link, each way.
-spec::NocSpec noc(spec::NocTopology topology, std::int64_t columns, std::int64_t rows,
-                  std::vector<std::int64_t> memory_nodes) {
-  spec::NocSpec spec;
-  spec.topology = topology;
-  spec.columns = columns;
-  spec.rows = rows;
-  spec.link_bytes = 32;
-  spec.clock_mhz = 1000;
-  spec.router_latency_cycles = 2;
-  spec.memory_nodes = std::move(memory_nodes);
-  return spec;
-}
-
-}  // namespace
+// The networks are fixtures::noc_spec's: 32-byte links at 1,000 MHz, W = 32e9 bytes/s a link each way.
 
 TEST_CASE("noc roof: a 2 x 2 mesh fed from node 0 is bound by the one east link out of it", "[noc_roof]") {
   // One channel on node 0, a core on each node. X then Y: node 1's bytes go n0 -> n1, node 3's
@@ -34,38 +19,45 @@ TEST_CASE("noc roof: a 2 x 2 mesh fed from node 0 is bound by the one east link 
   // B <= 32e9 x 1 x 4 / 2 = 64e9. The cuts say more: n0's two links out carry the 3/4 of the bytes
   // not for core 0 (2 x 32e9 / 0.75 = 85.3e9); either bisection has 2 links one way for half the
   // bytes (128e9).
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::mesh, 2, 2, {0}), 4, 1) == Approx(64e9));
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::mesh, 2, 2, {0}), 4, 1) ==
+        Approx(64e9));
   // Two cores (nodes 0 and 1): n0 -> n1 carries 1 of 2 pairs, B <= 32e9 x 2 / 1 = 64e9 all the same.
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::mesh, 2, 2, {0}), 2, 1) == Approx(64e9));
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::mesh, 2, 2, {0}), 2, 1) ==
+        Approx(64e9));
   // Four channels dealt over nodes 0 and 3, two each: n0 -> n1 carries channels 0 and 2 to cores 1
   // and 3 (4 pairs), n3 -> n2 channels 1 and 3 to cores 2 and 0 (4 pairs); the other links 2 pairs.
   // B <= 32e9 x 4 x 4 / 4 = 128e9.
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::mesh, 2, 2, {0, 3}), 4, 4) == Approx(128e9));
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::mesh, 2, 2, {0, 3}), 4, 4) ==
+        Approx(128e9));
 }
 
 TEST_CASE("noc roof: a ring goes the shorter way, forward on a tie", "[noc_roof]") {
   // A ring of 4 nodes fed from node 0: core 1 over n0 -> n1, core 2 (a tie) n0 -> n1 -> n2, core 3
   // back over n0 -> n3. n0 -> n1 carries 2 of 4 pairs: B <= 32e9 x 4 / 2 = 64e9.
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::ring, 4, 1, {0}), 4, 1) == Approx(64e9));
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::ring, 4, 1, {0}), 4, 1) ==
+        Approx(64e9));
 }
 
 TEST_CASE("noc roof: a crossbar is bound by its memory node's link up or a core's link down", "[noc_roof]") {
   // Two channels on node 0 of 4: the link n0 -> switch carries both channels to cores 1..3, 6 of the
   // 8 pairs: B <= 32e9 x 2 x 4 / 6 = 42.67e9; each link down carries 2.
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::crossbar, 4, 1, {0}), 4, 2) == Approx(32e9 * 8 / 6));
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::crossbar, 4, 1, {0}), 4, 2) ==
+        Approx(32e9 * 8 / 6));
   // The memory on a fifth node, no core's: every pair leaves over n4 -> switch, B <= 32e9 x 4 / 4.
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::crossbar, 5, 1, {4}), 4, 1) == Approx(32e9));
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::crossbar, 5, 1, {4}), 4, 1) ==
+        Approx(32e9));
   // Four channels on four nodes, one each, four cores: each link up carries 3 pairs, each link down
   // 3: B <= 32e9 x 16 / 3.
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::crossbar, 4, 1, {0, 1, 2, 3}), 4, 4) ==
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::crossbar, 4, 1, {0, 1, 2, 3}), 4, 4) ==
         Approx(32e9 * 16 / 3));
 }
 
 TEST_CASE("noc roof: nothing crosses a link on a 1 x 1 grid, or with one core on its memory's node", "[noc_roof]") {
-  CHECK(std::isinf(timing::noc_read_bytes_per_second(noc(spec::NocTopology::mesh, 1, 1, {0}), 1, 4)));
-  CHECK(std::isinf(timing::noc_read_bytes_per_second(noc(spec::NocTopology::torus, 2, 2, {0}), 1, 1)));
+  CHECK(std::isinf(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::mesh, 1, 1, {0}), 1, 4)));
+  CHECK(std::isinf(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::torus, 2, 2, {0}), 1, 1)));
   // One core whose memory is a hop away: its one link carries every byte, B <= 32e9.
-  CHECK(timing::noc_read_bytes_per_second(noc(spec::NocTopology::mesh, 2, 2, {1}), 1, 1) == Approx(32e9));
+  CHECK(timing::noc_read_bytes_per_second(fixtures::noc_spec(spec::NocTopology::mesh, 2, 2, {1}), 1, 1) ==
+        Approx(32e9));
 }
 
 TEST_CASE("noc roof: the shipped wormhole_n150 torus does not bind, 1,024 GB/s against its 288", "[noc_roof]") {

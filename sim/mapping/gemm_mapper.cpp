@@ -806,9 +806,8 @@ void emit_reduction(const GemmProblem& whole, const Context& context, program::L
   std::int64_t loaded = 0;
   for (const Stream& load : loads) loaded = util::checked_add(loaded, load.bytes);
   const std::int64_t stored = stores.empty() ? 0 : stores.front().bytes;
-  const std::int64_t chunks =
-      std::max<std::int64_t>({1, ceil_div(checked_mul(2, loaded), std::max<std::int64_t>(1, context.capacity.inputs)),
-                              ceil_div(checked_mul(2, stored), std::max<std::int64_t>(1, context.capacity.outputs))});
+  const std::int64_t chunks = std::max<std::int64_t>({1, double_buffered_chunks(loaded, context.capacity.inputs),
+                                                      double_buffered_chunks(stored, context.capacity.outputs)});
   const std::int64_t adds = checked_mul(split.cores - 1, own);
   ProgramBuilder builder(program, context.burst_bytes);
   stream_chunks(builder, chunks, -1, loads, stores, loaded, util::checked_add(adds, share(whole.output_vector_ops)));

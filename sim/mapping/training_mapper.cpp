@@ -138,12 +138,9 @@ program::LayerProgram vector_program(const workload::NetworkLayer& layer, const 
   std::int64_t input_bytes = 0, weight_bytes = 0, output_bytes = 0;
   for (const Stream& load : loads) (load.role == program::TensorRole::weights ? weight_bytes : input_bytes) += load.bytes;
   for (const Stream& store : stores) output_bytes += store.bytes;
-  const auto chunks_for = [](std::int64_t bytes, std::int64_t capacity) {
-    return ceil_div(2 * bytes, std::max<std::int64_t>(1, capacity));
-  };
-  const std::int64_t chunks = std::max<std::int64_t>({1, chunks_for(input_bytes, context.capacity.inputs),
-                                                      chunks_for(weight_bytes, context.capacity.weights),
-                                                      chunks_for(output_bytes, context.capacity.outputs)});
+  const std::int64_t chunks = std::max<std::int64_t>({1, double_buffered_chunks(input_bytes, context.capacity.inputs),
+                                                      double_buffered_chunks(weight_bytes, context.capacity.weights),
+                                                      double_buffered_chunks(output_bytes, context.capacity.outputs)});
   program::LayerProgram program = named(layer);
   ProgramBuilder builder(program, context.burst_bytes);
   const std::int32_t first = parameter_bytes > 0 ? builder.load(program::TensorRole::weights, parameters, parameter_bytes, {}) : -1;

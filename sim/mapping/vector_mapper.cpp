@@ -10,6 +10,10 @@ namespace reusesim::mapping {
 using util::checked_mul;
 using workload::LayerType;
 
+std::int64_t double_buffered_chunks(std::int64_t bytes, std::int64_t capacity) {
+  return ceil_div(checked_mul(2, bytes), std::max<std::int64_t>(1, capacity));
+}
+
 void stream_chunks(ProgramBuilder& builder, std::int64_t chunks, std::int32_t first, const std::vector<Stream>& loads,
                    const std::vector<Stream>& stores, std::int64_t sram_read_bytes, std::int64_t vector_ops) {
   Slots input_slots, output_slots;
@@ -90,13 +94,10 @@ void map_vector(const workload::NetworkLayer& layer, std::int64_t batch, const C
   }
   std::vector<Stream> stores;
   if (!context.plan.output_on_chip) stores.push_back(part({program::TensorRole::outputs, layout.output, output_bytes}));
-  const auto chunks_for = [](std::int64_t bytes, std::int64_t capacity) {
-    return ceil_div(2 * bytes, std::max<std::int64_t>(1, capacity));
-  };
-  const std::int64_t chunks =
-      std::max<std::int64_t>({1, gather ? 0 : chunks_for(split.part(input_bytes), context.capacity.inputs),
-                              streamed ? chunks_for(split.part(moved_weights), context.capacity.weights) : 0,
-                              chunks_for(split.part(output_bytes), context.capacity.outputs)});
+  const std::int64_t chunks = std::max<std::int64_t>(
+      {1, gather ? 0 : double_buffered_chunks(split.part(input_bytes), context.capacity.inputs),
+       streamed ? double_buffered_chunks(split.part(moved_weights), context.capacity.weights) : 0,
+       double_buffered_chunks(split.part(output_bytes), context.capacity.outputs)});
   ProgramBuilder builder(program, context.burst_bytes);
   const std::int32_t parameters =
       !streamed && weight_bytes > 0 ? builder.load(program::TensorRole::weights, layout.weights, weight_bytes, {}) : -1;

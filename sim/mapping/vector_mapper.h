@@ -18,6 +18,10 @@ struct Stream {
   std::int64_t bytes = 0;
 };
 
+// The chunks `bytes` of one role go in when each must fit half of its `capacity` (the other half
+// holds the chunk before: double-buffered, as stream_chunks does).
+std::int64_t double_buffered_chunks(std::int64_t bytes, std::int64_t capacity);
+
 // Streams tensors through the vector unit in `chunks` equal shares: per chunk each of `loads`
 // (double-buffered in the input slots), one vector step doing its share of `vector_ops` over its
 // share of `sram_read_bytes`, then each of `stores`. Every chunk also waits for step `first` (-1: none).
