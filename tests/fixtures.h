@@ -11,6 +11,7 @@
 #include "config/accelerator_loader.h"
 #include "program/program.h"
 #include "spec/accelerator_spec.h"
+#include "spec/system_spec.h"
 
 namespace fixtures {
 
@@ -34,6 +35,20 @@ inline reusesim::spec::AcceleratorSpec shipped_accelerator(const std::string& na
                                                            const std::vector<std::string>& overrides = {}) {
   return reusesim::config::load_accelerator_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/" + name + ".yaml",
                                                  overrides);
+}
+
+// `chips` of configs/small.yaml (1,000 MHz, 16 vector ops a cycle) whose links move 25 GB/s each
+// way with 500 ns latency, `per_chip` links each.
+inline reusesim::spec::SystemSpec system_spec(reusesim::spec::ChipTopology topology, std::int64_t chips,
+                                              std::int64_t per_chip, std::vector<std::int64_t> torus_dimensions = {}) {
+  reusesim::spec::SystemSpec spec;
+  spec.name = "test_system";
+  spec.chip = shipped_accelerator("small");
+  spec.chips = chips;
+  spec.topology = topology;
+  spec.torus_dimensions = std::move(torus_dimensions);
+  spec.link = {25, 500, per_chip};
+  return spec;
 }
 
 // A 16 x 16 int8 array whose one activation buffer holds inputs and outputs (so it keeps

@@ -63,8 +63,8 @@ TEST_CASE("noc links: one transfer's time over free links", "[noc]") {
   const std::vector<std::int32_t> path = links.route(0, 3);
   REQUIRE(path.size() == 3);
   CHECK(links.carry(path, 0, 256) == 14'000);
-  CHECK(links.stats(static_cast<std::size_t>(path[1])).busy_cycles == 8);
-  CHECK(links.stats(static_cast<std::size_t>(path[1])).waited_cycles == 0);
+  CHECK(links.stats(static_cast<std::size_t>(path[1])).busy_ticks == 8);
+  CHECK(links.stats(static_cast<std::size_t>(path[1])).waited_ticks == 0);
   // A request's head holds no link: 3 hops are 6 ns.
   CHECK(links.head_arrival(3, 0) == 6'000);
 }
@@ -82,8 +82,8 @@ TEST_CASE("noc links: a link two transfers share serves them in turn", "[noc]") 
   const timing::NocLinks::LinkStats& shared = links.stats(static_cast<std::size_t>(near.front()));
   CHECK(shared.transfers == 2);
   CHECK(shared.bytes == 512);
-  CHECK(shared.busy_cycles == 16);
-  CHECK(shared.waited_cycles == 8);
+  CHECK(shared.busy_ticks == 16);
+  CHECK(shared.waited_ticks == 8);
 }
 
 TEST_CASE("noc links: a multicast carries its bytes once over the links its routes share", "[noc]") {

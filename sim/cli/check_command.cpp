@@ -5,6 +5,7 @@
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 #include "config/run_loader.h"
+#include "config/system_loader.h"
 
 namespace reusesim::cli {
 
@@ -18,7 +19,8 @@ config::FileKind detect_kind(const std::string& file) {
   const config::ConfigNode root = config::load_yaml_file(file, diagnostics);
   diagnostics.throw_if_any();
   if (const auto kind = config::file_kind_of(root)) return *kind;
-  throw UsageError(file + ": cannot tell whether this is a model, accelerator, dram, run or technology file; give --kind");
+  throw UsageError(
+      file + ": cannot tell whether this is a model, accelerator, dram, run, technology or system file; give --kind");
 }
 
 }  // namespace
@@ -29,9 +31,9 @@ int check_command(const std::vector<std::string>& args) {
     std::vector<std::string> files;
     std::string kind;
     po::options_description options("reusesim check options");
-    options.add_options()
-        ("file", po::value(&files)->required()->composing(), "files to validate (also positional)")
-        ("kind", po::value(&kind), "model, accelerator, dram, run or technology (default: told by the file's keys)");
+    options.add_options()("file", po::value(&files)->required()->composing(), "files to validate (also positional)")(
+        "kind", po::value(&kind),
+        "model, accelerator, dram, run, technology or system (default: told by the file's keys)");
     add_set_option(options, overrides);
     po::positional_options_description positional;
     positional.add("file", -1);
@@ -42,9 +44,10 @@ int check_command(const std::vector<std::string>& args) {
                                                         {"accelerator", config::FileKind::accelerator},
                                                         {"dram", config::FileKind::dram},
                                                         {"run", config::FileKind::run},
-                                                        {"technology", config::FileKind::technology}};
+                                                        {"technology", config::FileKind::technology},
+                                                        {"system", config::FileKind::system}};
     if (!kind.empty() && kinds.count(kind) == 0) {
-      throw UsageError("--kind: expected model, accelerator, dram, run or technology, got \"" + kind + "\"");
+      throw UsageError("--kind: expected model, accelerator, dram, run, technology or system, got \"" + kind + "\"");
     }
     int status = kExitOk;
     for (const std::string& file : files) {
@@ -75,6 +78,12 @@ int check_command(const std::vector<std::string>& args) {
           case config::FileKind::technology: {
             const spec::TechnologySpec technology = config::load_technology_file(file, overrides);
             std::cout << file << ": ok: technology " << technology.name << ", " << technology.node_nm << " nm\n";
+            break;
+          }
+          case config::FileKind::system: {
+            const spec::SystemSpec system = config::load_system_file(file, overrides);
+            std::cout << file << ": ok: system " << system.name << ", " << system.chips << " x " << system.chip.name
+                      << " (" << util::name(system.topology) << ")\n";
             break;
           }
         }

@@ -356,12 +356,14 @@ namespace {
 
 const std::vector<std::string>& kind_keys(FileKind kind) {
   static const std::vector<std::string> model{"layers"}, accelerator{"compute"}, dram{"standard", "preset"},
-      run{"models", "accelerators"}, technology{"node_nm", "preset"};
+      run{"models", "accelerators"}, technology{"node_nm", "preset"}, system{"chips"};
   switch (kind) {
     case FileKind::model: return model;
     case FileKind::accelerator: return accelerator;
     case FileKind::dram: return dram;
     case FileKind::technology: return technology;
+    case FileKind::system:
+      return system;
     default: return run;
   }
 }
@@ -373,8 +375,8 @@ const std::string* first_key_of(const ConfigNode& root, FileKind kind) {
   return nullptr;
 }
 
-constexpr FileKind kFileKinds[] = {FileKind::model, FileKind::accelerator, FileKind::run, FileKind::dram,
-                                   FileKind::technology};
+constexpr FileKind kFileKinds[] = {FileKind::model, FileKind::accelerator, FileKind::run,
+                                   FileKind::dram,  FileKind::technology,  FileKind::system};
 
 }  // namespace
 
@@ -384,6 +386,8 @@ std::string file_kind_name(FileKind kind) {
     case FileKind::accelerator: return "accelerator";
     case FileKind::dram: return "DRAM";
     case FileKind::technology: return "technology";
+    case FileKind::system:
+      return "system";
     default: return "run";
   }
 }
@@ -415,6 +419,11 @@ ConfigNode load_document(const DocumentSource& source, FileKind expected, const 
   for (const std::string& assignment : overrides) apply_override(root, assignment, diagnostics);
   diagnostics.throw_if_any();
   return root;
+}
+
+std::string relative_to(const std::string& origin, const std::string& path) {
+  if (std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(origin).parent_path() / path).lexically_normal().string();
 }
 
 void apply_override(ConfigNode& root, const std::string& assignment, util::Diagnostics& diagnostics) {

@@ -77,8 +77,9 @@ struct DocumentSource {
 };
 
 // The kinds of input file, told apart by their top-level keys: a model has `layers`, an
-// accelerator `compute`, a DRAM file `standard` or `preset`, a run file `models` or `accelerators`.
-enum class FileKind { model, accelerator, dram, run, technology };
+// accelerator `compute`, a DRAM file `standard` or `preset`, a run file `models` or `accelerators`,
+// a system `chips`.
+enum class FileKind { model, accelerator, dram, run, technology, system };
 std::string file_kind_name(FileKind kind);
 // The first kind whose keys `root` has, or nullopt.
 std::optional<FileKind> file_kind_of(const ConfigNode& root);
@@ -90,6 +91,9 @@ void expect_file_kind(const ConfigNode& root, FileKind expected, util::Diagnosti
 // apply `--set` overrides. Throws InputError when anything is wrong so far.
 ConfigNode load_document(const DocumentSource& source, FileKind expected, const std::vector<std::string>& overrides,
                          util::Diagnostics& diagnostics);
+
+// A file another names: `path` as written in `origin`, relative to origin's directory unless absolute.
+std::string relative_to(const std::string& origin, const std::string& path);
 
 // Applies one `key.path=value` override. Path segments select map keys; on a list they select
 // the element whose `name` is the segment, or the element at a numeric index. A segment in

@@ -1,7 +1,6 @@
 #include "config/run_loader.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 #include "config/accelerator_loader.h"
@@ -13,8 +12,6 @@ namespace reusesim::config {
 
 namespace {
 
-namespace fs = std::filesystem;
-
 // Sequence lengths and decode contexts, as run's --sequence and --context take them.
 constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;
 // Every accelerator file x sweep combination x batch size is a job, a process of its own: a few
@@ -22,11 +19,6 @@ constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxJobs = 10'000;
 // Job counts saturate here, so that the product of two cannot overflow.
 constexpr std::int64_t kSaturated = 1'000'000'000;
-
-std::string relative_to(const std::string& origin, const std::string& path) {
-  if (fs::path(path).is_absolute()) return path;
-  return (fs::path(origin).parent_path() / path).lexically_normal().string();
-}
 
 // Problems inside a file the run names keep their own file:line:col.
 void adopt(const util::InputError& error, util::Diagnostics& diagnostics) {

@@ -316,7 +316,7 @@ results::LayerResult Accelerator::layer_result(const program::LayerRun& run, con
     const timing::NocLinks::LinkStats& moved = total.noc_links[link];
     if (moved.bytes == 0) continue;
     result.noc_links.push_back({static_cast<std::int64_t>(link), noc_->links().link_name(link), moved.transfers,
-                                moved.bytes, moved.busy_cycles, moved.waited_cycles});
+                                moved.bytes, moved.busy_ticks, moved.waited_ticks});
   }
   return result;
 }

@@ -47,7 +47,7 @@ void NetworkOnChip::record_links(std::uint64_t bytes, bool is_store) {
   if (timeline_ == nullptr) return;
   const std::uint64_t period = picoseconds(period_);
   const auto flits = static_cast<std::int64_t>(links_.flits(bytes));
-  for (const timing::NocLinks::Entered& entered : links_.last_entered()) {
+  for (const timing::LinkServers::Entered& entered : links_.last_entered()) {
     const auto start = static_cast<std::int64_t>(entered.at / period);
     timeline_->noc_transfer(first_link_track_ + static_cast<std::size_t>(entered.link), start, start + flits,
                             static_cast<std::int64_t>(bytes), is_store);

@@ -14,26 +14,13 @@ constexpr int kDirections = 4;
 constexpr int kEast = 0, kWest = 1, kSouth = 2, kNorth = 3;
 constexpr int kUp = 0, kDown = 1;
 
-// The direction and number of steps from `from` to `to` along one ring of `size` (wrapping) or line
-// (not): the shorter way round a ring, forward on a tie.
-struct Steps {
-  bool forward = true;
-  std::int64_t count = 0;
-};
-Steps steps_between(std::int64_t from, std::int64_t to, std::int64_t size, bool wraps) {
-  if (!wraps) return {to >= from, to >= from ? to - from : from - to};
-  const std::int64_t ahead = ((to - from) % size + size) % size;
-  return ahead <= size - ahead ? Steps{true, ahead} : Steps{false, size - ahead};
-}
-
 }  // namespace
 
 NocLinks::NocLinks(const spec::NocSpec& spec, std::uint64_t period)
     : spec_(spec),
       period_(period),
-      hop_(period * static_cast<std::uint64_t>(spec.router_latency_cycles)),
-      free_at_(static_cast<std::size_t>(spec.nodes() * kDirections)),
-      stats_(free_at_.size()) {}
+      servers_(static_cast<std::size_t>(spec.nodes() * kDirections),
+               period * static_cast<std::uint64_t>(spec.router_latency_cycles), period) {}
 
 std::int64_t NocLinks::neighbour(std::int64_t node, int direction) const {
   const std::int64_t columns = spec_.columns, rows = spec_.rows;
@@ -71,7 +58,7 @@ const std::vector<std::int32_t>& NocLinks::route(std::int64_t from, std::int64_t
     return route_;
   }
   if (spec_.topology == spec::NocTopology::ring) {
-    const Steps steps = steps_between(from, to, spec_.nodes(), true);
+    const RingSteps steps = ring_steps(from, to, spec_.nodes(), true);
     for (std::int64_t node = from, i = 0; i < steps.count; ++i) {
       push(node, steps.forward ? kEast : kWest);
       node = neighbour(node, steps.forward ? kEast : kWest);
@@ -81,12 +68,12 @@ const std::vector<std::int32_t>& NocLinks::route(std::int64_t from, std::int64_t
   // X first, then Y.
   const bool wraps = spec_.topology == spec::NocTopology::torus;
   std::int64_t node = from;
-  const Steps x = steps_between(from % spec_.columns, to % spec_.columns, spec_.columns, wraps);
+  const RingSteps x = ring_steps(from % spec_.columns, to % spec_.columns, spec_.columns, wraps);
   for (std::int64_t i = 0; i < x.count; ++i) {
     push(node, x.forward ? kEast : kWest);
     node = neighbour(node, x.forward ? kEast : kWest);
   }
-  const Steps y = steps_between(from / spec_.columns, to / spec_.columns, spec_.rows, wraps);
+  const RingSteps y = ring_steps(from / spec_.columns, to / spec_.columns, spec_.rows, wraps);
   for (std::int64_t i = 0; i < y.count; ++i) {
     push(node, y.forward ? kSouth : kNorth);
     node = neighbour(node, y.forward ? kSouth : kNorth);
@@ -99,32 +86,15 @@ std::uint64_t NocLinks::flits(std::uint64_t bytes) const {
   return (bytes + link_bytes - 1) / link_bytes;
 }
 
-std::uint64_t NocLinks::enter(std::int32_t link, std::uint64_t head, std::uint64_t flits, std::uint64_t bytes) {
-  std::uint64_t& free_at = free_at_[static_cast<std::size_t>(link)];
-  const std::uint64_t start = std::max(head, free_at);
-  free_at = start + flits * period_;
-  LinkStats& stats = stats_[static_cast<std::size_t>(link)];
-  ++stats.transfers;
-  stats.bytes += static_cast<std::int64_t>(bytes);
-  stats.busy_cycles += static_cast<std::int64_t>(flits);
-  stats.waited_cycles += static_cast<std::int64_t>((start - head) / period_);
-  if (recording_) entered_.push_back({link, start});
-  return start;
-}
-
 std::uint64_t NocLinks::carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes) {
-  entered_.clear();
-  if (path.empty()) return ready;
-  const std::uint64_t count = flits(bytes);
-  std::uint64_t head = ready;  // when the head may enter the next link
-  for (const std::int32_t link : path) head = enter(link, head, count, bytes) + hop_;
-  return head + count * period_;
+  servers_.forget_entries();
+  return servers_.carry(path, ready, flits(bytes) * period_, bytes);
 }
 
 std::vector<std::uint64_t> NocLinks::multicast(std::int64_t from, const std::vector<std::int64_t>& to,
                                                std::uint64_t ready, std::uint64_t bytes) {
-  entered_.clear();
-  const std::uint64_t count = flits(bytes);
+  servers_.forget_entries();
+  const std::uint64_t hold = flits(bytes) * period_;
   std::vector<std::pair<std::int32_t, std::uint64_t>> taken;  // links carrying it, and its head after each
   std::vector<std::uint64_t> arrivals;
   for (const std::int64_t node : to) {
@@ -139,16 +109,14 @@ std::vector<std::uint64_t> NocLinks::multicast(std::int64_t from, const std::vec
       if (found != taken.end()) {
         head = found->second;
       } else {
-        head = enter(link, head, count, bytes) + hop_;
+        head = servers_.enter(link, head, hold, bytes) + servers_.hop();
         taken.emplace_back(link, head);
       }
     }
-    arrivals.push_back(head + count * period_);
+    arrivals.push_back(head + hold);
   }
   return arrivals;
 }
-
-void NocLinks::restart(std::uint64_t now) { std::fill(free_at_.begin(), free_at_.end(), now); }
 
 std::string NocLinks::link_name(std::size_t link) const {
   const auto node = static_cast<std::int64_t>(link / kDirections);

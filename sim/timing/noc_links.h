@@ -2,17 +2,16 @@
 // A network-on-chip's routes and the occupancy of its links (spec::NocSpec), plain C++ so that
 // hw::NetworkOnChip's timing is tested without SystemC.
 //
-// Every link is a server of link_bytes a clock: a transfer of `bytes` holds each link of its route
-// for ceil(bytes / link_bytes) clocks (its flits), cut-through: its head takes router_latency_cycles
-// a hop (a link and the router it enters) and enters the next link once that link is free, so a
-// transfer waits only where an earlier one still holds a link. Routers buffer without bound (no
-// credits): a link's wait never holds the links behind it.
+// Every link is a server of link_bytes a clock (timing::LinkServers): a transfer of `bytes` holds
+// each link of its route for ceil(bytes / link_bytes) clocks (its flits), cut-through, its head
+// taking router_latency_cycles a hop (a link and the router it enters). The statistics count clocks.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "spec/accelerator_spec.h"
+#include "timing/link_servers.h"
 
 namespace reusesim::timing {
 
@@ -31,50 +30,29 @@ class NocLinks {
   std::vector<std::uint64_t> multicast(std::int64_t from, const std::vector<std::int64_t>& to, std::uint64_t ready,
                                        std::uint64_t bytes);
   // When a request's head, which holds no link, arrives `hops` hops away from `ready`.
-  std::uint64_t head_arrival(std::size_t hops, std::uint64_t ready) const { return ready + hops * hop_; }
+  std::uint64_t head_arrival(std::size_t hops, std::uint64_t ready) const { return ready + hops * servers_.hop(); }
   // Every link free from `now` (a batch's start); the counters stay.
-  void restart(std::uint64_t now);
+  void restart(std::uint64_t now) { servers_.restart(now); }
   // After record_entries(): the links the last carry or multicast held, each with when the
   // transfer entered it (it held the link flits(bytes) clocks from then). Not kept otherwise: only
   // a timeline needs them.
-  struct Entered {
-    std::int32_t link;
-    std::uint64_t at;
-  };
-  void record_entries() { recording_ = true; }
-  const std::vector<Entered>& last_entered() const { return entered_; }
+  void record_entries() { servers_.record_entries(); }
+  const std::vector<LinkServers::Entered>& last_entered() const { return servers_.entered(); }
   std::uint64_t flits(std::uint64_t bytes) const;
 
-  struct LinkStats {
-    std::int64_t transfers = 0, bytes = 0;
-    std::int64_t busy_cycles = 0;    // clocks it moved flits
-    std::int64_t waited_cycles = 0;  // clocks transfers' heads waited for it, summed
-    // Adds what `after` counted since `before`.
-    void add(const LinkStats& after, const LinkStats& before) {
-      transfers += after.transfers - before.transfers;
-      bytes += after.bytes - before.bytes;
-      busy_cycles += after.busy_cycles - before.busy_cycles;
-      waited_cycles += after.waited_cycles - before.waited_cycles;
-    }
-  };
-  std::size_t link_count() const { return stats_.size(); }
-  const LinkStats& stats(std::size_t link) const { return stats_[link]; }
+  using LinkStats = LinkServers::LinkStats;  // ticks are NoC clocks
+  std::size_t link_count() const { return servers_.link_count(); }
+  const LinkStats& stats(std::size_t link) const { return servers_.stats(link); }
   // "n3 -> n4" (a crossbar's switch is "switch").
   std::string link_name(std::size_t link) const;
 
  private:
   std::int64_t neighbour(std::int64_t node, int direction) const;
-  // A transfer of `flits` flits (`bytes`) whose head may enter `link` at `head`: when it enters.
-  // Holds the link.
-  std::uint64_t enter(std::int32_t link, std::uint64_t head, std::uint64_t flits, std::uint64_t bytes);
 
   spec::NocSpec spec_;
-  std::uint64_t period_, hop_;
-  std::vector<std::uint64_t> free_at_;
-  std::vector<LinkStats> stats_;
+  std::uint64_t period_;
+  LinkServers servers_;
   std::vector<std::int32_t> route_;  // the last route asked for
-  std::vector<Entered> entered_;
-  bool recording_ = false;
 };
 
 // The network's read bound (the figure's NoC roof): the most bytes per second the memory can send

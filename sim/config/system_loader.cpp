@@ -1,0 +1,118 @@
+#include "config/system_loader.h"
+
+#include <algorithm>
+
+#include "config/accelerator_loader.h"
+#include "config/config_node.h"
+#include "config/node_reader.h"
+
+namespace reusesim::config {
+
+namespace {
+
+// Chips a system may have: a 64-chip TPU v4 slice with room for a few thousand (a full pod).
+constexpr std::int64_t kMaxChips = 4096;
+constexpr std::int64_t kMaxLinksPerChip = 1024;
+constexpr char kChipPrefix[] = "chip.";
+
+// What the topology needs of the chips and their links: a torus its dimensions, whose product is
+// the chip count; every topology links that spread evenly over a chip's neighbours.
+void check_topology(spec::SystemSpec& system, MapReader& reader) {
+  util::Diagnostics& diagnostics = reader.diagnostics();
+  const ConfigNode* dimensions = reader.optional("torus_dimensions");
+  if (system.topology == spec::ChipTopology::torus) {
+    if (dimensions == nullptr) {
+      diagnostics.error(reader.location(), reader.child_path("torus_dimensions"),
+                        "a torus needs its dimensions, e.g. torus_dimensions: [4, 4, 4]");
+      return;
+    }
+    system.torus_dimensions =
+        read_integer_list(*dimensions, reader.child_path("torus_dimensions"), {1, kMaxChips}, nullptr, diagnostics);
+    std::int64_t product = 1;  // stops above kMaxChips, before it could overflow
+    for (const std::int64_t size : system.torus_dimensions) product = std::min(product * size, kMaxChips + 1);
+    if (!system.torus_dimensions.empty() && product != system.chips) {
+      diagnostics.error(dimensions->location, reader.child_path("torus_dimensions"),
+                        "the dimensions hold " +
+                            (product > kMaxChips ? "more than " + std::to_string(kMaxChips) : std::to_string(product)) +
+                            " chips, but chips is " + std::to_string(system.chips));
+      return;
+    }
+  } else if (dimensions != nullptr) {
+    diagnostics.error(dimensions->location, reader.child_path("torus_dimensions"),
+                      "only a torus has dimensions (topology is " + util::name(system.topology) + ")");
+    return;
+  }
+  const std::int64_t neighbours = system.neighbours();
+  if (system.chips > 1 && system.link.per_chip > 0 && system.link.per_chip % neighbours != 0) {
+    diagnostics.error(reader.optional("links")->location, reader.child_path("links.per_chip"),
+                      std::to_string(system.link.per_chip) + " links do not spread evenly over a chip's " +
+                          std::to_string(neighbours) + " neighbours (" + util::name(system.topology) +
+                          "): give a multiple of " + std::to_string(neighbours));
+  }
+}
+
+spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
+                             const std::vector<std::string>& chip_overrides, util::Diagnostics& diagnostics) {
+  spec::SystemSpec system;
+  MapReader reader(root, "", diagnostics);
+  if (!reader.valid()) return system;
+  system.name = reader.required_name("name").value_or("");
+  const std::optional<std::string> chip_file = reader.required_string("chip");
+  system.chips = reader.required_integer("chips", {1, kMaxChips}).value_or(0);
+  system.topology = reader.enum_or("topology", spec::ChipTopology::ring);
+  if (const ConfigNode* links = reader.required("links")) {
+    MapReader link(*links, reader.child_path("links"), diagnostics);
+    if (link.valid()) {
+      system.link.per_chip = link.required_integer("per_chip", {1, kMaxLinksPerChip}).value_or(0);
+      system.link.bandwidth_gbps = link.required_number("bandwidth_gbps", {1e-3, 1e6}).value_or(0);
+      system.link.latency_ns = link.required_number("latency_ns", {0, 1e9}).value_or(0);
+      link.finish();
+    }
+  }
+  if (system.chips > 0) check_topology(system, reader);
+  reader.finish();
+  if (chip_file) {
+    try {
+      system.chip = load_accelerator_file(relative_to(origin, *chip_file), chip_overrides);
+    } catch (const util::InputError& error) {
+      // The chip file's problems keep its locations; an override's names it as it was given.
+      for (const util::Diagnostic& diagnostic : error.diagnostics()) {
+        util::SourceLocation location = diagnostic.location;
+        for (const std::string& assignment : chip_overrides) {
+          if (location.file == "--set " + assignment) location.file = "--set " + (kChipPrefix + assignment);
+        }
+        diagnostics.error(location, diagnostic.key_path, diagnostic.message);
+      }
+    }
+  }
+  return system;
+}
+
+spec::SystemSpec load_system(const DocumentSource& source, const std::vector<std::string>& overrides) {
+  std::vector<std::string> own, chip;
+  for (const std::string& assignment : overrides) {
+    if (assignment.rfind(kChipPrefix, 0) == 0) {
+      chip.push_back(assignment.substr(sizeof(kChipPrefix) - 1));
+    } else {
+      own.push_back(assignment);
+    }
+  }
+  util::Diagnostics diagnostics;
+  const ConfigNode root = load_document(source, FileKind::system, own, diagnostics);
+  spec::SystemSpec system = read_system(root, source.origin, chip, diagnostics);
+  diagnostics.throw_if_any();
+  return system;
+}
+
+}  // namespace
+
+spec::SystemSpec load_system_file(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_system({path, std::nullopt}, overrides);
+}
+
+spec::SystemSpec load_system_text(const std::string& text, const std::string& origin,
+                                  const std::vector<std::string>& overrides) {
+  return load_system({origin, text}, overrides);
+}
+
+}  // namespace reusesim::config

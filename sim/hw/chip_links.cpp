@@ -1,0 +1,27 @@
+#include "hw/chip_links.h"
+
+#include "hw/systemc_compat.h"
+
+namespace reusesim::hw {
+
+ChipLinks::ChipLinks(sc_core::sc_module_name name, const spec::SystemSpec& spec)
+    : sc_core::sc_module(name), links_(spec) {
+  for (std::int64_t chip = 0; chip < spec.chips; ++chip) sent_to_.push_back(std::make_unique<sc_core::sc_event>());
+}
+
+void ChipLinks::send(std::int64_t from, std::int64_t to, std::uint64_t bytes, std::int64_t tag) {
+  const std::uint64_t now = picoseconds(sc_core::sc_time_stamp());
+  arriving_[{to, from, tag}].push_back(links_.carry(links_.route(from, to), now, bytes));
+  sent_to_[static_cast<std::size_t>(to)]->notify(sc_core::SC_ZERO_TIME);
+}
+
+void ChipLinks::receive(std::int64_t to, std::int64_t from, std::int64_t tag) {
+  std::deque<std::uint64_t>& arriving = arriving_[{to, from, tag}];
+  while (arriving.empty()) sc_core::wait(*sent_to_[static_cast<std::size_t>(to)]);
+  const std::uint64_t arrival = arriving.front();
+  arriving.pop_front();
+  const std::uint64_t now = picoseconds(sc_core::sc_time_stamp());
+  if (arrival > now) sc_core::wait(sc_core::sc_time::from_value(arrival - now));
+}
+
+}  // namespace reusesim::hw

@@ -1,0 +1,39 @@
+#pragma once
+// The links between a system's chips (spec::SystemSpec), one SystemC component: timing::SystemLinks'
+// servers, and the bytes on their way from chip to chip. A chip's thread sends at the current
+// time (the bytes hold the links of their route as they get them); the receiving chip's thread
+// waits until they have arrived. Bytes between two chips arrive in the order they were sent, per
+// `tag` (the program that sent them), so concurrent programs do not take each other's data.
+
+#include <systemc>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "spec/system_spec.h"
+#include "timing/system_links.h"
+
+namespace reusesim::hw {
+
+class ChipLinks : public sc_core::sc_module {
+ public:
+  ChipLinks(sc_core::sc_module_name name, const spec::SystemSpec& spec);
+
+  // `bytes` leave chip `from` for chip `to` now.
+  void send(std::int64_t from, std::int64_t to, std::uint64_t bytes, std::int64_t tag);
+  // From a thread: returns once the next bytes `from` sent `to` under `tag` have arrived.
+  void receive(std::int64_t to, std::int64_t from, std::int64_t tag);
+  const timing::SystemLinks& links() const { return links_; }
+
+ private:
+  timing::SystemLinks links_;
+  // When each message not yet received arrives (ps), by (to, from, tag), in the order sent.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::deque<std::uint64_t>> arriving_;
+  std::vector<std::unique_ptr<sc_core::sc_event>> sent_to_;  // by chip: a message left for it
+};
+
+}  // namespace reusesim::hw

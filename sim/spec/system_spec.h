@@ -1,0 +1,68 @@
+#pragma once
+// A system of chips (docs/systems.md): identical chips, the links between them and their
+// topology. Hardware modules take this struct and never see YAML.
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "spec/accelerator_spec.h"
+#include "util/enum_names.h"
+
+namespace reusesim::spec {
+
+// How the chips' links connect them (docs/systems.md, "Topology"): a ring (chip i to i - 1 and
+// i + 1), a torus of `torus_dimensions` (a ring along each, chip i at coordinates with the first
+// dimension fastest), every pair directly (fully_connected), or each chip to one switch
+// (NVSwitch-like: a bundle up to it and one down).
+enum class ChipTopology { ring, torus, fully_connected, switched };
+constexpr util::EnumNames<ChipTopology, 4> enum_names(ChipTopology) {
+  return {{{ChipTopology::ring, "ring"},
+           {ChipTopology::torus, "torus"},
+           {ChipTopology::fully_connected, "fully_connected"},
+           {ChipTopology::switched, "switch"}}};
+}
+
+// One of a chip's links: its bandwidth each way and the latency a transfer's head takes over it
+// (the link and the chip or switch it enters).
+struct ChipLinkSpec {
+  double bandwidth_gbps = 0;  // 1e9 bytes/s, each direction
+  double latency_ns = 0;
+  std::int64_t per_chip = 0;  // links each chip has; the topology spreads them over its neighbours
+
+  auto fields() const { return std::tie(bandwidth_gbps, latency_ns, per_chip); }
+};
+
+struct SystemSpec {
+  std::string name;
+  AcceleratorSpec chip;
+  std::int64_t chips = 1;
+  ChipTopology topology = ChipTopology::ring;
+  std::vector<std::int64_t> torus_dimensions;  // torus: their product is `chips`
+  ChipLinkSpec link;
+
+  auto fields() const { return std::tie(name, chip, chips, topology, torus_dimensions, link); }
+
+  // The neighbours (a switch: the one switch) each chip's links are spread over, evenly: the links
+  // between a chip and one neighbour form a bundle that moves their bandwidths together.
+  std::int64_t neighbours() const {
+    switch (topology) {
+      case ChipTopology::ring:
+        return chips > 2 ? 2 : 1;
+      case ChipTopology::torus: {
+        std::int64_t count = 0;
+        for (const std::int64_t size : torus_dimensions) count += size > 2 ? 2 : (size == 2 ? 1 : 0);
+        return count;
+      }
+      case ChipTopology::fully_connected:
+        return chips - 1;
+      case ChipTopology::switched:
+        return 1;
+    }
+    return 1;
+  }
+  std::int64_t links_per_neighbour() const { return link.per_chip / std::max<std::int64_t>(1, neighbours()); }
+};
+
+}  // namespace reusesim::spec

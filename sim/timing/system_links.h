@@ -1,0 +1,51 @@
+#pragma once
+// The links between a system's chips (spec::SystemSpec): routes over its topology and the links'
+// occupancy, plain C++ so that hw::ChipLinks' timing is tested without SystemC. Times are
+// picoseconds.
+//
+// Each chip spreads its links evenly over its neighbours (docs/systems.md, "Topology"): the links
+// to one neighbour are a bundle, a server (timing::LinkServers) of their bandwidths together, each
+// direction its own. A transfer holds each bundle of its route for its bytes at the bundle's rate,
+// rounded up to a picosecond, cut-through, its head taking the link latency a hop. Routes: a ring
+// the shorter way (forward on a tie); a torus dimension by dimension, the first first, each the
+// shorter way round; fully connected straight to the chip; a switch up to it and down.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/system_spec.h"
+#include "timing/link_servers.h"
+
+namespace reusesim::timing {
+
+class SystemLinks {
+ public:
+  explicit SystemLinks(const spec::SystemSpec& spec);
+
+  // The links from chip `from` to chip `to`, in order (none when they are one chip).
+  const std::vector<std::int32_t>& route(std::int64_t from, std::int64_t to);
+  // `bytes` ready to leave at `ready` (ps) along `path`: when the last of them arrives. Holds the links.
+  std::uint64_t carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes);
+  // Picoseconds `bytes` hold one bundle.
+  std::uint64_t hold_ps(std::uint64_t bytes) const;
+  std::uint64_t hop_ps() const { return servers_.hop(); }
+
+  using LinkStats = LinkServers::LinkStats;  // ticks are picoseconds
+  std::size_t link_count() const { return servers_.link_count(); }
+  const LinkStats& stats(std::size_t link) const { return servers_.stats(link); }
+  // "chip0 -> chip1"; a switch's "chip0 -> switch" and "switch -> chip1".
+  std::string link_name(std::size_t link) const;
+
+ private:
+  // The chip a link leads to (-1: the switch), and the links each chip has.
+  std::int64_t link_target(std::size_t link) const;
+  std::int64_t links_per_chip() const;
+
+  spec::SystemSpec spec_;
+  std::uint64_t bundle_mbps_;  // 1e6 bytes/s
+  LinkServers servers_;
+  std::vector<std::int32_t> route_;  // the last route asked for
+};
+
+}  // namespace reusesim::timing

@@ -1,0 +1,86 @@
+// System files (config/system_loader.h): what they say, and a clear error for each kind of bad
+// input, with its file, line and key path.
+#include <catch2/catch.hpp>
+
+#include "config/system_loader.h"
+#include "input_error_text.h"
+
+using namespace reusesim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kOrigin = std::string(REUSESIM_SOURCE_DIR) + "/configs/systems/test.yaml";
+
+std::string system_text(const std::string& topology_lines,
+                        const std::string& links = "{per_chip: 2, bandwidth_gbps: 25, latency_ns: 500}") {
+  return "name: four\nchip: ../small.yaml\nchips: 4\n" + topology_lines + "links: " + links + "\n";
+}
+
+std::string load_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return input_error_text([&] { config::load_system_text(text, kOrigin, overrides); });
+}
+
+}  // namespace
+
+TEST_CASE("system file: the chip file relative to it, the topology and the links", "[system_config]") {
+  const spec::SystemSpec ring = config::load_system_text(system_text("topology: ring\n"), kOrigin);
+  CHECK(ring.name == "four");
+  CHECK(ring.chip.name == "small");
+  CHECK(ring.chips == 4);
+  CHECK(ring.topology == spec::ChipTopology::ring);
+  CHECK(ring.link.bandwidth_gbps == 25);
+  CHECK(ring.link.latency_ns == 500);
+  CHECK(ring.links_per_neighbour() == 1);  // 2 links over 2 neighbours
+  const spec::SystemSpec a100 =
+      config::load_system_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/systems/a100_nvlink8.yaml");
+  CHECK(a100.chips == 8);
+  CHECK(a100.topology == spec::ChipTopology::switched);
+  CHECK(a100.links_per_neighbour() == 12);  // all 12 NVLinks to the switch
+  CHECK(a100.chip.name == "a100");
+}
+
+TEST_CASE("system file: overrides of the system and, under chip., of its chip", "[system_config]") {
+  const spec::SystemSpec torus = config::load_system_text(
+      system_text("topology: ring\n"), kOrigin,
+      {"chips=8", "topology=torus", "torus_dimensions=[2,2,2]", "links.per_chip=6", "chip.compute.clock_mhz=500"});
+  CHECK(torus.chips == 8);
+  CHECK(torus.torus_dimensions == std::vector<std::int64_t>{2, 2, 2});
+  CHECK(torus.neighbours() == 3);  // one neighbour along each dimension of 2
+  CHECK(torus.links_per_neighbour() == 2);
+  CHECK(torus.chip.compute.clock_mhz == 500);
+}
+
+TEST_CASE("system file: a torus needs dimensions that hold its chips, and only a torus has them", "[system_config]") {
+  CHECK_THAT(load_error(system_text("topology: torus\n")),
+             Contains("test.yaml:1:1: error: torus_dimensions: a torus needs its dimensions, e.g. torus_dimensions: "
+                      "[4, 4, 4]"));
+  CHECK_THAT(load_error(system_text("topology: torus\ntorus_dimensions: [2, 3]\n")),
+             Contains("test.yaml:5:19: error: torus_dimensions: the dimensions hold 6 chips, but chips is 4"));
+  // Six dimensions of 4,096 would overflow a 64-bit product: it stops above the 4,096 chips a system may have.
+  CHECK_THAT(load_error(system_text("topology: torus\ntorus_dimensions: [4096, 4096, 4096, 4096, 4096, 4096]\n")),
+             Contains("error: torus_dimensions: the dimensions hold more than 4096 chips, but chips is 4"));
+  CHECK_THAT(load_error(system_text("topology: ring\ntorus_dimensions: [4]\n")),
+             Contains("test.yaml:5:19: error: torus_dimensions: only a torus has dimensions (topology is ring)"));
+}
+
+TEST_CASE("system file: links that do not spread evenly, bad numbers and words", "[system_config]") {
+  CHECK_THAT(load_error(system_text("topology: ring\n", "{per_chip: 3, bandwidth_gbps: 25, latency_ns: 500}")),
+             Contains("error: links.per_chip: 3 links do not spread evenly over a chip's 2 neighbours (ring): give a "
+                      "multiple of 2"));
+  CHECK_THAT(load_error(system_text("topology: ring\n", "{per_chip: 2, bandwidth_gbps: 0, latency_ns: 500}")),
+             Contains("error: links.bandwidth_gbps: expected a number from 0.001 to 1e+06, got 0"));
+  CHECK_THAT(load_error(system_text("topology: mesh\n")),
+             Contains("error: topology: expected one of ring, torus, fully_connected, switch"));
+  CHECK_THAT(load_error(system_text("topology: ring\n"), {"chips=0"}), Contains("error: chips: expected"));
+  CHECK_THAT(load_error(system_text("topology: ring\nlink: {}\n")),
+             Contains("test.yaml:5:1: error: link: unknown key (did you mean \"links\"?)"));
+}
+
+TEST_CASE("system file: its chip's problems keep the chip file's own location", "[system_config]") {
+  CHECK_THAT(load_error(system_text("topology: ring\n"), {"chip.compute.clock_mhz=0"}),
+             Contains("error: compute.clock_mhz: expected"));
+  CHECK_THAT(
+      load_error("name: x\nchip: ../none.yaml\nchips: 2\nlinks: {per_chip: 1, bandwidth_gbps: 1, latency_ns: 1}\n"),
+      Contains("none.yaml"));
+}

@@ -1,0 +1,127 @@
+// The links between chips (timing::SystemLinks): routes over each topology, a bundle's rate, and
+// the collectives' link programs (parallel/collectives.h), without SystemC.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "fixtures.h"
+#include "parallel/collectives.h"
+#include "timing/system_links.h"
+
+using namespace reusesim;
+using program::LinkStep;
+using program::LinkStepKind;
+
+namespace {
+
+std::vector<std::string> route_names(timing::SystemLinks& links, std::int64_t from, std::int64_t to) {
+  std::vector<std::string> names;
+  for (const std::int32_t link : links.route(from, to))
+    names.push_back(links.link_name(static_cast<std::size_t>(link)));
+  return names;
+}
+
+// Bytes each chip sends each other chip in `program`.
+std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> sent(const program::LinkProgram& program) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> bytes;
+  for (std::size_t chip = 0; chip < program.chips.size(); ++chip) {
+    for (const LinkStep& step : program.chips[chip]) {
+      if (step.kind == LinkStepKind::send) bytes[{static_cast<std::int64_t>(chip), step.peer}] += step.bytes;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("system routes: a ring the shorter way, a torus dimension by dimension, fully connected, a switch",
+          "[system]") {
+  timing::SystemLinks ring(fixtures::system_spec(spec::ChipTopology::ring, 4, 2));
+  // 0 to 3 is one step back; 0 to 2 is two either way: forward on a tie.
+  CHECK(route_names(ring, 0, 3) == std::vector<std::string>{"chip0 -> chip3"});
+  CHECK(route_names(ring, 0, 2) == std::vector<std::string>{"chip0 -> chip1", "chip1 -> chip2"});
+  CHECK(route_names(ring, 1, 1).empty());
+  // A 4 x 4 x 4 torus, the first dimension fastest: chip 57 is at (1, 2, 3) (1 + 2 x 4 + 3 x 16).
+  // From chip 0: one step forward in x (chip 1), two in y, forward on the tie (5, 9), and one back
+  // in z, 3 being one step back from 0 round a ring of 4 (9 + 3 x 16 = 57).
+  timing::SystemLinks torus(fixtures::system_spec(spec::ChipTopology::torus, 64, 6, {4, 4, 4}));
+  CHECK(route_names(torus, 0, 57) ==
+        std::vector<std::string>{"chip0 -> chip1", "chip1 -> chip5", "chip5 -> chip9", "chip9 -> chip57"});
+  timing::SystemLinks full(fixtures::system_spec(spec::ChipTopology::fully_connected, 4, 3));
+  CHECK(route_names(full, 2, 1) == std::vector<std::string>{"chip2 -> chip1"});
+  timing::SystemLinks switched(fixtures::system_spec(spec::ChipTopology::switched, 8, 12));
+  CHECK(route_names(switched, 2, 7) == std::vector<std::string>{"chip2 -> switch", "switch -> chip7"});
+}
+
+TEST_CASE("system links: a bundle moves its links' bandwidths together, rounded up to a picosecond", "[system]") {
+  // A switch: all 12 links of 25 GB/s in one bundle, 300 GB/s: 3,000,000 B in 10 us; 1 B in
+  // 3.33 ps, rounded up to 4.
+  const timing::SystemLinks switched(fixtures::system_spec(spec::ChipTopology::switched, 8, 12));
+  CHECK(switched.hold_ps(3'000'000) == 10'000'000);
+  CHECK(switched.hold_ps(1) == 4);
+  // A ring of 4 with 4 links a chip: 2 to each neighbour, 50 GB/s: 1,000 B in 20 ns.
+  CHECK(timing::SystemLinks(fixtures::system_spec(spec::ChipTopology::ring, 4, 4)).hold_ps(1'000) == 20'000);
+  // A 4 x 4 x 4 torus with 6 links: one to each of its 6 neighbours, 25 GB/s.
+  CHECK(timing::SystemLinks(fixtures::system_spec(spec::ChipTopology::torus, 64, 6, {4, 4, 4})).hold_ps(1'000) ==
+        40'000);
+}
+
+TEST_CASE("system links: two transfers over a shared link, cut-through, the second waits", "[system]") {
+  // A ring of 4, one 25 GB/s link each way: 250,000 B hold a link 10 us, and a hop takes 500 ns.
+  // 0 -> 2 at 0: 0->1 over [0, 10 us), head into 1->2 at 0.5 us, over [0.5, 10.5 us), the last
+  // byte at 10.5 + 0.5 = 11 us. Then 0 -> 1 at 0 finds 0->1 busy until 10 us: arrives at 20.5 us,
+  // having waited 10 us.
+  timing::SystemLinks links(fixtures::system_spec(spec::ChipTopology::ring, 4, 2));
+  CHECK(links.carry(links.route(0, 2), 0, 250'000) == 11'000'000);
+  const std::vector<std::int32_t> near = links.route(0, 1);
+  CHECK(links.carry(near, 0, 250'000) == 20'500'000);
+  const timing::SystemLinks::LinkStats& shared = links.stats(static_cast<std::size_t>(near.front()));
+  CHECK(shared.transfers == 2);
+  CHECK(shared.bytes == 500'000);
+  CHECK(shared.busy_ticks == 20'000'000);
+  CHECK(shared.waited_ticks == 10'000'000);
+}
+
+TEST_CASE("ring all-reduce: 2 (n - 1) chunks over each link, reduce-scatter then all-gather", "[system]") {
+  // 4 chips, 1,024 fp32 elements (4,096 B): chunks of 256 elements (1,024 B). Each chip sends 3
+  // chunks in the reduce-scatter and 3 in the all-gather to the next: 6,144 B = 2 (4 - 1) / 4 x 4,096.
+  const program::LinkProgram ring = parallel::ring_all_reduce({{0, 1, 2, 3}, 4, 1'024, 4});
+  const auto bytes = sent(ring);
+  CHECK(bytes.size() == 4);
+  for (std::int64_t chip = 0; chip < 4; ++chip) CHECK(bytes.at({chip, (chip + 1) % 4}) == 6'144);
+  // Two chips, 4 fp32 elements: chip 0 sends its chunk 0 (2 elements, 8 B), receives chunk 1 and
+  // adds its 2 elements, then sends the summed chunk 1 and receives the summed chunk 0.
+  const program::LinkProgram pair = parallel::ring_all_reduce({{0, 1}, 2, 4, 4});
+  CHECK(pair.chips[0] == std::vector<LinkStep>{{LinkStepKind::send, 1, 8, 0},
+                                               {LinkStepKind::receive, 1, 0, 0},
+                                               {LinkStepKind::reduce, -1, 0, 2},
+                                               {LinkStepKind::send, 1, 8, 0},
+                                               {LinkStepKind::receive, 1, 0, 0}});
+  // Uneven chunks: 10 elements over 4 chips are 3, 3, 2, 2; a chip that takes no part has no steps.
+  const program::LinkProgram uneven = parallel::ring_reduce_scatter({{1, 2, 3, 4}, 6, 10, 2});
+  CHECK(uneven.chips[0].empty());
+  CHECK(uneven.chips[5].empty());
+  // Position 0 (chip 1) sends chunks 0, 3, 2 (3 + 2 + 2 elements, 14 B) to chip 2 and adds chunks
+  // 3, 2, 1 (2 + 2 + 3 = 7 elements).
+  CHECK(uneven.sent_bytes(1) == 14);
+  std::int64_t reduced = 0;
+  for (const LinkStep& step : uneven.chips[1]) reduced += step.elements;
+  CHECK(reduced == 7);
+  CHECK(uneven.name == "ring reduce-scatter of 20 B over chips 1,2,3,4");
+}
+
+TEST_CASE("tree all-reduce: children to parent, the sum back down", "[system]") {
+  // 4 chips, a binary tree 0 <- {1, 2}, 1 <- {3}; 100 B of 25 fp32 elements.
+  const program::LinkProgram tree = parallel::tree_all_reduce({{0, 1, 2, 3}, 4, 25, 4});
+  CHECK(tree.chips[0] == std::vector<LinkStep>{{LinkStepKind::receive, 1, 0, 0},
+                                               {LinkStepKind::reduce, -1, 0, 25},
+                                               {LinkStepKind::receive, 2, 0, 0},
+                                               {LinkStepKind::reduce, -1, 0, 25},
+                                               {LinkStepKind::send, 1, 100, 0},
+                                               {LinkStepKind::send, 2, 100, 0}});
+  CHECK(tree.chips[3] == std::vector<LinkStep>{{LinkStepKind::send, 1, 100, 0}, {LinkStepKind::receive, 1, 0, 0}});
+  const auto bytes = sent(tree);
+  CHECK(bytes.at({1, 0}) == 100);
+  CHECK(bytes.at({0, 1}) == 100);
+  CHECK(bytes.size() == 6);  // each of the 3 tree edges, both ways
+}
