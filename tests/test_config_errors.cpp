@@ -345,6 +345,18 @@ TEST_CASE("model: yes for a boolean", "[model-errors]") {
         "model.yaml:5:63: error: layers.c.bias: expected true or false, got \"yes\"\n");
 }
 
+// layernorm takes `bias` (false: a scale per feature alone, 4 parameters here, where 2 x 4 with it);
+// rmsnorm has no shift to drop, so the key is unknown there.
+TEST_CASE("model: bias on layernorm, not on rmsnorm", "[model-errors]") {
+  const std::string model = "name: m\nprecision: fp32\ninput: {sequence: 3, features: 4}\nlayers:\n";
+  const LoadedModel loaded = load_model_text(model + "  - {name: n, type: layernorm, bias: false}\n", "model.yaml");
+  CHECK(layer_named(loaded, "n").counts.params == 4);
+  CHECK(load_error(model + "  - {name: n, type: layernorm, bias: 0}\n") ==
+        "model.yaml:5:38: error: layers.n.bias: expected true or false, got \"0\"\n");
+  CHECK(load_error(model + "  - {name: n, type: rmsnorm, bias: false}\n") ==
+        "model.yaml:5:30: error: layers.n.bias: unknown key\n");
+}
+
 // A kernel of 0 is out of range.
 TEST_CASE("model: kernel 0", "[model-errors]") {
   CHECK(load_error(image_model("  - {name: c, type: conv2d, out_channels: 4, kernel: 0}\n")) ==

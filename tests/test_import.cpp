@@ -290,6 +290,21 @@ TEST_CASE("ONNX: recurrent and normalization parameters must fit their input", "
         "node ln (LayerNormalization): the parameter s [32] does not fit the input's 64 features: expected [64]");
 }
 
+TEST_CASE("ONNX: LayerNormalization without its bias B is a layernorm without bias", "[import]") {
+  // Over 64 features: the scale alone is 64 parameters, scale and bias 2 x 64 = 128.
+  const auto layer_norm = [](const std::vector<std::string>& inputs) {
+    std::string graph = node("LayerNormalization", inputs, "y", "ln") + input("x", {"1", "10", "64"});
+    for (std::size_t i = 1; i < inputs.size(); ++i) graph += input(inputs[i], {"64"});
+    return import_text(model_text(graph + output("y")));
+  };
+  const import::ImportedModel scale_only = layer_norm({"x", "s"});
+  const std::string yaml = import::model_yaml(scale_only);
+  CHECK(yaml.find("{name: ln, type: layernorm, bias: false}") != std::string::npos);
+  CHECK(import::load_back(scale_only, yaml, "t.yaml").total_params() == 64);
+  const import::ImportedModel with_bias = layer_norm({"x", "s", "b"});
+  CHECK(import::load_back(with_bias, import::model_yaml(with_bias), "t.yaml").total_params() == 128);
+}
+
 TEST_CASE("ONNX: an operator that reads the data input and has no layer is named", "[import]") {
   const std::string x = input("x", {"1", "8"}) + input("w", {"8", "8"});
   CHECK(refusal(model_text(node("Sub", {"x", "w"}, "y", "s") + x + output("y"))) ==

@@ -323,6 +323,13 @@ TEST_CASE("layernorm, rmsnorm, mul, silu and first_step: parameters and vector o
   const Evaluated ln = evaluate(of_type(LayerType::layernorm), {tokens});
   CHECK(ln.counts.params == 128);
   CHECK(ln.counts.vector_ops == 7 * 640);
+  // Without bias (PaLM's): gamma alone, 64, and no shift: 6 ops each.
+  LayerSpec unbiased = of_type(LayerType::layernorm);
+  unbiased.norm.bias = false;
+  const Evaluated scale_only = evaluate(unbiased, {tokens});
+  CHECK(scale_only.output == tokens);
+  CHECK(scale_only.counts.params == 64);
+  CHECK(scale_only.counts.vector_ops == 6 * 640);
   // RMSNorm: gamma only; 4 ops each (square, sum, multiply by 1/rms, scale).
   const Evaluated rms = evaluate(of_type(LayerType::rmsnorm), {tokens});
   CHECK(rms.counts.params == 64);

@@ -123,7 +123,7 @@ TEST_CASE("every model in models/ loads, and its footprint peak never exceeds it
       CHECK(footprint.peak_bytes >= footprint.weight_bytes);
     }
   }
-  CHECK(models == 18);  // the 18 files in models/
+  CHECK(models == 21);  // the 21 files in models/
 }
 
 TEST_CASE("transformer zoo: parameter counts of the reference implementations", "[zoo][transformer]") {
@@ -178,20 +178,20 @@ TEST_CASE("transformer zoo: MACs per token, attention growing with the sequence"
 
 namespace {
 
-// A decode step at context L of a model cut to one layer: that layer's MACs and the KV-cache
-// elements its kv_cache matmuls read (the L cached tokens and the new one).
+// A decode step at context L of a model cut to one layer (its repeated block, `block`): that
+// layer's MACs and the KV-cache elements its kv_cache matmuls read (the L cached tokens and the new one).
 struct DecodeLayer {
   std::int64_t macs = 0;
   std::int64_t cached_elements = 0;
 };
 
-DecodeLayer decode_layer(const std::string& name, std::int64_t context) {
+DecodeLayer decode_layer(const std::string& name, std::int64_t context, const std::string& block = "layers") {
   const config::LoadedModel model =
       config::load_model_file(model_path(name), {"parameters.layers=1"}, config::Phase{0, context});
   CHECK(model.network.input == workload::Shape::sequence(1, 1));  // one new token
   DecodeLayer result;
   for (const auto& layer : model.network.layers) {
-    if (layer.spec.name.rfind("layers/", 0) == 0) result.macs += layer.counts.macs;
+    if (layer.spec.name.rfind(block + "/", 0) == 0) result.macs += layer.counts.macs;
     if (layer.cached_steps > 0) {
       CHECK(layer.cached_steps == context);
       result.cached_elements += layer.input_shapes[1].elements();
@@ -235,4 +235,81 @@ TEST_CASE("Llama-3.1-8B decode: grouped-query attention reads a quarter of Llama
   const config::LoadedModel whole = config::load_model_file(model_path("llama3_1_8b"), {}, config::Phase{0, 512});
   CHECK(whole.network.total_macs() == 32 * 222'306'304LL + 525'336'576);
   CHECK(whole.network.total_macs() == 7'639'138'304);
+}
+
+TEST_CASE("large zoo: Llama-2-70B, GPT-3 175B and PaLM 540B parameter counts", "[zoo][transformer]") {
+  // Llama-2-70B (LlamaForCausalLM): embed 32,000 x 8,192 = 262,144,000; per layer q and o
+  // 2 x 8,192^2 = 134,217,728, k and v 2 x 8,192 x 1,024 = 16,777,216 (8 key/value heads of 128),
+  // SwiGLU 3 x 8,192 x 28,672 = 704,643,072, RMSNorms 2 x 8,192: 855,654,400, x 80; final norm
+  // 8,192; lm_head 262,144,000 (untied).
+  const config::LoadedModel llama = zoo("llama2_70b");
+  CHECK(llama.network.total_params() == 262'144'000 + 80 * 855'654'400LL + 8'192 + 262'144'000);
+  CHECK(llama.network.total_params() == 68'976'648'192);
+  CHECK(layer_named(llama.network, "layers_80/v").counts.params == 8'192 * 1'024);
+  // GPT-3 175B in GPT-2's structure, head tied and left out: wte 50,257 x 12,288 = 617,558,016;
+  // wpe 2,048 x 12,288 = 25,165,824; per layer 12 d^2 + 13 d at d = 12,288 (q, k, v, proj 4 x
+  // (d^2 + d), fc d x 4d + 4d, proj 4d x d + d, two LayerNorms 4d) = 1,811,939,328 + 159,744 =
+  // 1,812,099,072, x 96; ln_f 24,576.
+  const config::LoadedModel gpt3 = zoo("gpt3_175b");
+  CHECK(gpt3.network.total_params() == 617'558'016 + 25'165'824 + 96 * 1'812'099'072LL + 24'576);
+  CHECK(gpt3.network.total_params() == 174'604'259'328);
+  // PaLM 540B, output layer tied and left out: embedding 256,000 x 18,432 = 4,718,592,000; per layer
+  // q and o 2 x 18,432 x 12,288 (48 heads of 256) = 452,984,832, k and v 2 x 18,432 x 256 (one
+  // key/value head) = 9,437,184, SwiGLU 3 x 18,432 x 73,728 = 4,076,863,488, one LayerNorm without
+  // bias 18,432: 4,539,303,936, x 118; final LayerNorm 18,432. Table 1: 540.35B.
+  const config::LoadedModel palm = zoo("palm_540b");
+  CHECK(palm.network.total_params() == 4'718'592'000 + 118 * 4'539'303'936LL + 18'432);
+  CHECK(palm.network.total_params() == 540'356'474'880);
+  CHECK(layer_named(palm.network, "layers_1/norm").counts.params == 18'432);
+  CHECK(layer_named(palm.network, "layers_1/q").counts.params == 18'432 * 12'288);
+  CHECK(layer_named(palm.network, "layers_1/o").counts.params == 12'288 * 18'432);
+}
+
+TEST_CASE("Llama-2-70B decode: 64 query heads read 8 key/value heads' cache", "[zoo][transformer]") {
+  // Per layer q and o 2 x 8,192^2 = 134,217,728, k and v 2 x 8,192 x 1,024 = 16,777,216, the SwiGLU
+  // MLP 3 x 8,192 x 28,672 = 704,643,072: 855,638,016 MACs. Attention over the L cached tokens and
+  // the new one: Q K^T and A V each (L + 1) x 128 x 64 query heads.
+  for (const std::int64_t context : {512, 4095}) {
+    INFO("context " << context);
+    const DecodeLayer layer = decode_layer("llama2_70b", context);
+    CHECK(layer.macs == 855'638'016 + 2 * (context + 1) * 128 * 64);
+    // Keys and values of L + 1 tokens, 1,024 each (8 heads x 128): at fp16 2 x 1,024 x 2 B = 4 KiB
+    // per token and layer, 320 KiB per token over the 80 layers.
+    CHECK(layer.cached_elements == 2 * (context + 1) * 1'024);
+  }
+}
+
+TEST_CASE("GPT-3 175B decode: dense attention over 96 heads of 128", "[zoo][transformer]") {
+  // Per layer q, k, v, proj 4 x 12,288^2 = 603,979,776 and the MLP 2 x 12,288 x 49,152 =
+  // 1,207,959,552: 1,811,939,328 MACs; attention Q K^T and A V each (L + 1) x 12,288.
+  for (const std::int64_t context : {512, 2047}) {
+    INFO("context " << context);
+    const DecodeLayer layer = decode_layer("gpt3_175b", context, "h");
+    CHECK(layer.macs == 1'811'939'328 + 2 * (context + 1) * 12'288);
+    // Keys and values of L + 1 tokens, 12,288 each: at fp16 2 x 12,288 x 2 B = 48 KiB per token and
+    // layer, 4.5 MiB per token over the 96 layers.
+    CHECK(layer.cached_elements == 2 * (context + 1) * 12'288);
+  }
+}
+
+TEST_CASE("PaLM 540B decode: multi-query attention, 48 heads of 256 on one key/value head", "[zoo][transformer]") {
+  // Per layer q 18,432 x 12,288 = 226,492,416, k and v 2 x 18,432 x 256 = 9,437,184, o 12,288 x
+  // 18,432 = 226,492,416, SwiGLU 3 x 18,432 x 73,728 = 4,076,863,488: 4,539,285,504 MACs. Attention
+  // Q K^T and A V each (L + 1) x 256 x 48 query heads, all reading the one key/value head.
+  for (const std::int64_t context : {512, 2047}) {
+    INFO("context " << context);
+    const DecodeLayer layer = decode_layer("palm_540b", context);
+    CHECK(layer.macs == 4'539'285'504 + 2 * (context + 1) * 256 * 48);
+    // Keys and values of L + 1 tokens, 256 each: at fp16 2 x 256 x 2 B = 1 KiB per token and layer,
+    // 118 KiB per token over the 118 layers.
+    CHECK(layer.cached_elements == 2 * (context + 1) * 256);
+  }
+  // The parallel block: one LayerNorm feeds q, k, v, gate and up; the residual adds three tensors.
+  const config::LoadedModel one =
+      config::load_model_file(model_path("palm_540b"), {"parameters.layers=1"}, config::Phase{0, 512});
+  const auto& scores = layer_named(one.network, "layers/scores");
+  CHECK(scores.output_shape == workload::Shape::sequence(1, 48 * 513));  // a row of 513 scores per head
+  CHECK(layer_named(one.network, "layers/context").output_shape == workload::Shape::sequence(1, 12'288));
+  CHECK(layer_named(one.network, "layers/add").input_shapes.size() == 3);
+  CHECK(layer_named(one.network, "layers/gate").spec.inputs == std::vector<std::string>{"layers/norm"});
 }

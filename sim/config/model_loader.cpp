@@ -435,7 +435,10 @@ class ModelReader {
         layer.matmul.transpose_b = reader.boolean_or("transpose_b", false);
         layer.matmul.kv_cache = reader.boolean_or("kv_cache", false);
         break;
-      default:  // activations, norms, add, mul, concat, views, softmax, class_token, position_embedding
+      case LayerType::layernorm:
+        layer.norm.bias = reader.boolean_or("bias", true);
+        break;
+      default:  // activations, rmsnorm, add, mul, concat, views, softmax, class_token, position_embedding
         break;  // no fields
     }
   }

@@ -80,7 +80,11 @@ std::string fields_text(const LayerSpec& layer) {
       add("num_embeddings", std::to_string(layer.embedding.num_embeddings));
       add("embedding_dim", std::to_string(layer.embedding.embedding_dim));
       break;
-    default: break;  // activations, batchnorm, add, mul, concat, flatten, views, softmax: no fields
+    case LayerType::layernorm:
+      if (!layer.norm.bias) add("bias", "false");
+      break;
+    default:
+      break;  // activations, batchnorm, rmsnorm, add, mul, concat, flatten, views, softmax: no fields
   }
   if (layer.activation != workload::Activation::none) add("activation", util::name(layer.activation));
   return text;

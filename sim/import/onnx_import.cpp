@@ -905,6 +905,7 @@ class OnnxImporter {
     LayerSpec layer;
     layer.type = type;
     layer.inputs = {in.layer};
+    if (type == LayerType::layernorm) layer.norm.bias = present(node, 2);  // LayerNormalization's B is optional
     add_node_layer(node, layer, in.batch_axis);
   }
 

@@ -330,12 +330,14 @@ LayerCounts count_layer(const LayerSpec& layer, const std::vector<Shape>& inputs
       break;
     case LayerType::add:
     case LayerType::mul: counts.vector_ops = util::checked_mul(static_cast<std::int64_t>(inputs.size() - 1), counts.output_elems); break;
-    case LayerType::layernorm:
-      // gamma and beta per feature. Per element: an add for the mean; a subtract, a multiply and an
-      // add for the variance; the multiply by 1/std; the scale and the shift (7).
-      counts.params = util::checked_mul(2, in.features);
-      counts.vector_ops = util::checked_mul(7, counts.output_elems);
+    case LayerType::layernorm: {
+      // gamma (and beta) per feature. Per element: an add for the mean; a subtract, a multiply and
+      // an add for the variance; the multiply by 1/std; the scale (and the shift): 7, or 6 unbiased.
+      const std::int64_t per_feature = layer.norm.bias ? 2 : 1;
+      counts.params = util::checked_mul(per_feature, in.features);
+      counts.vector_ops = util::checked_mul(5 + per_feature, counts.output_elems);
       break;
+    }
     case LayerType::rmsnorm:
       // gamma per feature. Per element: a multiply and an add for the mean square; the multiply by
       // 1/rms; the scale (4).

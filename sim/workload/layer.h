@@ -110,6 +110,11 @@ struct MatmulParams {
   std::int64_t kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
 };
 
+// layernorm: a shift (beta) per feature beside the scale, or the scale alone (PaLM's LayerNorm).
+struct NormParams {
+  bool bias = true;
+};
+
 struct EmbeddingParams {
   std::int64_t num_embeddings = 0;
   std::int64_t embedding_dim = 0;
@@ -150,6 +155,7 @@ struct LayerSpec {
   PoolParams pool;
   EmbeddingParams embedding;
   MatmulParams matmul;
+  NormParams norm;
   std::optional<PinnedTiling> tiling;
   std::optional<Partition> partition;  // pinned for a chip whose layers are split over its cores
   Sparsity sparsity;                   // conv2d and linear: N:M structured sparsity of the weights

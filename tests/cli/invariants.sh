@@ -19,9 +19,13 @@ config=$1
 model=$2
 layers=()
 if [ "${REUSESIM_INVARIANT_LAYERS:-all}" = per-type ]; then
-  # analyze takes the model's --set without the "model." prefix run needs.
+  # analyze takes the model's --set without the "model." prefix run needs, and no layer selection
+  # (run intersects --layer-types with the --layers chosen here). The options come in pairs.
   analyze_options=()
-  for option in "${@:3}"; do analyze_options+=("${option/#model./}"); done
+  options=("${@:3}")
+  for ((i = 0; i + 1 < ${#options[@]}; i += 2)); do
+    if [ "${options[i]}" = --set ]; then analyze_options+=(--set "${options[i + 1]/#model./}"); fi
+  done
   expect 0 "$config $model analyze" -- "$REUSESIM" analyze --model "$SRC/models/$model.yaml" --format csv "${analyze_options[@]}"
   first_of_each_type=$(csv_col layer,type <<<"$out" | awk -F, '$1 != "TOTAL" && !seen[$2]++ { print $1 }' | paste -sd,)
   layers=(--layers "$first_of_each_type")
