@@ -59,7 +59,7 @@ const std::vector<std::string> kDramLines = {
     "  twtr_s: 3",       "  twtr_l: 9",       "  twr: 18",           "  trtp: 9",          "  trfc: 420",
     "  trefi: 9360",     "  address_mapping: ro,ra,ba,co,bg,ch",     "  controller:",
     "    read_queue_depth: 32", "    write_queue_depth: 32", "    write_drain: {high: 24, low: 8}",
-    "    page_policy: open", "    refresh: all_bank"};
+    "    page_policy: open", "    refresh: all_bank", "  rows: 65536"};
 
 // kHead + every DRAM line except the ones starting with `skip` (when given).
 std::string inline_dram(const std::string& skip = "") {
@@ -278,6 +278,74 @@ TEST_CASE("DRAM presets load and have their peak bandwidth", "[accelerator]") {
     CHECK(dram.address_mapping.size() == (dram.pseudo_channels == 2 ? 7U : 6U));  // pc in pseudo-channel mode
     CHECK(dram.peak_bytes_per_second() == Approx(peak).epsilon(0.001));
   }
+}
+
+// Each preset's capacity, channels x ranks x bank groups x banks per group x rows x row_bytes (the
+// rows of each preset's device density, cited in its file).
+TEST_CASE("DRAM presets hold what their organisation gives", "[accelerator][capacity]") {
+  constexpr std::int64_t gib = std::int64_t{1} << 30;
+  const std::vector<std::pair<std::string, std::int64_t>> presets{
+      {"ddr3-1066", gib / 2},     // 1 x 1 x 1 x 8 x 16,384 x 4,096 = 2^29: two 2 Gb x16 devices
+      {"ddr3-1600", 2 * gib},     // 1 x 1 x 1 x 8 x 32,768 x 8,192 = 2^31: eight 2 Gb x8 devices
+      {"ddr4-2400", 16 * gib},    // 1 x 2 x 4 x 4 x 65,536 x 8,192 = 2^34: sixteen 8 Gb x8 devices
+      {"ddr5-4800", 16 * gib},    // 2 x 1 x 8 x 4 x 65,536 x 4,096 = 2^34: eight 16 Gb x8 devices
+      {"gddr6", 2 * gib},         // 2 x 1 x 4 x 4 x 32,768 x 2,048 = 2^31: one 16 Gb device
+      {"hbm2", 4 * gib},          // 8 x 1 x 4 x 4 x 16,384 x 2,048 = 2^32: a 4-high stack of 8 Gb dies
+      {"hbm2e", 16 * gib},        // 8 x 1 x 4 x 4 x 65,536 x 2,048 = 2^34: an 8-high stack of 16 Gb dies
+      {"hbm3", 16 * gib},         // 16 x 1 x 4 x 4 x 32,768 x 2,048 = 2^34: an 8-high stack of 16 Gb dies
+      {"lpddr4-3200", 4 * gib},   // 4 x 1 x 1 x 8 x 65,536 x 2,048 = 2^32: four 8 Gb channels
+      {"lpddr5-6400", 8 * gib}};  // 4 x 1 x 4 x 4 x 65,536 x 2,048 = 2^33: four 16 Gb dies
+  for (const auto& [name, bytes] : presets) {
+    INFO(name);
+    CHECK(load_dram(name).capacity_bytes() == bytes);
+  }
+}
+
+// The shipped accelerators' capacities, each cited in its file: the card's, given where its DRAM is
+// modelled on fewer or other devices, else the organisation's.
+TEST_CASE("the shipped accelerators' DRAM capacities", "[accelerator][capacity]") {
+  constexpr std::int64_t gib = std::int64_t{1} << 30;
+  const std::vector<std::pair<std::string, std::int64_t>> accelerators{
+      {"a100", 80 * gib},  {"h100", 80 * gib},          {"tpu_v4", 32 * gib}, {"tpu_v4i", 8 * gib},
+      {"snowflake", gib},  {"wormhole_n150", 12 * gib}, {"tpu_v1", 8 * gib},  // 2 channels x 1 x 1 x 8 x 65,536 x 8,192
+                                                                              // = 2^33: 4 Gb x8 devices
+      {"simba", 64 * gib},                                                    // 4 channels of ddr4-2400's 16 GiB
+      {"small", 16 * gib}};                                                   // ddr4-2400's
+  for (const auto& [name, bytes] : accelerators) {
+    INFO(name);
+    CHECK(load_accelerator_file(kSource + "/configs/" + name + ".yaml").dram.capacity_bytes() == bytes);
+  }
+}
+
+// dram.capacity_gib in the file or by --set, rows by --set; an ideal memory holds anything unless given a capacity.
+TEST_CASE("DRAM capacity: given in GiB, or by the rows; an ideal memory's unlimited unless given",
+          "[accelerator][capacity]") {
+  CHECK(load(kAccelerator + "  capacity_gib: 40\n").dram.capacity_bytes() == std::int64_t{40} << 30);
+  CHECK(load(kAccelerator, {"dram.capacity_gib=0.5"}).dram.capacity_bytes() == std::int64_t{1} << 29);
+  // 1 x 2 x 4 x 4 x 32,768 x 8,192 = 2^33.
+  CHECK(load(kAccelerator, {"dram.rows=32768"}).dram.capacity_bytes() == std::int64_t{8} << 30);
+  CHECK_FALSE(load(kHead + "  ideal: unlimited\n").dram.capacity_bytes().has_value());
+  CHECK(load(kHead + "  ideal: unlimited\n  capacity_gib: 2\n").dram.capacity_bytes() == std::int64_t{2} << 30);
+  CHECK(
+      load(kHead + "  ideal: {bandwidth_gbps: 10, latency_ns: 50}\n", {"dram.capacity_gib=3"}).dram.capacity_bytes() ==
+      std::int64_t{3} << 30);
+}
+
+TEST_CASE("DRAM capacity: bad values name the key", "[accelerator][capacity]") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"capacity_gib: 0", "acc.yaml:19:17: error: dram.capacity_gib: expected a number from 0.001 to 1e+06, got 0\n"},
+      {"capacity_gib: 2e6",
+       "acc.yaml:19:17: error: dram.capacity_gib: expected a number from 0.001 to 1e+06, got 2e6\n"},
+      {"rows: 0", "acc.yaml:19:9: error: dram.rows: expected a positive integer, got 0\n"},
+      {"rows: 524288", "acc.yaml:19:9: error: dram.rows: expected at most 262144, got 524288\n"},
+  };
+  for (const auto& [line, expected] : cases) {
+    INFO(line);
+    CHECK(errors_of(kAccelerator + "  " + line + "\n") == expected);
+  }
+  CHECK(errors_of(kHead + "  ideal: unlimited\n  capacity_gib: many\n") ==
+        "acc.yaml:19:17: error: dram.capacity_gib: expected a number from 0.001 to 1e+06, got \"many\"\n");
+  CHECK_THAT(errors_of(inline_dram("rows")), Catch::Matchers::Contains("dram.rows: missing required key"));
 }
 
 // ddr4-2400: 1 channel x 64 bits = 8 B per transfer, 2 transfers per 0.833 ns clock:

@@ -106,9 +106,15 @@ TEST_CASE("config.json keeps every kind of --set override", "[accelerator_writer
   check_file_round_trip("tpu_v1.yaml", {"dram.power={io_read_pj_per_bit: 2.5, rails: {vdd: {idd0: 80}}}"});
   // The per-access form (hbm2's), with an entry changed.
   check_file_round_trip("tpu_v4.yaml", {"dram.power.activate_pj=2000", "dram.power.refresh_pj=50000"});
-  // An ideal memory, both kinds.
+  // An ideal memory, both kinds, with and without a capacity.
   check_file_round_trip("small.yaml", {"dram={ideal: unlimited}"});
   check_file_round_trip("small.yaml", {"dram={ideal: {bandwidth_gbps: 34.1, latency_ns: 100}}"});
+  check_file_round_trip("small.yaml", {"dram={ideal: unlimited, capacity_gib: 24}"});
+  // The capacity: the rows of the organisation, or given in GiB (any whole bytes: 0.3 GiB is
+  // 322,122,547.2 B, held as 322,122,547 and written as that over 2^30).
+  check_file_round_trip("small.yaml", {"dram.rows=1024"});
+  check_file_round_trip("small.yaml", {"dram.capacity_gib=0.3"});
+  check_file_round_trip("wormhole_n150.yaml", {"dram.capacity_gib=24"});
   // The technology table: a preset with entries overridden, and a whole other preset.
   check_file_round_trip("tpu_v1.yaml", {"technology={preset: 45nm, multiply_pj: {int8: 0.15}, node_nm: 40}"});
   check_file_round_trip("snowflake.yaml", {"technology=7nm"});

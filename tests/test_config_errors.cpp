@@ -1030,14 +1030,14 @@ std::string ideal_memory_error(const std::string& dram_lines, const std::vector<
 
 TEST_CASE("ideal memory: a preset beside it", "[accelerator-errors][ideal-memory]") {
   CHECK(ideal_memory_error("  preset: ddr4-2400\n  ideal: unlimited\n") ==
-        "acc.yaml:28:3: error: dram.preset: an ideal memory takes no DRAM timings, preset or organisation beside it; "
-        "remove this key or dram.ideal\n");
+        "acc.yaml:28:3: error: dram.preset: an ideal memory takes no DRAM timings, preset or organisation beside it "
+        "(only capacity_gib); remove this key or dram.ideal\n");
 }
 
 TEST_CASE("ideal memory: DRAM timings beside it", "[accelerator-errors][ideal-memory]") {
   CHECK(ideal_memory_error("  ideal: {bandwidth_gbps: 10, latency_ns: 50}\n  trcd: 17\n") ==
-        "acc.yaml:29:3: error: dram.trcd: an ideal memory takes no DRAM timings, preset or organisation beside it; "
-        "remove this key or dram.ideal\n");
+        "acc.yaml:29:3: error: dram.trcd: an ideal memory takes no DRAM timings, preset or organisation beside it "
+        "(only capacity_gib); remove this key or dram.ideal\n");
 }
 
 TEST_CASE("ideal memory: made ideal by --set beside a preset", "[accelerator-errors][ideal-memory]") {

@@ -419,7 +419,8 @@ TEST_CASE("energy: bad energy input is refused with file, line and key", "[energ
   SECTION("a DRAM without a power block") {
     CHECK(errors_of("technology: 45nm\n"
                     "dram: {name: mine, standard: ddr4, channels: 1, ranks: 1, bank_groups: 4, banks_per_group: 4,\n"
-                    "  row_bytes: 8192, bus_bits: 64, tck_ns: 0.833, cl: 17, cwl: 12, trcd: 17, trp: 17, tras: 39,\n"
+                    "  row_bytes: 8192, rows: 65536, bus_bits: 64, tck_ns: 0.833, cl: 17, cwl: 12, trcd: 17, trp: 17, "
+                    "tras: 39,\n"
                     "  trc: 56, burst_length: 8, tccd_s: 4, tccd_l: 6, trrd_s: 4, trrd_l: 6, tfaw: 26, twtr_s: 3,\n"
                     "  twtr_l: 9, twr: 18, trtp: 9, trfc: 420, trefi: 9360, address_mapping: 'ro,ra,ba,co,bg,ch',\n"
                     "  controller: {read_queue_depth: 32, write_queue_depth: 32, write_drain: {high: 24, low: 8},\n"

@@ -40,8 +40,21 @@ const IntegerRange kBanksPerGroup{1, 64};
 const IntegerRange kRowBytes{1, 1 << 20};
 const IntegerRange kBusBits{8, 1024};
 const IntegerRange kBurstLength{2, 64};
+// Rows per bank: a 32 Gb DDR5 die's banks have 2^17. With the ranges above the capacity stays below 2^62 bytes.
+const IntegerRange kRows{1, 1 << 18};
+// dram.capacity_gib: about 1 MiB to 1 PiB.
+const NumberRange kCapacityGib{0.001, 1e6};
 
 bool is_power_of_two(std::int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
+
+// `capacity_gib` (optional) in whole bytes, rounded down: the memory's capacity where the
+// organisation does not give it (spec::DramSpec::given_capacity_bytes).
+std::optional<std::int64_t> read_capacity(MapReader& reader) {
+  if (reader.optional("capacity_gib") == nullptr) return std::nullopt;
+  const std::optional<double> gib = reader.required_number("capacity_gib", kCapacityGib);
+  if (!gib) return std::nullopt;
+  return static_cast<std::int64_t>(*gib * static_cast<double>(spec::kBytesPerGib));
+}
 
 std::string directory_of(const std::string& file) {
   const fs::path parent = fs::path(file).parent_path();
@@ -199,6 +212,8 @@ class DramReader {
     dram.bank_groups = power_of_two("bank_groups", kBankGroups);
     dram.banks_per_group = power_of_two("banks_per_group", kBanksPerGroup);
     dram.row_bytes = power_of_two("row_bytes", kRowBytes);
+    dram.rows = reader_.required_integer("rows", kRows).value_or(0);
+    dram.given_capacity_bytes = read_capacity(reader_);
     dram.bus_bits = power_of_two("bus_bits", kBusBits);
     dram.timing.tck_ns = reader_.required_number("tck_ns", kTckNs).value_or(0);
     spec::DramTiming& t = dram.timing;
@@ -672,11 +687,12 @@ spec::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, 
   const NumberRange bandwidth_gbps{0.001, 1e6};
   const NumberRange latency_ns{0, 1e6};
   for (const ConfigEntry& entry : dram.entries) {
-    if (entry.key == "ideal") continue;
+    if (entry.key == "ideal" || entry.key == "capacity_gib") continue;
     diagnostics.error(entry.key_location, join_key_path("dram", entry.key),
-                      "an ideal memory takes no DRAM timings, preset or organisation beside it; remove this key or "
-                      "dram.ideal");
+                      "an ideal memory takes no DRAM timings, preset or organisation beside it (only capacity_gib); "
+                      "remove this key or dram.ideal");
   }
+  MapReader capacity(dram, "dram", diagnostics);  // its other keys are judged above
   spec::IdealMemorySpec spec;
   if (ideal.is_scalar() && ideal.scalar == "unlimited") {
     spec.unlimited = true;
@@ -691,6 +707,7 @@ spec::DramSpec read_ideal_dram(const ConfigNode& dram, const ConfigNode& ideal, 
   }
   spec::DramSpec address_space;
   address_space.ideal = spec;
+  address_space.given_capacity_bytes = read_capacity(capacity);
   address_space.name = spec.unlimited ? "ideal (unlimited)" : "ideal";
   address_space.standard = "ideal";
   address_space.channels = address_space.ranks = address_space.bank_groups = address_space.banks_per_group = 1;

@@ -109,9 +109,16 @@ Json power_json(const spec::DramPowerSpec& power) {
 
 // A DRAM file's fields without a preset; an ideal memory as its `ideal` entry alone.
 Json dram_json(const spec::DramSpec& dram) {
+  // Bytes over 2^30 are exact in a double (they are below 2^53), so the file loads as the same bytes.
+  const auto with_capacity = [&dram](Json document) {
+    if (dram.given_capacity_bytes)
+      document["capacity_gib"] = static_cast<double>(*dram.given_capacity_bytes) / spec::kBytesPerGib;
+    return document;
+  };
   if (dram.ideal) {
-    if (dram.ideal->unlimited) return {{"ideal", "unlimited"}};
-    return {{"ideal", {{"bandwidth_gbps", dram.ideal->bandwidth_gbps}, {"latency_ns", dram.ideal->latency_ns}}}};
+    if (dram.ideal->unlimited) return with_capacity({{"ideal", "unlimited"}});
+    return with_capacity(
+        {{"ideal", {{"bandwidth_gbps", dram.ideal->bandwidth_gbps}, {"latency_ns", dram.ideal->latency_ns}}}});
   }
   const spec::DramTiming& t = dram.timing;
   // name is optional: a DRAM written inline may have none.
@@ -122,6 +129,7 @@ Json dram_json(const spec::DramSpec& dram) {
                        {"bank_groups", dram.bank_groups},
                        {"banks_per_group", dram.banks_per_group},
                        {"row_bytes", dram.row_bytes},
+                       {"rows", dram.rows},
                        {"bus_bits", dram.bus_bits},
                        {"pseudo_channels", dram.pseudo_channels},
                        {"tck_ns", t.tck_ns},
@@ -153,7 +161,7 @@ Json dram_json(const spec::DramSpec& dram) {
   document["address_hash"] = util::name(dram.address_hash);
   document["controller"] = controller_json(dram.controller);
   if (dram.power) document["power"] = power_json(*dram.power);
-  return document;
+  return with_capacity(document);
 }
 
 // {type: value} in spec::operand_types()'s order, as the shipped tables list them.

@@ -11,6 +11,7 @@
 #include "mapping/core_split.h"
 #include "mapping/program_builder.h"
 #include "mapping/training_mapper.h"
+#include "simulate/capacity.h"
 #include "simulate/invariants.h"
 #include "util/checked_math.h"
 
@@ -40,6 +41,16 @@ double positive_from_environment(const char* variable, double fallback, bool int
                                 ", got \"" + value + "\"");
   }
   return number;
+}
+
+// Refuses a run whose largest batch does not fit the DRAM (simulate/capacity.h), before anything is mapped.
+void check_capacity(const spec::AcceleratorSpec& spec, const workload::Network& network,
+                    const std::vector<std::int64_t>& batches, const workload::TrainingOptions* training,
+                    const std::string& origin) {
+  const std::int64_t batch = *std::max_element(batches.begin(), batches.end());
+  const std::string problem =
+      capacity_problem(network, batch, dram_need(network, batch, spec.element_bytes(), training), spec.dram);
+  if (!problem.empty()) throw mapping::MappingError(problem + where(origin, batch));
 }
 
 // A batch's runs on a chip of several cores (one per selected layer), their layers' plans, and the
@@ -246,6 +257,7 @@ RunLimits run_limits() {
 RunPlan plan_inference(const spec::AcceleratorSpec& spec, const workload::Network& network,
                        const std::vector<std::int64_t>& batches, const std::vector<std::size_t>& selected,
                        const std::string& origin, const RunLimits& limits) {
+  check_capacity(spec, network, batches, nullptr, origin);
   RunPlan plan;
   RunBuilder builder(plan, spec, limits);
   const std::int64_t e = spec.element_bytes();
@@ -313,6 +325,7 @@ RunPlan plan_training(const spec::AcceleratorSpec& spec, const workload::Network
     throw mapping::MappingError("a training step is mapped on one core: a chip of " + std::to_string(spec.cores) +
                                 " cores (cores.count) runs inference only" + where(origin, batches.front()));
   }
+  check_capacity(spec, network, batches, &training, origin);
   RunPlan plan;
   RunBuilder builder(plan, spec, limits);
   std::vector<std::size_t> every_layer(network.layers.size());

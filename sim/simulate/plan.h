@@ -19,8 +19,9 @@ namespace reusesim::simulate {
 // simulated (docs/conventions.md, "Run limits"). Steps bound the plan's memory; the DRAM bytes and
 // the simulated time bound the simulation's wall time. The DRAM model simulates every burst: 25 to
 // 80 MB a second on the 2-core machine the defaults were measured on (busy to quiet; 32-byte DDR3
-// and 64-byte HBM2 bursts alike), so 25 GB is 5 to 10 minutes, and the largest shipped job, the
-// ResNet-50 training step at batch 32 on snowflake (traces/training.yaml), moves 20.1 GB. Each
+// and 64-byte HBM2 bursts alike), so 25 GB is 5 to 10 minutes, and the largest shipped job then,
+// the ResNet-50 training step at batch 32 on snowflake, moved 20.1 GB (now refused: it does not fit
+// snowflake's DRAM, simulate/capacity.h). Each
 // refresh is an event too: an idle HBM2 (16 channels) costs 2 s of wall time per simulated second.
 struct RunLimits {
   std::size_t max_steps = program::kMaxRunSteps;

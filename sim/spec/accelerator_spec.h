@@ -231,6 +231,9 @@ struct DramControllerSpec {
   }
 };
 
+// dram.capacity_gib's unit.
+constexpr std::int64_t kBytesPerGib = std::int64_t{1} << 30;
+
 struct DramSpec {
   // Set: the memory is ideal, and the DRAM fields below only describe its address space (one
   // channel, 64-byte bursts, 4 KiB runs: see config::ideal_dram_spec).
@@ -242,6 +245,7 @@ struct DramSpec {
   std::int64_t bank_groups = 0;
   std::int64_t banks_per_group = 0;
   std::int64_t row_bytes = 0;  // one rank's row (page) across the channel's bus
+  std::int64_t rows = 0;       // rows of each bank: with the organisation above, the capacity
   std::int64_t bus_bits = 0;   // data bus width of one channel
   // HBM's pseudo-channel mode: 2 splits each channel into two with half its bus and row, their own
   // banks, scheduled independently (their shared command pins are not modelled).
@@ -255,10 +259,24 @@ struct DramSpec {
   AddressHash address_hash = AddressHash::none;
   DramControllerSpec controller;
   std::optional<DramPowerSpec> power;  // IDD currents or per-access energies (docs/energy-model.md)
+  // dram.capacity_gib: what a card holds, given where the channels above model fewer or other
+  // devices than it has (a card's 12 channels as 8 faster ones). None: the organisation's, or an
+  // ideal memory's unlimited room.
+  std::optional<std::int64_t> given_capacity_bytes;
 
   auto fields() const {
-    return std::tie(ideal, name, standard, channels, ranks, bank_groups, banks_per_group, row_bytes, bus_bits,
-                    pseudo_channels, timing, address_mapping, interleave_bytes, address_hash, controller, power);
+    return std::tie(ideal, name, standard, channels, ranks, bank_groups, banks_per_group, row_bytes, rows, bus_bits,
+                    pseudo_channels, timing, address_mapping, interleave_bytes, address_hash, controller, power,
+                    given_capacity_bytes);
+  }
+
+  // Bytes the memory holds: the given capacity, else channels x ranks x banks x rows x row_bytes
+  // (pseudo-channels split the banks' rows, not the bytes), else (an ideal memory) none: unlimited.
+  // The loader's ranges keep the product below 2^62.
+  std::optional<std::int64_t> capacity_bytes() const {
+    if (given_capacity_bytes) return given_capacity_bytes;
+    if (ideal) return std::nullopt;
+    return channels * ranks * bank_groups * banks_per_group * rows * row_bytes;
   }
 
   // What one scheduled channel (a pseudo-channel in pseudo-channel mode) has.

@@ -124,9 +124,12 @@ std::int64_t optimizer_bytes_per_parameter(Optimizer optimizer, bool mixed_preci
 }
 
 Footprint compute_footprint(const Network& network, const FootprintOptions& options) {
-  const std::int64_t element_bytes = bytes_per_element(options.dtype);
-  const TensorWidths widths =
-      options.formats ? TensorWidths::of(*options.formats) : TensorWidths::uniform(element_bytes);
+  const TensorWidths widths = options.widths    ? *options.widths
+                              : options.formats ? TensorWidths::of(*options.formats)
+                                                : TensorWidths::uniform(bytes_per_element(options.dtype));
+  // A training step holds every tensor at one width (footprint refuses a precision block there, run
+  // a block that is not uniform), its optimizer state too.
+  const std::int64_t element_bytes = widths.activation_bits / 8;
   const bool train = options.mode == FootprintMode::train;
   const auto tensor_bytes = [&](std::int64_t elements_per_sample, std::int64_t bits) {
     return packed_bytes(util::checked_mul(elements_per_sample, options.batch), bits);

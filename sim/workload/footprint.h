@@ -38,6 +38,9 @@ struct FootprintOptions {
   Precision dtype = Precision::fp32;     // every tensor, optimizer state included
   // infer: each tensor at its own format (a model's precision block) in place of dtype.
   std::optional<TensorFormats> formats;
+  // In place of dtype and formats: each tensor at the width `run` moves it (Network::run_widths), a
+  // training step's optimizer state at the activations'.
+  std::optional<TensorWidths> widths;
   bool im2col = false;                   // convolutions lowered to matrix products need a workspace
   bool inplace_activations = false;      // activation layers overwrite their input
   // train: activation checkpointing (training.h); 1 keeps every activation.
