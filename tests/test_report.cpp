@@ -14,15 +14,16 @@
 #include "report/memtest_report.h"
 #include "report/run_report.h"
 #include "report/table.h"
+#include "util/strings.h"
 
 using namespace reusesim::report;
 
 TEST_CASE("digits are grouped for reading", "[report]") {
-  CHECK(group_digits(0) == "0");
-  CHECK(group_digits(999) == "999");
-  CHECK(group_digits(1000) == "1,000");
-  CHECK(group_digits(724406816) == "724,406,816");
-  CHECK(group_digits(-1234567) == "-1,234,567");
+  CHECK(reusesim::util::group_digits(0) == "0");
+  CHECK(reusesim::util::group_digits(999) == "999");
+  CHECK(reusesim::util::group_digits(1000) == "1,000");
+  CHECK(reusesim::util::group_digits(724406816) == "724,406,816");
+  CHECK(reusesim::util::group_digits(-1234567) == "-1,234,567");
 }
 
 TEST_CASE("one table, three formats", "[report]") {

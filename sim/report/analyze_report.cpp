@@ -1,6 +1,7 @@
 #include "report/analyze_report.h"
 
 #include "util/checked_math.h"
+#include "util/strings.h"
 
 namespace reusesim::report {
 
@@ -155,9 +156,9 @@ std::string render_analysis(const workload::Network& network, const AnalyzeOptio
       "model " + network.name + ": input " + input + ", " + sizes + ", batch " + std::to_string(options.batch);
   if (options.peak_tops) text += ", ideal device " + format_number(*options.peak_tops) + " Tops/s";
   if (network.input && network.input->kind == workload::ShapeKind::sequence) {
-    text += "\nper token: " + group_digits(network.total_macs() / network.tokens_per_sample()) + " MACs";
+    text += "\nper token: " + util::group_digits(network.total_macs() / network.tokens_per_sample()) + " MACs";
     if (const std::int64_t kv = network.kv_cache_elements_per_token(); kv > 0) {
-      text += ", " + group_digits(kv_cache_bytes_per_token) + " bytes of keys and values in the KV cache";
+      text += ", " + util::group_digits(kv_cache_bytes_per_token) + " bytes of keys and values in the KV cache";
     }
   }
   text += "\n" + std::string(kConventions) + "\n\n";

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "util/strings.h"
+
 namespace reusesim::report {
 
 namespace {
@@ -44,16 +46,6 @@ std::optional<Format> format_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-std::string group_digits(std::int64_t value) {
-  const std::string digits = std::to_string(value < 0 ? -value : value);
-  std::string grouped;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
-    grouped += digits[i];
-  }
-  return value < 0 ? "-" + grouped : grouped;
-}
-
 std::string format_number(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.10g", value);
@@ -73,7 +65,7 @@ std::string Table::to_text() const {
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       const Cell& cell = rows_[r][c];
       std::string& out = text[r][c];
-      if (std::holds_alternative<std::int64_t>(cell)) out = group_digits(std::get<std::int64_t>(cell));
+      if (std::holds_alternative<std::int64_t>(cell)) out = util::group_digits(std::get<std::int64_t>(cell));
       if (std::holds_alternative<double>(cell)) out = fixed(std::get<double>(cell), columns_[c].text_decimals);
       if (std::holds_alternative<std::string>(cell)) out = std::get<std::string>(cell);
       if (std::holds_alternative<std::monostate>(cell)) out = "-";

@@ -43,8 +43,6 @@ std::string csv_escape(const std::string& text);
 // are checked to be UTF-8; paths given on the command line need not be, and their other bytes
 // become U+FFFD rather than making the JSON writer throw.
 std::string json_document_text(const nlohmann::ordered_json& document);
-// 12345678 -> "12,345,678".
-std::string group_digits(std::int64_t value);
 // Shortest round-trip-safe text for CSV ("%.10g").
 std::string format_number(double value);
 

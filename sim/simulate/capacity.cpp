@@ -3,33 +3,25 @@
 #include <cstdio>
 
 #include "util/checked_math.h"
+#include "util/strings.h"
 #include "workload/footprint.h"
 
 namespace reusesim::simulate {
 
 namespace {
 
-// 14556069888 -> "14,556,069,888" (a count, never negative).
-std::string grouped(std::int64_t value) {
-  std::string digits = std::to_string(value);
-  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) {
-    digits.insert(static_cast<std::size_t>(at), ",");
-  }
-  return digits;
-}
-
 // "13.56 GiB (14,556,069,888 bytes)"; a count under 1 KiB is exact as it is ("12 B").
 std::string exact_bytes(std::int64_t bytes) {
-  return short_bytes(bytes) + (bytes < 1024 ? "" : " (" + grouped(bytes) + " bytes)");
+  return short_bytes(bytes) + (bytes < 1024 ? "" : " (" + util::group_digits(bytes) + " bytes)");
 }
 
 // "(decode, context 2,048)", "(prefill, sequence 512)", or nothing for a network without a KV cache.
 std::string phase_of(const workload::Network& network) {
   for (const workload::NetworkLayer& layer : network.layers) {
-    if (layer.cached_steps > 0) return " (decode, context " + grouped(layer.cached_steps) + ")";
+    if (layer.cached_steps > 0) return " (decode, context " + util::group_digits(layer.cached_steps) + ")";
   }
   if (network.kv_cache_elements_per_token() > 0) {
-    return " (prefill, sequence " + grouped(network.tokens_per_sample()) + ")";
+    return " (prefill, sequence " + util::group_digits(network.tokens_per_sample()) + ")";
   }
   return "";
 }
@@ -81,9 +73,9 @@ std::string capacity_problem(const workload::Network& network, std::int64_t batc
   }
   const std::string holds =
       dram.given_capacity_bytes ? "dram.capacity_gib" : "channels x ranks x banks x rows x row_bytes";
-  return "model " + network.name + " at batch " + grouped(batch) + phase_of(network) + " needs " + exact_bytes(total) +
-         " of DRAM: " + parts + "; its DRAM (" + holds + ") holds " + exact_bytes(*capacity) + ", short by " +
-         exact_bytes(total - *capacity) +
+  return "model " + network.name + " at batch " + util::group_digits(batch) + phase_of(network) + " needs " +
+         exact_bytes(total) + " of DRAM: " + parts + "; its DRAM (" + holds + ") holds " + exact_bytes(*capacity) +
+         ", short by " + exact_bytes(total - *capacity) +
          "; lower the batch size (or the context or sequence length), store the weights narrower (the "
          "model's precision block), or give the memory more room (dram.capacity_gib)";
 }

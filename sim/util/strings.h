@@ -1,10 +1,22 @@
 #pragma once
 // Small string helpers every folder uses.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace reusesim::util {
+
+// 12345678 -> "12,345,678".
+inline std::string group_digits(std::int64_t value) {
+  const std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string grouped;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return value < 0 ? "-" + grouped : grouped;
+}
 
 // `items` with `separator` between each two: join({"a", "b"}, ", ") is "a, b".
 inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
