@@ -217,14 +217,9 @@ int run_command(const std::vector<std::string>& args) {
     }
     const report::Format format = parse_format(common.format);
     // --set model.<path> changes the model; any other path the accelerator.
-    std::vector<std::string> arch_overrides, model_overrides;
-    for (const std::string& assignment : common.overrides) {
-      if (assignment.rfind("model.", 0) == 0) {
-        model_overrides.push_back(assignment.substr(6));
-      } else {
-        arch_overrides.push_back(assignment);
-      }
-    }
+    const config::SplitOverrides overrides = config::split_overrides(common.overrides, "model.");
+    const std::vector<std::string>& arch_overrides = overrides.rest;
+    const std::vector<std::string>& model_overrides = overrides.under_prefix;
     const spec::AcceleratorSpec loaded_spec = config::load_accelerator_file(arch_file, arch_overrides, {"model"});
     // Program files describe one core (docs/accelerator-format.md, "Cores").
     if (loaded_spec.cores > 1 && !dump_file.empty()) {

@@ -426,8 +426,22 @@ std::string relative_to(const std::string& origin, const std::string& path) {
   return (std::filesystem::path(origin).parent_path() / path).lexically_normal().string();
 }
 
+SplitOverrides split_overrides(const std::vector<std::string>& overrides, const std::string& prefix) {
+  SplitOverrides split;
+  for (const std::string& assignment : overrides) {
+    if (assignment.rfind(prefix, 0) == 0) {
+      split.under_prefix.push_back(assignment.substr(prefix.size()));
+    } else {
+      split.rest.push_back(assignment);
+    }
+  }
+  return split;
+}
+
+std::string override_origin(const std::string& assignment) { return "--set " + assignment; }
+
 void apply_override(ConfigNode& root, const std::string& assignment, util::Diagnostics& diagnostics) {
-  const util::SourceLocation origin{"--set " + assignment, 0, 0};
+  const util::SourceLocation origin{override_origin(assignment), 0, 0};
   const KeyPath key_path = split_key_path(assignment);
   const std::size_t equals = key_path.length;
   if (!key_path.error.empty() || equals == assignment.size() || equals == 0) {

@@ -95,6 +95,16 @@ ConfigNode load_document(const DocumentSource& source, FileKind expected, const 
 // A file another names: `path` as written in `origin`, relative to origin's directory unless absolute.
 std::string relative_to(const std::string& origin, const std::string& path);
 
+// Overrides routed by their first key: those under `prefix` ("model.", "chip.") with it taken off,
+// for the file that key names, and the rest.
+struct SplitOverrides {
+  std::vector<std::string> under_prefix;
+  std::vector<std::string> rest;
+};
+SplitOverrides split_overrides(const std::vector<std::string>& overrides, const std::string& prefix);
+// Where an override's problems are reported: "--set key.path=value".
+std::string override_origin(const std::string& assignment);
+
 // Applies one `key.path=value` override. Path segments select map keys; on a list they select
 // the element whose `name` is the segment, or the element at a numeric index. A segment in
 // brackets is taken whole, dots and all: `sweep[dram.channels]=[1,2]`. A missing last

@@ -13,7 +13,7 @@ namespace {
 // Chips a system may have: a 64-chip TPU v4 slice with room for a few thousand (a full pod).
 constexpr std::int64_t kMaxChips = 4096;
 constexpr std::int64_t kMaxLinksPerChip = 1024;
-constexpr char kChipPrefix[] = "chip.";
+const std::string kChipPrefix = "chip.";
 
 // What the topology needs of the chips and their links: a torus its dimensions, whose product is
 // the chip count; every topology links that spread evenly over a chip's neighbours.
@@ -79,7 +79,7 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
       for (const util::Diagnostic& diagnostic : error.diagnostics()) {
         util::SourceLocation location = diagnostic.location;
         for (const std::string& assignment : chip_overrides) {
-          if (location.file == "--set " + assignment) location.file = "--set " + (kChipPrefix + assignment);
+          if (location.file == override_origin(assignment)) location.file = override_origin(kChipPrefix + assignment);
         }
         diagnostics.error(location, diagnostic.key_path, diagnostic.message);
       }
@@ -89,17 +89,10 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
 }
 
 spec::SystemSpec load_system(const DocumentSource& source, const std::vector<std::string>& overrides) {
-  std::vector<std::string> own, chip;
-  for (const std::string& assignment : overrides) {
-    if (assignment.rfind(kChipPrefix, 0) == 0) {
-      chip.push_back(assignment.substr(sizeof(kChipPrefix) - 1));
-    } else {
-      own.push_back(assignment);
-    }
-  }
+  const SplitOverrides split = split_overrides(overrides, kChipPrefix);
   util::Diagnostics diagnostics;
-  const ConfigNode root = load_document(source, FileKind::system, own, diagnostics);
-  spec::SystemSpec system = read_system(root, source.origin, chip, diagnostics);
+  const ConfigNode root = load_document(source, FileKind::system, split.rest, diagnostics);
+  spec::SystemSpec system = read_system(root, source.origin, split.under_prefix, diagnostics);
   diagnostics.throw_if_any();
   return system;
 }

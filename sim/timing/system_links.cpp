@@ -21,10 +21,10 @@ SystemLinks::SystemLinks(const spec::SystemSpec& spec)
     : spec_(spec),
       bundle_mbps_(
           static_cast<std::uint64_t>(std::llround(spec.link.bandwidth_gbps * 1000.0) * spec.links_per_neighbour())),
-      servers_(static_cast<std::size_t>(spec.chips * links_per_chip()),
+      servers_(static_cast<std::size_t>(spec.chips * bundle_slots()),
                static_cast<std::uint64_t>(std::llround(spec.link.latency_ns * 1000.0)), 1) {}
 
-std::int64_t SystemLinks::links_per_chip() const {
+std::int64_t SystemLinks::bundle_slots() const {
   switch (spec_.topology) {
     case spec::ChipTopology::torus:
       return 2 * static_cast<std::int64_t>(spec_.torus_dimensions.size());
@@ -48,7 +48,7 @@ std::uint64_t SystemLinks::hold_ps(std::uint64_t bytes) const {
 const std::vector<std::int32_t>& SystemLinks::route(std::int64_t from, std::int64_t to) {
   route_.clear();
   if (from == to) return route_;
-  const std::int64_t per_chip = links_per_chip();
+  const std::int64_t per_chip = bundle_slots();
   const auto push = [&](std::int64_t chip, std::int64_t link) {
     route_.push_back(static_cast<std::int32_t>(chip * per_chip + link));
   };
@@ -89,7 +89,7 @@ std::uint64_t SystemLinks::carry(const std::vector<std::int32_t>& path, std::uin
 }
 
 std::int64_t SystemLinks::link_target(std::size_t link) const {
-  const std::int64_t per_chip = links_per_chip();
+  const std::int64_t per_chip = bundle_slots();
   const std::int64_t chip = static_cast<std::int64_t>(link) / per_chip;
   const std::int64_t which = static_cast<std::int64_t>(link) % per_chip;
   switch (spec_.topology) {
@@ -109,7 +109,7 @@ std::int64_t SystemLinks::link_target(std::size_t link) const {
 }
 
 std::string SystemLinks::link_name(std::size_t link) const {
-  const std::int64_t chip = static_cast<std::int64_t>(link) / links_per_chip();
+  const std::int64_t chip = static_cast<std::int64_t>(link) / bundle_slots();
   const std::int64_t target = link_target(link);
   if (spec_.topology == spec::ChipTopology::switched) {
     return target < 0 ? "chip" + std::to_string(chip) + " -> switch" : "switch -> chip" + std::to_string(chip);

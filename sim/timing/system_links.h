@@ -38,9 +38,11 @@ class SystemLinks {
   std::string link_name(std::size_t link) const;
 
  private:
-  // The chip a link leads to (-1: the switch), and the links each chip has.
+  // The chip a link leads to (-1: the switch), and the bundles each chip's are indexed by (a
+  // direction of a ring or a torus dimension, a switch's up and down, a fully connected chip's
+  // every chip, its own unused).
   std::int64_t link_target(std::size_t link) const;
-  std::int64_t links_per_chip() const;
+  std::int64_t bundle_slots() const;
 
   spec::SystemSpec spec_;
   std::uint64_t bundle_mbps_;  // 1e6 bytes/s
