@@ -84,3 +84,18 @@ TEST_CASE("system file: its chip's problems keep the chip file's own location", 
       load_error("name: x\nchip: ../none.yaml\nchips: 2\nlinks: {per_chip: 1, bandwidth_gbps: 1, latency_ns: 1}\n"),
       Contains("none.yaml"));
 }
+
+TEST_CASE("system file: a plan of tensor parallelism over every chip", "[system_config]") {
+  const spec::SystemSpec planned =
+      config::load_system_text(system_text("topology: ring\nplan: {tensor: 4}\n"), kOrigin);
+  REQUIRE(planned.plan);
+  CHECK(planned.plan->tensor == 4);
+  CHECK_FALSE(config::load_system_text(system_text("topology: ring\n"), kOrigin).plan);
+  CHECK(config::load_system_text(system_text("topology: ring\n"), kOrigin, {"plan.tensor=4"}).plan->tensor == 4);
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 2}\n")),
+             Contains("test.yaml:5:16: error: plan.tensor: splits a model over 2 chips, but the system has 4: tensor "
+                      "parallelism takes every chip"));
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 0}\n")), Contains("error: plan.tensor: expected"));
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {pipeline: 2}\n")),
+             Contains("error: plan.tensor: missing required key"));
+}

@@ -53,6 +53,26 @@ TEST_CASE("system routes: a ring the shorter way, a torus dimension by dimension
   CHECK(route_names(switched, 2, 7) == std::vector<std::string>{"chip2 -> switch", "switch -> chip7"});
 }
 
+TEST_CASE("system links: the links that exist among the bundle slots", "[system]") {
+  const auto existing = [](const spec::SystemSpec& spec) {
+    timing::SystemLinks links(spec);
+    std::vector<std::string> names;
+    for (std::size_t link = 0; link < links.link_count(); ++link) {
+      if (links.exists(link)) names.push_back(links.link_name(link));
+    }
+    return names;
+  };
+  // Two chips on a ring are one neighbour each way; three fully connected chips have 3 x 2 links; a
+  // 2 x 3 torus has one neighbour along x and two along y: 6 x (1 + 2) = 18.
+  CHECK(existing(fixtures::system_spec(spec::ChipTopology::ring, 2, 1)) ==
+        std::vector<std::string>{"chip0 -> chip1", "chip1 -> chip0"});
+  CHECK(existing(fixtures::system_spec(spec::ChipTopology::fully_connected, 3, 2)) ==
+        std::vector<std::string>{"chip0 -> chip1", "chip0 -> chip2", "chip1 -> chip0", "chip1 -> chip2",
+                                 "chip2 -> chip0", "chip2 -> chip1"});
+  CHECK(existing(fixtures::system_spec(spec::ChipTopology::torus, 6, 3, {2, 3})).size() == 18);
+  CHECK(existing(fixtures::system_spec(spec::ChipTopology::switched, 2, 1)).size() == 4);
+}
+
 TEST_CASE("system links: a bundle moves its links' bandwidths together, rounded up to a picosecond", "[system]") {
   // A switch: all 12 links of 25 GB/s in one bundle, 300 GB/s: 3,000,000 B in 10 us; 1 B in
   // 3.33 ps, rounded up to 4.

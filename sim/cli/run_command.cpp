@@ -9,12 +9,16 @@
 #include "config/accelerator_loader.h"
 #include "config/accelerator_writer.h"
 #include "config/model_loader.h"
+#include "config/system_loader.h"
 #include "mapping/mapper.h"
+#include "parallel/tensor_parallel.h"
 #include "program/program_text.h"
 #include "report/run_report.h"
+#include "report/system_report.h"
 #include "report/timeline_report.h"
 #include "simulate/plan.h"
 #include "simulate/replay.h"
+#include "simulate/system_plan.h"
 #include "util/diagnostics.h"
 #include "util/output_files.h"
 #include "util/strings.h"
@@ -169,17 +173,107 @@ report::RunReport training_report(const spec::AcceleratorSpec& spec, const workl
   return report::RunReport{spec.name, network.name, spec, {}, training, {}, {}};
 }
 
+// Whether `file` is a system file (docs/systems.md); a file that does not parse is not, and the
+// accelerator loader reports why.
+bool is_system_file(const std::string& file) {
+  util::Diagnostics diagnostics;
+  const config::ConfigNode root = config::load_yaml_file(file, diagnostics);
+  return diagnostics.empty() && config::file_kind_of(root) == config::FileKind::system;
+}
+
+// What a run of a system does not take yet, as a UsageError.
+void check_system_options(const spec::SystemSpec& system, const std::string& system_file, bool training,
+                          bool some_layers, bool dump_program, bool timeline) {
+  const std::string chips = "a system of " + std::to_string(system.chips) + " chips (" + system_file + ")";
+  if (training) throw UsageError("--mode train: " + chips + " runs inference so far");
+  if (some_layers) throw UsageError("--layers and --layer-types: " + chips + " runs the whole model");
+  if (dump_program) throw UsageError("--dump-program writes one accelerator's programs, not " + chips + "'s");
+  if (timeline) throw UsageError("--timeline draws one accelerator's replay, not " + chips + "'s, so far");
+  if (!system.plan) {
+    throw UsageError(system_file + ": a system of " + std::to_string(system.chips) +
+                     " chips runs a model by its plan: add plan: {tensor: " + std::to_string(system.chips) +
+                     "} or give --set plan.tensor=" + std::to_string(system.chips));
+  }
+}
+
+// The run of a system of several chips: the system table (and chip 0's layers as text) on
+// standard output, and with --out its files.
+int run_system(const spec::SystemSpec& system, const config::LoadedModel& model, const config::Phase& lengths,
+               const std::vector<std::int64_t>& batches, spec::Fidelity fidelity, report::Format format,
+               const std::string& system_file, const std::string& out_dir, bool every_chip) {
+  simulate::SystemRunPlan plan;
+  try {
+    plan = simulate::plan_system_inference(system, model.spec, model.network, lengths.decode_context, batches,
+                                           system_file, every_chip);
+  } catch (const parallel::PlanError& error) {
+    throw UsageError(system_file + ": " + error.what());
+  }
+  if (!out_dir.empty()) {
+    if (const std::string problem = util::foreign_directory_problem(out_dir); !problem.empty()) {
+      throw FileError("--out: " + problem);
+    }
+  }
+  const std::vector<program::LayerRun> chip_runs = plan.program.chips.front().runs;
+  const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program), fidelity);
+  if (replay.out_of_memory) return report_bad_input("run", replay.problem);
+  if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
+  warn_of_energy_curves("run", system.chip);
+  const workload::Network& chip_network = plan.split.chip_network;
+  report::RunReport chip_report{system.chip.name, chip_network.name, system.chip, {}, std::nullopt, {}, {}};
+  chip_report.fidelity = fidelity;
+  const std::int64_t kv_cache_element_bytes = chip_network.kv_cache_element_bytes(system.chip.element_bytes());
+  if (kv_cache_element_bytes != system.chip.element_bytes())
+    chip_report.kv_cache_element_bytes = kv_cache_element_bytes;
+  if (chip_network.kv_cache_elements_per_token() > 0) chip_report.tokens_per_sample = chip_network.tokens_per_sample();
+  const std::vector<results::LayerResult>& results = replay.chip_results.front();
+  const std::size_t layers = chip_network.layers.size();
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    chip_report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),
+                                     results.begin() + static_cast<std::ptrdiff_t>((b + 1) * layers));
+  }
+  report::SystemReport system_report{system.name,
+                                     model.network.name,
+                                     system.chips,
+                                     system.plan->tensor,
+                                     plan.twins,
+                                     batches,
+                                     chip_report.tokens_per_sample,
+                                     replay.batches,
+                                     replay.collectives,
+                                     replay.links};
+  std::cout << report::render_system(system_report, format);
+  if (format == report::Format::table) std::cout << "\nchip 0's layers\n" << report::render_run(chip_report, format);
+  if (out_dir.empty()) return kExitOk;
+  const std::vector<std::pair<std::string, std::string>> files{
+      {"system.csv", report::system_table(system_report).to_csv()},
+      {"collectives.csv", report::collective_table(system_report).to_csv()},
+      {"chip_links.csv", report::chip_link_table(system_report).to_csv()},
+      {"results.csv", report::render_run(chip_report, report::Format::csv)},
+      {"results.json", report::render_run(chip_report, report::Format::json)},
+      {"dram_channels.csv", report::render_dram_channels(chip_report)},
+      {"config.json", config::accelerator_json(system.chip)},
+      {"stats.txt", report::system_stats_legend() + report::run_stats_legend(false, fidelity, system.chip.cores > 1,
+                                                                             system.chip.shared_memory.has_value(),
+                                                                             system.chip.noc.has_value(),
+                                                                             report::skipped_zeros(chip_report),
+                                                                             report::has_token_columns(chip_report))}};
+  std::string problem = util::output_files_problem(out_dir, files);
+  return problem.empty() ? kExitOk : report_bad_input("run", "--out: " + problem);
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   return run_guarded("run", [&] {
     CommonOptions common;
+    bool every_chip = false;
     std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file,
         fidelity_name;
     PhaseOptions phase;
     ModeOptions mode;
     po::options_description options("reusesim run options");
-    options.add_options()("arch", po::value(&arch_file)->required(), "accelerator file (YAML)")(
+    options.add_options()("arch", po::value(&arch_file)->required(),
+                          "accelerator file, or system file of chips (YAML; docs/systems.md)")(
         "model", po::value(&model_file)->required(), "model file (YAML)")(
         "batch", po::value(&batch_list)->default_value("1"), "batch sizes, e.g. 1,16,256")(
         "layers", po::value(&layer_list), "run only these layers, e.g. fc6,fc7 (default: all)")(
@@ -195,7 +289,10 @@ int run_command(const std::vector<std::string>& args) {
         "FIFO or symlink is written through")(
         "timeline", po::value(&timeline_file),
         "also write the replay as a Chrome/Perfetto trace to this file: layers, each core's compute array and DMA "
-        "engines, DRAM channels (docs/timeline.md); written like --dump-program");
+        "engines, DRAM channels (docs/timeline.md); written like --dump-program")(
+        "every-chip", po::bool_switch(&every_chip),
+        "with a system file: replay every chip, also those the plan gives the same layers as chip 0 (which are "
+        "otherwise replayed once, when the result is the same)");
     add_phase_options(options, phase);
     add_mode_options(options, mode);
     add_fidelity_option(options, fidelity_name);
@@ -220,7 +317,15 @@ int run_command(const std::vector<std::string>& args) {
     const config::SplitOverrides overrides = config::split_overrides(common.overrides, "model.");
     const std::vector<std::string>& arch_overrides = overrides.rest;
     const std::vector<std::string>& model_overrides = overrides.under_prefix;
-    const spec::AcceleratorSpec loaded_spec = config::load_accelerator_file(arch_file, arch_overrides, {"model"});
+    std::optional<spec::SystemSpec> system;
+    if (is_system_file(arch_file)) system = config::load_system_file(arch_file, arch_overrides);
+    if (every_chip && !system) throw UsageError("--every-chip applies to a system file; " + arch_file + " is not one");
+    const spec::AcceleratorSpec loaded_spec =
+        system ? system->chip : config::load_accelerator_file(arch_file, arch_overrides, {"model"});
+    if (system && system->chips > 1) {
+      check_system_options(*system, arch_file, training.has_value(), !layer_list.empty() || !type_list.empty(),
+                           !dump_file.empty(), !timeline_file.empty());
+    }
     // Program files describe one core (docs/accelerator-format.md, "Cores").
     if (loaded_spec.cores > 1 && !dump_file.empty()) {
       throw UsageError("--dump-program writes one core's programs: a chip of " + std::to_string(loaded_spec.cores) +
@@ -236,6 +341,11 @@ int run_command(const std::vector<std::string>& args) {
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_run_formats(loaded_spec, model.network, training.has_value(), !dump_file.empty(), model_file);
     const spec::AcceleratorSpec spec = mapping::run_accelerator(loaded_spec, model.network);
+    if (system && system->chips > 1) {
+      spec::SystemSpec run_system_spec = *system;
+      run_system_spec.chip = spec;
+      return run_system(run_system_spec, model, lengths, batches, fidelity, format, arch_file, out_dir, every_chip);
+    }
     const std::int64_t kv_cache_element_bytes = model.network.kv_cache_element_bytes(spec.element_bytes());
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
                                kv_cache_element_bytes);

@@ -70,6 +70,20 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
     }
   }
   if (system.chips > 0) check_topology(system, reader);
+  if (const ConfigNode* plan = reader.optional("plan")) {
+    MapReader plan_reader(*plan, reader.child_path("plan"), diagnostics);
+    if (plan_reader.valid()) {
+      const std::optional<std::int64_t> tensor = plan_reader.required_integer("tensor", {1, kMaxChips});
+      // Every chip takes part: tensor parallelism is the one way to split a model so far.
+      if (tensor && system.chips > 0 && *tensor != system.chips) {
+        diagnostics.error(plan_reader.optional("tensor")->location, plan_reader.child_path("tensor"),
+                          "splits a model over " + std::to_string(*tensor) + " chips, but the system has " +
+                              std::to_string(system.chips) + ": tensor parallelism takes every chip");
+      }
+      if (tensor) system.plan = spec::ParallelPlan{*tensor};
+      plan_reader.finish();
+    }
+  }
   reader.finish();
   if (chip_file) {
     try {

@@ -96,7 +96,7 @@ std::int64_t set_activity_cycles(Figures& figures, const CoreUnitTotals& totals,
 
 Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec,
                          std::vector<program::LayerRun> runs, results::TimelineRecorder* timeline,
-                         spec::Fidelity fidelity)
+                         spec::Fidelity fidelity, Driver driver)
     : sc_core::sc_module(name),
       mapper_(spec.dram),
       memory_(make_memory(spec, fidelity, mapper_, shared_, noc_)),
@@ -107,13 +107,14 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSp
                                fast_chunk_bytes(spec, fidelity, mapper_));
              }),
       runs_(std::move(runs)),
+      totals_(runs_.size()),
       timeline_(timeline) {
   REUSESIM_HAS_PROCESS(Accelerator);
   if (timeline_ != nullptr) {
     timeline_->set_compute_period_ps(picoseconds(cores_[0].clock_period()));
     memory_->record_to(*timeline_);
   }
-  SC_THREAD(drive);
+  if (driver == Driver::own_thread) SC_THREAD(drive);
 }
 
 void Accelerator::restart_machine() {
@@ -124,14 +125,15 @@ void Accelerator::restart_machine() {
   for (Core& core : cores_) core.restart();
 }
 
-std::vector<Accelerator::Unit> Accelerator::replay_order(const std::vector<program::LayerRun>& runs) {
+std::vector<Accelerator::Unit> Accelerator::replay_order(const std::vector<program::LayerRun>& runs, std::size_t first,
+                                                         std::size_t end_run) {
   std::vector<Unit> units;
-  for (std::size_t r = 0; r < runs.size();) {
+  for (std::size_t r = first; r < end_run;) {
     const bool reduces = runs[r].program.reduction_step > 0;
     const std::int64_t passes = reduces ? 2 : std::max<std::int64_t>(1, runs[r].program.passes);
     // The consecutive layers of one batch with the same sub-batches run pass by pass.
     std::size_t end = r + 1;
-    while (!reduces && passes > 1 && end < runs.size() && !runs[end].starts_batch && runs[end].program.passes == passes)
+    while (!reduces && passes > 1 && end < end_run && !runs[end].starts_batch && runs[end].program.passes == passes)
       ++end;
     for (std::int64_t pass = 0; pass < passes; ++pass) {
       for (std::size_t q = r; q < end; ++q) units.push_back(Unit{q, pass, pass + 1 == passes});
@@ -158,13 +160,17 @@ std::pair<std::size_t, std::size_t> Accelerator::step_range(const Unit& unit, co
 }
 
 void Accelerator::drive() {
-  const std::vector<Unit> units = replay_order(runs_);
-  std::vector<RunTotals> totals(runs_.size());
+  replay_runs(0, runs_.size());
+  sc_core::sc_stop();
+}
+
+void Accelerator::replay_runs(std::size_t first, std::size_t end) {
+  const std::vector<Unit> units = replay_order(runs_, first, end);
   for (std::size_t u = 0; u < units.size(); ++u) {
     const Unit& unit = units[u];
     const std::size_t r = unit.run;
     const program::LayerRun& run = runs_[r];
-    RunTotals& total = totals[r];
+    RunTotals& total = totals_[r];
     if (run.starts_batch && unit.pass == 0 && !results_.empty()) restart_machine();
     const results::DramChannelStats dram_before = memory_->total_stats();
     const std::vector<results::DramChannelStats> channels_before = memory_->channel_stats();
@@ -235,7 +241,6 @@ void Accelerator::drive() {
       results_.back().batch_dram = std::move(batch);
     }
   }
-  sc_core::sc_stop();
 }
 
 std::vector<timing::NocLinks::LinkStats> Accelerator::link_stats() const {

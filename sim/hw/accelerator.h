@@ -27,12 +27,21 @@
 
 namespace reusesim::hw {
 
+// Who replays the runs: the chip's own thread, all of them and then sc_stop (a run of one chip),
+// or another module's thread, a range at a time (replay_runs: a chip of a system, between
+// collectives).
+enum class Driver { own_thread, caller };
+
 class Accelerator : public sc_core::sc_module {
  public:
   // With a `timeline`, every module records its activity there (see hw/timeline_recorder.h). With
   // `fidelity` fast, a timed DRAM is the fast memory (hw/dram_flow_memory.h).
   Accelerator(sc_core::sc_module_name name, const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-              results::TimelineRecorder* timeline = nullptr, spec::Fidelity fidelity = spec::Fidelity::exact);
+              results::TimelineRecorder* timeline = nullptr, spec::Fidelity fidelity = spec::Fidelity::exact,
+              Driver driver = Driver::own_thread);
+
+  // From a thread (Driver::caller): replays runs [first, end), which follow those replayed before.
+  void replay_runs(std::size_t first, std::size_t end);
 
   const std::vector<results::LayerResult>& results() const { return results_; }
   // The memory's counters over the whole run.
@@ -59,7 +68,7 @@ class Accelerator : public sc_core::sc_module {
   };
   // The order the passes run in: layer after layer, except that consecutive layers of a batch with
   // the same sub-batches (program::LayerProgram::passes) run pass by pass.
-  static std::vector<Unit> replay_order(const std::vector<program::LayerRun>& runs);
+  static std::vector<Unit> replay_order(const std::vector<program::LayerRun>& runs, std::size_t first, std::size_t end);
   // Core `core`'s program of a layer (an empty one for a core without samples).
   const program::LayerProgram& program_of(const program::LayerRun& run, std::size_t core) const;
   // The steps [first, end) of `unit` in a core's `program`: its pass's, but all it has left on the
@@ -68,6 +77,7 @@ class Accelerator : public sc_core::sc_module {
   results::LayerResult layer_result(const program::LayerRun& run, const RunTotals& total) const;
   // Each link's counters so far (none without a network-on-chip).
   std::vector<timing::NocLinks::LinkStats> link_stats() const;
+  // Driver::own_thread: replays every run, then stops the simulation.
   void drive();
   // Waits for the next DRAM clock edge and restarts the DRAM and SRAM there (program::LayerRun::starts_batch).
   void restart_machine();
@@ -82,6 +92,7 @@ class Accelerator : public sc_core::sc_module {
   sc_core::sc_vector<Core> cores_;  // "core", then "core_1", "core_2", ...
   program::LayerProgram no_program_;  // a core's share of a layer it has no samples of
   std::vector<program::LayerRun> runs_;
+  std::vector<RunTotals> totals_;  // by run
   std::vector<results::LayerResult> results_;
   // The memory's counters when the current batch started.
   results::DramChannelStats batch_dram_before_;

@@ -2,44 +2,127 @@
 
 #include <systemc>
 
+#include <algorithm>
+
 #include "hw/accelerator.h"
+#include "hw/system.h"
 #include "simulate/invariants.h"
 
 namespace reusesim::simulate {
 
-Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
-              results::TimelineRecorder* timeline, spec::Fidelity fidelity) {
+namespace {
+
+std::size_t steps_of(const std::vector<program::LayerRun>& runs) {
   std::size_t steps = 0;
   for (const program::LayerRun& run : runs) steps += run.program.steps.size();
-  // Keep the last SC_ERROR, to tell a simulation that ran out of memory (SystemC reports the
-  // std::bad_alloc that escaped a thread) from one that failed.
+  return steps;
+}
+
+// Keep the last SC_ERROR, to tell a simulation that ran out of memory (SystemC reports the
+// std::bad_alloc that escaped a thread) from one that failed.
+void cache_errors() {
   const sc_core::sc_actions error_actions = sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR);
   sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, error_actions | sc_core::SC_CACHE_REPORT);
+}
+
+// After the simulation: why it cannot be trusted ("" when it finished), out of memory or stopped.
+std::string simulation_problem(std::size_t steps, bool finished, bool& out_of_memory) {
+  const sc_core::sc_report* error = sc_core::sc_report_handler::get_cached_report();
+  if (error != nullptr && std::string(error->what()).find("bad_alloc") != std::string::npos) {
+    out_of_memory = true;
+    return "out of memory: the simulation of " + std::to_string(steps) +
+           " data-movement steps needs more memory than this machine gives it; replay fewer layers or batch sizes "
+           "at once";
+  }
+  if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !finished)
+    return "the simulation stopped before every layer finished";
+  return "";
+}
+
+// Each layer against its program and the roofline, each batch's TOTAL, the memory's totals.
+std::string results_problem(const std::vector<results::LayerResult>& results,
+                            const std::vector<program::LayerRun>& runs, const spec::AcceleratorSpec& spec,
+                            const results::DramChannelStats& memory) {
+  std::string problem;
+  std::vector<results::LayerResult> batch;  // the layers of the batch so far, for its TOTAL
+  for (std::size_t i = 0; i < runs.size() && problem.empty(); ++i) {
+    problem = replay_problem(results[i], program::chip_totals(runs[i]), spec);
+    if (runs[i].starts_batch) batch.clear();
+    batch.push_back(results[i]);
+    const bool ends_batch = i + 1 == runs.size() || runs[i + 1].starts_batch;
+    if (problem.empty() && ends_batch) problem = batch_total_problem(batch, spec);
+  }
+  return problem.empty() ? memory_total_problem(results, memory) : problem;
+}
+
+// Each batch from its first segment's start on any chip to its last's end on any, and chip 0's
+// time in it on layers and on collectives.
+std::vector<results::SystemBatch> batch_spans(const std::vector<program::ChipWork>& chips, const SystemReplay& replay) {
+  std::vector<results::SystemBatch> batches;
+  for (std::size_t c = 0; c < chips.size(); ++c) {
+    const std::vector<program::ChipSegment>& segments = chips[c].segments;
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      const std::size_t b = segments[s].batch;
+      const std::uint64_t start = replay.segment_start_ps[c][s], end = replay.segment_end_ps[c][s];
+      if (b >= batches.size()) batches.resize(b + 1, results::SystemBatch{start, end, 0, 0});
+      results::SystemBatch& batch = batches[b];
+      batch.start_ps = std::min(batch.start_ps, start);
+      batch.end_ps = std::max(batch.end_ps, end);
+      if (c > 0) continue;
+      (segments[s].kind == program::ChipSegment::Kind::link ? batch.collectives_ps : batch.layers_ps) += end - start;
+    }
+  }
+  return batches;
+}
+
+}  // namespace
+
+Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
+              results::TimelineRecorder* timeline, spec::Fidelity fidelity) {
+  cache_errors();
   hw::Accelerator accelerator("accelerator", spec, runs, timeline, fidelity);
   sc_core::sc_start();
   Replay replay;
-  const sc_core::sc_report* error = sc_core::sc_report_handler::get_cached_report();
-  if (error != nullptr && std::string(error->what()).find("bad_alloc") != std::string::npos) {
-    replay.out_of_memory = true;
-    replay.problem = "out of memory: the simulation of " + std::to_string(steps) +
-                     " data-movement steps needs more memory than this machine gives it; replay fewer layers or "
-                     "batch sizes at once";
-    return replay;
-  }
-  if (sc_core::sc_report_handler::get_count(sc_core::SC_ERROR) > 0 || !accelerator.finished()) {
-    replay.problem = "the simulation stopped before every layer finished";
-    return replay;
-  }
+  replay.problem = simulation_problem(steps_of(runs), accelerator.finished(), replay.out_of_memory);
+  if (!replay.problem.empty()) return replay;
   replay.results = accelerator.results();
-  std::vector<results::LayerResult> batch;  // the layers of the batch so far, for its TOTAL
-  for (std::size_t i = 0; i < runs.size() && replay.problem.empty(); ++i) {
-    replay.problem = replay_problem(replay.results[i], program::chip_totals(runs[i]), spec);
-    if (runs[i].starts_batch) batch.clear();
-    batch.push_back(replay.results[i]);
-    const bool ends_batch = i + 1 == runs.size() || runs[i + 1].starts_batch;
-    if (replay.problem.empty() && ends_batch) replay.problem = batch_total_problem(batch, spec);
+  replay.problem = results_problem(replay.results, runs, spec, accelerator.memory_stats());
+  return replay;
+}
+
+SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program, spec::Fidelity fidelity) {
+  std::size_t steps = 0;
+  for (const program::ChipWork& chip : program.chips) steps += steps_of(chip.runs);
+  cache_errors();
+  hw::System system("system", spec, std::move(program), fidelity);
+  sc_core::sc_start();
+  SystemReplay replay;
+  replay.problem = simulation_problem(steps, system.finished(), replay.out_of_memory);
+  if (!replay.problem.empty()) return replay;
+  replay.problem = system.symmetry_problem();
+  if (!replay.problem.empty()) {
+    replay.problem = "a chip replayed as its twin's was not one: " + replay.problem;
+    return replay;
   }
-  if (replay.problem.empty()) replay.problem = memory_total_problem(replay.results, accelerator.memory_stats());
+  const std::vector<program::ChipWork>& chips = system.program().chips;
+  for (std::size_t c = 0; c < chips.size(); ++c) {
+    replay.replayed_by.push_back(system.replayed_by(c));
+    replay.segment_start_ps.push_back(system.controller(c).segment_start_ps());
+    replay.segment_end_ps.push_back(system.controller(c).segment_end_ps());
+    replay.chip_results.emplace_back();
+    if (replay.replayed_by[c] != c) continue;
+    replay.chip_results.back() = system.layer_results(c);
+    if (replay.problem.empty())
+      replay.problem = results_problem(replay.chip_results.back(), chips[c].runs, spec.chip, system.memory_stats(c));
+  }
+  replay.collectives = system.collectives();
+  for (std::size_t link = 0; link < system.links().link_count(); ++link) {
+    if (!system.links().exists(link)) continue;
+    const timing::SystemLinks::LinkStats& stats = system.links().stats(link);
+    replay.links.push_back(
+        {system.links().link_name(link), stats.transfers, stats.bytes, stats.busy_ticks, stats.waited_ticks});
+  }
+  replay.batches = batch_spans(chips, replay);
   return replay;
 }
 

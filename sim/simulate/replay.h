@@ -7,10 +7,13 @@
 #include <vector>
 
 #include "program/program.h"
+#include "program/system_program.h"
 #include "results/layer_result.h"
+#include "results/system_result.h"
 #include "results/timeline_recorder.h"
 #include "spec/accelerator_spec.h"
 #include "spec/fidelity.h"
+#include "spec/system_spec.h"
 
 namespace reusesim::simulate {
 
@@ -30,5 +33,24 @@ struct Replay {
 // every invariant is checked all the same.
 Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
               results::TimelineRecorder* timeline = nullptr, spec::Fidelity fidelity = spec::Fidelity::exact);
+
+// A system's replay (hw::System): each chip's layers, its part of each collective, the links.
+struct SystemReplay {
+  // By chip: the chip that replayed its layers (itself, or the twin it names), and its layers'
+  // results when it replayed them (empty for a twin's).
+  std::vector<std::size_t> replayed_by;
+  std::vector<std::vector<results::LayerResult>> chip_results;
+  // By chip, by segment (program::ChipWork::segments): when the chip started and finished it.
+  std::vector<std::vector<std::uint64_t>> segment_start_ps, segment_end_ps;
+  std::vector<results::CollectiveResult> collectives;  // chip after chip, each in its order
+  std::vector<results::ChipLinkFigures> links;         // every link of the system, used or not, in SystemLinks' order
+  std::vector<results::SystemBatch> batches;           // by batch
+  std::string problem;                                 // as Replay's; also a twin that was not one
+  bool out_of_memory = false;
+};
+
+// Every chip's layers checked as replay() checks one accelerator's.
+SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program,
+                           spec::Fidelity fidelity = spec::Fidelity::exact);
 
 }  // namespace reusesim::simulate

@@ -3,6 +3,7 @@
 // topology. Hardware modules take this struct and never see YAML.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -34,6 +35,14 @@ struct ChipLinkSpec {
   auto fields() const { return std::tie(bandwidth_gbps, latency_ns, per_chip); }
 };
 
+// How a model is split over the chips (docs/systems.md, "Running a model on a system"): tensor
+// parallelism over `tensor` chips (parallel/tensor_parallel.h).
+struct ParallelPlan {
+  std::int64_t tensor = 1;
+
+  auto fields() const { return std::tie(tensor); }
+};
+
 struct SystemSpec {
   std::string name;
   AcceleratorSpec chip;
@@ -41,8 +50,9 @@ struct SystemSpec {
   ChipTopology topology = ChipTopology::ring;
   std::vector<std::int64_t> torus_dimensions;  // torus: their product is `chips`
   ChipLinkSpec link;
+  std::optional<ParallelPlan> plan;  // none: the file says how the chips are linked, not what they run
 
-  auto fields() const { return std::tie(name, chip, chips, topology, torus_dimensions, link); }
+  auto fields() const { return std::tie(name, chip, chips, topology, torus_dimensions, link, plan); }
 
   // The neighbours (a switch: the one switch) each chip's links are spread over, evenly: the links
   // between a chip and one neighbour form a bundle that moves their bandwidths together.

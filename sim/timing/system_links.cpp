@@ -108,6 +108,24 @@ std::int64_t SystemLinks::link_target(std::size_t link) const {
                     which % 2 == kForward ? 1 : -1);
 }
 
+bool SystemLinks::exists(std::size_t link) const {
+  const std::int64_t chip = static_cast<std::int64_t>(link) / bundle_slots();
+  const std::int64_t which = static_cast<std::int64_t>(link) % bundle_slots();
+  // A ring (or torus dimension) of two chips has one neighbour, reached forward; of one, none.
+  const auto ring_link = [&](std::int64_t size) { return size > 2 || (size == 2 && which % 2 == kForward); };
+  switch (spec_.topology) {
+    case spec::ChipTopology::switched:
+      return spec_.chips > 1;
+    case spec::ChipTopology::fully_connected:
+      return which != chip;
+    case spec::ChipTopology::ring:
+      return ring_link(spec_.chips);
+    case spec::ChipTopology::torus:
+      break;
+  }
+  return ring_link(spec_.torus_dimensions[static_cast<std::size_t>(which / 2)]);
+}
+
 std::string SystemLinks::link_name(std::size_t link) const {
   const std::int64_t chip = static_cast<std::int64_t>(link) / bundle_slots();
   const std::int64_t target = link_target(link);

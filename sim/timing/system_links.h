@@ -34,6 +34,9 @@ class SystemLinks {
   using LinkStats = LinkServers::LinkStats;  // ticks are picoseconds
   std::size_t link_count() const { return servers_.link_count(); }
   const LinkStats& stats(std::size_t link) const { return servers_.stats(link); }
+  // Whether `link` is one of the system's: links are indexed by bundle slots (bundle_slots), of
+  // which some lead nowhere (a ring of two chips' second direction, a fully connected chip's own).
+  bool exists(std::size_t link) const;
   // "chip0 -> chip1"; a switch's "chip0 -> switch" and "switch -> chip1".
   std::string link_name(std::size_t link) const;
 

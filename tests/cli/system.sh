@@ -23,8 +23,61 @@ same "the override as given" "$err" "--set chip.compute.clock_mhz=-1: error: com
 expect 2 "a chip file's own problem" -- "$REUSESIM" check "$S" --set chip=../small.yaml --set chip.compute.clock_mhz=1000 \
   --set chip.cores.count=0
 contains "the chip file's problem" "$err" "error: cores.count"
-# A system file where an accelerator belongs says what it is.
-expect 2 "a system for --arch" -- "$REUSESIM" run --arch "$S" --model "$SRC/models/mlp.yaml"
-contains "kind" "$err" "this is a system file (it has \`chips:\`), not an accelerator file"
+
+# run takes a system: GPT-2's decode step (one decoder layer, 64 cached tokens) tensor-parallel over
+# 2 A100s on the switch.
+L=(--model "$SRC/models/gpt2.yaml" --phase decode --context 64 --set model.parameters.layers=1)
+T=$(mktemp -d)
+expect 0 "tensor parallel over 2 chips" -- "$REUSESIM" run --arch "$S" "${L[@]}" --set chips=2 --set plan.tensor=2 \
+  --out "$T/a100"
+same "the header" "$(head -1 <<<"$out")" "system a100_nvlink8, model gpt2: 2 chips, tensor parallel over 2"
+same "system.csv: chips, tensor_parallel" "$(csv_col chips,tensor_parallel "$T/a100/system.csv")" "2,2"
+# Each chip sends a chunk in each of the ring's two phases: an all-reduce of 768 two-byte elements
+# (after add_1 and add_2; the model ends at its final layernorm, whole on each chip) sends 2 x 768 B.
+for chip in 0 1; do
+  same "collectives.csv: chip $chip's bytes" "$(csv_col collective,sent_bytes --where chip=$chip "$T/a100/collectives.csv")" \
+    "h/add_1: ring all-reduce of 1536 B over chips 0,1,1536
+h/add_2: ring all-reduce of 1536 B over chips 0,1,1536"
+done
+# Each chip's link up to the switch carries what it sent (2 x 1,536 B), its link down what it received.
+same "chip_links.csv" "$(csv_col link,bytes "$T/a100/chip_links.csv")" "chip0 -> switch,3072
+switch -> chip0,3072
+chip1 -> switch,3072
+switch -> chip1,3072"
+
+# Two one-core chips (configs/small.yaml) on a ring: chip 1 is replayed as chip 0's twin, which
+# gives the files that replaying it on its own gives, byte for byte.
+printf 'name: two_small\nchip: %s\nchips: 2\nlinks: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 500}\nplan: {tensor: 2}\n' \
+  "$SRC/configs/small.yaml" > "$T/two_small.yaml"
+expect 0 "twins" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 --out "$T/twins"
+contains "twins, said" "$out" "(chips 1 to 1 replayed as chip 0's twins: the same result as replaying each)"
+expect 0 "every chip replayed" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 \
+  --every-chip --out "$T/every"
+for f in system.csv collectives.csv chip_links.csv results.csv; do
+  same "--every-chip: $f" "$(cmp "$T/twins/$f" "$T/every/$f" && echo same)" "same"
+done
+# Not a transformer: no tokens a second.
+same "mlp: tokens_per_s" "$(csv_col tokens_per_s "$T/twins/system.csv")" ""
+
+# A system of one chip runs as its chip's file does, byte for byte.
+expect 0 "one chip" -- "$REUSESIM" run --arch "$S" "${L[@]}" --set chips=1 --out "$T/one"
+one_out=$out
+expect 0 "the chip's file" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" "${L[@]}" --out "$T/chip"
+same "one chip: standard output" "$one_out" "$out"
+for f in results.csv results.json dram_channels.csv config.json stats.txt; do
+  same "one chip: $f" "$(cmp "$T/one/$f" "$T/chip/$f" && echo same)" "same"
+done
+rm -rf "$T"
+
+# What a system's run cannot take is a clear error.
+expect 2 "no plan" -- "$REUSESIM" run --arch "$S" --model "$SRC/models/mlp.yaml"
+contains "no plan: what to add" "$err" "reusesim run: error: $S: a system of 8 chips runs a model by its plan: add plan: {tensor: 8} or give --set plan.tensor=8"
+expect 2 "heads that do not divide" -- "$REUSESIM" run --arch "$S" "${L[@]}" --set chips=5 --set plan.tensor=5
+contains "heads" "$err" "plan.tensor: 5 chips cannot split layer h/scores (matmul): 12 heads do not divide among the chips"
+expect 2 "training on a system" -- "$REUSESIM" run --arch "$S" --model "$SRC/models/mlp.yaml" --mode train --optimizer sgd \
+  --set plan.tensor=8
+contains "inference" "$err" "--mode train: a system of 8 chips ($S) runs inference so far"
+expect 2 "--every-chip on one accelerator" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" --model "$SRC/models/mlp.yaml" --every-chip
+contains "not a system" "$err" "--every-chip applies to a system file; $SRC/configs/a100.yaml is not one"
 
 finish
