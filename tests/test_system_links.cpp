@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "config/system_loader.h"
 #include "fixtures.h"
 #include "parallel/collectives.h"
 #include "timing/system_links.h"
@@ -13,6 +14,10 @@ using program::LinkStep;
 using program::LinkStepKind;
 
 namespace {
+
+spec::SystemSpec shipped_system(const std::string& name) {
+  return config::load_system_file(std::string(REUSESIM_SOURCE_DIR) + "/configs/systems/" + name + ".yaml");
+}
 
 std::vector<std::string> route_names(timing::SystemLinks& links, std::int64_t from, std::int64_t to) {
   std::vector<std::string> names;
@@ -84,6 +89,44 @@ TEST_CASE("system links: a bundle moves its links' bandwidths together, rounded 
   // A 4 x 4 x 4 torus with 6 links: one to each of its 6 neighbours, 25 GB/s.
   CHECK(timing::SystemLinks(fixtures::system_spec(spec::ChipTopology::torus, 64, 6, {4, 4, 4})).hold_ps(1'000) ==
         40'000);
+}
+
+TEST_CASE("system links: the shipped TPU v4 cube, chip 0 to chip 63 the short way round each ring", "[system]") {
+  // configs/systems/tpu_v4_64.yaml: a 4 x 4 x 4 torus, 6 ICI links of 50 GB/s a chip, one to each of
+  // its 6 neighbours: a bundle of 1 link, 50,000 MB/s; 500 ns a hop.
+  timing::SystemLinks cube(shipped_system("tpu_v4_64"));
+  // Chip 63 is at (3, 3, 3) (3 + 3 x 4 + 3 x 16). In each dimension 0 to 3 is one step back round
+  // the ring of 4 (three forward): to chip 3, then 3 + 3 x 4 = 15, then 15 + 3 x 16 = 63.
+  CHECK(route_names(cube, 0, 63) == std::vector<std::string>{"chip0 -> chip3", "chip3 -> chip15", "chip15 -> chip63"});
+  // 1,000,000 B hold a bundle 1e6 x 1e6 / 50,000 = 20,000,000 ps, 20 us.
+  CHECK(cube.hold_ps(1'000'000) == 20'000'000);
+  // Cut-through: the head enters the second bundle at 0.5 us and the third at 1 us, which holds it
+  // until 1 + 20 = 21 us; the last byte arrives a hop's 0.5 us later, at 21.5 us.
+  CHECK(cube.carry(cube.route(0, 63), 0, 1'000'000) == 21'500'000);
+}
+
+TEST_CASE("system links: the shipped 2 x 2 x 2 TPU v4 slice, one neighbour and one link a dimension", "[system]") {
+  // configs/systems/tpu_v4_8.yaml: 3 links of 50 GB/s a chip over its 3 neighbours (one along each
+  // dimension of 2): a bundle of 1 link, 50,000 MB/s, as on the cube: 1,000 B in 20 ns.
+  timing::SystemLinks slice(shipped_system("tpu_v4_8"));
+  CHECK(slice.hold_ps(1'000) == 20'000);
+  // Along a dimension of 2 both ways reach the same chip and a route goes forward (the tie):
+  // chip 7 at (1, 1, 1) to chip 0 steps to 6, 4 and 0, each forward, wrapping from coordinate 1.
+  CHECK(route_names(slice, 7, 0) == std::vector<std::string>{"chip7 -> chip6", "chip6 -> chip4", "chip4 -> chip0"});
+  // The way back is the other chips' own bundles: 0 to 1, 1 to 3, 3 to 7.
+  CHECK(route_names(slice, 0, 7) == std::vector<std::string>{"chip0 -> chip1", "chip1 -> chip3", "chip3 -> chip7"});
+}
+
+TEST_CASE("system links: the shipped Wormhole box, a ring of 8 with 2 Ethernet links a neighbour", "[system]") {
+  // configs/systems/wormhole_8.yaml: 4 links of 12.5 GB/s a chip over its 2 ring neighbours: a
+  // bundle of 2 links, 25,000 MB/s: 1,000 B in 1,000 x 1e6 / 25,000 = 40,000 ps.
+  timing::SystemLinks box(shipped_system("wormhole_8"));
+  CHECK(box.hold_ps(1'000) == 40'000);
+  // Chip 2 to chip 7 is 5 forward or 3 back: 1, 0, 7. 1,000 B over 3 hops of 650 ns: the head
+  // enters the last bundle at 1.3 us, which holds it 40 ns; the last byte arrives at
+  // 1.3 + 0.04 + 0.65 = 1.99 us.
+  CHECK(route_names(box, 2, 7) == std::vector<std::string>{"chip2 -> chip1", "chip1 -> chip0", "chip0 -> chip7"});
+  CHECK(box.carry(box.route(2, 7), 0, 1'000) == 1'990'000);
 }
 
 TEST_CASE("system links: two transfers over a shared link, cut-through, the second waits", "[system]") {

@@ -7,8 +7,23 @@ source "$(dirname "$0")/lib.sh"
 
 S=$SRC/configs/systems/a100_nvlink8.yaml
 
-expect 0 "the shipped A100 node" -- "$REUSESIM" check "$S"
-same "what check says" "$out" "$S: ok: system a100_nvlink8, 8 x a100 (switch)"
+# Every shipped system loads with its chip and says what it is; a file missing here fails.
+shipped=("a100_nvlink8:8 x a100 (switch)" "tpu_v4_8:8 x tpu_v4 (torus)" "tpu_v4_64:64 x tpu_v4 (torus)"
+  "wormhole_8:8 x wormhole_n150 (ring)")
+files=("$SRC"/configs/systems/*.yaml)
+same "every shipped system listed" "${#files[@]}" "${#shipped[@]}"
+for entry in "${shipped[@]}"; do
+  name=${entry%%:*}
+  expect 0 "shipped $name" -- "$REUSESIM" check "$SRC/configs/systems/$name.yaml"
+  same "shipped $name" "$out" "$SRC/configs/systems/$name.yaml: ok: system $name, ${entry#*:}"
+done
+# The 2 x 2 x 2 slice uses 3 of a chip's 6 ICI links, one to each neighbour; its 6 would pair them
+# up, which spreads evenly too (2 a neighbour); 5 do not.
+expect 0 "6 links over the slice's 3 neighbours" -- "$REUSESIM" check "$SRC/configs/systems/tpu_v4_8.yaml" \
+  --set links.per_chip=6
+expect 2 "5 links over the slice's 3 neighbours" -- "$REUSESIM" check "$SRC/configs/systems/tpu_v4_8.yaml" \
+  --set links.per_chip=5
+contains "uneven over a 2 x 2 x 2" "$err" "error: links.per_chip: 5 links do not spread evenly over a chip's 3 neighbours (torus): give a multiple of 3"
 expect 0 "--kind system" -- "$REUSESIM" check --kind system "$S" --set chips=4 --set chip.compute.clock_mhz=1000
 same "overrides" "$out" "$S: ok: system a100_nvlink8, 4 x a100 (switch)"
 
