@@ -85,17 +85,24 @@ TEST_CASE("system file: its chip's problems keep the chip file's own location", 
       Contains("none.yaml"));
 }
 
-TEST_CASE("system file: a plan of tensor parallelism over every chip", "[system_config]") {
+TEST_CASE("system file: a plan of tensor and pipeline parallelism over every chip", "[system_config]") {
   const spec::SystemSpec planned =
       config::load_system_text(system_text("topology: ring\nplan: {tensor: 4}\n"), kOrigin);
   REQUIRE(planned.plan);
   CHECK(planned.plan->tensor == 4);
+  CHECK(planned.plan->pipeline == 1);
+  CHECK(planned.plan->micro_batches == 1);
   CHECK_FALSE(config::load_system_text(system_text("topology: ring\n"), kOrigin).plan);
-  CHECK(config::load_system_text(system_text("topology: ring\n"), kOrigin, {"plan.tensor=4"}).plan->tensor == 4);
+  const spec::SystemSpec both = config::load_system_text(system_text("topology: ring\n"), kOrigin,
+                                                         {"plan.tensor=2", "plan.pipeline=2", "plan.micro_batches=8"});
+  CHECK(both.plan->tensor == 2);
+  CHECK(both.plan->pipeline == 2);
+  CHECK(both.plan->micro_batches == 8);
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 2}\n")),
-             Contains("test.yaml:5:16: error: plan.tensor: splits a model over 2 chips, but the system has 4: tensor "
-                      "parallelism takes every chip"));
+             Contains("test.yaml:5:7: error: plan: tensor x pipeline is 2 x 1 = 2 chips, but the system has 4: a plan "
+                      "takes every chip"));
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 0}\n")), Contains("error: plan.tensor: expected"));
-  CHECK_THAT(load_error(system_text("topology: ring\nplan: {pipeline: 2}\n")),
-             Contains("error: plan.tensor: missing required key"));
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {pipeline: 4, micro_batches: 0}\n")),
+             Contains("error: plan.micro_batches: expected"));
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {data: 4}\n")), Contains("error: plan.data: unknown key"));
 }

@@ -85,3 +85,48 @@ TEST_CASE("system run: a tensor-parallel MLP on 2 chips with its all-reduce afte
 
 // The same numbers when chip 1 is replayed on its own instead of as chip 0's twin.
 TEST_CASE("system run: every chip replayed gives what the twins gave", "[system_run]") { check_mlp_run(true); }
+
+TEST_CASE("system run: a pipeline of 2 stages and 4 micro-batches", "[system_run]") {
+  // fc1 on chip 0, fc2 on chip 1 (the one cut, which halves the MACs), batch 16 in 4 micro-batches
+  // of 4. Each micro-batch's fc1 and fc2 are the same 4 x 64 x 64 GEMM, C ps on the ideal memory.
+  // Chip 0 sends each micro-batch's 4 x 64 B = 256 B as it finishes: 256 / 25e9 s = 10,240 ps on
+  // the link after the 500,000 ps hop, so micro-batch m arrives at (m + 1) C + 510,240 ps, just
+  // as chip 1 finishes micro-batch m - 1: chip 1 waits only for the first, and the batch ends at
+  // 4 C + 510,240 + C ps.
+  spec::SystemSpec system = two_chips();
+  system.plan = spec::ParallelPlan{1, 2, 4};
+  const config::LoadedModel model = config::load_model_text(kMlp, "tp_mlp.yaml");
+  simulate::SystemRunPlan plan =
+      simulate::plan_system_inference(system, model.spec, model.network, 0, {16}, "two_chips.yaml", false);
+  REQUIRE(plan.stages.size() == 2);
+  CHECK(plan.stages[0].network.layers.size() == 1);
+  CHECK(plan.stages[1].network.layers.front().spec.name == "fc2");
+  const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program));
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  const std::vector<results::LayerResult>& stage0 = replay.chip_results[0];
+  const std::vector<results::LayerResult>& stage1 = replay.chip_results[1];
+  REQUIRE(stage0.size() == 4);  // fc1 for each micro-batch
+  REQUIRE(stage1.size() == 4);
+  CHECK(stage0[0].macs == 4 * 64 * 64);
+  const auto c_ps = static_cast<std::uint64_t>(stage0[0].cycles * 1000);
+  for (std::size_t m = 0; m < 4; ++m) {
+    CHECK(stage0[m].cycles * 1000 == static_cast<std::int64_t>(c_ps));
+    CHECK(stage1[m].cycles * 1000 == static_cast<std::int64_t>(c_ps));
+  }
+  REQUIRE(replay.collectives.size() == 8);  // each transfer: chip 0's send, chip 1's receive
+  for (std::size_t m = 0; m < 4; ++m) {
+    const results::CollectiveResult& send = replay.collectives[m];
+    const results::CollectiveResult& receive = replay.collectives[4 + m];
+    CHECK(send.chip == 0);
+    CHECK(send.start_ps == (m + 1) * c_ps);
+    CHECK(send.end_ps == send.start_ps);  // a send does not wait for its bytes to arrive
+    CHECK(send.sent_bytes == 256);
+    CHECK(receive.chip == 1);
+    CHECK(receive.end_ps == (m + 1) * c_ps + 510'240);
+  }
+  CHECK(replay.collectives[4].receive_wait_ps == c_ps + 510'240);  // chip 1 waits for the first only
+  for (std::size_t m = 1; m < 4; ++m) CHECK(replay.collectives[4 + m].receive_wait_ps == 0);
+  REQUIRE(replay.batches.size() == 1);
+  CHECK(replay.batches[0].end_ps == 5 * c_ps + 510'240);
+}

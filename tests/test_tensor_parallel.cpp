@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/model_loader.h"
+#include "parallel/pipeline_parallel.h"
 #include "parallel/tensor_parallel.h"
 
 using namespace reusesim;
@@ -149,4 +150,31 @@ TEST_CASE("tensor parallel: a row-parallel layer's fused activation waits for th
   CHECK(tp.collectives[2].kind == parallel::CollectiveKind::all_gather);
   CHECK(tp.collectives[2].elements_per_sample == 10);
   CHECK(layer(tp.chip_network, "fc5").spec.linear.out_features == 5);
+}
+
+TEST_CASE("pipeline parallel: stages cut where one tensor crosses, balanced by MACs", "[tensor_parallel]") {
+  // Llama-2-7B, 4 decoder layers, a decode step at 512 cached tokens: a decoder layer multiplies
+  // B = 202,375,168 + 2 x 513 x 4,096 = 206,577,664 MACs a token, of which its attention half (to
+  // its first add) A = 4 x 16,777,216 + 2 x 513 x 4,096 = 71,303,168, and the head
+  // H = 131,072,000. Half of 4 B + H is 2 B + H / 2 = 2 B + 65,536,000: the cut after layer 3's
+  // first add (2 B + A before it, 5,767,168 away) beats the one after layer 2 (65,536,000 away).
+  // Stage 1 starts at layer 3's post-attention norm, fed the 4,096 features of that add.
+  const config::LoadedModel model = config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/llama2_7b.yaml",
+                                                            {"parameters.layers=4"}, config::Phase{0, 512});
+  const std::vector<parallel::PipelineStage> stages = parallel::split_pipeline(model.spec, model.network, 2, 512);
+  REQUIRE(stages.size() == 2);
+  CHECK(stages[0].network.layers.back().spec.name == "layers_3/add_1");
+  CHECK(stages[1].network.layers.front().spec.name == "layers_3/post_norm");
+  CHECK(stages[1].network.layers.back().spec.name == "lm_head");
+  CHECK(stages[1].input_elements_per_sample == 4096);
+  CHECK(stages[0].network.total_macs() + stages[1].network.total_macs() == model.network.total_macs());
+  // models/mlp.yaml has 4 cuts, one between each two of its 5 layers.
+  const config::LoadedModel mlp = config::load_model_file(std::string(REUSESIM_SOURCE_DIR) + "/models/mlp.yaml");
+  CHECK(parallel::split_pipeline(mlp.spec, mlp.network, 5, 0).size() == 5);
+  try {
+    parallel::split_pipeline(mlp.spec, mlp.network, 6, 0);
+    FAIL("6 stages of a 5-layer MLP");
+  } catch (const parallel::PlanError& error) {
+    CHECK_THAT(error.what(), Contains("plan.pipeline: 6 stages need 5 places to cut model mlp, which has 4"));
+  }
 }

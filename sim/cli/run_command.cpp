@@ -191,8 +191,8 @@ void check_system_options(const spec::SystemSpec& system, const std::string& sys
   if (timeline) throw UsageError("--timeline draws one accelerator's replay, not " + chips + "'s, so far");
   if (!system.plan) {
     throw UsageError(system_file + ": a system of " + std::to_string(system.chips) +
-                     " chips runs a model by its plan: add plan: {tensor: " + std::to_string(system.chips) +
-                     "} or give --set plan.tensor=" + std::to_string(system.chips));
+                     " chips runs a model by its plan: add e.g. plan: {tensor: " + std::to_string(system.chips) +
+                     "} or give --set plan.tensor=" + std::to_string(system.chips) + " (or plan.pipeline)");
   }
 }
 
@@ -218,7 +218,8 @@ int run_system(const spec::SystemSpec& system, const config::LoadedModel& model,
   if (replay.out_of_memory) return report_bad_input("run", replay.problem);
   if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
   warn_of_energy_curves("run", system.chip);
-  const workload::Network& chip_network = plan.split.chip_network;
+  // Chip 0's layers: the first stage's, a table block for each micro-batch.
+  const workload::Network& chip_network = plan.stages.front().network;
   report::RunReport chip_report{system.chip.name, chip_network.name, system.chip, {}, std::nullopt, {}, {}};
   chip_report.fidelity = fidelity;
   const std::int64_t kv_cache_element_bytes = chip_network.kv_cache_element_bytes(system.chip.element_bytes());
@@ -226,21 +227,13 @@ int run_system(const spec::SystemSpec& system, const config::LoadedModel& model,
     chip_report.kv_cache_element_bytes = kv_cache_element_bytes;
   if (chip_network.kv_cache_elements_per_token() > 0) chip_report.tokens_per_sample = chip_network.tokens_per_sample();
   const std::vector<results::LayerResult>& results = replay.chip_results.front();
-  const std::size_t layers = chip_network.layers.size();
-  for (std::size_t b = 0; b < batches.size(); ++b) {
-    chip_report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),
-                                     results.begin() + static_cast<std::ptrdiff_t>((b + 1) * layers));
-  }
-  report::SystemReport system_report{system.name,
-                                     model.network.name,
-                                     system.chips,
-                                     system.plan->tensor,
-                                     plan.twins,
-                                     batches,
-                                     chip_report.tokens_per_sample,
-                                     replay.batches,
-                                     replay.collectives,
-                                     replay.links};
+  const auto layers = static_cast<std::ptrdiff_t>(chip_network.layers.size());
+  for (auto row = results.begin(); row != results.end(); row += layers)
+    chip_report.batches.emplace_back(row, row + layers);
+  const std::int64_t tokens = model.network.kv_cache_elements_per_token() > 0 ? model.network.tokens_per_sample() : 0;
+  report::SystemReport system_report{
+      system.name, model.network.name, system.chips,       *system.plan, plan.twins, batches,
+      tokens,      replay.batches,     replay.collectives, replay.links};
   std::cout << report::render_system(system_report, format);
   if (format == report::Format::table) std::cout << "\nchip 0's layers\n" << report::render_run(chip_report, format);
   if (out_dir.empty()) return kExitOk;

@@ -13,6 +13,7 @@ namespace {
 // Chips a system may have: a 64-chip TPU v4 slice with room for a few thousand (a full pod).
 constexpr std::int64_t kMaxChips = 4096;
 constexpr std::int64_t kMaxLinksPerChip = 1024;
+constexpr std::int64_t kMaxMicroBatches = 4096;
 const std::string kChipPrefix = "chip.";
 
 // What the topology needs of the chips and their links: a torus its dimensions, whose product is
@@ -73,14 +74,19 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
   if (const ConfigNode* plan = reader.optional("plan")) {
     MapReader plan_reader(*plan, reader.child_path("plan"), diagnostics);
     if (plan_reader.valid()) {
-      const std::optional<std::int64_t> tensor = plan_reader.required_integer("tensor", {1, kMaxChips});
-      // Every chip takes part: tensor parallelism is the one way to split a model so far.
-      if (tensor && system.chips > 0 && *tensor != system.chips) {
-        diagnostics.error(plan_reader.optional("tensor")->location, plan_reader.child_path("tensor"),
-                          "splits a model over " + std::to_string(*tensor) + " chips, but the system has " +
-                              std::to_string(system.chips) + ": tensor parallelism takes every chip");
+      spec::ParallelPlan parallel;
+      parallel.tensor = plan_reader.optional_integer("tensor", {1, kMaxChips}).value_or(1);
+      parallel.pipeline = plan_reader.optional_integer("pipeline", {1, kMaxChips}).value_or(1);
+      parallel.micro_batches = plan_reader.optional_integer("micro_batches", {1, kMaxMicroBatches}).value_or(1);
+      // Every chip takes part: stage s x tensor + r is the chips' one layout.
+      if (system.chips > 0 && parallel.tensor * parallel.pipeline != system.chips) {
+        diagnostics.error(plan_reader.location(), reader.child_path("plan"),
+                          "tensor x pipeline is " + std::to_string(parallel.tensor) + " x " +
+                              std::to_string(parallel.pipeline) + " = " +
+                              std::to_string(parallel.tensor * parallel.pipeline) + " chips, but the system has " +
+                              std::to_string(system.chips) + ": a plan takes every chip");
       }
-      if (tensor) system.plan = spec::ParallelPlan{*tensor};
+      system.plan = parallel;
       plan_reader.finish();
     }
   }

@@ -187,6 +187,7 @@ class Splitter {
 
 TensorParallelSplit split_tensor_parallel(const workload::ModelSpec& model, const workload::Network& network,
                                           std::int64_t degree, std::int64_t decode_context) {
+  if (degree == 1) return {model, network, {}};  // one chip holds every layer whole
   return Splitter(model, network, degree).split(decode_context);
 }
 

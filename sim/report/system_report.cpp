@@ -33,7 +33,13 @@ std::vector<SystemColumn> system_columns() {
           [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.chips); }),
       column<results::SystemBatch, BatchRow>(
           "tensor_parallel", "chips", "chips each layer is split over (Megatron-style tensor parallelism)", 0,
-          [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.tensor_parallel); }),
+          [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.plan.tensor); }),
+      column<results::SystemBatch, BatchRow>(
+          "pipeline_stages", "stages", "consecutive parts of the layers, each on chips of its own", 0,
+          [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.plan.pipeline); }),
+      column<results::SystemBatch, BatchRow>(
+          "micro_batches", "parts", "equal parts of the batch that flow through the stages in turn", 0,
+          [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.plan.micro_batches); }),
       column<results::SystemBatch, BatchRow>(
           "time_s", "s", "the batch on the system: from the first chip's start to the last chip's end", 9,
           [time](const results::SystemBatch& batch, const BatchRow&) { return Cell(time(batch)); }),
@@ -42,8 +48,9 @@ std::vector<SystemColumn> system_columns() {
           [](const results::SystemBatch& batch, const BatchRow&) { return Cell(seconds(batch.layers_ps)); }),
       column<results::SystemBatch, BatchRow>(
           "collectives_s", "s",
-          "chip 0's time in collectives: on the links, waiting for its peers' bytes, adding on its vector units", 9,
-          [](const results::SystemBatch& batch, const BatchRow&) { return Cell(seconds(batch.collectives_ps)); }),
+          "chip 0's time in collectives and transfers: on the links, waiting for its peers' bytes (or the stage "
+          "before's), adding on its vector units",
+          9, [](const results::SystemBatch& batch, const BatchRow&) { return Cell(seconds(batch.collectives_ps)); }),
       column<results::SystemBatch, BatchRow>("collective_share", "fraction", "collectives_s over time_s", 4,
                                              [time](const results::SystemBatch& batch, const BatchRow&) {
                                                return Cell(time(batch) > 0 ? seconds(batch.collectives_ps) / time(batch)
@@ -142,12 +149,16 @@ std::string render_system(const SystemReport& report, Format format) {
   for (const results::CollectiveResult& collective : report.collectives) {
     if (collective.chip == 0) chip0.collectives.push_back(collective);
   }
-  return "system " + report.system + ", model " + report.model + ": " + std::to_string(report.chips) +
-         " chips, tensor parallel over " + std::to_string(report.tensor_parallel) +
-         (report.twins ? " (chips 1 to " + std::to_string(report.chips - 1) +
-                             " replayed as chip 0's twins: the same result as replaying each)"
-                       : "") +
-         "\n\n" + table.to_text() + "\nchip 0's collectives\n" + collective_table(chip0).to_text();
+  const spec::ParallelPlan& plan = report.plan;
+  std::string how = "tensor parallel over " + std::to_string(plan.tensor);
+  if (plan.pipeline > 1) {
+    how += ", " + std::to_string(plan.pipeline) + " pipeline stages, " + std::to_string(plan.micro_batches) +
+           " micro-batches";
+  }
+  if (report.twins)
+    how += " (each stage's ranks 1 on replayed as its rank 0's twins: the same result as replaying each)";
+  return "system " + report.system + ", model " + report.model + ": " + std::to_string(report.chips) + " chips, " +
+         how + "\n\n" + table.to_text() + "\nchip 0's collectives and transfers\n" + collective_table(chip0).to_text();
 }
 
 std::string system_stats_legend() {

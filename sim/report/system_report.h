@@ -9,6 +9,7 @@
 
 #include "report/table.h"
 #include "results/system_result.h"
+#include "spec/system_spec.h"
 
 namespace reusesim::report {
 
@@ -16,8 +17,8 @@ struct SystemReport {
   std::string system;
   std::string model;
   std::int64_t chips = 1;
-  std::int64_t tensor_parallel = 1;
-  // Chips 1, 2, ... replayed as chip 0's twins (the same result as replaying each).
+  spec::ParallelPlan plan;
+  // Each stage's ranks 1, 2, ... replayed as its rank 0's twins (the same result as replaying each).
   bool twins = false;
   std::vector<std::int64_t> batches;
   std::int64_t tokens_per_sample = 0;  // 0: not a transformer's tokens (no tokens_per_s)

@@ -43,7 +43,8 @@ double positive_from_environment(const char* variable, double fallback, bool int
   return number;
 }
 
-// Refuses a run whose largest batch does not fit the DRAM (simulate/capacity.h), before anything is mapped.
+}  // namespace
+
 void check_capacity(const spec::AcceleratorSpec& spec, const workload::Network& network,
                     const std::vector<std::int64_t>& batches, const workload::TrainingOptions* training,
                     const std::string& origin) {
@@ -52,6 +53,8 @@ void check_capacity(const spec::AcceleratorSpec& spec, const workload::Network& 
       capacity_problem(network, batch, dram_need(network, batch, spec.element_bytes(), training), spec.dram);
   if (!problem.empty()) throw mapping::MappingError(problem + where(origin, batch));
 }
+
+namespace {
 
 // A batch's runs on a chip of several cores (one per selected layer), their layers' plans, and the
 // chip's estimate of them (mapping::chip_estimate, added up).

@@ -45,6 +45,12 @@ struct RunPlan {
   std::vector<std::int64_t> peak_memory_bytes;
 };
 
+// Refuses a run whose largest batch does not fit the DRAM (simulate/capacity.h), before anything
+// is mapped: a mapping::MappingError saying what does not fit, ending as plan_inference's errors.
+void check_capacity(const spec::AcceleratorSpec& spec, const workload::Network& network,
+                    const std::vector<std::int64_t>& batches, const workload::TrainingOptions* training,
+                    const std::string& origin);
+
 // The `selected` layers (positions in `network`) at each batch size, each mapped as it runs in the
 // whole network (residency, fusion). `origin` names the accelerator in errors: a layer that does
 // not map, or a run past one of `limits`, is a mapping::MappingError ending in

@@ -1,5 +1,6 @@
 #include "simulate/system_plan.h"
 
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -12,11 +13,119 @@ namespace {
 
 using program::ChipSegment;
 
-program::LinkProgram collective_program(const parallel::TensorCollective& collective,
-                                        const parallel::CollectiveShape& shape) {
-  return collective.kind == parallel::CollectiveKind::all_reduce ? parallel::ring_all_reduce(shape)
-                                                                 : parallel::ring_all_gather(shape);
-}
+// The collective programs of one stage's group for one micro-batch, in the order of `collectives`.
+struct StageTables {
+  // By batch, micro-batch: the group's tensor-parallel collectives' program indices, in network
+  // order; and by rank the transfer of the stage's output to the next stage (none for the last).
+  std::vector<std::vector<std::vector<std::size_t>>> collectives;
+  std::vector<std::vector<std::vector<std::size_t>>> sends;
+};
+
+struct Planner {
+  const spec::SystemSpec& system;
+  const spec::ParallelPlan plan;
+  const std::vector<std::int64_t>& batches;
+  std::int64_t element_bytes = 0;
+  SystemRunPlan result;
+  bool even_chunks = true;
+
+  std::int64_t chip(std::int64_t stage, std::int64_t rank) const { return stage * plan.tensor + rank; }
+  std::int64_t micro(std::size_t batch) const { return batches[batch] / plan.micro_batches; }
+
+  std::size_t add(program::LinkProgram program) {
+    result.program.link_programs.push_back(std::move(program));
+    return result.program.link_programs.size() - 1;
+  }
+
+  // The stage's collectives, as positions in its network, with their kinds and sizes.
+  static std::vector<parallel::TensorCollective> stage_collectives(const parallel::TensorParallelSplit& split,
+                                                                   const parallel::PipelineStage& stage) {
+    std::map<std::string, std::size_t> position;
+    for (std::size_t i = 0; i < stage.network.layers.size(); ++i) position[stage.network.layers[i].spec.name] = i;
+    std::vector<parallel::TensorCollective> collectives;
+    for (parallel::TensorCollective collective : split.collectives) {
+      if (collective.after_layer < stage.first_layer || collective.after_layer >= stage.end_layer) continue;
+      collective.after_layer = position.at(split.chip_network.layers[collective.after_layer].spec.name);
+      collectives.push_back(collective);
+    }
+    return collectives;
+  }
+
+  StageTables tables(std::int64_t s, const std::vector<parallel::TensorCollective>& collectives,
+                     const parallel::PipelineStage& stage) {
+    StageTables tables;
+    parallel::CollectiveShape shape;
+    for (std::int64_t r = 0; r < plan.tensor; ++r) shape.group.push_back(chip(s, r));
+    shape.system_chips = system.chips;
+    shape.element_bytes = element_bytes;
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      tables.collectives.emplace_back();
+      tables.sends.emplace_back();
+      for (std::int64_t m = 0; m < plan.micro_batches; ++m) {
+        std::vector<std::size_t>& group = tables.collectives.back().emplace_back();
+        for (const parallel::TensorCollective& collective : collectives) {
+          shape.elements = collective.elements_per_sample * micro(b);
+          even_chunks = even_chunks && shape.elements % plan.tensor == 0;
+          program::LinkProgram program = collective.kind == parallel::CollectiveKind::all_reduce
+                                             ? parallel::ring_all_reduce(shape)
+                                             : parallel::ring_all_gather(shape);
+          program.name.insert(0, stage.network.layers[collective.after_layer].spec.name + ": ");
+          group.push_back(add(std::move(program)));
+        }
+        std::vector<std::size_t>& sends = tables.sends.back().emplace_back();
+        if (s + 1 == plan.pipeline) continue;
+        const std::int64_t bytes =
+            result.stages[static_cast<std::size_t>(s + 1)].input_elements_per_sample * micro(b) * element_bytes;
+        for (std::int64_t r = 0; r < plan.tensor; ++r) {
+          program::LinkProgram transfer = parallel::point_to_point(chip(s, r), chip(s + 1, r), system.chips, bytes);
+          transfer.name =
+              "micro-batch " + std::to_string(m) + " to stage " + std::to_string(s + 1) + ": " + transfer.name;
+          sends.push_back(add(std::move(transfer)));
+        }
+      }
+    }
+    return tables;
+  }
+
+  // Rank r of stage s: each batch's micro-batches in turn, each received from the stage before,
+  // its layers cut where a collective follows, sent to the stage after.
+  program::ChipWork work(std::int64_t s, std::int64_t r, const RunPlan& stage_plan,
+                         const std::vector<parallel::TensorCollective>& collectives, const StageTables& own,
+                         const StageTables* before) const {
+    program::ChipWork work;
+    const auto link = [&](std::size_t program, std::size_t batch) {
+      work.segments.push_back({ChipSegment::Kind::link, 0, 0, program, batch});
+    };
+    std::size_t first_of_batch = 0;
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      std::size_t end_of_batch = first_of_batch + 1;
+      while (end_of_batch < stage_plan.runs.size() && !stage_plan.runs[end_of_batch].starts_batch) ++end_of_batch;
+      for (std::int64_t m = 0; m < plan.micro_batches; ++m) {
+        const auto mm = static_cast<std::size_t>(m);
+        if (before != nullptr) link(before->sends[b][mm][static_cast<std::size_t>(r)], b);
+        std::size_t first = work.runs.size();
+        std::size_t next_collective = 0;
+        for (std::size_t run = first_of_batch; run < end_of_batch; ++run) {
+          work.runs.push_back(stage_plan.runs[run]);
+          if (m > 0) work.runs.back().starts_batch = false;  // the batch's micro-batches run on
+          while (next_collective < collectives.size() &&
+                 collectives[next_collective].after_layer == stage_plan.layers[run]) {
+            work.segments.push_back({ChipSegment::Kind::layers, first, work.runs.size(), 0, b});
+            first = work.runs.size();
+            link(own.collectives[b][mm][next_collective++], b);
+          }
+        }
+        if (next_collective != collectives.size())
+          throw std::logic_error("a collective of stage " + std::to_string(s) + " follows no run");
+        if (work.runs.size() > first)
+          work.segments.push_back({ChipSegment::Kind::layers, first, work.runs.size(), 0, b});
+        if (s + 1 < plan.pipeline) link(own.sends[b][mm][static_cast<std::size_t>(r)], b);
+      }
+      first_of_batch = end_of_batch;
+    }
+    return work;
+  }
+};
 
 }  // namespace
 
@@ -24,72 +133,54 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
                                     const workload::Network& network, std::int64_t decode_context,
                                     const std::vector<std::int64_t>& batches, const std::string& origin,
                                     bool every_chip, const RunLimits& limits) {
-  const std::int64_t degree = system.plan ? system.plan->tensor : 1;
-  SystemRunPlan plan;
-  plan.split = parallel::split_tensor_parallel(model, network, degree, decode_context);
-  const workload::Network& chip_network = plan.split.chip_network;
-  std::vector<std::size_t> every_layer(chip_network.layers.size());
-  std::iota(every_layer.begin(), every_layer.end(), std::size_t{0});
-  plan.chip_plan = plan_inference(system.chip, chip_network, batches, every_layer, origin, limits);
-
-  parallel::CollectiveShape shape;
-  shape.group.resize(static_cast<std::size_t>(degree));
-  std::iota(shape.group.begin(), shape.group.end(), std::int64_t{0});
-  shape.system_chips = system.chips;
-  shape.element_bytes = chip_network.run_widths(system.chip.element_bytes()).activation_bits / 8;
-  bool even_chunks = true;
-  program::ChipWork work;
-  work.runs = std::move(plan.chip_plan.runs);
-  std::size_t batch = 0;
-  std::size_t first = 0;
-  const auto close_layers = [&](std::size_t end) {
-    if (end > first) work.segments.push_back({ChipSegment::Kind::layers, first, end, 0, batch});
-    first = end;
-  };
-  auto next_collective = plan.split.collectives.begin();
-  const auto end_batch = [&](std::size_t end) {
-    close_layers(end);
-    if (next_collective != plan.split.collectives.end())
-      throw std::logic_error("a collective after layer " + std::to_string(next_collective->after_layer) + " of " +
-                             chip_network.name + " follows no run");
-  };
-  for (std::size_t r = 0; r < work.runs.size(); ++r) {
-    if (work.runs[r].starts_batch && r > 0) {
-      end_batch(r);
-      ++batch;
-      next_collective = plan.split.collectives.begin();
-    }
-    while (next_collective != plan.split.collectives.end() &&
-           next_collective->after_layer == plan.chip_plan.layers[r]) {
-      close_layers(r + 1);
-      shape.elements = next_collective->elements_per_sample * batches[batch];
-      even_chunks = even_chunks && shape.elements % degree == 0;
-      work.segments.push_back({ChipSegment::Kind::link, 0, 0, plan.program.link_programs.size(), batch});
-      plan.program.link_programs.push_back(collective_program(*next_collective, shape));
-      plan.program.link_programs.back().name.insert(0,
-                                                    chip_network.layers[next_collective->after_layer].spec.name + ": ");
-      ++next_collective;
+  Planner planner{system, system.plan.value_or(spec::ParallelPlan{}), batches, 0, {}, true};
+  const spec::ParallelPlan& plan = planner.plan;
+  for (const std::int64_t batch : batches) {
+    if (batch % plan.micro_batches != 0) {
+      throw parallel::PlanError("plan.micro_batches: " + std::to_string(plan.micro_batches) +
+                                " equal micro-batches do not make a batch of " + std::to_string(batch));
     }
   }
-  end_batch(work.runs.size());
-
-  // A ring, a switch or fully connected chips give every chip's part of a ring collective the same
-  // links; a torus may route some of the ring's steps over more hops than others. A chip of several
+  const parallel::TensorParallelSplit split =
+      parallel::split_tensor_parallel(model, network, plan.tensor, decode_context);
+  SystemRunPlan& result = planner.result;
+  result.stages = parallel::split_pipeline(split.chip_model, split.chip_network, plan.pipeline, decode_context);
+  planner.element_bytes = split.chip_network.run_widths(system.chip.element_bytes()).activation_bits / 8;
+  std::vector<std::int64_t> micro_batches;
+  for (std::size_t b = 0; b < batches.size(); ++b) micro_batches.push_back(planner.micro(b));
+  std::vector<std::vector<parallel::TensorCollective>> collectives;
+  std::vector<StageTables> tables;
+  for (std::int64_t s = 0; s < plan.pipeline; ++s) {
+    const parallel::PipelineStage& stage = result.stages[static_cast<std::size_t>(s)];
+    // The whole batch's KV cache and activations live on the stage's chips at once.
+    check_capacity(system.chip, stage.network, batches, nullptr, origin);
+    std::vector<std::size_t> every_layer(stage.network.layers.size());
+    std::iota(every_layer.begin(), every_layer.end(), std::size_t{0});
+    result.stage_plans.push_back(
+        plan_inference(system.chip, stage.network, micro_batches, every_layer, origin, limits));
+    collectives.push_back(Planner::stage_collectives(split, stage));
+    tables.push_back(planner.tables(s, collectives.back(), stage));
+  }
+  // A ring, a switch or fully connected chips give every rank's collectives and transfers the same
+  // links; a torus may route some of a ring's steps over more hops than others. A chip of several
   // cores is not twinned: its cores' threads that wake at one instant run in an order SystemC takes
   // from its queue of timed events, which the other chips' events change (docs/systems.md, "Twins").
   const bool symmetric_links = system.topology != spec::ChipTopology::torus;
-  plan.twins = !every_chip && degree > 1 && symmetric_links && even_chunks && system.chip.cores == 1;
-  plan.program.chips.resize(static_cast<std::size_t>(system.chips));
-  for (std::size_t c = plan.program.chips.size(); c-- > 0;) {
-    program::ChipWork& chip = plan.program.chips[c];
-    chip.segments = work.segments;
-    if (plan.twins && c > 0) {
-      chip.same_layers_as = 0;
-    } else {
-      chip.runs = c > 0 ? work.runs : std::move(work.runs);
+  result.twins = !every_chip && plan.tensor > 1 && symmetric_links && planner.even_chunks && system.chip.cores == 1;
+  result.program.chips.resize(static_cast<std::size_t>(system.chips));
+  for (std::int64_t s = 0; s < plan.pipeline; ++s) {
+    const auto stage = static_cast<std::size_t>(s);
+    for (std::int64_t r = 0; r < plan.tensor; ++r) {
+      program::ChipWork work = planner.work(s, r, result.stage_plans[stage], collectives[stage], tables[stage],
+                                            s > 0 ? &tables[stage - 1] : nullptr);
+      if (result.twins && r > 0) {
+        work.runs.clear();
+        work.same_layers_as = planner.chip(s, 0);
+      }
+      result.program.chips[static_cast<std::size_t>(planner.chip(s, r))] = std::move(work);
     }
   }
-  return plan;
+  return result;
 }
 
 }  // namespace reusesim::simulate

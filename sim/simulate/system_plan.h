@@ -1,12 +1,13 @@
 #pragma once
 // What a system runs (docs/systems.md, "Running a model on a system"): every chip's layer runs and
-// the collectives between them, from the system's parallel plan. Plain C++: planned and checked
-// before anything is simulated.
+// the collectives and transfers between them, from the system's parallel plan. Plain C++: planned
+// and checked before anything is simulated.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "parallel/pipeline_parallel.h"
 #include "parallel/tensor_parallel.h"
 #include "program/system_program.h"
 #include "simulate/plan.h"
@@ -17,23 +18,28 @@ namespace reusesim::simulate {
 
 struct SystemRunPlan {
   program::SystemProgram program;
-  // One chip's share of the model, and its plan (the runs are in program.chips, every chip's the
-  // same under tensor parallelism; `layers` and `plans` say what each run replays).
-  parallel::TensorParallelSplit split;
-  RunPlan chip_plan;
-  // Whether chips 1, 2, ... are replayed as chip 0's twins (program::ChipWork::same_layers_as).
+  // Each pipeline stage's share of the model on one chip (tensor-parallel), and what its chips'
+  // runs replay: each batch's micro-batches in turn, `plans` and `layers` of one micro-batch.
+  std::vector<parallel::PipelineStage> stages;
+  std::vector<RunPlan> stage_plans;
+  // Whether ranks 1, 2, ... of each stage are replayed as its rank 0's twins (program::ChipWork::same_layers_as).
   bool twins = false;
 };
 
-// `model` and `network` as loaded (network at `decode_context`), split by `system`'s plan over its
-// chips, every layer at each batch size. Each chip's runs are planned as plan_inference plans one
-// accelerator's (its share must fit its DRAM); a collective follows the layer whose output it
-// puts together, over the whole batch. Under tensor parallelism every chip runs the same layers:
-// unless `every_chip`, chips 1, 2, ... are replayed as chip 0's twins when that gives the same
-// result: the links make their collectives take the same time on every chip (a ring, a switch or
-// fully connected chips, and every collective's chunks of one size) and the chip has one core.
-// Throws parallel::PlanError for a plan the model cannot
-// take, and what plan_inference throws.
+// `model` and `network` as loaded (network at `decode_context`), split by `system`'s plan: tensor
+// parallelism (parallel/tensor_parallel.h), then the chip's share cut into pipeline stages
+// (parallel/pipeline_parallel.h). Each batch runs as plan.micro_batches equal micro-batches
+// (which must divide it): a stage's chip receives a micro-batch's input from the stage before,
+// replays its layers and sends their output on, micro-batch after micro-batch (a stage starts the
+// next as soon as it has sent one: GPipe's forward pass). A stage's runs are planned as
+// plan_inference plans one accelerator's at the micro-batch (its share of the model, and the KV
+// cache and activations of the whole batch, must fit its DRAM); a tensor-parallel collective
+// follows the layer whose output it puts together, over the micro-batch.
+//
+// Unless `every_chip`, a stage's ranks 1, 2, ... are replayed as its rank 0's twins when that gives
+// the same result: the links take every rank's collectives and transfers the same time (a ring, a
+// switch or fully connected chips, and every collective's chunks of one size) and the chip has one
+// core. Throws parallel::PlanError for a plan the model cannot take, and what plan_inference throws.
 SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const workload::ModelSpec& model,
                                     const workload::Network& network, std::int64_t decode_context,
                                     const std::vector<std::int64_t>& batches, const std::string& origin,

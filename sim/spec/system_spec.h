@@ -35,12 +35,16 @@ struct ChipLinkSpec {
   auto fields() const { return std::tie(bandwidth_gbps, latency_ns, per_chip); }
 };
 
-// How a model is split over the chips (docs/systems.md, "Running a model on a system"): tensor
-// parallelism over `tensor` chips (parallel/tensor_parallel.h).
+// How a model is split over the chips (docs/systems.md, "Running a model on a system"): its
+// layers in `pipeline` stages (parallel/pipeline_parallel.h), each stage's layers tensor-parallel
+// over `tensor` chips (parallel/tensor_parallel.h): chip s x tensor + r is stage s's rank r. A
+// batch runs through the stages in `micro_batches` equal parts.
 struct ParallelPlan {
   std::int64_t tensor = 1;
+  std::int64_t pipeline = 1;
+  std::int64_t micro_batches = 1;
 
-  auto fields() const { return std::tie(tensor); }
+  auto fields() const { return std::tie(tensor, pipeline, micro_batches); }
 };
 
 struct SystemSpec {

@@ -60,12 +60,26 @@ switch -> chip0,3072
 chip1 -> switch,3072
 switch -> chip1,3072"
 
+# Pipeline and tensor parallel: 4 GPT-2 decoder layers in 2 stages of 2 chips, batch 4 in 2
+# micro-batches: each stage-0 chip sends each micro-batch's 2 x 768 two-byte features to its
+# stage-1 counterpart.
+G=(--set model.parameters.layers=4 --set chips=4 --set plan.tensor=2 --set plan.pipeline=2 --set plan.micro_batches=2)
+expect 0 "2 stages of 2 chips" -- "$REUSESIM" run --arch "$S" "${L[@]}" "${G[@]}" --batch 4 --out "$T/pipeline"
+same "system.csv: the plan" "$(csv_col chips,tensor_parallel,pipeline_stages,micro_batches "$T/pipeline/system.csv")" "4,2,2,2"
+same "chip 1's transfers" "$(csv_col collective,sent_bytes --where chip=1 "$T/pipeline/collectives.csv" | grep transfer)" \
+  "micro-batch 0 to stage 1: transfer of 3072 B from chip 1 to chip 3,3072
+micro-batch 1 to stage 1: transfer of 3072 B from chip 1 to chip 3,3072"
+expect 2 "micro-batches that do not make the batch" -- "$REUSESIM" run --arch "$S" "${L[@]}" "${G[@]}" --batch 3
+contains "micro-batches" "$err" "plan.micro_batches: 2 equal micro-batches do not make a batch of 3"
+expect 2 "a plan short of the chips" -- "$REUSESIM" run --arch "$S" "${L[@]}" --set plan.tensor=2 --set plan.pipeline=2
+contains "every chip" "$err" "error: plan: tensor x pipeline is 2 x 2 = 4 chips, but the system has 8: a plan takes every chip"
+
 # Two one-core chips (configs/small.yaml) on a ring: chip 1 is replayed as chip 0's twin, which
 # gives the files that replaying it on its own gives, byte for byte.
 printf 'name: two_small\nchip: %s\nchips: 2\nlinks: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 500}\nplan: {tensor: 2}\n' \
   "$SRC/configs/small.yaml" > "$T/two_small.yaml"
 expect 0 "twins" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 --out "$T/twins"
-contains "twins, said" "$out" "(chips 1 to 1 replayed as chip 0's twins: the same result as replaying each)"
+contains "twins, said" "$out" "(each stage's ranks 1 on replayed as its rank 0's twins: the same result as replaying each)"
 expect 0 "every chip replayed" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 \
   --every-chip --out "$T/every"
 for f in system.csv collectives.csv chip_links.csv results.csv; do
@@ -86,7 +100,7 @@ rm -rf "$T"
 
 # What a system's run cannot take is a clear error.
 expect 2 "no plan" -- "$REUSESIM" run --arch "$S" --model "$SRC/models/mlp.yaml"
-contains "no plan: what to add" "$err" "reusesim run: error: $S: a system of 8 chips runs a model by its plan: add plan: {tensor: 8} or give --set plan.tensor=8"
+contains "no plan: what to add" "$err" "reusesim run: error: $S: a system of 8 chips runs a model by its plan: add e.g. plan: {tensor: 8} or give --set plan.tensor=8 (or plan.pipeline)"
 expect 2 "heads that do not divide" -- "$REUSESIM" run --arch "$S" "${L[@]}" --set chips=5 --set plan.tensor=5
 contains "heads" "$err" "plan.tensor: 5 chips cannot split layer h/scores (matmul): 12 heads do not divide among the chips"
 expect 2 "training on a system" -- "$REUSESIM" run --arch "$S" --model "$SRC/models/mlp.yaml" --mode train --optimizer sgd \
