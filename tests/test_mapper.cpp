@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "config/model_loader.h"
 #include "fixtures.h"
@@ -1142,6 +1144,89 @@ TEST_CASE("mapper: a GEMM split over K sums per core, then each core reduces its
   }
   CHECK(stored == 4 * 16);
   CHECK(weights == 64 * 16 + 16);
+}
+
+namespace {
+
+// The (address, bytes) of `program`'s loads of `role`, in program order.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> loads_of(const program::LayerProgram& program,
+                                                              program::TensorRole role) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> loads;
+  for (const program::Step& step : program.steps) {
+    if (step.kind == program::StepKind::load && step.tensor == role) loads.emplace_back(step.address, step.bytes);
+  }
+  return loads;
+}
+
+// Whether `ranges` tile [first, first + bytes) exactly: no byte twice, none left out.
+bool tiles_exactly(std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges, std::uint64_t first,
+                   std::uint64_t bytes) {
+  std::sort(ranges.begin(), ranges.end());
+  std::uint64_t next = first;
+  for (const auto& [address, size] : ranges) {
+    if (address != next) return false;
+    next += size;
+  }
+  return next == first + bytes;
+}
+
+}  // namespace
+
+// A decode step's grouped-query scores on a chip with a shared memory (tpu_v4's CMEM), which
+// decides hits by address: 4 key/value heads (groups) of M 2 (query heads) x K 8 x N 10 tokens at
+// 2 B, the cache at 4,096 and q at 0, split by columns over 3 cores (tokens 0..2, 3..5, 6..9),
+// each tiled 2 groups a tile (whole N and K) and one row a tile. A token's key of one head is a
+// column of 8 x 2 = 16 B; the cache 4 x 10 x 16 = 640 B, q 4 x 2 x 8 x 2 = 128 B.
+// Each core's columns of all 4 groups are its block: core 1 (first column 3) at 4,096 + 4 x 3 x 16
+// = 4,288, its two group tiles 2 x 3 x 16 = 96 B each, at 4,288 and 4,384. Every core reads all of
+// q: row m0 of the groups at m0 x 4 x 16 (16 B a row and group), group tile g at g x 16 after it,
+// 2 x 16 = 32 B: (0, 32) and (64, 32) for groups 0-1's rows 0 and 1, then (32, 32) and (96, 32).
+// So the cores' cache loads cover the 640 B once, and each core's q loads the 128 B once. (When
+// group g read from g x 3 columns after the core's first, the cores read each other's keys, and
+// every group tile the first one's q: a shared memory served keys and queries no load had brought
+// from the DRAM.)
+TEST_CASE("mapper: with a shared memory, a split GEMM's tiles read each byte of their operands once", "[mapper]") {
+  const spec::AcceleratorSpec spec = fixtures::shipped_accelerator("tpu_v4");
+  REQUIRE(spec.shared_memory.has_value());
+  mapping::GemmProblem whole;
+  whole.groups = 4;
+  whole.m = 2;
+  whole.n = 10;
+  whole.k = 8;
+  whole.e = 2;
+  whole.b_role = program::TensorRole::kv_cache;
+  whole.weights = 4096;
+  whole.inputs = 0;
+  whole.output = 8192;
+  whole.written_bytes = 4 * 2 * 10 * 2;
+  whole.input_bytes = [](std::int64_t, std::int64_t tm, std::int64_t tk) { return tm * tk * 2; };
+  const mapping::LayerPlan plan;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> cache;
+  for (std::int64_t core = 0; core < 3; ++core) {
+    const mapping::LayerSplit split{workload::Partition::columns, core, 3};
+    const mapping::Context context{spec,
+                                   plan,
+                                   mapping::role_capacity(spec.sram),
+                                   2,
+                                   spec.dram.peak_bytes_per_second() / (spec.compute.clock_mhz * 1e6),
+                                   static_cast<std::uint64_t>(spec.dram.burst_bytes()),
+                                   split};
+    const mapping::GemmProblem part = mapping::core_part(whole, split, 4, true);
+    mapping::GemmTiling tiling;
+    tiling.tg = 2;
+    tiling.tm = 1;
+    tiling.tn = part.n;
+    tiling.tk = 8;
+    program::LayerProgram program;
+    mapping::emit_gemm_program(part, tiling, context, program);
+    const auto own = loads_of(program, program::TensorRole::kv_cache);
+    if (core == 1) CHECK(own == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{4288, 96}, {4384, 96}});
+    cache.insert(cache.end(), own.begin(), own.end());
+    const auto q = loads_of(program, program::TensorRole::inputs);
+    CHECK(q == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{0, 32}, {64, 32}, {32, 32}, {96, 32}});
+    CHECK(tiles_exactly(q, 0, 128));
+  }
+  CHECK(tiles_exactly(cache, 4096, 640));
 }
 
 TEST_CASE("mapper: a split over K needs K at least the cores", "[mapper]") {

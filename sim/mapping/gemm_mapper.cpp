@@ -483,15 +483,17 @@ std::vector<GemmPlacement> gemm_placements(const spec::AcceleratorSpec& accelera
 
 namespace {
 
-// `k_tiles_apart`: each K tile of an operand loads a DRAM range of its own (the weights packed tile
-// by tile, [group][n tile][k][n], as compilers pack them; an input tile's K tiles one after the
-// other within its rows' range), where otherwise a tile that cuts K is taken as one contiguous range
-// from its first element (docs/mapping-and-replay.md, "Limits"). DRAM timing hardly depends on
-// which of a tensor's bytes a tile reads, but a shared memory's hits do: on a chip with one, a K
-// tile must not read the addresses of the tile before it. Returns the sparse weights' metadata
-// bytes its loads moved.
+// `tiles_apart`: each tile of an operand loads a DRAM range of its own, beside the other tiles'
+// (the weights packed tile by tile, [group][n tile][k][n], as compilers pack them; a tile of
+// several groups holds their whole N and K, so it is their whole range; an input tile's groups, and
+// within them its K tiles, one after the other within its rows' range), where otherwise a tile
+// that cuts K is taken as one contiguous range from its first element and every group's input tile
+// from its rows' first group (docs/mapping-and-replay.md, "Limits"). DRAM timing hardly depends on
+// which of a tensor's bytes a tile reads, but a shared memory's hits do: on a chip with one, a tile
+// must not read the addresses of another tile's data. Returns the sparse weights' metadata bytes
+// its loads moved.
 std::int64_t emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const GemmTiling& t,
-                       const spec::ComputeSpec& array, bool k_tiles_apart) {
+                       const spec::ComputeSpec& array, bool tiles_apart) {
   Slots weight_slots, input_slots, output_slots;
   std::int64_t metadata_bytes = 0;
   const std::int64_t tiles_k = ceil_div(p.k, t.tk);
@@ -527,7 +529,7 @@ std::int64_t emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const Gemm
           const bool reuse_outer = tiles_k == 1 && inner > 0;
           const auto load_weights = [&]() -> std::int32_t {
             if (p.b_on_chip) return -1;
-            const std::int64_t k_offset = k_tiles_apart ? tg * tn * p.b_column_bytes(0, k0) : p.b_column_bytes(0, k0);
+            const std::int64_t k_offset = tiles_apart ? tg * tn * p.b_column_bytes(0, k0) : p.b_column_bytes(0, k0);
             const auto offset = static_cast<std::uint64_t>((g * p.n + n0) * p.b_column_stride() + k_offset);
             const std::int64_t column = p.b_column_bytes(k0, tk) + (k0 + tk == p.k ? p.bias * p.e : 0);
             const std::int32_t load =
@@ -547,9 +549,10 @@ std::int64_t emit_gemm(ProgramBuilder& builder, const GemmProblem& p, const Gemm
           const auto load_inputs = [&]() -> std::int32_t {
             if (p.inputs_on_chip) return -1;
             // Rows of the input in proportion to the output rows (NHWC keeps a row contiguous).
-            const std::int64_t k_offset = k_tiles_apart && k0 > 0 ? tg * p.input_bytes(m0, tm, k0) : 0;
-            const auto offset =
-                static_cast<std::uint64_t>(input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups + k_offset);
+            const std::int64_t group_offset = tiles_apart ? g * p.input_bytes(m0, tm, p.k) : 0;
+            const std::int64_t k_offset = tiles_apart && k0 > 0 ? tg * p.input_bytes(m0, tm, k0) : 0;
+            const auto offset = static_cast<std::uint64_t>(
+                input_total / std::max<std::int64_t>(1, p.m) * m0 * p.groups + group_offset + k_offset);
             return builder.load(program::TensorRole::inputs, p.inputs + offset, tg * p.input_bytes(m0, tm, tk), deps({input_slots.claim()}));
           };
           std::int32_t weight_load = -1, input_load = -1;
@@ -819,7 +822,7 @@ void emit_reduction(const GemmProblem& whole, const Context& context, program::L
 
 }  // namespace
 
-GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes) {
+GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes, bool tiles_apart) {
   if (split.whole()) return p;
   if (split.partition == workload::Partition::k) return k_part(std::move(p), split, sum_bytes);
   const std::int64_t dimension = split_extent(p, split.partition);
@@ -847,7 +850,11 @@ GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_b
       p.m = part;
       break;
     case workload::Partition::columns:
-      p.weights += static_cast<std::uint64_t>(checked_mul(first, p.b_column_stride()));
+      // Apart, every group's columns of the part are the core's block (emit_gemm packs a group's
+      // columns with the part's width): from group 0's column `first` they would run into the next
+      // cores' columns and every group but the first would read columns other cores read.
+      p.weights +=
+          static_cast<std::uint64_t>(checked_product({tiles_apart ? p.groups : 1, first, p.b_column_stride()}));
       p.n = part;
       break;
     case workload::Partition::groups:
@@ -869,7 +876,8 @@ bool map_core_part(const GemmProblem& whole, const Context& context, const Capac
     throw MappingError("layer " + layer + ": its K (" + std::to_string(whole.k) + ") is smaller than the " +
                        std::to_string(split.cores) + " cores a split over K gives a part each");
   }
-  const GemmProblem p = core_part(whole, split, context.accelerator.accumulators.element_bytes());
+  const GemmProblem p = core_part(whole, split, context.accelerator.accumulators.element_bytes(),
+                                  context.accelerator.shared_memory.has_value());
   if (!split.whole()) {
     const std::int64_t extent = split_extent(whole, split.partition);
     program.part = part_text(util::name(split.partition), split.first(extent), split.part(extent), extent);

@@ -156,8 +156,10 @@ void map_gemm(const GemmProblem& p, const Context& context, const Capacity& capa
 // part of the output, its spilled partial sums of `sum_bytes` each) is a block of its own after the
 // earlier cores' (a split layer's output is stored in blocks by core, so each core's stores stay
 // contiguous); what it reads is its part's place in the inputs and the weights, taken as
-// contiguous from the part's first element, as a tile's. `p` itself on one core.
-GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes);
+// contiguous from the part's first element, as a tile's. With `tiles_apart` (a shared memory,
+// emit_gemm) a part of the columns reads the weights as a block of its own after the earlier
+// cores' (the cores' columns of every group packed core by core). `p` itself on one core.
+GemmProblem core_part(GemmProblem p, const LayerSplit& split, std::int64_t sum_bytes, bool tiles_apart);
 
 // map_gemm of the context's core's part of `whole` (core_part); false, with an empty program,
 // when the core has no part of it (fewer rows, columns or groups than cores).

@@ -257,6 +257,23 @@ sed -e 's/tiny_lm.yaml/mlp.yaml/' -e "s|model: mlp.yaml|model: $SRC/models/mlp.y
 expect 2 "trace decode of an MLP" -- "$REUSESIM" trace "$work/mlp_decode.yaml" --out "$work/bad"
 contains "decode of an MLP" "$err" "models.0.context: with context 4: decode runs one token of a sequence; the input is"
 
+# --- A grouped-query decode step on a100 reads every cached key from the HBM once. ---
+# Llama-3.1-8B's scores at context 1,023: 8 groups (key/value heads) of M 4 (the query heads that
+# share one) x K 128 x N 1,024 tokens, split over the 108 cores by columns (9 or 10 tokens each, all
+# 8 heads). The keys: 1,024 x 8 x 128 x 2 B = 2,097,152 B, each column on one core, loaded once (the
+# second operand stays for all m), so the L2 holds none of them before the HBM reads them. q: 32 x
+# 128 x 2 B = 8,192 B, loaded by every core: the HBM once, the L2 the other 107 x 8,192 = 876,544.
+# (Every group read group 0's keys from the core's first column, so the cores read each other's:
+# 280,064 B of keys and 4,096 of q from the HBM, the rest from the L2.)
+expect 0 "a100 GQA decode scores" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" \
+  --model "$SRC/models/llama3_1_8b.yaml" --set model.parameters.layers=1 --phase decode --context 1023 \
+  --layers layers/scores --format csv
+contains "split by columns, the keys stay" "$(csv_col mapping --where layer=layers/scores <<<"$out")" \
+  "gemm 4x9x128 x8 groups, tiles g4 m4 n9 k128, order n-m, the second operand stays for all m; split over 108 cores by columns"
+same "every key from the HBM once, q from the L2 after the first core" \
+  "$(csv_col dram_read_kv_cache_bytes,dram_read_input_bytes,shared_read_bytes --where layer=layers/scores <<<"$out")" \
+  "2097152,8192,876544"
+
 # A KV cache with no addresses: tiny_lm widened to 2^20 features, no max_sequence, 2^24 tokens
 # cached at batch 10^6: 2 matmuls x (2^24 + 1) x 2^20 x 10^6 x 1 B = 3.52e19 bytes > 2^63.
 sed -e 's/: 64\b/: 1048576/g' -e '/max_sequence/d' "$work/tiny_lm.yaml" >"$work/huge_lm.yaml"
