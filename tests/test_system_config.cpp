@@ -99,10 +99,15 @@ TEST_CASE("system file: a plan of tensor and pipeline parallelism over every chi
   CHECK(both.plan->pipeline == 2);
   CHECK(both.plan->micro_batches == 8);
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 2}\n")),
-             Contains("test.yaml:5:7: error: plan: tensor x pipeline is 2 x 1 = 2 chips, but the system has 4: a plan "
-                      "takes every chip"));
+             Contains("test.yaml:5:7: error: plan: tensor x pipeline x data is 2 x 1 x 1 = 2 chips, but the system "
+                      "has 4: a plan takes every chip"));
+  CHECK(config::load_system_text(system_text("topology: ring\nplan: {tensor: 2, data: 2}\n"), kOrigin).plan->data == 2);
+  // Three factors of 4,096 would overflow no product: it stops above the 4,096 chips a system may have.
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 4096, pipeline: 4096, data: 4096}\n")),
+             Contains("error: plan: tensor x pipeline x data is 4096 x 4096 x 4096 = more than 4096 chips"));
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 0}\n")), Contains("error: plan.tensor: expected"));
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {pipeline: 4, micro_batches: 0}\n")),
              Contains("error: plan.micro_batches: expected"));
-  CHECK_THAT(load_error(system_text("topology: ring\nplan: {data: 4}\n")), Contains("error: plan.data: unknown key"));
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {expert: 4}\n")),
+             Contains("error: plan.expert: unknown key"));
 }

@@ -94,7 +94,7 @@ TEST_CASE("system run: a pipeline of 2 stages and 4 micro-batches", "[system_run
   // as chip 1 finishes micro-batch m - 1: chip 1 waits only for the first, and the batch ends at
   // 4 C + 510,240 + C ps.
   spec::SystemSpec system = two_chips();
-  system.plan = spec::ParallelPlan{1, 2, 4};
+  system.plan = spec::ParallelPlan{1, 2, 1, 4};  // tensor, pipeline, data, micro-batches
   const config::LoadedModel model = config::load_model_text(kMlp, "tp_mlp.yaml");
   simulate::SystemRunPlan plan =
       simulate::plan_system_inference(system, model.spec, model.network, 0, {16}, "two_chips.yaml", false);

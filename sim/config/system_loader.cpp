@@ -77,14 +77,19 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
       spec::ParallelPlan parallel;
       parallel.tensor = plan_reader.optional_integer("tensor", {1, kMaxChips}).value_or(1);
       parallel.pipeline = plan_reader.optional_integer("pipeline", {1, kMaxChips}).value_or(1);
+      parallel.data = plan_reader.optional_integer("data", {1, kMaxChips}).value_or(1);
       parallel.micro_batches = plan_reader.optional_integer("micro_batches", {1, kMaxMicroBatches}).value_or(1);
-      // Every chip takes part: stage s x tensor + r is the chips' one layout.
-      if (system.chips > 0 && parallel.tensor * parallel.pipeline != system.chips) {
-        diagnostics.error(plan_reader.location(), reader.child_path("plan"),
-                          "tensor x pipeline is " + std::to_string(parallel.tensor) + " x " +
-                              std::to_string(parallel.pipeline) + " = " +
-                              std::to_string(parallel.tensor * parallel.pipeline) + " chips, but the system has " +
-                              std::to_string(system.chips) + ": a plan takes every chip");
+      // Every chip takes part: (replica x pipeline + stage) x tensor + rank is the chips' one layout.
+      // The product stops above kMaxChips, before it could overflow.
+      const std::int64_t planned =
+          std::min(parallel.tensor * parallel.pipeline, kMaxChips + 1) * std::min(parallel.data, kMaxChips + 1);
+      if (system.chips > 0 && planned != system.chips) {
+        diagnostics.error(
+            plan_reader.location(), reader.child_path("plan"),
+            "tensor x pipeline x data is " + std::to_string(parallel.tensor) + " x " +
+                std::to_string(parallel.pipeline) + " x " + std::to_string(parallel.data) + " = " +
+                (planned > kMaxChips ? "more than " + std::to_string(kMaxChips) : std::to_string(planned)) +
+                " chips, but the system has " + std::to_string(system.chips) + ": a plan takes every chip");
       }
       system.plan = parallel;
       plan_reader.finish();

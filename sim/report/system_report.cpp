@@ -38,6 +38,9 @@ std::vector<SystemColumn> system_columns() {
           "pipeline_stages", "stages", "consecutive parts of the layers, each on chips of its own", 0,
           [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.plan.pipeline); }),
       column<results::SystemBatch, BatchRow>(
+          "data_parallel", "replicas", "copies of the model, each on a share of the batch", 0,
+          [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.plan.data); }),
+      column<results::SystemBatch, BatchRow>(
           "micro_batches", "parts", "equal parts of the batch that flow through the stages in turn", 0,
           [](const results::SystemBatch&, const BatchRow& row) { return Cell(row.report.plan.micro_batches); }),
       column<results::SystemBatch, BatchRow>(
@@ -151,12 +154,13 @@ std::string render_system(const SystemReport& report, Format format) {
   }
   const spec::ParallelPlan& plan = report.plan;
   std::string how = "tensor parallel over " + std::to_string(plan.tensor);
+  if (plan.data > 1) how += ", " + std::to_string(plan.data) + " data-parallel replicas";
   if (plan.pipeline > 1) {
     how += ", " + std::to_string(plan.pipeline) + " pipeline stages, " + std::to_string(plan.micro_batches) +
            " micro-batches";
   }
   if (report.twins)
-    how += " (each stage's ranks 1 on replayed as its rank 0's twins: the same result as replaying each)";
+    how += " (chips that run what another runs replayed as its twins: the same result as replaying each)";
   return "system " + report.system + ", model " + report.model + ": " + std::to_string(report.chips) + " chips, " +
          how + "\n\n" + table.to_text() + "\nchip 0's collectives and transfers\n" + collective_table(chip0).to_text();
 }

@@ -29,8 +29,12 @@ struct Planner {
   SystemRunPlan result;
   bool even_chunks = true;
 
-  std::int64_t chip(std::int64_t stage, std::int64_t rank) const { return stage * plan.tensor + rank; }
-  std::int64_t micro(std::size_t batch) const { return batches[batch] / plan.micro_batches; }
+  std::int64_t replica = 0;  // the data-parallel replica being planned
+
+  std::int64_t chip(std::int64_t stage, std::int64_t rank) const {
+    return (replica * plan.pipeline + stage) * plan.tensor + rank;
+  }
+  std::int64_t micro(std::size_t batch) const { return batches[batch] / plan.data / plan.micro_batches; }
 
   std::size_t add(program::LinkProgram program) {
     result.program.link_programs.push_back(std::move(program));
@@ -135,11 +139,21 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
                                     bool every_chip, const RunLimits& limits) {
   Planner planner{system, system.plan.value_or(spec::ParallelPlan{}), batches, 0, {}, true};
   const spec::ParallelPlan& plan = planner.plan;
+  if (plan.tensor * plan.pipeline * plan.data != system.chips)
+    throw std::logic_error("a plan of " + std::to_string(plan.tensor * plan.pipeline * plan.data) + " chips on " +
+                           std::to_string(system.chips));
+  std::vector<std::int64_t> replica_batches;
   for (const std::int64_t batch : batches) {
-    if (batch % plan.micro_batches != 0) {
-      throw parallel::PlanError("plan.micro_batches: " + std::to_string(plan.micro_batches) +
-                                " equal micro-batches do not make a batch of " + std::to_string(batch));
+    if (batch % plan.data != 0) {
+      throw parallel::PlanError("plan.data: " + std::to_string(plan.data) + " replicas do not share a batch of " +
+                                std::to_string(batch) + " evenly");
     }
+    if (batch / plan.data % plan.micro_batches != 0) {
+      throw parallel::PlanError("plan.micro_batches: " + std::to_string(plan.micro_batches) +
+                                " equal micro-batches do not make a replica's batch of " +
+                                std::to_string(batch / plan.data));
+    }
+    replica_batches.push_back(batch / plan.data);
   }
   const parallel::TensorParallelSplit split =
       parallel::split_tensor_parallel(model, network, plan.tensor, decode_context);
@@ -149,35 +163,54 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
   std::vector<std::int64_t> micro_batches;
   for (std::size_t b = 0; b < batches.size(); ++b) micro_batches.push_back(planner.micro(b));
   std::vector<std::vector<parallel::TensorCollective>> collectives;
-  std::vector<StageTables> tables;
   for (std::int64_t s = 0; s < plan.pipeline; ++s) {
     const parallel::PipelineStage& stage = result.stages[static_cast<std::size_t>(s)];
-    // The whole batch's KV cache and activations live on the stage's chips at once.
-    check_capacity(system.chip, stage.network, batches, nullptr, origin);
+    // The replica's whole batch's KV cache and activations live on the stage's chips at once.
+    check_capacity(system.chip, stage.network, replica_batches, nullptr, origin);
     std::vector<std::size_t> every_layer(stage.network.layers.size());
     std::iota(every_layer.begin(), every_layer.end(), std::size_t{0});
     result.stage_plans.push_back(
         plan_inference(system.chip, stage.network, micro_batches, every_layer, origin, limits));
     collectives.push_back(Planner::stage_collectives(split, stage));
-    tables.push_back(planner.tables(s, collectives.back(), stage));
   }
-  // A ring, a switch or fully connected chips give every rank's collectives and transfers the same
-  // links; a torus may route some of a ring's steps over more hops than others. A chip of several
-  // cores is not twinned: its cores' threads that wake at one instant run in an order SystemC takes
-  // from its queue of timed events, which the other chips' events change (docs/systems.md, "Twins").
-  const bool symmetric_links = system.topology != spec::ChipTopology::torus;
-  result.twins = !every_chip && plan.tensor > 1 && symmetric_links && planner.even_chunks && system.chip.cores == 1;
+  // A switch or fully connected chips give every rank's collectives and transfers the same links,
+  // as does a ring when the collectives go round all of it (or there are none); a torus, or a ring
+  // of more chips than a group, routes some of a group's ring steps over more hops than others. A
+  // chip of several cores is not twinned: its cores' threads that wake at one instant run in an
+  // order SystemC takes from its queue of timed events, which the other chips' events change
+  // (docs/systems.md, "Twins").
+  const bool symmetric_links =
+      system.topology == spec::ChipTopology::switched || system.topology == spec::ChipTopology::fully_connected ||
+      (system.topology == spec::ChipTopology::ring && (plan.tensor == 1 || plan.tensor == system.chips));
   result.program.chips.resize(static_cast<std::size_t>(system.chips));
-  for (std::int64_t s = 0; s < plan.pipeline; ++s) {
-    const auto stage = static_cast<std::size_t>(s);
-    for (std::int64_t r = 0; r < plan.tensor; ++r) {
-      program::ChipWork work = planner.work(s, r, result.stage_plans[stage], collectives[stage], tables[stage],
-                                            s > 0 ? &tables[stage - 1] : nullptr);
-      if (result.twins && r > 0) {
-        work.runs.clear();
-        work.same_layers_as = planner.chip(s, 0);
+  std::vector<program::ChipWork*> twinned;  // chips whose own runs a twin would stand for
+  for (std::int64_t d = 0; d < plan.data; ++d) {
+    planner.replica = d;
+    std::vector<StageTables> tables;
+    for (std::int64_t s = 0; s < plan.pipeline; ++s) {
+      tables.push_back(
+          planner.tables(s, collectives[static_cast<std::size_t>(s)], result.stages[static_cast<std::size_t>(s)]));
+    }
+    for (std::int64_t s = 0; s < plan.pipeline; ++s) {
+      const auto stage = static_cast<std::size_t>(s);
+      for (std::int64_t r = 0; r < plan.tensor; ++r) {
+        program::ChipWork& work = result.program.chips[static_cast<std::size_t>(planner.chip(s, r))];
+        work = planner.work(s, r, result.stage_plans[stage], collectives[stage], tables[stage],
+                            s > 0 ? &tables[stage - 1] : nullptr);
+        // Every replica's stage s, every rank, runs what replica 0's rank 0 of it runs.
+        if (d > 0 || r > 0) {
+          work.same_layers_as = s * plan.tensor;
+          twinned.push_back(&work);
+        }
       }
-      result.program.chips[static_cast<std::size_t>(planner.chip(s, r))] = std::move(work);
+    }
+  }
+  result.twins = !every_chip && !twinned.empty() && symmetric_links && planner.even_chunks && system.chip.cores == 1;
+  for (program::ChipWork* work : twinned) {
+    if (result.twins) {
+      work->runs.clear();
+    } else {
+      work->same_layers_as = -1;
     }
   }
   return result;

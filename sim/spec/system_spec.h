@@ -35,16 +35,18 @@ struct ChipLinkSpec {
   auto fields() const { return std::tie(bandwidth_gbps, latency_ns, per_chip); }
 };
 
-// How a model is split over the chips (docs/systems.md, "Running a model on a system"): its
-// layers in `pipeline` stages (parallel/pipeline_parallel.h), each stage's layers tensor-parallel
-// over `tensor` chips (parallel/tensor_parallel.h): chip s x tensor + r is stage s's rank r. A
-// batch runs through the stages in `micro_batches` equal parts.
+// How a model is split over the chips (docs/systems.md, "Running a model on a system"): `data`
+// replicas of the model, each a share of the batch; a replica's layers in `pipeline` stages
+// (parallel/pipeline_parallel.h), each stage's layers tensor-parallel over `tensor` chips
+// (parallel/tensor_parallel.h): chip (d x pipeline + s) x tensor + r is replica d's stage s's rank
+// r. A replica's batch runs through its stages in `micro_batches` equal parts.
 struct ParallelPlan {
   std::int64_t tensor = 1;
   std::int64_t pipeline = 1;
+  std::int64_t data = 1;
   std::int64_t micro_batches = 1;
 
-  auto fields() const { return std::tie(tensor, pipeline, micro_batches); }
+  auto fields() const { return std::tie(tensor, pipeline, data, micro_batches); }
 };
 
 struct SystemSpec {

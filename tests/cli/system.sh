@@ -70,21 +70,34 @@ same "chip 1's transfers" "$(csv_col collective,sent_bytes --where chip=1 "$T/pi
   "micro-batch 0 to stage 1: transfer of 3072 B from chip 1 to chip 3,3072
 micro-batch 1 to stage 1: transfer of 3072 B from chip 1 to chip 3,3072"
 expect 2 "micro-batches that do not make the batch" -- "$REUSESIM" run --arch "$S" "${L[@]}" "${G[@]}" --batch 3
-contains "micro-batches" "$err" "plan.micro_batches: 2 equal micro-batches do not make a batch of 3"
+contains "micro-batches" "$err" "plan.micro_batches: 2 equal micro-batches do not make a replica's batch of 3"
 expect 2 "a plan short of the chips" -- "$REUSESIM" run --arch "$S" "${L[@]}" --set plan.tensor=2 --set plan.pipeline=2
-contains "every chip" "$err" "error: plan: tensor x pipeline is 2 x 2 = 4 chips, but the system has 8: a plan takes every chip"
+contains "every chip" "$err" "error: plan: tensor x pipeline x data is 2 x 2 x 1 = 4 chips, but the system has 8: a plan takes every chip"
 
 # Two one-core chips (configs/small.yaml) on a ring: chip 1 is replayed as chip 0's twin, which
 # gives the files that replaying it on its own gives, byte for byte.
 printf 'name: two_small\nchip: %s\nchips: 2\nlinks: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 500}\nplan: {tensor: 2}\n' \
   "$SRC/configs/small.yaml" > "$T/two_small.yaml"
 expect 0 "twins" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 --out "$T/twins"
-contains "twins, said" "$out" "(each stage's ranks 1 on replayed as its rank 0's twins: the same result as replaying each)"
+contains "twins, said" "$out" "(chips that run what another runs replayed as its twins: the same result as replaying each)"
 expect 0 "every chip replayed" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 \
   --every-chip --out "$T/every"
 for f in system.csv collectives.csv chip_links.csv results.csv; do
   same "--every-chip: $f" "$(cmp "$T/twins/$f" "$T/every/$f" && echo same)" "same"
 done
+# Data parallel: the MLP's batch of 4 as 2 replicas of 2 samples, no collectives in inference;
+# replica 1 replayed as replica 0's twin, the same files as replaying it.
+D=(--set plan.tensor=1 --set plan.data=2)
+expect 0 "2 replicas" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 "${D[@]}" \
+  --out "$T/data"
+same "data: the plan" "$(csv_col tensor_parallel,data_parallel,collectives_s "$T/data/system.csv")" "1,2,0"
+same "data: chip 0's batch" "$(csv_col batch --where layer=TOTAL "$T/data/results.csv")" "2"
+expect 0 "2 replicas, every chip" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" \
+  --batch 4 "${D[@]}" --every-chip --out "$T/data_every"
+same "data: twins == every chip" "$(cmp "$T/data/system.csv" "$T/data_every/system.csv" && echo same)" "same"
+expect 2 "replicas that do not share the batch" -- "$REUSESIM" run --arch "$T/two_small.yaml" \
+  --model "$SRC/models/mlp.yaml" --batch 3 "${D[@]}"
+contains "replicas" "$err" "plan.data: 2 replicas do not share a batch of 3 evenly"
 # Not a transformer: no tokens a second.
 same "mlp: tokens_per_s" "$(csv_col tokens_per_s "$T/twins/system.csv")" ""
 
