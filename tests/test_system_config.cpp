@@ -108,6 +108,12 @@ TEST_CASE("system file: a plan of tensor and pipeline parallelism over every chi
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 0}\n")), Contains("error: plan.tensor: expected"));
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {pipeline: 4, micro_batches: 0}\n")),
              Contains("error: plan.micro_batches: expected"));
+  CHECK_THAT(load_error(system_text("topology: ring\nplan: {tensor: 4, micro_batches: 2}\n")),
+             Contains("test.yaml:5:34: error: plan.micro_batches: micro-batches flow through pipeline stages: with "
+                      "more than 1, plan.pipeline must be more than 1 too"));
+  // A key that is not valid gets its own error, not a product of the others' too.
+  const std::string bad_tensor = load_error(system_text("topology: ring\nplan: {tensor: 0}\n"));
+  CHECK_THAT(bad_tensor, !Contains("tensor x pipeline x data"));
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {expert: 4}\n")),
              Contains("error: plan.expert: unknown key"));
 }

@@ -213,12 +213,11 @@ int run_system(const spec::SystemSpec& system, const config::LoadedModel& model,
       throw FileError("--out: " + problem);
     }
   }
-  const std::vector<program::LayerRun> chip_runs = plan.program.chips.front().runs;
   const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program), fidelity);
   if (replay.out_of_memory) return report_bad_input("run", replay.problem);
   if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
   warn_of_energy_curves("run", system.chip);
-  // Chip 0's layers: the first stage's, a table block for each micro-batch.
+  // Chip 0's layers: the first stage's, a table block for each batch, its micro-batches' rows in turn.
   const workload::Network& chip_network = plan.stages.front().network;
   report::RunReport chip_report{system.chip.name, chip_network.name, system.chip, {}, std::nullopt, {}, {}};
   chip_report.fidelity = fidelity;
@@ -227,7 +226,7 @@ int run_system(const spec::SystemSpec& system, const config::LoadedModel& model,
     chip_report.kv_cache_element_bytes = kv_cache_element_bytes;
   if (chip_network.kv_cache_elements_per_token() > 0) chip_report.tokens_per_sample = chip_network.tokens_per_sample();
   const std::vector<results::LayerResult>& results = replay.chip_results.front();
-  const auto layers = static_cast<std::ptrdiff_t>(chip_network.layers.size());
+  const auto layers = static_cast<std::ptrdiff_t>(chip_network.layers.size()) * system.plan->micro_batches;
   for (auto row = results.begin(); row != results.end(); row += layers)
     chip_report.batches.emplace_back(row, row + layers);
   const std::int64_t tokens = model.network.kv_cache_elements_per_token() > 0 ? model.network.tokens_per_sample() : 0;

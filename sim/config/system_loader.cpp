@@ -75,21 +75,35 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
     MapReader plan_reader(*plan, reader.child_path("plan"), diagnostics);
     if (plan_reader.valid()) {
       spec::ParallelPlan parallel;
-      parallel.tensor = plan_reader.optional_integer("tensor", {1, kMaxChips}).value_or(1);
-      parallel.pipeline = plan_reader.optional_integer("pipeline", {1, kMaxChips}).value_or(1);
-      parallel.data = plan_reader.optional_integer("data", {1, kMaxChips}).value_or(1);
-      parallel.micro_batches = plan_reader.optional_integer("micro_batches", {1, kMaxMicroBatches}).value_or(1);
+      const std::optional<std::int64_t> tensor = plan_reader.optional_integer("tensor", {1, kMaxChips});
+      const std::optional<std::int64_t> pipeline = plan_reader.optional_integer("pipeline", {1, kMaxChips});
+      const std::optional<std::int64_t> data = plan_reader.optional_integer("data", {1, kMaxChips});
+      const std::optional<std::int64_t> micro_batches =
+          plan_reader.optional_integer("micro_batches", {1, kMaxMicroBatches});
+      parallel.tensor = tensor.value_or(1);
+      parallel.pipeline = pipeline.value_or(1);
+      parallel.data = data.value_or(1);
+      parallel.micro_batches = micro_batches.value_or(1);
+      // A key given but not valid has its error already; the product of the others would mislead.
+      const bool valid = (tensor || !plan_reader.optional("tensor")) &&
+                         (pipeline || !plan_reader.optional("pipeline")) && (data || !plan_reader.optional("data"));
       // Every chip takes part: (replica x pipeline + stage) x tensor + rank is the chips' one layout.
       // The product stops above kMaxChips, before it could overflow.
       const std::int64_t planned =
           std::min(parallel.tensor * parallel.pipeline, kMaxChips + 1) * std::min(parallel.data, kMaxChips + 1);
-      if (system.chips > 0 && planned != system.chips) {
+      if (valid && system.chips > 0 && planned != system.chips) {
         diagnostics.error(
             plan_reader.location(), reader.child_path("plan"),
             "tensor x pipeline x data is " + std::to_string(parallel.tensor) + " x " +
                 std::to_string(parallel.pipeline) + " x " + std::to_string(parallel.data) + " = " +
                 (planned > kMaxChips ? "more than " + std::to_string(kMaxChips) : std::to_string(planned)) +
                 " chips, but the system has " + std::to_string(system.chips) + ": a plan takes every chip");
+      }
+      // Micro-batches flow through stages: without a pipeline they would only split the batch.
+      if (parallel.micro_batches > 1 && parallel.pipeline == 1) {
+        diagnostics.error(plan_reader.optional("micro_batches")->location, reader.child_path("plan.micro_batches"),
+                          "micro-batches flow through pipeline stages: with more than 1, plan.pipeline must be "
+                          "more than 1 too");
       }
       system.plan = parallel;
       plan_reader.finish();

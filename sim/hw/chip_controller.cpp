@@ -4,22 +4,31 @@
 
 namespace reusesim::hw {
 
+void BatchBarrier::finish(std::size_t batch) {
+  if (finished_.size() <= batch) finished_.resize(batch + 1, 0);
+  if (++finished_[batch] == chips_) all_finished_.notify(sc_core::SC_ZERO_TIME);
+  while (finished_[batch] < chips_) sc_core::wait(all_finished_);
+}
+
 ChipController::ChipController(sc_core::sc_module_name name, std::int64_t chip, const program::ChipWork& work,
                                const std::vector<program::LinkProgram>& link_programs, Accelerator* accelerator,
-                               const ChipController* twin, LinkEngine& engine)
+                               const ChipController* twin, LinkEngine& engine, BatchBarrier& barrier)
     : sc_core::sc_module(name),
       chip_(chip),
       work_(work),
       link_programs_(link_programs),
       accelerator_(accelerator),
       twin_(twin),
-      engine_(engine) {
+      engine_(engine),
+      barrier_(barrier) {
   REUSESIM_HAS_PROCESS(ChipController);
   SC_THREAD(run);
 }
 
 void ChipController::run() {
   for (const program::ChipSegment& segment : work_.segments) {
+    if (segments_done_ > 0 && segment.batch != work_.segments[segments_done_ - 1].batch)
+      barrier_.finish(work_.segments[segments_done_ - 1].batch);
     segment_start_ps_.push_back(picoseconds(sc_core::sc_time_stamp()));
     if (segment.kind == program::ChipSegment::Kind::link) {
       run_link_program(segment);

@@ -1,7 +1,8 @@
 #pragma once
 // A chip's sequencer in a system: it walks the chip's segments (program::ChipWork) in order,
 // replaying layer runs on the chip (hw::Accelerator, Driver::caller) and its steps of link
-// programs on its link engine, each segment when the one before it is done.
+// programs on its link engine, each segment when the one before it is done, and a batch's first
+// when every chip has finished the batch before (BatchBarrier).
 //
 // A chip whose layers another chip replays (ChipWork::same_layers_as, the twin) has no
 // accelerator: at a layer segment it waits until its twin has finished that segment. That is
@@ -20,12 +21,26 @@
 
 namespace reusesim::hw {
 
+// Where the chips meet between batches: every chip finishes a batch before any starts the next,
+// so each batch is timed as if it ran alone (as one accelerator's batches are).
+class BatchBarrier {
+ public:
+  explicit BatchBarrier(std::size_t chips) : chips_(chips) {}
+  // From a chip's thread: its part of batch `batch` is done; returns once every chip's is.
+  void finish(std::size_t batch);
+
+ private:
+  std::size_t chips_;
+  std::vector<std::size_t> finished_;  // by batch: the chips done with it
+  sc_core::sc_event all_finished_;
+};
+
 class ChipController : public sc_core::sc_module {
  public:
   // `accelerator` is null for a chip whose layers `twin` replays.
   ChipController(sc_core::sc_module_name name, std::int64_t chip, const program::ChipWork& work,
                  const std::vector<program::LinkProgram>& link_programs, Accelerator* accelerator,
-                 const ChipController* twin, LinkEngine& engine);
+                 const ChipController* twin, LinkEngine& engine, BatchBarrier& barrier);
 
   bool finished() const { return segments_done_ == work_.segments.size(); }
   const sc_core::sc_event& segment_done() const { return segment_done_; }
@@ -45,6 +60,7 @@ class ChipController : public sc_core::sc_module {
   Accelerator* accelerator_;
   const ChipController* twin_;
   LinkEngine& engine_;
+  BatchBarrier& barrier_;
   std::size_t segments_done_ = 0;
   sc_core::sc_event segment_done_;
   std::vector<std::uint64_t> segment_start_ps_, segment_end_ps_;

@@ -8,7 +8,10 @@ namespace reusesim::hw {
 
 System::System(sc_core::sc_module_name name, const spec::SystemSpec& spec, program::SystemProgram program,
                spec::Fidelity fidelity)
-    : sc_core::sc_module(name), program_(std::move(program)), links_("links", spec) {
+    : sc_core::sc_module(name),
+      program_(std::move(program)),
+      links_("links", spec),
+      batch_barrier_(program_.chips.size()) {
   REUSESIM_HAS_PROCESS(System);
   const std::size_t chips = program_.chips.size();
   for (std::size_t c = 0; c < chips; ++c) {
@@ -26,7 +29,7 @@ System::System(sc_core::sc_module_name name, const spec::SystemSpec& spec, progr
       twin = controllers_.at(static_cast<std::size_t>(program_.chips[c].same_layers_as)).get();
     controllers_.push_back(std::make_unique<ChipController>(controller_name.c_str(), static_cast<std::int64_t>(c),
                                                             program_.chips[c], program_.link_programs, chips_[c].get(),
-                                                            twin, *engines_[c]));
+                                                            twin, *engines_[c], batch_barrier_));
   }
   SC_THREAD(stop_when_done);
 }

@@ -49,6 +49,7 @@ class System : public sc_core::sc_module {
 
   program::SystemProgram program_;
   ChipLinks links_;
+  BatchBarrier batch_barrier_;
   std::vector<std::unique_ptr<Accelerator>> chips_;  // by chip; null where a twin replays
   std::vector<std::unique_ptr<LinkEngine>> engines_;
   std::vector<std::unique_ptr<ChipController>> controllers_;

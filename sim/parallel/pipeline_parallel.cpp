@@ -5,8 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "parallel/tensor_parallel.h"
-
 namespace reusesim::parallel {
 
 namespace {
@@ -85,20 +83,22 @@ std::vector<PipelineStage> split_pipeline(const workload::ModelSpec& model, cons
                     " (between layers where one tensor alone crosses)");
   }
   // MACs a sample before each layer position.
-  std::vector<std::int64_t> before(network.layers.size() + 1, 0);
-  for (std::size_t i = 0; i < network.layers.size(); ++i) before[i + 1] = before[i] + network.layers[i].counts.macs;
+  std::vector<std::int64_t> macs_before(network.layers.size() + 1, 0);
+  for (std::size_t i = 0; i < network.layers.size(); ++i)
+    macs_before[i + 1] = macs_before[i] + network.layers[i].counts.macs;
   std::vector<std::pair<std::size_t, int>> chosen;  // cut position, crossing producer
   auto next = cuts.begin();
   for (std::int64_t s = 0; s + 1 < stages; ++s) {
-    const double target = static_cast<double>(before.back()) * static_cast<double>(s + 1) / static_cast<double>(stages);
+    const double target =
+        static_cast<double>(macs_before.back()) * static_cast<double>(s + 1) / static_cast<double>(stages);
     // The nearest cut to the target that leaves a cut for each stage after this one.
     const auto remaining_after = [&](std::map<std::size_t, int>::const_iterator it) {
       return static_cast<std::int64_t>(std::distance(it, cuts.end())) - 1;
     };
     auto best = next;
     for (auto it = next; it != cuts.end() && remaining_after(it) >= stages - 2 - s; ++it) {
-      if (std::abs(static_cast<double>(before[it->first]) - target) <
-          std::abs(static_cast<double>(before[best->first]) - target))
+      if (std::abs(static_cast<double>(macs_before[it->first]) - target) <
+          std::abs(static_cast<double>(macs_before[best->first]) - target))
         best = it;
     }
     chosen.push_back(*best);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "parallel/plan_error.h"
 #include "workload/network.h"
 
 namespace reusesim::parallel {
@@ -27,7 +28,7 @@ struct PipelineStage {
   std::int64_t input_elements_per_sample = 0;  // what the stage before sends, a sample
 };
 
-// `network` built from `model` at `decode_context`. Throws PlanError (tensor_parallel.h) when the
+// `network` built from `model` at `decode_context`. Throws PlanError when the
 // network has fewer places to cut than stages - 1.
 std::vector<PipelineStage> split_pipeline(const workload::ModelSpec& model, const workload::Network& network,
                                           std::int64_t stages, std::int64_t decode_context);

@@ -83,10 +83,16 @@ class Splitter {
     held_[producer] = Held::full;
   }
   Held input_held(int input) const { return input < 0 ? Held::full : held_[static_cast<std::size_t>(input)]; }
-  // Inputs this layer needs whole: partial sums are reduced first, slices refused.
-  void need_full_inputs(std::size_t i) {
+  // Layer i's inputs that are partial sums, all-reduced after their producers.
+  void reduce_partial_inputs(std::size_t i) {
     for (const int input : layer(i).input_ids) {
       if (input_held(input) == Held::partial) reduce(static_cast<std::size_t>(input));
+    }
+  }
+  // Inputs this layer needs whole: partial sums are reduced first, slices refused.
+  void need_full_inputs(std::size_t i) {
+    reduce_partial_inputs(i);
+    for (const int input : layer(i).input_ids) {
       if (input_held(input) == Held::split)
         refuse(i, "it needs its input " + network_.layers[static_cast<std::size_t>(input)].spec.name +
                       " whole, which the chips hold in slices");
@@ -119,9 +125,7 @@ class Splitter {
       held_[i] = Held::partial;
       return;
     }
-    for (const int input : layer(i).input_ids) {
-      if (input_held(input) == Held::partial) reduce(static_cast<std::size_t>(input));
-    }
+    reduce_partial_inputs(i);
     const Held first = input_held(layer(i).input_ids.front());
     for (const int input : layer(i).input_ids) {
       if (input_held(input) != first) refuse(i, "its inputs are held differently: some whole, some in slices");
@@ -131,7 +135,7 @@ class Splitter {
 
   void split_linear(std::size_t i) {
     const int input = layer(i).input_ids.front();
-    if (input_held(input) == Held::partial) reduce(static_cast<std::size_t>(input));
+    reduce_partial_inputs(i);
     workload::LinearParams& linear = chip_spec(i).linear;
     if (input_held(input) == Held::split) {
       // Row-parallel: the chip's slice of the input features, the whole output as a partial sum.
@@ -159,9 +163,7 @@ class Splitter {
 
   void split_matmul(std::size_t i) {
     const std::vector<int>& inputs = layer(i).input_ids;
-    for (const int input : inputs) {
-      if (input_held(input) == Held::partial) reduce(static_cast<std::size_t>(input));
-    }
+    reduce_partial_inputs(i);
     for (const int input : inputs) {
       if (input_held(input) != Held::split)
         refuse(i, "its input " +

@@ -25,19 +25,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
+#include "parallel/plan_error.h"
 #include "util/enum_names.h"
 #include "workload/network.h"
 
 namespace reusesim::parallel {
-
-// A plan the model cannot take: what does not divide or split, naming the layer.
-class PlanError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 enum class CollectiveKind { all_reduce, all_gather };
 constexpr util::EnumNames<CollectiveKind, 2> enum_names(CollectiveKind) {

@@ -157,7 +157,7 @@ std::string render_system(const SystemReport& report, Format format) {
   if (plan.data > 1) how += ", " + std::to_string(plan.data) + " data-parallel replicas";
   if (plan.pipeline > 1) {
     how += ", " + std::to_string(plan.pipeline) + " pipeline stages, " + std::to_string(plan.micro_batches) +
-           " micro-batches";
+           (plan.micro_batches == 1 ? " micro-batch" : " micro-batches");
   }
   if (report.twins)
     how += " (chips that run what another runs replayed as its twins: the same result as replaying each)";

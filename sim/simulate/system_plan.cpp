@@ -13,7 +13,7 @@ namespace {
 
 using program::ChipSegment;
 
-// The collective programs of one stage's group for one micro-batch, in the order of `collectives`.
+// The link programs of one replica's stage, by batch and micro-batch.
 struct StageTables {
   // By batch, micro-batch: the group's tensor-parallel collectives' program indices, in network
   // order; and by rank the transfer of the stage's output to the next stage (none for the last).
@@ -34,7 +34,7 @@ struct Planner {
   std::int64_t chip(std::int64_t stage, std::int64_t rank) const {
     return (replica * plan.pipeline + stage) * plan.tensor + rank;
   }
-  std::int64_t micro(std::size_t batch) const { return batches[batch] / plan.data / plan.micro_batches; }
+  std::int64_t micro_batch_size(std::size_t batch) const { return batches[batch] / plan.data / plan.micro_batches; }
 
   std::size_t add(program::LinkProgram program) {
     result.program.link_programs.push_back(std::move(program));
@@ -68,7 +68,7 @@ struct Planner {
       for (std::int64_t m = 0; m < plan.micro_batches; ++m) {
         std::vector<std::size_t>& group = tables.collectives.back().emplace_back();
         for (const parallel::TensorCollective& collective : collectives) {
-          shape.elements = collective.elements_per_sample * micro(b);
+          shape.elements = collective.elements_per_sample * micro_batch_size(b);
           even_chunks = even_chunks && shape.elements % plan.tensor == 0;
           program::LinkProgram program = collective.kind == parallel::CollectiveKind::all_reduce
                                              ? parallel::ring_all_reduce(shape)
@@ -78,8 +78,8 @@ struct Planner {
         }
         std::vector<std::size_t>& sends = tables.sends.back().emplace_back();
         if (s + 1 == plan.pipeline) continue;
-        const std::int64_t bytes =
-            result.stages[static_cast<std::size_t>(s + 1)].input_elements_per_sample * micro(b) * element_bytes;
+        const std::int64_t bytes = result.stages[static_cast<std::size_t>(s + 1)].input_elements_per_sample *
+                                   micro_batch_size(b) * element_bytes;
         for (std::int64_t r = 0; r < plan.tensor; ++r) {
           program::LinkProgram transfer = parallel::point_to_point(chip(s, r), chip(s + 1, r), system.chips, bytes);
           transfer.name =
@@ -105,8 +105,8 @@ struct Planner {
       std::size_t end_of_batch = first_of_batch + 1;
       while (end_of_batch < stage_plan.runs.size() && !stage_plan.runs[end_of_batch].starts_batch) ++end_of_batch;
       for (std::int64_t m = 0; m < plan.micro_batches; ++m) {
-        const auto mm = static_cast<std::size_t>(m);
-        if (before != nullptr) link(before->sends[b][mm][static_cast<std::size_t>(r)], b);
+        const auto micro = static_cast<std::size_t>(m);
+        if (before != nullptr) link(before->sends[b][micro][static_cast<std::size_t>(r)], b);
         std::size_t first = work.runs.size();
         std::size_t next_collective = 0;
         for (std::size_t run = first_of_batch; run < end_of_batch; ++run) {
@@ -116,14 +116,14 @@ struct Planner {
                  collectives[next_collective].after_layer == stage_plan.layers[run]) {
             work.segments.push_back({ChipSegment::Kind::layers, first, work.runs.size(), 0, b});
             first = work.runs.size();
-            link(own.collectives[b][mm][next_collective++], b);
+            link(own.collectives[b][micro][next_collective++], b);
           }
         }
         if (next_collective != collectives.size())
           throw std::logic_error("a collective of stage " + std::to_string(s) + " follows no run");
         if (work.runs.size() > first)
           work.segments.push_back({ChipSegment::Kind::layers, first, work.runs.size(), 0, b});
-        if (s + 1 < plan.pipeline) link(own.sends[b][mm][static_cast<std::size_t>(r)], b);
+        if (s + 1 < plan.pipeline) link(own.sends[b][micro][static_cast<std::size_t>(r)], b);
       }
       first_of_batch = end_of_batch;
     }
@@ -161,7 +161,7 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
   result.stages = parallel::split_pipeline(split.chip_model, split.chip_network, plan.pipeline, decode_context);
   planner.element_bytes = split.chip_network.run_widths(system.chip.element_bytes()).activation_bits / 8;
   std::vector<std::int64_t> micro_batches;
-  for (std::size_t b = 0; b < batches.size(); ++b) micro_batches.push_back(planner.micro(b));
+  for (std::size_t b = 0; b < batches.size(); ++b) micro_batches.push_back(planner.micro_batch_size(b));
   std::vector<std::vector<parallel::TensorCollective>> collectives;
   for (std::int64_t s = 0; s < plan.pipeline; ++s) {
     const parallel::PipelineStage& stage = result.stages[static_cast<std::size_t>(s)];
@@ -203,6 +203,18 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
           twinned.push_back(&work);
         }
       }
+    }
+  }
+  // A stage's runs were planned once; a chip replays them for each micro-batch.
+  for (const program::ChipWork& work : result.program.chips) {
+    std::size_t steps = 0;
+    for (const program::LayerRun& run : work.runs) steps += program::run_steps(run);
+    if (steps > limits.max_steps) {
+      throw mapping::MappingError("a chip of the system needs more than " + std::to_string(limits.max_steps) +
+                                  " data-movement steps (the limit of one run), its stage's runs for each of " +
+                                  std::to_string(plan.micro_batches) +
+                                  " micro-batches; run fewer batch sizes or micro-batches at once (system " + origin +
+                                  ")");
     }
   }
   result.twins = !every_chip && !twinned.empty() && symmetric_links && planner.even_chunks && system.chip.cores == 1;

@@ -22,7 +22,8 @@ struct SystemRunPlan {
   // runs replay: each batch's micro-batches in turn, `plans` and `layers` of one micro-batch.
   std::vector<parallel::PipelineStage> stages;
   std::vector<RunPlan> stage_plans;
-  // Whether ranks 1, 2, ... of each stage are replayed as its rank 0's twins (program::ChipWork::same_layers_as).
+  // Whether the chips that run what replica 0's rank 0 of their stage runs are replayed as its twins
+  // (program::ChipWork::same_layers_as).
   bool twins = false;
 };
 
@@ -36,10 +37,13 @@ struct SystemRunPlan {
 // cache and activations of the whole batch, must fit its DRAM); a tensor-parallel collective
 // follows the layer whose output it puts together, over the micro-batch.
 //
-// Unless `every_chip`, a stage's ranks 1, 2, ... are replayed as its rank 0's twins when that gives
-// the same result: the links take every rank's collectives and transfers the same time (a ring, a
-// switch or fully connected chips, and every collective's chunks of one size) and the chip has one
-// core. Throws parallel::PlanError for a plan the model cannot take, and what plan_inference throws.
+// Each data-parallel replica runs this on its share of the batch. Unless `every_chip`, the chips
+// that run what replica 0's rank 0 of their stage runs are replayed as its twins when that gives
+// the same result: the links take every chip's collectives and transfers the same time (a switch,
+// fully connected chips, or a ring the collectives go all round, and every collective's chunks of
+// one size) and the chip has one core. Throws parallel::PlanError for a plan the model cannot
+// take, a mapping::MappingError for a chip past the run's step limit, and what plan_inference
+// throws.
 SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const workload::ModelSpec& model,
                                     const workload::Network& network, std::int64_t decode_context,
                                     const std::vector<std::int64_t>& batches, const std::string& origin,

@@ -85,6 +85,17 @@ expect 0 "every chip replayed" -- "$REUSESIM" run --arch "$T/two_small.yaml" --m
 for f in system.csv collectives.csv chip_links.csv results.csv; do
   same "--every-chip: $f" "$(cmp "$T/twins/$f" "$T/every/$f" && echo same)" "same"
 done
+# Two batches through a pipeline: every chip finishes a batch before any starts the next, so chip
+# 0 sends the second batch's first micro-batch (its layers done) after the first batch's end; chip
+# 0's layers show a block (and a TOTAL) per batch.
+P=(--set plan.tensor=1 --set plan.pipeline=2 --set plan.micro_batches=2)
+expect 0 "two batches through 2 stages" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" \
+  --batch 4,4 "${P[@]}" --out "$T/batches"
+first_end=$(csv_col time_s "$T/batches/system.csv" | head -1)
+second_send=$(csv_col start_s --where chip=0 "$T/batches/collectives.csv" | sed -n 3p)
+same "the second batch after the first" "$(python3 -c "print($second_send > $first_end)")" "True"
+same "a TOTAL per batch" "$(csv_col layer "$T/batches/results.csv" | grep -c TOTAL)" "2"
+
 # Data parallel: the MLP's batch of 4 as 2 replicas of 2 samples, no collectives in inference;
 # replica 1 replayed as replica 0's twin, the same files as replaying it.
 D=(--set plan.tensor=1 --set plan.data=2)
