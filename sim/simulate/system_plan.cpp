@@ -27,7 +27,6 @@ struct Planner {
   const std::vector<std::int64_t>& batches;
   std::int64_t element_bytes = 0;
   SystemRunPlan result;
-  bool even_chunks = true;
 
   std::int64_t replica = 0;  // the data-parallel replica being planned
 
@@ -69,7 +68,6 @@ struct Planner {
         std::vector<std::size_t>& group = tables.collectives.back().emplace_back();
         for (const parallel::TensorCollective& collective : collectives) {
           shape.elements = collective.elements_per_sample * micro_batch_size(b);
-          even_chunks = even_chunks && shape.elements % plan.tensor == 0;
           program::LinkProgram program = collective.kind == parallel::CollectiveKind::all_reduce
                                              ? parallel::ring_all_reduce(shape)
                                              : parallel::ring_all_gather(shape);
@@ -91,12 +89,27 @@ struct Planner {
     return tables;
   }
 
+  // Every collective's chunks of one size: the ring gives each rank the same bytes.
+  bool even_chunks(const std::vector<std::vector<parallel::TensorCollective>>& stages) const {
+    for (const std::vector<parallel::TensorCollective>& collectives : stages) {
+      for (const parallel::TensorCollective& collective : collectives) {
+        for (std::size_t b = 0; b < batches.size(); ++b) {
+          if (collective.elements_per_sample * micro_batch_size(b) % plan.tensor != 0) return false;
+        }
+      }
+    }
+    return true;
+  }
+
   // Rank r of stage s: each batch's micro-batches in turn, each received from the stage before,
-  // its layers cut where a collective follows, sent to the stage after.
+  // its layers cut where a collective follows, sent to the stage after. A twin's segments index
+  // the runs its twin holds; it holds none itself.
   program::ChipWork work(std::int64_t s, std::int64_t r, const RunPlan& stage_plan,
                          const std::vector<parallel::TensorCollective>& collectives, const StageTables& own,
-                         const StageTables* before) const {
+                         const StageTables* before, std::int64_t twin_of) const {
     program::ChipWork work;
+    work.same_layers_as = twin_of;
+    std::size_t runs = 0;  // the chip's runs so far
     const auto link = [&](std::size_t program, std::size_t batch) {
       work.segments.push_back({ChipSegment::Kind::link, 0, 0, program, batch});
     };
@@ -107,22 +120,23 @@ struct Planner {
       for (std::int64_t m = 0; m < plan.micro_batches; ++m) {
         const auto micro = static_cast<std::size_t>(m);
         if (before != nullptr) link(before->sends[b][micro][static_cast<std::size_t>(r)], b);
-        std::size_t first = work.runs.size();
+        std::size_t first = runs;
         std::size_t next_collective = 0;
-        for (std::size_t run = first_of_batch; run < end_of_batch; ++run) {
-          work.runs.push_back(stage_plan.runs[run]);
-          if (m > 0) work.runs.back().starts_batch = false;  // the batch's micro-batches run on
+        for (std::size_t run = first_of_batch; run < end_of_batch; ++run, ++runs) {
+          if (twin_of < 0) {
+            work.runs.push_back(stage_plan.runs[run]);
+            if (m > 0) work.runs.back().starts_batch = false;  // the batch's micro-batches run on
+          }
           while (next_collective < collectives.size() &&
                  collectives[next_collective].after_layer == stage_plan.layers[run]) {
-            work.segments.push_back({ChipSegment::Kind::layers, first, work.runs.size(), 0, b});
-            first = work.runs.size();
+            work.segments.push_back({ChipSegment::Kind::layers, first, runs + 1, 0, b});
+            first = runs + 1;
             link(own.collectives[b][micro][next_collective++], b);
           }
         }
         if (next_collective != collectives.size())
           throw std::logic_error("a collective of stage " + std::to_string(s) + " follows no run");
-        if (work.runs.size() > first)
-          work.segments.push_back({ChipSegment::Kind::layers, first, work.runs.size(), 0, b});
+        if (runs > first) work.segments.push_back({ChipSegment::Kind::layers, first, runs, 0, b});
         if (s + 1 < plan.pipeline) link(own.sends[b][micro][static_cast<std::size_t>(r)], b);
       }
       first_of_batch = end_of_batch;
@@ -137,7 +151,7 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
                                     const workload::Network& network, std::int64_t decode_context,
                                     const std::vector<std::int64_t>& batches, const std::string& origin,
                                     bool every_chip, const RunLimits& limits) {
-  Planner planner{system, system.plan.value_or(spec::ParallelPlan{}), batches, 0, {}, true};
+  Planner planner{system, system.plan.value_or(spec::ParallelPlan{}), batches, 0, {}};
   const spec::ParallelPlan& plan = planner.plan;
   if (plan.tensor * plan.pipeline * plan.data != system.chips)
     throw std::logic_error("a plan of " + std::to_string(plan.tensor * plan.pipeline * plan.data) + " chips on " +
@@ -171,19 +185,31 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
     std::iota(every_layer.begin(), every_layer.end(), std::size_t{0});
     result.stage_plans.push_back(
         plan_inference(system.chip, stage.network, micro_batches, every_layer, origin, limits));
+    // The stage's runs were planned once; each of its chips replays them for every micro-batch.
+    std::size_t steps = 0;
+    for (const program::LayerRun& run : result.stage_plans.back().runs) steps += program::run_steps(run);
+    if (steps * static_cast<std::size_t>(plan.micro_batches) > limits.max_steps) {
+      throw mapping::MappingError("a chip of the system needs more than " + std::to_string(limits.max_steps) +
+                                  " data-movement steps (the limit of one run), its stage's runs for each of " +
+                                  std::to_string(plan.micro_batches) +
+                                  " micro-batches; run fewer batch sizes or micro-batches at once (system " + origin +
+                                  ")");
+    }
     collectives.push_back(Planner::stage_collectives(split, stage));
   }
-  // A switch or fully connected chips give every rank's collectives and transfers the same links,
-  // as does a ring when the collectives go round all of it (or there are none); a torus, or a ring
-  // of more chips than a group, routes some of a group's ring steps over more hops than others. A
-  // chip of several cores is not twinned: its cores' threads that wake at one instant run in an
-  // order SystemC takes from its queue of timed events, which the other chips' events change
-  // (docs/systems.md, "Twins").
+  // Every replica's stage s, every rank, runs what replica 0's rank 0 of it runs: those chips are
+  // its twins when that gives the same result. A switch or fully connected chips give every rank's
+  // collectives and transfers the same links, as does a ring when the collectives go round all of it
+  // (or there are none); a torus, or a ring of more chips than a group, routes some of a group's ring
+  // steps over more hops than others. A chip of several cores is not twinned: its cores' threads
+  // that wake at one instant run in an order SystemC takes from its queue of timed events, which the
+  // other chips' events change (docs/systems.md, "Twins").
   const bool symmetric_links =
       system.topology == spec::ChipTopology::switched || system.topology == spec::ChipTopology::fully_connected ||
       (system.topology == spec::ChipTopology::ring && (plan.tensor == 1 || plan.tensor == system.chips));
+  result.twins = !every_chip && (plan.tensor > 1 || plan.data > 1) && symmetric_links &&
+                 planner.even_chunks(collectives) && system.chip.cores == 1;
   result.program.chips.resize(static_cast<std::size_t>(system.chips));
-  std::vector<program::ChipWork*> twinned;  // chips whose own runs a twin would stand for
   for (std::int64_t d = 0; d < plan.data; ++d) {
     planner.replica = d;
     std::vector<StageTables> tables;
@@ -194,35 +220,11 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
     for (std::int64_t s = 0; s < plan.pipeline; ++s) {
       const auto stage = static_cast<std::size_t>(s);
       for (std::int64_t r = 0; r < plan.tensor; ++r) {
-        program::ChipWork& work = result.program.chips[static_cast<std::size_t>(planner.chip(s, r))];
-        work = planner.work(s, r, result.stage_plans[stage], collectives[stage], tables[stage],
-                            s > 0 ? &tables[stage - 1] : nullptr);
-        // Every replica's stage s, every rank, runs what replica 0's rank 0 of it runs.
-        if (d > 0 || r > 0) {
-          work.same_layers_as = s * plan.tensor;
-          twinned.push_back(&work);
-        }
+        const bool twin = result.twins && (d > 0 || r > 0);
+        result.program.chips[static_cast<std::size_t>(planner.chip(s, r))] =
+            planner.work(s, r, result.stage_plans[stage], collectives[stage], tables[stage],
+                         s > 0 ? &tables[stage - 1] : nullptr, twin ? s * plan.tensor : -1);
       }
-    }
-  }
-  // A stage's runs were planned once; a chip replays them for each micro-batch.
-  for (const program::ChipWork& work : result.program.chips) {
-    std::size_t steps = 0;
-    for (const program::LayerRun& run : work.runs) steps += program::run_steps(run);
-    if (steps > limits.max_steps) {
-      throw mapping::MappingError("a chip of the system needs more than " + std::to_string(limits.max_steps) +
-                                  " data-movement steps (the limit of one run), its stage's runs for each of " +
-                                  std::to_string(plan.micro_batches) +
-                                  " micro-batches; run fewer batch sizes or micro-batches at once (system " + origin +
-                                  ")");
-    }
-  }
-  result.twins = !every_chip && !twinned.empty() && symmetric_links && planner.even_chunks && system.chip.cores == 1;
-  for (program::ChipWork* work : twinned) {
-    if (result.twins) {
-      work->runs.clear();
-    } else {
-      work->same_layers_as = -1;
     }
   }
   return result;
