@@ -173,6 +173,44 @@ report::RunReport training_report(const spec::AcceleratorSpec& spec, const workl
   return report::RunReport{spec.name, network.name, spec, {}, training, {}, {}};
 }
 
+// What a run report says besides its rows: the replay's fidelity, the KV cache's width when the
+// model's precision block puts it at another than the operands', and (`tokens`) a transformer's
+// tokens a sample (a model whose attention caches keys and values: its energy per token).
+void describe_run(report::RunReport& report, const workload::Network& network, spec::Fidelity fidelity, bool tokens) {
+  report.fidelity = fidelity;
+  const std::int64_t kv_cache_element_bytes = network.kv_cache_element_bytes(report.spec.element_bytes());
+  if (kv_cache_element_bytes != report.spec.element_bytes()) report.kv_cache_element_bytes = kv_cache_element_bytes;
+  if (tokens && network.kv_cache_elements_per_token() > 0) report.tokens_per_sample = network.tokens_per_sample();
+}
+
+// --out's files of one chip's run: its tables, the accelerator as `given` (before the run narrows
+// its operands to the model's activations), and the legend after `legend_before`.
+std::vector<std::pair<std::string, std::string>> chip_run_files(const report::RunReport& report,
+                                                                const spec::AcceleratorSpec& given,
+                                                                const std::string& legend_before) {
+  const spec::AcceleratorSpec& spec = report.spec;
+  std::vector<std::pair<std::string, std::string>> files{
+      {"results.csv", report::render_run(report, report::Format::csv)},
+      {"results.json", report::render_run(report, report::Format::json)},
+      {"dram_channels.csv", report::render_dram_channels(report)},
+      {"config.json", config::accelerator_json(given)},
+      {"stats.txt",
+       legend_before + report::run_stats_legend(report.training.has_value(), report.fidelity, spec.cores > 1,
+                                                spec.shared_memory.has_value(), spec.noc.has_value(),
+                                                report::skipped_zeros(report), report::has_token_columns(report))}};
+  if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
+  if (spec.noc) files.emplace_back("noc_links.csv", report::render_noc_links(report));
+  return files;
+}
+
+// --out's directory, checked before the simulation: what it could not be written to fails now.
+void check_out_directory(const std::string& out_dir) {
+  if (out_dir.empty()) return;
+  if (const std::string problem = util::foreign_directory_problem(out_dir); !problem.empty()) {
+    throw FileError("--out: " + problem);
+  }
+}
+
 // Whether `file` is a system file (docs/systems.md); a file that does not parse is not, and the
 // accelerator loader reports why.
 bool is_system_file(const std::string& file) {
@@ -196,11 +234,13 @@ void check_system_options(const spec::SystemSpec& system, const std::string& sys
   }
 }
 
-// The run of a system of several chips: the system table (and chip 0's layers as text) on
-// standard output, and with --out its files.
-int run_system(const spec::SystemSpec& system, const config::LoadedModel& model, const config::Phase& lengths,
-               const std::vector<std::int64_t>& batches, spec::Fidelity fidelity, report::Format format,
-               const std::string& system_file, const std::string& out_dir, bool every_chip) {
+// The run of a system of several chips (its chip as the run takes it; `given_chip` as the file
+// gave it): the system table (and chip 0's layers as text) on standard output, and with --out its
+// files.
+int run_system(const spec::SystemSpec& system, const spec::AcceleratorSpec& given_chip,
+               const config::LoadedModel& model, const config::Phase& lengths, const std::vector<std::int64_t>& batches,
+               spec::Fidelity fidelity, report::Format format, const std::string& system_file,
+               const std::string& out_dir, bool every_chip) {
   simulate::SystemRunPlan plan;
   try {
     plan = simulate::plan_system_inference(system, model.spec, model.network, lengths.decode_context, batches,
@@ -208,11 +248,7 @@ int run_system(const spec::SystemSpec& system, const config::LoadedModel& model,
   } catch (const parallel::PlanError& error) {
     throw UsageError(system_file + ": " + error.what());
   }
-  if (!out_dir.empty()) {
-    if (const std::string problem = util::foreign_directory_problem(out_dir); !problem.empty()) {
-      throw FileError("--out: " + problem);
-    }
-  }
+  check_out_directory(out_dir);
   const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program), fidelity);
   if (replay.out_of_memory) return report_bad_input("run", replay.problem);
   if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
@@ -220,11 +256,7 @@ int run_system(const spec::SystemSpec& system, const config::LoadedModel& model,
   // Chip 0's layers: the first stage's, a table block for each batch, its micro-batches' rows in turn.
   const workload::Network& chip_network = plan.stages.front().network;
   report::RunReport chip_report{system.chip.name, chip_network.name, system.chip, {}, std::nullopt, {}, {}};
-  chip_report.fidelity = fidelity;
-  const std::int64_t kv_cache_element_bytes = chip_network.kv_cache_element_bytes(system.chip.element_bytes());
-  if (kv_cache_element_bytes != system.chip.element_bytes())
-    chip_report.kv_cache_element_bytes = kv_cache_element_bytes;
-  if (chip_network.kv_cache_elements_per_token() > 0) chip_report.tokens_per_sample = chip_network.tokens_per_sample();
+  describe_run(chip_report, chip_network, fidelity, true);
   const std::vector<results::LayerResult>& results = replay.chip_results.front();
   const auto layers = static_cast<std::ptrdiff_t>(chip_network.layers.size()) * system.plan->micro_batches;
   for (auto row = results.begin(); row != results.end(); row += layers)
@@ -236,19 +268,12 @@ int run_system(const spec::SystemSpec& system, const config::LoadedModel& model,
   std::cout << report::render_system(system_report, format);
   if (format == report::Format::table) std::cout << "\nchip 0's layers\n" << report::render_run(chip_report, format);
   if (out_dir.empty()) return kExitOk;
-  const std::vector<std::pair<std::string, std::string>> files{
+  std::vector<std::pair<std::string, std::string>> files{
       {"system.csv", report::system_table(system_report).to_csv()},
       {"collectives.csv", report::collective_table(system_report).to_csv()},
-      {"chip_links.csv", report::chip_link_table(system_report).to_csv()},
-      {"results.csv", report::render_run(chip_report, report::Format::csv)},
-      {"results.json", report::render_run(chip_report, report::Format::json)},
-      {"dram_channels.csv", report::render_dram_channels(chip_report)},
-      {"config.json", config::accelerator_json(system.chip)},
-      {"stats.txt", report::system_stats_legend() + report::run_stats_legend(false, fidelity, system.chip.cores > 1,
-                                                                             system.chip.shared_memory.has_value(),
-                                                                             system.chip.noc.has_value(),
-                                                                             report::skipped_zeros(chip_report),
-                                                                             report::has_token_columns(chip_report))}};
+      {"chip_links.csv", report::chip_link_table(system_report).to_csv()}};
+  for (auto& file : chip_run_files(chip_report, given_chip, report::system_stats_legend()))
+    files.push_back(std::move(file));
   std::string problem = util::output_files_problem(out_dir, files);
   return problem.empty() ? kExitOk : report_bad_input("run", "--out: " + problem);
 }
@@ -333,24 +358,19 @@ int run_command(const std::vector<std::string>& args) {
     const config::LoadedModel model = config::load_model_file(model_file, model_overrides, lengths);
     check_run_formats(loaded_spec, model.network, training.has_value(), !dump_file.empty(), model_file);
     const spec::AcceleratorSpec spec = mapping::run_accelerator(loaded_spec, model.network);
+    check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
+                               model.network.kv_cache_element_bytes(spec.element_bytes()));
     if (system && system->chips > 1) {
       spec::SystemSpec run_system_spec = *system;
       run_system_spec.chip = spec;
-      return run_system(run_system_spec, model, lengths, batches, fidelity, format, arch_file, out_dir, every_chip);
+      return run_system(run_system_spec, loaded_spec, model, lengths, batches, fidelity, format, arch_file, out_dir,
+                        every_chip);
     }
-    const std::int64_t kv_cache_element_bytes = model.network.kv_cache_element_bytes(spec.element_bytes());
-    check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
-                               kv_cache_element_bytes);
     const std::vector<std::size_t> selected =
         training ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
     report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
     if (training) report = training_report(spec, model.network, *training, arch_file);
-    report.fidelity = fidelity;
-    if (kv_cache_element_bytes != spec.element_bytes()) report.kv_cache_element_bytes = kv_cache_element_bytes;
-    // A transformer (a model whose attention caches keys and values) runs tokens: its energy per token.
-    if (!training && model.network.kv_cache_elements_per_token() > 0) {
-      report.tokens_per_sample = model.network.tokens_per_sample();
-    }
+    describe_run(report, model.network, fidelity, !training);
     simulate::RunPlan plan = training ? simulate::plan_training(spec, model.network, batches, *training, arch_file)
                                       : simulate::plan_inference(spec, model.network, batches, selected, arch_file);
     if (training) {
@@ -367,11 +387,7 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     // --out and the timeline are written after the simulation: what they could not be written to fails now.
-    if (!out_dir.empty()) {
-      if (const std::string problem = util::foreign_directory_problem(out_dir); !problem.empty()) {
-        throw FileError("--out: " + problem);
-      }
-    }
+    check_out_directory(out_dir);
     if (!timeline_file.empty()) {
       try {
         util::check_output_file(timeline_file);
@@ -398,17 +414,7 @@ int run_command(const std::vector<std::string>& args) {
     // write errors are reported here.
     std::string problem;
     if (!out_dir.empty()) {
-      std::vector<std::pair<std::string, std::string>> files{
-          {"results.csv", report::render_run(report, report::Format::csv)},
-          {"results.json", report::render_run(report, report::Format::json)},
-          {"dram_channels.csv", report::render_dram_channels(report)},
-          {"config.json", config::accelerator_json(loaded_spec)},
-          {"stats.txt", report::run_stats_legend(report.training.has_value(), fidelity, spec.cores > 1,
-                                                 spec.shared_memory.has_value(), spec.noc.has_value(),
-                                                 report::skipped_zeros(report), report::has_token_columns(report))}};
-      if (spec.cores > 1) files.emplace_back("cores.csv", report::render_cores(report));
-      if (spec.noc) files.emplace_back("noc_links.csv", report::render_noc_links(report));
-      problem = util::output_files_problem(out_dir, files);
+      problem = util::output_files_problem(out_dir, chip_run_files(report, loaded_spec, ""));
       if (!problem.empty()) problem = "--out: " + problem;
     }
     if (problem.empty() && timeline) {

@@ -47,6 +47,8 @@ expect 0 "tensor parallel over 2 chips" -- "$REUSESIM" run --arch "$S" "${L[@]}"
   --out "$T/a100"
 same "the header" "$(head -1 <<<"$out")" "system a100_nvlink8, model gpt2: 2 chips, tensor parallel over 2"
 same "system.csv: chips, tensor_parallel" "$(csv_col chips,tensor_parallel "$T/a100/system.csv")" "2,2"
+# Chip 0's files as a run of the chip writes them: an a100 has 108 cores, so cores.csv too.
+same "chip 0's cores" "$(csv_col core "$T/a100/cores.csv" | sort -un | tail -1)" "107"
 # Each chip sends a chunk in each of the ring's two phases: an all-reduce of 768 two-byte elements
 # (after add_1 and add_2; the model ends at its final layernorm, whole on each chip) sends 2 x 768 B.
 for chip in 0 1; do
