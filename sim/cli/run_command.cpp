@@ -16,12 +16,14 @@
 #include "report/run_report.h"
 #include "report/system_report.h"
 #include "report/timeline_report.h"
+#include "simulate/block_reuse.h"
 #include "simulate/plan.h"
 #include "simulate/replay.h"
 #include "simulate/system_plan.h"
 #include "util/diagnostics.h"
 #include "util/output_files.h"
 #include "util/strings.h"
+#include "workload/block_reuse.h"
 #include "workload/training.h"
 
 namespace reusesim::cli {
@@ -50,6 +52,37 @@ std::vector<std::int64_t> parse_batches(const std::string& list) {
   }
   if (batches.empty()) throw UsageError("--batch: expected at least one batch size");
   return batches;
+}
+
+// With --reuse-blocks (docs/performance.md, "Block reuse"): the model with each repeated block cut
+// to the copies simulated, and its network at the run's phase.
+struct ReducedRun {
+  workload::ReducedModel reduced;
+  workload::Network network;
+};
+
+ReducedRun reduce_blocks(const config::LoadedModel& model, const config::Phase& lengths) {
+  workload::ReducedModel reduced = workload::reduce_repeated_blocks(model.spec);
+  if (reduced.reused.empty()) {
+    std::cerr << "reusesim run: note: --reuse-blocks: model " << model.network.name << " repeats no block more than "
+              << workload::kSimulatedCopies << " times in a row that later layers read only at its end; every layer is "
+              << "simulated\n";
+  }
+  workload::NetworkBuild build = workload::build_network(reduced.model, lengths.decode_context);
+  if (!build.network)
+    throw std::logic_error("model " + model.network.name + " cut to two copies of its blocks does not build");
+  return ReducedRun{std::move(reduced), std::move(*build.network)};
+}
+
+// What --reuse-blocks does not go with, as a UsageError.
+void check_reuse_options(bool training, bool some_layers, bool dump_program, bool timeline) {
+  if (training)
+    throw UsageError(
+        "--reuse-blocks applies to --mode infer: a training step's backward pass runs the copies in reverse");
+  if (some_layers) throw UsageError("--reuse-blocks runs the whole model: drop --layers and --layer-types");
+  if (dump_program) throw UsageError("--dump-program writes the programs of every layer: drop --reuse-blocks");
+  if (timeline)
+    throw UsageError("--timeline draws what was simulated, not the copies --reuse-blocks repeats: drop one");
 }
 
 std::vector<std::string> split_list(const std::string& list) {
@@ -221,7 +254,7 @@ bool is_system_file(const std::string& file) {
 
 // What a run of a system does not take yet, as a UsageError.
 void check_system_options(const spec::SystemSpec& system, const std::string& system_file, bool training,
-                          bool some_layers, bool dump_program, bool timeline) {
+                          bool some_layers, bool dump_program, bool timeline, bool reuse_blocks) {
   const std::string chips = "a system of " + std::to_string(system.chips) + " chips (" + system_file + ")";
   if (training) throw UsageError("--mode train: " + chips + " runs inference so far");
   if (some_layers) throw UsageError("--layers and --layer-types: " + chips + " runs the whole model");
@@ -232,6 +265,10 @@ void check_system_options(const spec::SystemSpec& system, const std::string& sys
                      " chips runs a model by its plan: add e.g. plan: {tensor: " + std::to_string(system.chips) +
                      "} or give --set plan.tensor=" + std::to_string(system.chips) + " (or plan.pipeline)");
   }
+  if (reuse_blocks && system.plan->pipeline > 1) {
+    throw UsageError("--reuse-blocks: " + chips + " has plan.pipeline " + std::to_string(system.plan->pipeline) +
+                     ": a pipeline's stages are simulated whole so far");
+  }
 }
 
 // The run of a system of several chips (its chip as the run takes it; `given_chip` as the file
@@ -240,16 +277,24 @@ void check_system_options(const spec::SystemSpec& system, const std::string& sys
 int run_system(const spec::SystemSpec& system, const spec::AcceleratorSpec& given_chip,
                const config::LoadedModel& model, const config::Phase& lengths, const std::vector<std::int64_t>& batches,
                spec::Fidelity fidelity, report::Format format, const std::string& system_file,
-               const std::string& out_dir, bool every_chip) {
+               const std::string& out_dir, bool every_chip, const std::optional<ReducedRun>& reduced) {
   simulate::SystemRunPlan plan;
   try {
-    plan = simulate::plan_system_inference(system, model.spec, model.network, lengths.decode_context, batches,
-                                           system_file, every_chip);
+    if (reduced) {
+      simulate::check_system_plan(system, model.spec, model.network, lengths.decode_context, batches, system_file);
+      plan = simulate::plan_system_inference(system, reduced->reduced.model, reduced->network, lengths.decode_context,
+                                             batches, system_file, every_chip);
+    } else {
+      plan = simulate::plan_system_inference(system, model.spec, model.network, lengths.decode_context, batches,
+                                             system_file, every_chip);
+    }
   } catch (const parallel::PlanError& error) {
     throw UsageError(system_file + ": " + error.what());
   }
   check_out_directory(out_dir);
-  const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program), fidelity);
+  const std::vector<workload::ReusedBlock> reused =
+      reduced ? reduced->reduced.reused : std::vector<workload::ReusedBlock>{};
+  const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program), fidelity, reused);
   if (replay.out_of_memory) return report_bad_input("run", replay.problem);
   if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
   warn_of_energy_curves("run", system.chip);
@@ -257,8 +302,9 @@ int run_system(const spec::SystemSpec& system, const spec::AcceleratorSpec& give
   const workload::Network& chip_network = plan.stages.front().network;
   report::RunReport chip_report{system.chip.name, chip_network.name, system.chip, {}, std::nullopt, {}, {}};
   describe_run(chip_report, chip_network, fidelity, true);
+  chip_report.reused_blocks = reused;
   const std::vector<results::LayerResult>& results = replay.chip_results.front();
-  const auto layers = static_cast<std::ptrdiff_t>(chip_network.layers.size()) * system.plan->micro_batches;
+  const auto layers = static_cast<std::ptrdiff_t>(results.size() / batches.size());
   for (auto row = results.begin(); row != results.end(); row += layers)
     chip_report.batches.emplace_back(row, row + layers);
   const std::int64_t tokens = model.network.kv_cache_elements_per_token() > 0 ? model.network.tokens_per_sample() : 0;
@@ -284,6 +330,7 @@ int run_command(const std::vector<std::string>& args) {
   return run_guarded("run", [&] {
     CommonOptions common;
     bool every_chip = false;
+    bool reuse_blocks = false;
     std::string arch_file, model_file, batch_list, layer_list, type_list, out_dir, dump_file, timeline_file,
         fidelity_name;
     PhaseOptions phase;
@@ -309,7 +356,10 @@ int run_command(const std::vector<std::string>& args) {
         "engines, DRAM channels (docs/timeline.md); written like --dump-program")(
         "every-chip", po::bool_switch(&every_chip),
         "with a system file: replay every chip, also those the plan gives the same layers as chip 0 (which are "
-        "otherwise replayed once, when the result is the same)");
+        "otherwise replayed once, when the result is the same)")(
+        "reuse-blocks", po::bool_switch(&reuse_blocks),
+        "simulate the first two copies of each block the model repeats (its decoder layers) and give the later "
+        "copies the second's figures (docs/performance.md, \"Block reuse\")");
     add_phase_options(options, phase);
     add_mode_options(options, mode);
     add_fidelity_option(options, fidelity_name);
@@ -329,6 +379,9 @@ int run_command(const std::vector<std::string>& args) {
     if (training && phase.phase != "prefill") {
       throw UsageError("--mode train runs the model's whole input: expected --phase prefill, got --phase " + phase.phase);
     }
+    if (reuse_blocks)
+      check_reuse_options(training.has_value(), !layer_list.empty() || !type_list.empty(), !dump_file.empty(),
+                          !timeline_file.empty());
     const report::Format format = parse_format(common.format);
     // --set model.<path> changes the model; any other path the accelerator.
     const config::SplitOverrides overrides = config::split_overrides(common.overrides, "model.");
@@ -341,7 +394,7 @@ int run_command(const std::vector<std::string>& args) {
         system ? system->chip : config::load_accelerator_file(arch_file, arch_overrides, {"model"});
     if (system && system->chips > 1) {
       check_system_options(*system, arch_file, training.has_value(), !layer_list.empty() || !type_list.empty(),
-                           !dump_file.empty(), !timeline_file.empty());
+                           !dump_file.empty(), !timeline_file.empty(), reuse_blocks);
     }
     // Program files describe one core (docs/accelerator-format.md, "Cores").
     if (loaded_spec.cores > 1 && !dump_file.empty()) {
@@ -360,19 +413,24 @@ int run_command(const std::vector<std::string>& args) {
     const spec::AcceleratorSpec spec = mapping::run_accelerator(loaded_spec, model.network);
     check_kv_cache_addressable(model.network, lengths.decode_context, *std::max_element(batches.begin(), batches.end()),
                                model.network.kv_cache_element_bytes(spec.element_bytes()));
+    std::optional<ReducedRun> reduced;
+    if (reuse_blocks) reduced = reduce_blocks(model, lengths);
     if (system && system->chips > 1) {
       spec::SystemSpec run_system_spec = *system;
       run_system_spec.chip = spec;
       return run_system(run_system_spec, loaded_spec, model, lengths, batches, fidelity, format, arch_file, out_dir,
-                        every_chip);
+                        every_chip, reduced);
     }
+    if (reduced) simulate::check_capacity(spec, model.network, batches, nullptr, arch_file);  // the whole model's
+    const workload::Network& run_network = reduced ? reduced->network : model.network;
     const std::vector<std::size_t> selected =
-        training ? std::vector<std::size_t>{} : selected_layers(model.network, layer_list, type_list);
+        training ? std::vector<std::size_t>{} : selected_layers(run_network, layer_list, type_list);
     report::RunReport report{spec.name, model.network.name, spec, {}, std::nullopt, {}, {}};
     if (training) report = training_report(spec, model.network, *training, arch_file);
     describe_run(report, model.network, fidelity, !training);
+    if (reduced) report.reused_blocks = reduced->reduced.reused;
     simulate::RunPlan plan = training ? simulate::plan_training(spec, model.network, batches, *training, arch_file)
-                                      : simulate::plan_inference(spec, model.network, batches, selected, arch_file);
+                                      : simulate::plan_inference(spec, run_network, batches, selected, arch_file);
     if (training) {
       report.phases = plan.phases;
       report.peak_memory_bytes = plan.peak_memory_bytes;
@@ -407,6 +465,8 @@ int run_command(const std::vector<std::string>& args) {
     for (std::size_t b = 0; b < batches.size(); ++b) {
       report.batches.emplace_back(results.begin() + static_cast<std::ptrdiff_t>(b * layers),
                                   results.begin() + static_cast<std::ptrdiff_t>((b + 1) * layers));
+      const std::string problem = simulate::insert_reused_copies(report.batches.back(), report.reused_blocks);
+      if (!problem.empty()) return report_internal_error("run", problem);
     }
     const std::string rendered = report::render_run(report, format);
     std::cout << rendered;

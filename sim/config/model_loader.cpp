@@ -107,6 +107,7 @@ class ModelReader {
       resolve_inputs();
     }
     spec.layers = layers_;
+    spec.repeated_blocks = repeated_blocks_;
     return spec;
   }
 
@@ -290,6 +291,7 @@ class ModelReader {
       for (const std::string& parameter : block->second.parameters) block_scope.define_invalid(parameter);
     }
     if (block->second.layers == nullptr) return;
+    const std::size_t first_layer = layers_.size();
     for (std::int64_t copy = 1; copy <= repeat; ++copy) {
       const char* key = reader.has("repeat") ? "repeat" : "name";
       if (too_many_layers(block->second.layers->items.size(), *reader.optional(key), reader.child_path(key))) return;
@@ -306,6 +308,10 @@ class ModelReader {
     }
     names.names[name] = input;
     names.previous = input;
+    if (repeat > 1) {
+      repeated_blocks_.push_back(
+          {name, first_layer, (layers_.size() - first_layer) / static_cast<std::size_t>(repeat), repeat});
+    }
   }
 
   void read_layer(MapReader& reader, const ConfigNode& node, const std::string& name, NameScope& names,
@@ -548,6 +554,7 @@ class ModelReader {
   std::deque<NameScope> scopes_;
   std::map<std::string, BlockTemplate> blocks_;
   std::vector<LayerSpec> layers_;
+  std::vector<workload::RepeatedBlock> repeated_blocks_;
   std::vector<LayerOrigin> origins_;
 };
 

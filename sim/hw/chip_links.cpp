@@ -11,7 +11,23 @@ ChipLinks::ChipLinks(sc_core::sc_module_name name, const spec::SystemSpec& spec)
 
 void ChipLinks::send(std::int64_t from, std::int64_t to, std::uint64_t bytes, std::int64_t tag) {
   const std::uint64_t now = picoseconds(sc_core::sc_time_stamp());
-  arriving_[{to, from, tag}].push_back(links_.carry(links_.route(from, to), now, bytes));
+  const std::vector<std::int32_t>& path = links_.route(from, to);
+  const bool counted =
+      tag >= 0 && static_cast<std::size_t>(tag) < counted_.size() && counted_[static_cast<std::size_t>(tag)];
+  if (!counted) {
+    arriving_[{to, from, tag}].push_back(links_.carry(path, now, bytes));
+  } else {
+    const std::vector<std::int32_t> route = path;
+    std::vector<timing::SystemLinks::LinkStats> before;
+    for (const std::int32_t link : route) before.push_back(links_.stats(static_cast<std::size_t>(link)));
+    arriving_[{to, from, tag}].push_back(links_.carry(route, now, bytes));
+    std::vector<timing::SystemLinks::LinkStats>& stats = program_stats_[tag];
+    stats.resize(links_.link_count());
+    for (std::size_t i = 0; i < route.size(); ++i) {
+      const auto link = static_cast<std::size_t>(route[i]);
+      stats[link].add(links_.stats(link), before[i]);
+    }
+  }
   sent_to_[static_cast<std::size_t>(to)]->notify(sc_core::SC_ZERO_TIME);
 }
 

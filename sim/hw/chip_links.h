@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "spec/system_spec.h"
@@ -28,9 +29,18 @@ class ChipLinks : public sc_core::sc_module {
   // From a thread: returns once the next bytes `from` sent `to` under `tag` have arrived.
   void receive(std::int64_t to, std::int64_t from, std::int64_t tag);
   const timing::SystemLinks& links() const { return links_; }
+  // Counts, link by link, what the sends of each program `counted` marks (by tag) add: what a run
+  // with block reuse repeats of them (simulate/block_reuse.h). Set before the simulation starts.
+  void count_programs(std::vector<bool> counted) { counted_ = std::move(counted); }
+  // By tag, for the counted programs that sent: what they added to each link, in SystemLinks' order.
+  const std::map<std::int64_t, std::vector<timing::SystemLinks::LinkStats>>& program_stats() const {
+    return program_stats_;
+  }
 
  private:
   timing::SystemLinks links_;
+  std::vector<bool> counted_;
+  std::map<std::int64_t, std::vector<timing::SystemLinks::LinkStats>> program_stats_;
   // When each message not yet received arrives (ps), by (to, from, tag), in the order sent.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::deque<std::uint64_t>> arriving_;
   std::vector<std::unique_ptr<sc_core::sc_event>> sent_to_;  // by chip: a message left for it

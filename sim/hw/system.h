@@ -38,6 +38,7 @@ class System : public sc_core::sc_module {
   // Every chip's part of the link programs, chip after chip.
   std::vector<results::CollectiveResult> collectives() const;
   const timing::SystemLinks& links() const { return links_.links(); }
+  ChipLinks& chip_links() { return links_; }
   const ChipController& controller(std::size_t chip) const { return *controllers_[chip]; }
   // "" when every chip without an accelerator reached each layer segment when its twin did (its
   // twin's replay was then its own); otherwise the first chip and segment that did not.

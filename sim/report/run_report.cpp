@@ -613,6 +613,8 @@ std::string render_run(const RunReport& report, Format format) {
       if (report.training->mixed_precision) document["mixed_precision"] = true;
     }
     if (report.fidelity == spec::Fidelity::fast) document["fidelity"] = util::name(report.fidelity);
+    for (const workload::ReusedBlock& block : report.reused_blocks)
+      document["reused_blocks"].push_back(block.description());
     document["peak_gops"] = report.spec.peak_ops_per_second() / 1e9;
     document["peak_dram_gbps"] = report.spec.dram.peak_bytes_per_second() / 1e9;
     document["element_bytes"] = report.spec.element_bytes();
@@ -634,6 +636,8 @@ std::string render_run(const RunReport& report, Format format) {
     if (training.mixed_precision) step += ", mixed precision (fp32 master weights and state)";
   }
   if (report.fidelity == spec::Fidelity::fast) step += ", fast fidelity (docs/performance.md, \"Fast mode\")";
+  for (const workload::ReusedBlock& block : report.reused_blocks)
+    step += ", " + block.description() + " (--reuse-blocks, docs/performance.md \"Block reuse\")";
   return "accelerator " + report.accelerator + ", model " + report.model + step + ", " +
          std::to_string(report.spec.element_bytes()) + "-byte elements" +
          (report.kv_cache_element_bytes ? " (the KV cache " + std::to_string(*report.kv_cache_element_bytes) + "-byte)"

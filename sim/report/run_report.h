@@ -13,6 +13,7 @@
 #include "results/layer_result.h"
 #include "spec/accelerator_spec.h"
 #include "spec/fidelity.h"
+#include "workload/block_reuse.h"
 #include "workload/training.h"
 
 namespace reusesim::report {
@@ -37,6 +38,9 @@ struct RunReport {
   // prefill), 0 for other models: with a technology, TOTAL rows report uj_per_token and
   // tokens_per_joule.
   std::int64_t tokens_per_sample = 0;
+  // Blocks whose later copies repeat the second's figures (run --reuse-blocks,
+  // docs/performance.md "Block reuse"); the outputs say so.
+  std::vector<workload::ReusedBlock> reused_blocks = {};
 };
 
 // Where a row of the run table stands, and what its cells read besides its LayerResult.

@@ -3,9 +3,11 @@
 #include <systemc>
 
 #include <algorithm>
+#include <map>
 
 #include "hw/accelerator.h"
 #include "hw/system.h"
+#include "simulate/block_reuse.h"
 #include "simulate/invariants.h"
 
 namespace reusesim::simulate {
@@ -90,11 +92,16 @@ Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> 
   return replay;
 }
 
-SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program, spec::Fidelity fidelity) {
+SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program, spec::Fidelity fidelity,
+                           const std::vector<workload::ReusedBlock>& reused) {
   std::size_t steps = 0;
   for (const program::ChipWork& chip : program.chips) steps += steps_of(chip.runs);
+  std::vector<bool> counted;
+  for (const program::LinkProgram& link_program : program.link_programs)
+    counted.push_back(repeated_link_program(link_program.name, reused));
   cache_errors();
   hw::System system("system", spec, std::move(program), fidelity);
+  system.chip_links().count_programs(std::move(counted));
   sc_core::sc_start();
   SystemReplay replay;
   replay.problem = simulation_problem(steps, system.finished(), replay.out_of_memory);
@@ -123,6 +130,17 @@ SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram 
         {system.links().link_name(link), stats.transfers, stats.bytes, stats.busy_ticks, stats.waited_ticks});
   }
   replay.batches = batch_spans(chips, replay);
+  if (reused.empty()) return replay;
+  std::map<std::size_t, std::vector<results::ChipLinkFigures>> program_links;
+  for (const auto& [tag, stats] : system.chip_links().program_stats()) {
+    std::vector<results::ChipLinkFigures>& figures = program_links[static_cast<std::size_t>(tag)];
+    for (std::size_t link = 0; link < stats.size(); ++link) {
+      if (!system.links().exists(link)) continue;
+      figures.push_back({system.links().link_name(link), stats[link].transfers, stats[link].bytes,
+                         stats[link].busy_ticks, stats[link].waited_ticks});
+    }
+  }
+  replay.problem = insert_reused_copies(replay, system.program(), reused, program_links);
   return replay;
 }
 

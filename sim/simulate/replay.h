@@ -14,6 +14,7 @@
 #include "spec/accelerator_spec.h"
 #include "spec/fidelity.h"
 #include "spec/system_spec.h"
+#include "workload/block_reuse.h"
 
 namespace reusesim::simulate {
 
@@ -49,8 +50,11 @@ struct SystemReplay {
   bool out_of_memory = false;
 };
 
-// Every chip's layers checked as replay() checks one accelerator's.
+// Every chip's layers checked as replay() checks one accelerator's. With `reused` blocks (a model
+// cut to two copies of them, workload/block_reuse.h), the results are made the whole model's
+// (simulate/block_reuse.h); segment_start_ps and segment_end_ps stay the simulated ones.
 SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program,
-                           spec::Fidelity fidelity = spec::Fidelity::exact);
+                           spec::Fidelity fidelity = spec::Fidelity::exact,
+                           const std::vector<workload::ReusedBlock>& reused = {});
 
 }  // namespace reusesim::simulate

@@ -147,12 +147,18 @@ struct Planner {
 
 }  // namespace
 
-SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const workload::ModelSpec& model,
-                                    const workload::Network& network, std::int64_t decode_context,
-                                    const std::vector<std::int64_t>& batches, const std::string& origin,
-                                    bool every_chip, const RunLimits& limits) {
-  Planner planner{system, system.plan.value_or(spec::ParallelPlan{}), batches, 0, {}};
-  const spec::ParallelPlan& plan = planner.plan;
+namespace {
+
+// The model split as the plan says, each stage's share checked against its chips' DRAM.
+struct CheckedSplit {
+  parallel::TensorParallelSplit split;
+  std::vector<parallel::PipelineStage> stages;
+};
+
+CheckedSplit split_and_check(const spec::SystemSpec& system, const workload::ModelSpec& model,
+                             const workload::Network& network, std::int64_t decode_context,
+                             const std::vector<std::int64_t>& batches, const std::string& origin) {
+  const spec::ParallelPlan plan = system.plan.value_or(spec::ParallelPlan{});
   if (plan.tensor * plan.pipeline * plan.data != system.chips)
     throw std::logic_error("a plan of " + std::to_string(plan.tensor * plan.pipeline * plan.data) + " chips on " +
                            std::to_string(system.chips));
@@ -169,18 +175,39 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
     }
     replica_batches.push_back(batch / plan.data);
   }
-  const parallel::TensorParallelSplit split =
-      parallel::split_tensor_parallel(model, network, plan.tensor, decode_context);
+  CheckedSplit checked{parallel::split_tensor_parallel(model, network, plan.tensor, decode_context), {}};
+  checked.stages =
+      parallel::split_pipeline(checked.split.chip_model, checked.split.chip_network, plan.pipeline, decode_context);
+  // The replica's whole batch's KV cache and activations live on the stage's chips at once.
+  for (const parallel::PipelineStage& stage : checked.stages)
+    check_capacity(system.chip, stage.network, replica_batches, nullptr, origin);
+  return checked;
+}
+
+}  // namespace
+
+void check_system_plan(const spec::SystemSpec& system, const workload::ModelSpec& model,
+                       const workload::Network& network, std::int64_t decode_context,
+                       const std::vector<std::int64_t>& batches, const std::string& origin) {
+  split_and_check(system, model, network, decode_context, batches, origin);
+}
+
+SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const workload::ModelSpec& model,
+                                    const workload::Network& network, std::int64_t decode_context,
+                                    const std::vector<std::int64_t>& batches, const std::string& origin,
+                                    bool every_chip, const RunLimits& limits) {
+  CheckedSplit checked = split_and_check(system, model, network, decode_context, batches, origin);
+  Planner planner{system, system.plan.value_or(spec::ParallelPlan{}), batches, 0, {}};
+  const spec::ParallelPlan& plan = planner.plan;
+  const parallel::TensorParallelSplit& split = checked.split;
   SystemRunPlan& result = planner.result;
-  result.stages = parallel::split_pipeline(split.chip_model, split.chip_network, plan.pipeline, decode_context);
+  result.stages = std::move(checked.stages);
   planner.element_bytes = split.chip_network.run_widths(system.chip.element_bytes()).activation_bits / 8;
   std::vector<std::int64_t> micro_batches;
   for (std::size_t b = 0; b < batches.size(); ++b) micro_batches.push_back(planner.micro_batch_size(b));
   std::vector<std::vector<parallel::TensorCollective>> collectives;
   for (std::int64_t s = 0; s < plan.pipeline; ++s) {
     const parallel::PipelineStage& stage = result.stages[static_cast<std::size_t>(s)];
-    // The replica's whole batch's KV cache and activations live on the stage's chips at once.
-    check_capacity(system.chip, stage.network, replica_batches, nullptr, origin);
     std::vector<std::size_t> every_layer(stage.network.layers.size());
     std::iota(every_layer.begin(), every_layer.end(), std::size_t{0});
     result.stage_plans.push_back(

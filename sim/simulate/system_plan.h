@@ -44,6 +44,14 @@ struct SystemRunPlan {
 // one size) and the chip has one core. Throws parallel::PlanError for a plan the model cannot
 // take, a mapping::MappingError for a chip past the run's step limit, and what plan_inference
 // throws.
+// What plan_system_inference checks before it maps anything: the batches shared evenly, the model
+// split as the plan says (parallel::PlanError) and every stage's share in its chips' DRAM
+// (check_capacity's mapping::MappingError). A run that plans a model cut short (run
+// --reuse-blocks, workload/block_reuse.h) checks the whole model first.
+void check_system_plan(const spec::SystemSpec& system, const workload::ModelSpec& model,
+                       const workload::Network& network, std::int64_t decode_context,
+                       const std::vector<std::int64_t>& batches, const std::string& origin);
+
 SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const workload::ModelSpec& model,
                                     const workload::Network& network, std::int64_t decode_context,
                                     const std::vector<std::int64_t>& batches, const std::string& origin,

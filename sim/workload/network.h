@@ -11,6 +11,16 @@
 
 namespace reusesim::workload {
 
+// A block instance written with `repeat` above 1 (docs/model-format.md, "Blocks"): its copies
+// name_1, name_2, ... are the layers [first_layer, first_layer + copies x layers_per_copy) of
+// ModelSpec::layers, copy after copy.
+struct RepeatedBlock {
+  std::string name;
+  std::size_t first_layer = 0;
+  std::size_t layers_per_copy = 0;
+  std::int64_t copies = 0;
+};
+
 struct ModelSpec {
   std::string name;
   std::string source;
@@ -21,6 +31,7 @@ struct ModelSpec {
   std::optional<Shape> input;     // none when every layer names its inputs or has its own
   std::vector<LayerSpec> layers;  // file order (block instances expanded)
   std::int64_t max_sequence = 0;  // the most tokens a sequence may hold (positions); 0: no limit
+  std::vector<RepeatedBlock> repeated_blocks;  // in file order
 };
 
 struct NetworkLayer {
