@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "results/timeline_recorder.h"
 #include "spec/system_spec.h"
 #include "timing/system_links.h"
 
@@ -28,9 +29,14 @@ class ChipLinks : public sc_core::sc_module {
   // From a thread: returns once the next bytes `from` sent `to` under `tag` have arrived.
   void receive(std::int64_t to, std::int64_t from, std::int64_t tag);
   const timing::SystemLinks& links() const { return links_; }
+  // From now on, every transfer's hold of each link is recorded there, a track per link of the
+  // system (in SystemLinks' order), its spans named by their `tag`, the link program.
+  void record_to(results::TimelineRecorder& timeline);
 
  private:
   timing::SystemLinks links_;
+  results::TimelineRecorder* timeline_ = nullptr;
+  std::vector<std::size_t> link_track_;  // by link: its track in the timeline
   // When each message not yet received arrives (ps), by (to, from, tag), in the order sent.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::deque<std::uint64_t>> arriving_;
   std::vector<std::unique_ptr<sc_core::sc_event>> sent_to_;  // by chip: a message left for it

@@ -49,8 +49,11 @@ struct SystemReplay {
   bool out_of_memory = false;
 };
 
-// Every chip's layers checked as replay() checks one accelerator's.
+// Every chip's layers checked as replay() checks one accelerator's. With a `timeline`, it gets
+// chip 0's tracks (from the chip that replays its layers), every link's transfers and, after the
+// simulation, every chip's segments.
 SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program,
-                           spec::Fidelity fidelity = spec::Fidelity::exact);
+                           spec::Fidelity fidelity = spec::Fidelity::exact,
+                           results::TimelineRecorder* timeline = nullptr);
 
 }  // namespace reusesim::simulate
