@@ -11,6 +11,7 @@
 #include "hw/link_engine.h"
 #include "hw/systemc_compat.h"
 #include "parallel/collectives.h"
+#include "results/timeline_recorder.h"
 
 using namespace reusesim;
 
@@ -118,6 +119,42 @@ TEST_CASE("ring all-reduce behind a stream on one of its links: the delay travel
   CHECK(shared.bytes == 2'000'000);
   CHECK(shared.transfers == 7);
   CHECK(shared.waited_ticks == 32'061'000);
+}
+
+TEST_CASE("the timeline of a link between chips: each transfer's hold, back-to-back ones of a program joined",
+          "[system]") {
+  // The test above, recorded. Chip 0 sends its chunk of step k when done with step k - 1 (E(0, k - 1)
+  // above) and it holds link 0->1 10 us from when the link is free:
+  //   the stream (program 0) [0, 20); k=0 sent at 1, [20, 30); k=1 sent at 19.313, [30, 40);
+  //   k=2 sent at 37.626, [40, 50); k=3 at 55.939, [55.939, 65.939); k=4 at 85.439,
+  //   [85.439, 95.439); k=5 at 95.439, [95.439, 105.439) (us).
+  // The stream and the first chunk touch but are different programs; chunks 0-2 and 4-5 join:
+  // 4 spans, 1 + 3 + 1 + 2 = 7 transfers, the link's 7 and 2,000,000 B.
+  results::TimelineRecorder timeline;
+  Replay replay(four_chip_ring());
+  replay.links.record_to(timeline);
+  replay.add(parallel::point_to_point(0, 1, 4, 500'000), sc_core::SC_ZERO_TIME);
+  replay.add(parallel::ring_all_reduce(kFourChipBuffer), sc_core::sc_time(1, sc_core::SC_US));
+  sc_core::sc_start();
+  REQUIRE(timeline.chip_links() == 8);  // each chip's two directions round the ring
+  CHECK(timeline.chip_link_name(0) == "chip0 -> chip1");
+  const std::vector<results::ChipLinkSpan>& spans = timeline.chip_link_spans(0);
+  REQUIRE(spans.size() == 4);
+  const std::vector<std::vector<std::uint64_t>> expected{{0, 0, 20'000'000, 1, 500'000},
+                                                         {1, 20'000'000, 50'000'000, 3, 750'000},
+                                                         {1, 55'939'000, 65'939'000, 1, 250'000},
+                                                         {1, 85'439'000, 105'439'000, 2, 500'000}};
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const results::ChipLinkSpan& span = spans[i];
+    CHECK(std::vector<std::uint64_t>{span.link_program, span.start_ps, span.end_ps,
+                                     static_cast<std::uint64_t>(span.transfers),
+                                     static_cast<std::uint64_t>(span.bytes)} == expected[i]);
+  }
+  // Nothing goes back round the ring; the other forward links carry only the all-reduce's 6 chunks.
+  CHECK(timeline.chip_link_spans(1).empty());
+  std::int64_t transfers = 0;
+  for (const results::ChipLinkSpan& span : timeline.chip_link_spans(2)) transfers += span.transfers;
+  CHECK(transfers == 6);
 }
 
 TEST_CASE("tree all-reduce on 4 fully connected chips: up the tree, the sum back down", "[system]") {

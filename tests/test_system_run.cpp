@@ -4,6 +4,7 @@
 
 #include "config/model_loader.h"
 #include "fixtures.h"
+#include "results/timeline_recorder.h"
 #include "simulate/replay.h"
 #include "simulate/system_plan.h"
 
@@ -85,6 +86,57 @@ TEST_CASE("system run: a tensor-parallel MLP on 2 chips with its all-reduce afte
 
 // The same numbers when chip 1 is replayed on its own instead of as chip 0's twin.
 TEST_CASE("system run: every chip replayed gives what the twins gave", "[system_run]") { check_mlp_run(true); }
+
+TEST_CASE("system run with a timeline: chip 0's layers, each chip's segments, each link's chunks", "[system_run]") {
+  // The MLP of check_mlp_run, its layers L ps on chip 0 (chip 1 its twin). Each chip sends its
+  // reduce-scatter chunk at L, holding its link [L, L + 20,480); the chunk it receives arrives at
+  // L + 520,480 and takes 32,000 ps to add, so it sends its all-gather chunk at L + 552,480,
+  // holding the link until L + 572,960. Segments: the layers [0, L), the all-reduce
+  // [L, L + 1,072,960) of which 1,040,960 ps waiting.
+  const spec::SystemSpec system = two_chips();
+  const config::LoadedModel model = config::load_model_text(kMlp, "tp_mlp.yaml");
+  simulate::SystemRunPlan plan =
+      simulate::plan_system_inference(system, model.spec, model.network, 0, {16}, "two_chips.yaml", false);
+  REQUIRE(plan.twins);
+  results::TimelineRecorder timeline;
+  const simulate::SystemReplay replay =
+      simulate::replay_system(system, std::move(plan.program), spec::Fidelity::exact, &timeline);
+  INFO(replay.problem);
+  REQUIRE(replay.problem.empty());
+  const std::vector<results::LayerResult>& layers = replay.chip_results.front();
+  REQUIRE(layers.size() == 2);
+  const auto l_ps = static_cast<std::uint64_t>((layers[0].cycles + layers[1].cycles) * 1000);
+  REQUIRE(timeline.layers().size() == 2);  // chip 0's, recorded as one chip's run records them
+  CHECK(timeline.layers()[0].start_ps == 0);
+  CHECK(timeline.layers()[1].end_ps == l_ps);
+  CHECK(timeline.cores() == 1);
+  REQUIRE(timeline.chip_links() == 2);  // a ring of two: one bundle, each way
+  for (std::size_t link = 0; link < 2; ++link) {
+    const std::vector<results::ChipLinkSpan>& spans = timeline.chip_link_spans(link);
+    REQUIRE(spans.size() == 2);
+    CHECK(spans[0].start_ps == l_ps);
+    CHECK(spans[0].end_ps == l_ps + 20'480);
+    CHECK(spans[1].start_ps == l_ps + 552'480);
+    CHECK(spans[1].end_ps == l_ps + 572'960);
+    CHECK(spans[0].bytes + spans[1].bytes == 1024);
+    CHECK(timeline.link_program_name(spans[0].link_program) == replay.collectives[0].name);
+  }
+  CHECK(timeline.chip_link_name(1) == "chip1 -> chip0");
+  REQUIRE(timeline.chips() == 2);
+  for (std::size_t chip = 0; chip < 2; ++chip) {
+    const std::vector<results::ChipSegmentSpan>& segments = timeline.chip_segments(chip);
+    REQUIRE(segments.size() == 2);
+    CHECK_FALSE(segments[0].is_link);
+    CHECK(segments[0].layers == 2);
+    CHECK(segments[0].first_layer == "fc1");
+    CHECK(segments[0].last_layer == "fc2");
+    CHECK(segments[0].end_ps == l_ps);
+    CHECK(segments[1].is_link);
+    CHECK(segments[1].start_ps == l_ps);
+    CHECK(segments[1].end_ps == l_ps + 1'072'960);
+    CHECK(segments[1].link.receive_wait_ps == 1'040'960);
+  }
+}
 
 TEST_CASE("system run: a pipeline of 2 stages and 4 micro-batches", "[system_run]") {
   // fc1 on chip 0, fc2 on chip 1 (the one cut, which halves the MACs), batch 16 in 4 micro-batches

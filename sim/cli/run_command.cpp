@@ -244,6 +244,23 @@ void check_out_directory(const std::string& out_dir) {
   }
 }
 
+// --timeline's file, checked before the simulation: what it could not be written to fails now.
+void check_timeline_file(const std::string& timeline_file) {
+  if (timeline_file.empty()) return;
+  try {
+    util::check_output_file(timeline_file);
+  } catch (const std::runtime_error& error) {
+    throw FileError(std::string("--timeline: ") + error.what());
+  }
+}
+
+// Writes the rendered timeline after the simulation (which nothing may throw after: GCC's ASan
+// takes a throw then for a stack overflow): "" or the problem.
+std::string timeline_file_problem(const std::string& timeline_file, const std::string& rendered) {
+  std::string problem = util::output_file_problem(timeline_file, rendered);
+  return problem.empty() ? problem : "--timeline: " + problem;
+}
+
 // Whether `file` is a system file (docs/systems.md); a file that does not parse is not, and the
 // accelerator loader reports why.
 bool is_system_file(const std::string& file) {
@@ -254,12 +271,11 @@ bool is_system_file(const std::string& file) {
 
 // What a run of a system does not take yet, as a UsageError.
 void check_system_options(const spec::SystemSpec& system, const std::string& system_file, bool training,
-                          bool some_layers, bool dump_program, bool timeline, bool reuse_blocks) {
+                          bool some_layers, bool dump_program, bool reuse_blocks) {
   const std::string chips = "a system of " + std::to_string(system.chips) + " chips (" + system_file + ")";
   if (training) throw UsageError("--mode train: " + chips + " runs inference so far");
   if (some_layers) throw UsageError("--layers and --layer-types: " + chips + " runs the whole model");
   if (dump_program) throw UsageError("--dump-program writes one accelerator's programs, not " + chips + "'s");
-  if (timeline) throw UsageError("--timeline draws one accelerator's replay, not " + chips + "'s, so far");
   if (!system.plan) {
     throw UsageError(system_file + ": a system of " + std::to_string(system.chips) +
                      " chips runs a model by its plan: add e.g. plan: {tensor: " + std::to_string(system.chips) +
@@ -273,11 +289,12 @@ void check_system_options(const spec::SystemSpec& system, const std::string& sys
 
 // The run of a system of several chips (its chip as the run takes it; `given_chip` as the file
 // gave it): the system table (and chip 0's layers as text) on standard output, and with --out its
-// files.
+// files, with --timeline its trace.
 int run_system(const spec::SystemSpec& system, const spec::AcceleratorSpec& given_chip,
                const config::LoadedModel& model, const config::Phase& lengths, const std::vector<std::int64_t>& batches,
                spec::Fidelity fidelity, report::Format format, const std::string& system_file,
-               const std::string& out_dir, bool every_chip, const std::optional<ReducedRun>& reduced) {
+               const std::string& out_dir, const std::string& timeline_file, bool every_chip,
+               const std::optional<ReducedRun>& reduced) {
   simulate::SystemRunPlan plan;
   try {
     if (reduced) {
@@ -292,9 +309,13 @@ int run_system(const spec::SystemSpec& system, const spec::AcceleratorSpec& give
     throw UsageError(system_file + ": " + error.what());
   }
   check_out_directory(out_dir);
+  check_timeline_file(timeline_file);
+  std::optional<results::TimelineRecorder> timeline;
+  if (!timeline_file.empty()) timeline.emplace();
   const std::vector<workload::ReusedBlock> reused =
       reduced ? reduced->reduced.reused : std::vector<workload::ReusedBlock>{};
-  const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program), fidelity, reused);
+  const simulate::SystemReplay replay = simulate::replay_system(system, std::move(plan.program), fidelity,
+                                                                timeline ? &*timeline : nullptr, reused);
   if (replay.out_of_memory) return report_bad_input("run", replay.problem);
   if (!replay.problem.empty()) return report_internal_error("run", replay.problem);
   warn_of_energy_curves("run", system.chip);
@@ -313,15 +334,22 @@ int run_system(const spec::SystemSpec& system, const spec::AcceleratorSpec& give
       tokens,      replay.batches,     replay.collectives, replay.links};
   std::cout << report::render_system(system_report, format);
   if (format == report::Format::table) std::cout << "\nchip 0's layers\n" << report::render_run(chip_report, format);
-  if (out_dir.empty()) return kExitOk;
-  std::vector<std::pair<std::string, std::string>> files{
-      {"system.csv", report::system_table(system_report).to_csv()},
-      {"collectives.csv", report::collective_table(system_report).to_csv()},
-      {"chip_links.csv", report::chip_link_table(system_report).to_csv()}};
-  for (auto& file : chip_run_files(chip_report, given_chip, report::system_stats_legend()))
-    files.push_back(std::move(file));
-  std::string problem = util::output_files_problem(out_dir, files);
-  return problem.empty() ? kExitOk : report_bad_input("run", "--out: " + problem);
+  std::string problem;
+  if (!out_dir.empty()) {
+    std::vector<std::pair<std::string, std::string>> files{
+        {"system.csv", report::system_table(system_report).to_csv()},
+        {"collectives.csv", report::collective_table(system_report).to_csv()},
+        {"chip_links.csv", report::chip_link_table(system_report).to_csv()}};
+    for (auto& file : chip_run_files(chip_report, given_chip, report::system_stats_legend()))
+      files.push_back(std::move(file));
+    problem = util::output_files_problem(out_dir, files);
+    if (!problem.empty()) problem = "--out: " + problem;
+  }
+  if (problem.empty() && timeline) {
+    const report::SystemTimeline tracks{system.name, system.chips, batches};
+    problem = timeline_file_problem(timeline_file, report::render_timeline(chip_report, *timeline, &tracks));
+  }
+  return problem.empty() ? kExitOk : report_bad_input("run", problem);
 }
 
 }  // namespace
@@ -353,7 +381,8 @@ int run_command(const std::vector<std::string>& args) {
         "FIFO or symlink is written through")(
         "timeline", po::value(&timeline_file),
         "also write the replay as a Chrome/Perfetto trace to this file: layers, each core's compute array and DMA "
-        "engines, DRAM channels (docs/timeline.md); written like --dump-program")(
+        "engines, DRAM channels; with a system file chip 0's, each chip's segments and each link between chips "
+        "(docs/timeline.md); written like --dump-program")(
         "every-chip", po::bool_switch(&every_chip),
         "with a system file: replay every chip, also those the plan gives the same layers as chip 0 (which are "
         "otherwise replayed once, when the result is the same)")(
@@ -394,7 +423,7 @@ int run_command(const std::vector<std::string>& args) {
         system ? system->chip : config::load_accelerator_file(arch_file, arch_overrides, {"model"});
     if (system && system->chips > 1) {
       check_system_options(*system, arch_file, training.has_value(), !layer_list.empty() || !type_list.empty(),
-                           !dump_file.empty(), !timeline_file.empty(), reuse_blocks);
+                           !dump_file.empty(), reuse_blocks);
     }
     // Program files describe one core (docs/accelerator-format.md, "Cores").
     if (loaded_spec.cores > 1 && !dump_file.empty()) {
@@ -419,7 +448,7 @@ int run_command(const std::vector<std::string>& args) {
       spec::SystemSpec run_system_spec = *system;
       run_system_spec.chip = spec;
       return run_system(run_system_spec, loaded_spec, model, lengths, batches, fidelity, format, arch_file, out_dir,
-                        every_chip, reduced);
+                        timeline_file, every_chip, reduced);
     }
     if (reduced) simulate::check_capacity(spec, model.network, batches, nullptr, arch_file);  // the whole model's
     const workload::Network& run_network = reduced ? reduced->network : model.network;
@@ -446,13 +475,7 @@ int run_command(const std::vector<std::string>& args) {
     }
     // --out and the timeline are written after the simulation: what they could not be written to fails now.
     check_out_directory(out_dir);
-    if (!timeline_file.empty()) {
-      try {
-        util::check_output_file(timeline_file);
-      } catch (const std::runtime_error& error) {
-        throw FileError(std::string("--timeline: ") + error.what());
-      }
-    }
+    check_timeline_file(timeline_file);
     const std::size_t layers = training ? report.phases.size() : selected.size();
     std::optional<results::TimelineRecorder> timeline;
     if (!timeline_file.empty()) timeline.emplace();
@@ -477,10 +500,8 @@ int run_command(const std::vector<std::string>& args) {
       problem = util::output_files_problem(out_dir, chip_run_files(report, loaded_spec, ""));
       if (!problem.empty()) problem = "--out: " + problem;
     }
-    if (problem.empty() && timeline) {
-      problem = util::output_file_problem(timeline_file, report::render_timeline(report, *timeline));
-      if (!problem.empty()) problem = "--timeline: " + problem;
-    }
+    if (problem.empty() && timeline)
+      problem = timeline_file_problem(timeline_file, report::render_timeline(report, *timeline));
     return problem.empty() ? kExitOk : report_bad_input("run", problem);
   });
 }

@@ -28,7 +28,24 @@ void ChipLinks::send(std::int64_t from, std::int64_t to, std::uint64_t bytes, st
       stats[link].add(links_.stats(link), before[i]);
     }
   }
+  if (timeline_ != nullptr) {
+    const std::uint64_t hold = links_.hold_ps(bytes);
+    for (const timing::LinkServers::Entered& entered : links_.last_entered()) {
+      timeline_->chip_link_transfer(link_track_[static_cast<std::size_t>(entered.link)], static_cast<std::size_t>(tag),
+                                    entered.at, entered.at + hold, static_cast<std::int64_t>(bytes));
+    }
+  }
   sent_to_[static_cast<std::size_t>(to)]->notify(sc_core::SC_ZERO_TIME);
+}
+
+void ChipLinks::record_to(results::TimelineRecorder& timeline) {
+  timeline_ = &timeline;
+  links_.record_entries();
+  link_track_.assign(links_.link_count(), 0);
+  for (std::size_t link = 0; link < links_.link_count(); ++link) {
+    // A slot that leads nowhere carries nothing; it gets no track.
+    if (links_.exists(link)) link_track_[link] = timeline.add_chip_link(links_.link_name(link));
+  }
 }
 
 void ChipLinks::receive(std::int64_t to, std::int64_t from, std::int64_t tag) {

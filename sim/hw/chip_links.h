@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "results/timeline_recorder.h"
 #include "spec/system_spec.h"
 #include "timing/system_links.h"
 
@@ -36,11 +37,16 @@ class ChipLinks : public sc_core::sc_module {
   const std::map<std::int64_t, std::vector<timing::SystemLinks::LinkStats>>& program_stats() const {
     return program_stats_;
   }
+  // From now on, every transfer's hold of each link is recorded there, a track per link of the
+  // system (in SystemLinks' order), its spans named by their `tag`, the link program.
+  void record_to(results::TimelineRecorder& timeline);
 
  private:
   timing::SystemLinks links_;
   std::vector<bool> counted_;
   std::map<std::int64_t, std::vector<timing::SystemLinks::LinkStats>> program_stats_;
+  results::TimelineRecorder* timeline_ = nullptr;
+  std::vector<std::size_t> link_track_;  // by link: its track in the timeline
   // When each message not yet received arrives (ps), by (to, from, tag), in the order sent.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::deque<std::uint64_t>> arriving_;
   std::vector<std::unique_ptr<sc_core::sc_event>> sent_to_;  // by chip: a message left for it

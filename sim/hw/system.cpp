@@ -7,19 +7,26 @@
 namespace reusesim::hw {
 
 System::System(sc_core::sc_module_name name, const spec::SystemSpec& spec, program::SystemProgram program,
-               spec::Fidelity fidelity)
+               spec::Fidelity fidelity, results::TimelineRecorder* timeline)
     : sc_core::sc_module(name),
       program_(std::move(program)),
       links_("links", spec),
       batch_barrier_(program_.chips.size()) {
   REUSESIM_HAS_PROCESS(System);
   const std::size_t chips = program_.chips.size();
+  if (timeline != nullptr) {
+    links_.record_to(*timeline);
+    std::vector<std::string> names;
+    for (const program::LinkProgram& link_program : program_.link_programs) names.push_back(link_program.name);
+    timeline->set_link_programs(std::move(names));
+  }
   for (std::size_t c = 0; c < chips; ++c) {
     const program::ChipWork& work = program_.chips[c];
     const std::string chip_name = "chip" + std::to_string(c);
+    results::TimelineRecorder* chip_timeline = c == replayed_by(0) ? timeline : nullptr;
     chips_.push_back(work.same_layers_as >= 0 ? nullptr
                                               : std::make_unique<Accelerator>(chip_name.c_str(), spec.chip, work.runs,
-                                                                              nullptr, fidelity, Driver::caller));
+                                                                              chip_timeline, fidelity, Driver::caller));
     engines_.push_back(std::make_unique<LinkEngine>(static_cast<std::int64_t>(c), spec.chip, links_));
   }
   for (std::size_t c = 0; c < chips; ++c) {

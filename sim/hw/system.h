@@ -26,8 +26,10 @@ namespace reusesim::hw {
 
 class System : public sc_core::sc_module {
  public:
+  // With a `timeline`, the chip that replays chip 0's layers records its tracks there, and the
+  // links their transfers.
   System(sc_core::sc_module_name name, const spec::SystemSpec& spec, program::SystemProgram program,
-         spec::Fidelity fidelity = spec::Fidelity::exact);
+         spec::Fidelity fidelity = spec::Fidelity::exact, results::TimelineRecorder* timeline = nullptr);
 
   bool finished() const;
   // The chip that replayed chip `chip`'s layers: itself, or its twin.

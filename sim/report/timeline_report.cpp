@@ -11,11 +11,12 @@ namespace reusesim::report {
 
 namespace {
 
-// Processes: the accelerator's (the layers), each core's, the DRAM channels', and a network-on-
-// chip's links. A chip of one core draws its tracks in the accelerator's process, as before chips
-// had cores. Thread ids are unique across the file (some viewers key threads by tid alone): the
-// layers, each core's three tracks, the channels, then the links; sort indexes keep processes and
-// tracks in this order.
+// Processes: the accelerator's (the layers), each core's, the DRAM channels', a network-on-chip's
+// links and, in a system's run, the chips' segments and the links between chips. A chip of one
+// core draws its tracks in the accelerator's process, as before chips had cores. Thread ids are
+// unique across the file (some viewers key threads by tid alone): the layers, each core's three
+// tracks, the channels, the links, each chip's segments, then the links between chips; sort
+// indexes keep processes and tracks in this order.
 constexpr int kAcceleratorPid = 1;
 constexpr int kLayersTid = 1;
 constexpr int kTracksPerCore = 3;
@@ -23,8 +24,11 @@ enum CoreTrack { kArrayTrack, kLoadTrack, kStoreTrack };
 
 class Layout {
  public:
-  Layout(std::size_t cores, std::size_t channels)
-      : cores_(static_cast<int>(cores)), channels_(static_cast<int>(channels)) {}
+  Layout(std::size_t cores, std::size_t channels, std::size_t noc_links, std::size_t chips)
+      : cores_(static_cast<int>(cores)),
+        channels_(static_cast<int>(channels)),
+        noc_links_(static_cast<int>(noc_links)),
+        chips_(static_cast<int>(chips)) {}
   int core_pid(std::size_t core) const {
     return cores_ == 1 ? kAcceleratorPid : kAcceleratorPid + 1 + static_cast<int>(core);
   }
@@ -39,10 +43,20 @@ class Layout {
   int link_tid(std::size_t link) const {
     return channel_tid(static_cast<std::size_t>(channels_)) + static_cast<int>(link);
   }
+  int chips_pid() const { return noc_pid() + 1; }
+  int chip_tid(std::size_t chip) const {
+    return link_tid(static_cast<std::size_t>(noc_links_)) + static_cast<int>(chip);
+  }
+  int chip_links_pid() const { return chips_pid() + 1; }
+  int chip_link_tid(std::size_t link) const {
+    return chip_tid(static_cast<std::size_t>(chips_)) + static_cast<int>(link);
+  }
 
  private:
   int cores_;
   int channels_;
+  int noc_links_;
+  int chips_;
 };
 
 // Most names are plain ASCII and need no escapes; nlohmann escapes the rest (bytes that are not
@@ -94,6 +108,14 @@ class TraceWriter {
               .raw("args", args.object()));
   }
   double seconds(std::uint64_t ticks) const { return static_cast<double>(ticks) / static_cast<double>(ticks_per_us_) * 1e-6; }
+  // 1234567 ticks of 1 ps -> "1.234567"; trailing zeros dropped.
+  std::string microseconds(std::uint64_t ticks) const {
+    std::string text = std::to_string(ticks / ticks_per_us_);
+    std::string fraction = std::to_string(ticks % ticks_per_us_);
+    fraction.insert(0, fraction_digits_ - fraction.size(), '0');
+    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+    return fraction.empty() ? text : text + "." + fraction;
+  }
 
   // The whole file; the writer is spent. The text is built in place: it can be tens of megabytes.
   std::string finish(const Members& other_data) {
@@ -110,15 +132,6 @@ class TraceWriter {
     text_ += members.object();
     ++events_;
   }
-  // 1234567 ticks of 1 ps -> "1.234567"; trailing zeros dropped.
-  std::string microseconds(std::uint64_t ticks) const {
-    std::string text = std::to_string(ticks / ticks_per_us_);
-    std::string fraction = std::to_string(ticks % ticks_per_us_);
-    fraction.insert(0, fraction_digits_ - fraction.size(), '0');
-    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-    return fraction.empty() ? text : text + "." + fraction;
-  }
-
   std::uint64_t ticks_per_us_;
   std::size_t fraction_digits_ = 0;
   std::string text_ = "{\"traceEvents\":[\n";
@@ -206,6 +219,11 @@ void write_transfers(TraceWriter& writer, const results::TimelineRecorder& timel
   }
 }
 
+// 1e9 bytes/s over [start, end) (picoseconds); 0 over none (a link's transfer of an empty chunk).
+double gbps_over(const TraceWriter& writer, std::int64_t bytes, std::uint64_t start, std::uint64_t end) {
+  return end > start ? static_cast<double>(bytes) / writer.seconds(end - start) / 1e9 : 0.0;
+}
+
 // A DRAM channel's spans, or a link's (`pid`, `tid`, its clock and category).
 void write_busy_spans(TraceWriter& writer, const std::vector<results::ChannelSpan>& spans, std::uint64_t period_ticks,
                       int pid, int tid, const char* category, const char* count_name) {
@@ -213,7 +231,7 @@ void write_busy_spans(TraceWriter& writer, const std::vector<results::ChannelSpa
     const auto start = static_cast<std::uint64_t>(span.start_cycle) * period_ticks;
     const auto end = static_cast<std::uint64_t>(span.end_cycle) * period_ticks;
     const std::string name = span.write_bytes == 0 ? "read" : span.read_bytes == 0 ? "write" : "read+write";
-    const double gbps = static_cast<double>(span.read_bytes + span.write_bytes) / writer.seconds(end - start) / 1e9;
+    const double gbps = gbps_over(writer, span.read_bytes + span.write_bytes, start, end);
     writer.complete(pid, tid, name, category, start, end,
                     Members()
                         .add(count_name, span.requests)
@@ -223,12 +241,57 @@ void write_busy_spans(TraceWriter& writer, const std::vector<results::ChannelSpa
   }
 }
 
+// Each chip's segments: its runs of layers and its parts of collectives and transfers, with what
+// it waited for bytes, so that the gaps and waits show where a chip waits on its links or peers.
+void write_chip_segments(TraceWriter& writer, const results::TimelineRecorder& timeline, const Layout& layout,
+                         const SystemTimeline& system) {
+  writer.name_process(layout.chips_pid(), "chips of " + system.system);
+  for (std::size_t chip = 0; chip < timeline.chips(); ++chip)
+    writer.name_thread(layout.chips_pid(), layout.chip_tid(chip), "chip " + std::to_string(chip));
+  for (std::size_t chip = 0; chip < timeline.chips(); ++chip) {
+    for (const results::ChipSegmentSpan& span : timeline.chip_segments(chip)) {
+      Members args;
+      args.add("batch", system.batches.at(span.batch));
+      if (span.is_link) {
+        args.raw("wait_us", writer.microseconds(span.link.receive_wait_ps))
+            .add("reduce_cycles", span.link.reduce_cycles)
+            .add("sent_bytes", span.link.sent_bytes);
+        writer.complete(layout.chips_pid(), layout.chip_tid(chip), span.link.name, "link program", span.start_ps,
+                        span.end_ps, args);
+        continue;
+      }
+      const std::string name =
+          span.layers == 1 ? span.first_layer : "layers " + span.first_layer + " .. " + span.last_layer;
+      writer.complete(layout.chips_pid(), layout.chip_tid(chip), name, "layers", span.start_ps, span.end_ps,
+                      args.add("layers", span.layers));
+    }
+  }
+}
+
+// Each link between chips that carried data: its transfers, named by the link program that sent them.
+void write_chip_links(TraceWriter& writer, const results::TimelineRecorder& timeline, const Layout& layout) {
+  writer.name_process(layout.chip_links_pid(), "links between chips");
+  for (std::size_t link = 0; link < timeline.chip_links(); ++link) {
+    if (timeline.chip_link_spans(link).empty()) continue;
+    writer.name_thread(layout.chip_links_pid(), layout.chip_link_tid(link), timeline.chip_link_name(link));
+    for (const results::ChipLinkSpan& span : timeline.chip_link_spans(link)) {
+      writer.complete(layout.chip_links_pid(), layout.chip_link_tid(link),
+                      timeline.link_program_name(span.link_program), "chip link", span.start_ps, span.end_ps,
+                      Members()
+                          .add("transfers", span.transfers)
+                          .add("bytes", span.bytes)
+                          .raw("gbps", fixed(gbps_over(writer, span.bytes, span.start_ps, span.end_ps), 3)));
+    }
+  }
+}
+
 }  // namespace
 
-std::string render_timeline(const RunReport& report, const results::TimelineRecorder& timeline) {
+std::string render_timeline(const RunReport& report, const results::TimelineRecorder& timeline,
+                            const SystemTimeline* system) {
   const std::size_t cores = timeline.cores();
   if (cores == 0) throw std::logic_error("the timeline recorded no core");
-  const Layout layout(cores, timeline.dram_channels());
+  const Layout layout(cores, timeline.dram_channels(), timeline.noc_links(), timeline.chips());
   TraceWriter writer;
   writer.name_process(kAcceleratorPid, "accelerator " + report.accelerator + ", model " + report.model);
   writer.name_thread(kAcceleratorPid, kLayersTid, "layers");
@@ -261,7 +324,12 @@ std::string render_timeline(const RunReport& report, const results::TimelineReco
     write_busy_spans(writer, timeline.noc_spans(link), timeline.noc_period_ps(link), layout.noc_pid(),
                      layout.link_tid(link), "noc", "transfers");
   }
+  if (system != nullptr) {
+    write_chip_segments(writer, timeline, layout, *system);
+    write_chip_links(writer, timeline, layout);
+  }
   Members metadata;
+  if (system != nullptr) metadata.add("system", system->system).add("chips", system->chips);
   metadata.add("accelerator", report.accelerator)
       .add("model", report.model)
       .raw("compute_clock_mhz", fixed(report.spec.compute.clock_mhz, 3));

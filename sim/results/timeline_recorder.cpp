@@ -23,6 +23,28 @@ std::size_t TimelineRecorder::add_noc_link(std::string name, std::uint64_t perio
   return links_.size() - 1;
 }
 
+std::size_t TimelineRecorder::add_chip_link(std::string name) {
+  chip_links_.push_back(ChipLink{std::move(name), {}});
+  return chip_links_.size() - 1;
+}
+
+void TimelineRecorder::chip_link_transfer(std::size_t link, std::size_t link_program, std::uint64_t start_ps,
+                                          std::uint64_t end_ps, std::int64_t bytes) {
+  std::vector<ChipLinkSpan>& spans = chip_links_[link].spans;
+  if (!spans.empty() && spans.back().link_program == link_program && spans.back().end_ps == start_ps) {
+    spans.back().end_ps = end_ps;
+    ++spans.back().transfers;
+    spans.back().bytes += bytes;
+    return;
+  }
+  spans.push_back(ChipLinkSpan{link_program, start_ps, end_ps, 1, bytes});
+}
+
+void TimelineRecorder::chip_segment(std::size_t chip, ChipSegmentSpan span) {
+  if (chip_segments_.size() <= chip) chip_segments_.resize(chip + 1);
+  chip_segments_[chip].push_back(std::move(span));
+}
+
 void TimelineRecorder::begin_layer(std::uint64_t start_ps) { layer_start_ps_ = start_ps; }
 
 void TimelineRecorder::end_layer(std::uint64_t end_ps) { layers_.push_back(LayerSpan{layer_start_ps_, end_ps}); }

@@ -1,7 +1,8 @@
 #pragma once
 // What `reusesim run --timeline` draws, recorded while the replay runs: layer boundaries, what
 // each core's compute array does (work, a stall by cause, or waiting for the chip's other cores),
-// each core's DMA transfers, and DRAM channel activity.
+// each core's DMA transfers, and DRAM channel activity; on a system of chips also each link
+// between chips' transfers and, after the replay, each chip's segments.
 // Modules hold a pointer to a recorder that is null unless a timeline was asked for, so the
 // simulation pays one pointer test per hook when it is off. Records are simulated picoseconds
 // (DRAM: channel cycles) kept in plain vectors, without SystemC; sim/report/timeline_report forms
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "program/program.h"
+#include "results/system_result.h"
 
 namespace reusesim::results {
 
@@ -75,6 +77,29 @@ struct ChannelSpan {
   std::int64_t write_bytes = 0;
 };
 
+// Transfers of one link program (a collective or a transfer between stages) back to back on a link
+// between chips: from the first one entering the link until the last one's last byte left it.
+struct ChipLinkSpan {
+  std::size_t link_program = 0;  // its index in the system's program (program::SystemProgram)
+  std::uint64_t start_ps = 0;
+  std::uint64_t end_ps = 0;
+  std::int64_t transfers = 0;
+  std::int64_t bytes = 0;
+};
+
+// One of a system chip's segments (program::ChipWork), from when the chip reached it to when it
+// finished it: a run of layers (`layers` of them, `first_layer` to `last_layer`), or its part of a
+// link program (`link`).
+struct ChipSegmentSpan {
+  std::size_t batch = 0;  // its place in the run's batch sizes
+  std::uint64_t start_ps = 0;
+  std::uint64_t end_ps = 0;
+  std::int64_t layers = 0;
+  std::string first_layer, last_layer;
+  bool is_link = false;
+  CollectiveResult link;
+};
+
 class TimelineRecorder {
  public:
   static constexpr std::int64_t kDefaultDramJoinGapCycles = 64;
@@ -111,6 +136,17 @@ class TimelineRecorder {
   void noc_transfer(std::size_t link, std::int64_t start_cycle, std::int64_t end_cycle, std::int64_t bytes,
                     bool is_store);
 
+  // A system's links between chips. Returns the link's track index.
+  std::size_t add_chip_link(std::string name);
+  // The names of the system's link programs, by index (ChipLinkSpan::link_program).
+  void set_link_programs(std::vector<std::string> names) { link_programs_ = std::move(names); }
+  // A transfer of `link_program` that held link `link` over [start, end): joins the track's last
+  // span when it is the same program's and ends where this one starts.
+  void chip_link_transfer(std::size_t link, std::size_t link_program, std::uint64_t start_ps, std::uint64_t end_ps,
+                          std::int64_t bytes);
+  // Chip `chip`'s next segment (after the replay: the chips' controllers keep their times).
+  void chip_segment(std::size_t chip, ChipSegmentSpan span);
+
   std::uint64_t compute_period_ps() const { return compute_period_ps_; }
   const std::vector<LayerSpan>& layers() const { return layers_; }
   std::size_t cores() const { return cores_.size(); }
@@ -125,6 +161,13 @@ class TimelineRecorder {
   const std::string& noc_link_name(std::size_t link) const { return links_[link].name; }
   std::uint64_t noc_period_ps(std::size_t link) const { return links_[link].period_ps; }
   const std::vector<ChannelSpan>& noc_spans(std::size_t link) const { return links_[link].spans; }
+  std::size_t chip_links() const { return chip_links_.size(); }
+  const std::string& chip_link_name(std::size_t link) const { return chip_links_[link].name; }
+  const std::vector<ChipLinkSpan>& chip_link_spans(std::size_t link) const { return chip_links_[link].spans; }
+  const std::string& link_program_name(std::size_t link_program) const { return link_programs_.at(link_program); }
+  // Chips with segments: 0 unless the replay was a system's.
+  std::size_t chips() const { return chip_segments_.size(); }
+  const std::vector<ChipSegmentSpan>& chip_segments(std::size_t chip) const { return chip_segments_[chip]; }
   // Requests closer than this (in DRAM cycles) share a span.
   std::int64_t dram_join_gap_cycles() const { return dram_join_gap_cycles_; }
 
@@ -138,6 +181,11 @@ class TimelineRecorder {
     std::uint64_t period_ps = 0;
     std::vector<ChannelSpan> spans;  // in time order, gaps above the join threshold
     std::string name;                // a link's
+  };
+
+  struct ChipLink {
+    std::string name;
+    std::vector<ChipLinkSpan> spans;  // in time order: a link serves transfers in the order offered
   };
 
   // Adds `span` to `channel`'s spans, joining them under the threshold; coarsens every track's when
@@ -156,6 +204,9 @@ class TimelineRecorder {
   std::vector<CoreTracks> cores_;
   std::vector<Channel> channels_;
   std::vector<Channel> links_;
+  std::vector<ChipLink> chip_links_;
+  std::vector<std::string> link_programs_;
+  std::vector<std::vector<ChipSegmentSpan>> chip_segments_;
 };
 
 }  // namespace reusesim::results

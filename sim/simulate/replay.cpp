@@ -77,6 +77,33 @@ std::vector<results::SystemBatch> batch_spans(const std::vector<program::ChipWor
   return batches;
 }
 
+// Each chip's segments, as the timeline draws them: a run of layers named by the layers of the
+// chip that replayed them, a link program by the chip's part of it.
+void record_segments(const hw::System& system, results::TimelineRecorder& timeline) {
+  const std::vector<program::ChipWork>& chips = system.program().chips;
+  for (std::size_t c = 0; c < chips.size(); ++c) {
+    const std::vector<program::LayerRun>& runs = chips[system.replayed_by(c)].runs;
+    const hw::ChipController& controller = system.controller(c);
+    std::size_t link_part = 0;
+    for (std::size_t s = 0; s < chips[c].segments.size(); ++s) {
+      const program::ChipSegment& segment = chips[c].segments[s];
+      results::ChipSegmentSpan span;
+      span.batch = segment.batch;
+      span.start_ps = controller.segment_start_ps()[s];
+      span.end_ps = controller.segment_end_ps()[s];
+      if (segment.kind == program::ChipSegment::Kind::link) {
+        span.is_link = true;
+        span.link = controller.collectives()[link_part++];
+      } else if (segment.end_run > segment.first_run) {
+        span.layers = static_cast<std::int64_t>(segment.end_run - segment.first_run);
+        span.first_layer = runs[segment.first_run].program.layer;
+        span.last_layer = runs[segment.end_run - 1].program.layer;
+      }
+      timeline.chip_segment(c, std::move(span));
+    }
+  }
+}
+
 }  // namespace
 
 Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> runs,
@@ -93,14 +120,14 @@ Replay replay(const spec::AcceleratorSpec& spec, std::vector<program::LayerRun> 
 }
 
 SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program, spec::Fidelity fidelity,
-                           const std::vector<workload::ReusedBlock>& reused) {
+                           results::TimelineRecorder* timeline, const std::vector<workload::ReusedBlock>& reused) {
   std::size_t steps = 0;
   for (const program::ChipWork& chip : program.chips) steps += steps_of(chip.runs);
   std::vector<bool> counted;
   for (const program::LinkProgram& link_program : program.link_programs)
     counted.push_back(repeated_link_program(link_program.name, reused));
   cache_errors();
-  hw::System system("system", spec, std::move(program), fidelity);
+  hw::System system("system", spec, std::move(program), fidelity, timeline);
   system.chip_links().count_programs(std::move(counted));
   sc_core::sc_start();
   SystemReplay replay;
@@ -130,6 +157,7 @@ SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram 
         {system.links().link_name(link), stats.transfers, stats.bytes, stats.busy_ticks, stats.waited_ticks});
   }
   replay.batches = batch_spans(chips, replay);
+  if (timeline != nullptr) record_segments(system, *timeline);
   if (reused.empty()) return replay;
   std::map<std::size_t, std::vector<results::ChipLinkFigures>> program_links;
   for (const auto& [tag, stats] : system.chip_links().program_stats()) {

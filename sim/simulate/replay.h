@@ -50,11 +50,14 @@ struct SystemReplay {
   bool out_of_memory = false;
 };
 
-// Every chip's layers checked as replay() checks one accelerator's. With `reused` blocks (a model
-// cut to two copies of them, workload/block_reuse.h), the results are made the whole model's
-// (simulate/block_reuse.h); segment_start_ps and segment_end_ps stay the simulated ones.
+// Every chip's layers checked as replay() checks one accelerator's. With a `timeline`, it gets
+// chip 0's tracks (from the chip that replays its layers), every link's transfers and, after the
+// simulation, every chip's segments. With `reused` blocks (a model cut to two copies of them,
+// workload/block_reuse.h), the results are made the whole model's (simulate/block_reuse.h);
+// segment_start_ps and segment_end_ps stay the simulated ones.
 SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram program,
                            spec::Fidelity fidelity = spec::Fidelity::exact,
+                           results::TimelineRecorder* timeline = nullptr,
                            const std::vector<workload::ReusedBlock>& reused = {});
 
 }  // namespace reusesim::simulate

@@ -85,6 +85,7 @@ const std::vector<std::int32_t>& SystemLinks::route(std::int64_t from, std::int6
 }
 
 std::uint64_t SystemLinks::carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes) {
+  servers_.forget_entries();
   return servers_.carry(path, ready, hold_ps(bytes), bytes);
 }
 

@@ -27,6 +27,10 @@ class SystemLinks {
   const std::vector<std::int32_t>& route(std::int64_t from, std::int64_t to);
   // `bytes` ready to leave at `ready` (ps) along `path`: when the last of them arrives. Holds the links.
   std::uint64_t carry(const std::vector<std::int32_t>& path, std::uint64_t ready, std::uint64_t bytes);
+  // After record_entries(): the links the last carry held, each with when the transfer entered it
+  // (it held the link hold_ps(bytes) from then). Not kept otherwise: only a timeline needs them.
+  void record_entries() { servers_.record_entries(); }
+  const std::vector<LinkServers::Entered>& last_entered() const { return servers_.entered(); }
   // Picoseconds `bytes` hold one bundle.
   std::uint64_t hold_ps(std::uint64_t bytes) const;
   std::uint64_t hop_ps() const { return servers_.hop(); }

@@ -87,6 +87,37 @@ expect 0 "every chip replayed" -- "$REUSESIM" run --arch "$T/two_small.yaml" --m
 for f in system.csv collectives.csv chip_links.csv results.csv; do
   same "--every-chip: $f" "$(cmp "$T/twins/$f" "$T/every/$f" && echo same)" "same"
 done
+# --timeline on a system: chip 0's tracks as its chip's run draws them, a track per chip of its
+# segments, and one per link that carried data, named as chip_links.csv names it: on a ring of two,
+# both directions carry the all-reduce's chunks.
+expect 0 "timeline" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 \
+  --timeline "$T/twins.json"
+tracks=$(python3 -c '
+import json, sys
+trace = json.load(open(sys.argv[1]))
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+processes = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
+busy = sorted({names[(e["pid"], e["tid"])] for e in trace["traceEvents"] if e["ph"] == "X" and processes[e["pid"]] == sys.argv[2]})
+print(",".join(busy))' "$T/twins.json" "links between chips")
+same "timeline: the links' tracks" "$tracks" "$(csv_col link "$T/twins/chip_links.csv" | sort | paste -sd,)"
+same "timeline: the links' tracks by name" "$tracks" "chip0 -> chip1,chip1 -> chip0"
+segments=$(python3 -c '
+import json, sys
+trace = json.load(open(sys.argv[1]))
+print(",".join(sorted({e["name"] for e in trace["traceEvents"] if e["ph"] == "X" and e.get("cat") == "link program"})))' \
+  "$T/twins.json")
+same "timeline: chip segments are the collectives" "$segments" \
+  "$(csv_col collective "$T/twins/collectives.csv" | sort -u | paste -sd,)"
+# Chip 1's tracks are its own with twins too: replaying it draws the same file.
+expect 0 "timeline, every chip" -- "$REUSESIM" run --arch "$T/two_small.yaml" --model "$SRC/models/mlp.yaml" --batch 4 \
+  --every-chip --timeline "$T/every.json"
+same "timeline: twins == every chip" "$(cmp "$T/twins.json" "$T/every.json" && echo same)" "same"
+# A path that cannot be written fails before the simulation, as one chip's run does.
+expect 2 "timeline: a path that cannot be written" -- "$REUSESIM" run --arch "$T/two_small.yaml" \
+  --model "$SRC/models/mlp.yaml" --timeline "$T/missing/t.json"
+same "timeline: unwritable" "$err" "reusesim run: error: --timeline: cannot write $T/missing/t.json.partial: No such file or directory"
+same "timeline: nothing printed" "$out" ""
+
 # Two batches through a pipeline: every chip finishes a batch before any starts the next, so chip
 # 0 sends the second batch's first micro-batch (its layers done) after the first batch's end; chip
 # 0's layers show a block (and a TOTAL) per batch.
@@ -122,6 +153,12 @@ same "one chip: standard output" "$one_out" "$out"
 for f in results.csv results.json dram_channels.csv config.json stats.txt; do
   same "one chip: $f" "$(cmp "$T/one/$f" "$T/chip/$f" && echo same)" "same"
 done
+# Its timeline too (the MLP on small: a short replay).
+expect 0 "one chip: timeline" -- "$REUSESIM" run --arch "$T/two_small.yaml" --set chips=1 --set plan.tensor=1 \
+  --model "$SRC/models/mlp.yaml" --timeline "$T/one.json"
+expect 0 "the chip's file: timeline" -- "$REUSESIM" run --arch "$SRC/configs/small.yaml" --model "$SRC/models/mlp.yaml" \
+  --timeline "$T/chip.json"
+same "one chip: timeline" "$(cmp "$T/one.json" "$T/chip.json" && echo same)" "same"
 rm -rf "$T"
 
 # What a system's run cannot take is a clear error.
