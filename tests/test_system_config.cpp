@@ -117,3 +117,28 @@ TEST_CASE("system file: a plan of tensor and pipeline parallelism over every chi
   CHECK_THAT(load_error(system_text("topology: ring\nplan: {expert: 4}\n")),
              Contains("error: plan.expert: unknown key"));
 }
+
+TEST_CASE("system file: nodes of chips on a second network", "[system_config]") {
+  // 4 chips in 2 nodes of 2: a ring of 2 in each (one neighbour, so both links to it), each chip one
+  // 25 GB/s NIC to the nodes' switch.
+  const std::string nodes =
+      "nodes: {chips_per_node: 2, network: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 2000}}\n";
+  const spec::SystemSpec system = config::load_system_text(system_text("topology: ring\n" + nodes), kOrigin);
+  REQUIRE(system.nodes);
+  CHECK(system.node_chips() == 2);
+  CHECK(system.nodes->network.latency_ns == 2000);
+  CHECK(system.neighbours() == 1);
+  CHECK(system.links_per_neighbour() == 2);
+  CHECK_THAT(load_error(system_text("topology: ring\nnodes: {chips_per_node: 3, network: {per_chip: 1, "
+                                    "bandwidth_gbps: 25, latency_ns: 2000}}\n")),
+             Contains("test.yaml:5:25: error: nodes.chips_per_node: nodes of 3 chips do not make the system's 4: give "
+                      "a divisor of chips"));
+  CHECK_THAT(load_error(system_text("topology: ring\nnodes: {chips_per_node: 2}\n")),
+             Contains("error: nodes.network: missing required key"));
+  CHECK_THAT(load_error(system_text("topology: ring\nnodes: {chips_per_node: 2, network: {per_chip: 1, "
+                                    "bandwidth_gbps: 0, latency_ns: 2000}}\n")),
+             Contains("error: nodes.network.bandwidth_gbps: expected a number from 0.001 to 1e+06, got 0"));
+  // A torus's dimensions hold a node's chips.
+  CHECK_THAT(load_error(system_text("topology: torus\ntorus_dimensions: [2, 2]\n" + nodes)),
+             Contains("error: torus_dimensions: the dimensions hold 4 chips, but a node has 2"));
+}

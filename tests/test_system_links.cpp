@@ -188,3 +188,39 @@ TEST_CASE("tree all-reduce: children to parent, the sum back down", "[system]") 
   CHECK(bytes.at({0, 1}) == 100);
   CHECK(bytes.size() == 6);  // each of the 3 tree edges, both ways
 }
+
+TEST_CASE("system links: two levels, a node's switch inside it and the nodes' network between", "[system]") {
+  // 8 chips in 2 nodes of 4 on a switch each (12 links of 25 GB/s: a 300 GB/s bundle, 500 ns), and
+  // one 25 GB/s NIC a chip to the nodes' switch, 2 us a hop.
+  spec::SystemSpec spec = fixtures::system_spec(spec::ChipTopology::switched, 8, 12);
+  spec.nodes = spec::NodeSpec{4, {25, 2000, 1}};
+  timing::SystemLinks links(spec);
+  CHECK(route_names(links, 1, 2) == std::vector<std::string>{"chip1 -> node0 switch", "node0 switch -> chip2"});
+  CHECK(route_names(links, 5, 6) == std::vector<std::string>{"chip5 -> node1 switch", "node1 switch -> chip6"});
+  CHECK(route_names(links, 1, 5) == std::vector<std::string>{"chip1 -> network", "network -> chip5"});
+  // 8 chips x 2 slots of the nodes' switches, then 8 x (up, down) of the network: all used.
+  CHECK(links.link_count() == 32);
+  for (std::size_t link = 0; link < links.link_count(); ++link) CHECK(links.exists(link));
+  // Within a node: 3,000,000 B hold the 300 GB/s bundles 10 us, two hops of 0.5 us: 11 us.
+  CHECK(links.carry(links.route(1, 2), 0, 3'000'000) == 11'000'000);
+  // Between nodes: 1,000,000 B hold a 25 GB/s NIC 40 us, two hops of 2 us: 44 us.
+  const std::vector<std::int32_t> across = links.route(1, 5);
+  CHECK(links.carry(across, 0, 1'000'000) == 44'000'000);
+  const auto up = static_cast<std::size_t>(across.front());
+  CHECK(links.hold_ps(1'000, up) == 40'000);
+  CHECK(links.hold_ps(1'000) == 3'334);  // 1,000 B at 300 GB/s: 3.33 ns, rounded up
+  CHECK(links.stats(up).bytes == 1'000'000);
+  CHECK(links.stats(up).busy_ticks == 40'000'000);
+  // A ring in each node: chip 4 to 7 is one step back round node 1's ring of 4; 3 to 4 crosses.
+  spec::SystemSpec rings = fixtures::system_spec(spec::ChipTopology::ring, 8, 2);
+  rings.nodes = spec::NodeSpec{4, {25, 2000, 1}};
+  timing::SystemLinks ring_links(rings);
+  CHECK(route_names(ring_links, 4, 7) == std::vector<std::string>{"chip4 -> chip7"});
+  CHECK(route_names(ring_links, 7, 4) == std::vector<std::string>{"chip7 -> chip4"});
+  CHECK(route_names(ring_links, 3, 4) == std::vector<std::string>{"chip3 -> network", "network -> chip4"});
+  // One node: the network's links lead nowhere.
+  spec::SystemSpec one = fixtures::system_spec(spec::ChipTopology::switched, 4, 12);
+  one.nodes = spec::NodeSpec{4, {25, 2000, 1}};
+  const timing::SystemLinks single(one);
+  CHECK_FALSE(single.exists(single.link_count() - 1));
+}

@@ -83,7 +83,12 @@ int check_command(const std::vector<std::string>& args) {
           case config::FileKind::system: {
             const spec::SystemSpec system = config::load_system_file(file, overrides);
             std::cout << file << ": ok: system " << system.name << ", " << system.chips << " x " << system.chip.name
-                      << " (" << util::name(system.topology) << ")\n";
+                      << " (" << util::name(system.topology);
+            if (system.nodes) {
+              std::cout << " in each of " << system.chips / system.node_chips() << " nodes of " << system.node_chips()
+                        << ", a network between them";
+            }
+            std::cout << ")\n";
             break;
           }
         }

@@ -31,11 +31,13 @@ void check_topology(spec::SystemSpec& system, MapReader& reader) {
         read_integer_list(*dimensions, reader.child_path("torus_dimensions"), {1, kMaxChips}, nullptr, diagnostics);
     std::int64_t product = 1;  // stops above kMaxChips, before it could overflow
     for (const std::int64_t size : system.torus_dimensions) product = std::min(product * size, kMaxChips + 1);
-    if (!system.torus_dimensions.empty() && product != system.chips) {
+    if (!system.torus_dimensions.empty() && product != system.node_chips()) {
       diagnostics.error(dimensions->location, reader.child_path("torus_dimensions"),
                         "the dimensions hold " +
                             (product > kMaxChips ? "more than " + std::to_string(kMaxChips) : std::to_string(product)) +
-                            " chips, but chips is " + std::to_string(system.chips));
+                            " chips, but " +
+                            (system.nodes ? "a node has " + std::to_string(system.node_chips())
+                                          : "chips is " + std::to_string(system.chips)));
       return;
     }
   } else if (dimensions != nullptr) {
@@ -44,12 +46,52 @@ void check_topology(spec::SystemSpec& system, MapReader& reader) {
     return;
   }
   const std::int64_t neighbours = system.neighbours();
-  if (system.chips > 1 && system.link.per_chip > 0 && system.link.per_chip % neighbours != 0) {
+  if (system.node_chips() > 1 && system.link.per_chip > 0 && system.link.per_chip % neighbours != 0) {
     diagnostics.error(reader.optional("links")->location, reader.child_path("links.per_chip"),
                       std::to_string(system.link.per_chip) + " links do not spread evenly over a chip's " +
                           std::to_string(neighbours) + " neighbours (" + util::name(system.topology) +
                           "): give a multiple of " + std::to_string(neighbours));
   }
+}
+
+// A link's keys (`links`, `nodes.network`).
+spec::ChipLinkSpec read_link(MapReader& link) {
+  spec::ChipLinkSpec spec;
+  spec.per_chip = link.required_integer("per_chip", {1, kMaxLinksPerChip}).value_or(0);
+  spec.bandwidth_gbps = link.required_number("bandwidth_gbps", {1e-3, 1e6}).value_or(0);
+  spec.latency_ns = link.required_number("latency_ns", {0, 1e9}).value_or(0);
+  link.finish();
+  return spec;
+}
+
+// `nodes`: the chips in nodes of chips_per_node, which divides the chips, and each chip's links to
+// the nodes' network. False when the key is there but not valid (the topology is not checked then).
+bool read_nodes(spec::SystemSpec& system, MapReader& reader) {
+  const ConfigNode* nodes = reader.optional("nodes");
+  if (nodes == nullptr) return true;
+  MapReader node_reader(*nodes, reader.child_path("nodes"), reader.diagnostics());
+  if (!node_reader.valid()) return false;
+  spec::NodeSpec spec;
+  const std::optional<std::int64_t> chips_per_node = node_reader.required_integer("chips_per_node", {1, kMaxChips});
+  spec.chips_per_node = chips_per_node.value_or(1);
+  bool valid = chips_per_node.has_value();
+  if (const ConfigNode* network = node_reader.required("network")) {
+    MapReader link(*network, node_reader.child_path("network"), reader.diagnostics());
+    if (link.valid()) spec.network = read_link(link);
+    valid = valid && link.valid() && spec.network.per_chip > 0 && spec.network.bandwidth_gbps > 0;
+  } else {
+    valid = false;
+  }
+  node_reader.finish();
+  if (chips_per_node && system.chips > 0 && system.chips % spec.chips_per_node != 0) {
+    reader.diagnostics().error(node_reader.optional("chips_per_node")->location,
+                               node_reader.child_path("chips_per_node"),
+                               "nodes of " + std::to_string(spec.chips_per_node) + " chips do not make the system's " +
+                                   std::to_string(system.chips) + ": give a divisor of chips");
+    valid = false;
+  }
+  system.nodes = spec;
+  return valid;
 }
 
 spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
@@ -63,14 +105,10 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
   system.topology = reader.enum_or("topology", spec::ChipTopology::ring);
   if (const ConfigNode* links = reader.required("links")) {
     MapReader link(*links, reader.child_path("links"), diagnostics);
-    if (link.valid()) {
-      system.link.per_chip = link.required_integer("per_chip", {1, kMaxLinksPerChip}).value_or(0);
-      system.link.bandwidth_gbps = link.required_number("bandwidth_gbps", {1e-3, 1e6}).value_or(0);
-      system.link.latency_ns = link.required_number("latency_ns", {0, 1e9}).value_or(0);
-      link.finish();
-    }
+    if (link.valid()) system.link = read_link(link);
   }
-  if (system.chips > 0) check_topology(system, reader);
+  const bool nodes_valid = read_nodes(system, reader);
+  if (system.chips > 0 && nodes_valid) check_topology(system, reader);
   if (const ConfigNode* plan = reader.optional("plan")) {
     MapReader plan_reader(*plan, reader.child_path("plan"), diagnostics);
     if (plan_reader.valid()) {

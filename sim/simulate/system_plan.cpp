@@ -231,9 +231,17 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
   // steps over more hops than others. A chip of several cores is not twinned: its cores' threads
   // that wake at one instant run in an order SystemC takes from its queue of timed events, which the
   // other chips' events change (docs/systems.md, "Twins").
+  // With nodes, the same holds of a node's chips when each tensor-parallel group lies in one node and
+  // every replica's stages meet the nodes' boundaries alike (a transfer between stages crosses the
+  // nodes' network for every replica or for none).
+  const std::int64_t node_chips = system.node_chips(), replica_chips = plan.pipeline * plan.tensor;
+  const bool symmetric_nodes =
+      !system.nodes || (node_chips % plan.tensor == 0 &&
+                        (plan.pipeline == 1 || replica_chips % node_chips == 0 || node_chips % replica_chips == 0));
   const bool symmetric_links =
-      system.topology == spec::ChipTopology::switched || system.topology == spec::ChipTopology::fully_connected ||
-      (system.topology == spec::ChipTopology::ring && (plan.tensor == 1 || plan.tensor == system.chips));
+      symmetric_nodes &&
+      (system.topology == spec::ChipTopology::switched || system.topology == spec::ChipTopology::fully_connected ||
+       (system.topology == spec::ChipTopology::ring && (plan.tensor == 1 || plan.tensor == node_chips)));
   result.twins = !every_chip && (plan.tensor > 1 || plan.data > 1) && symmetric_links &&
                  planner.even_chunks(collectives) && system.chip.cores == 1;
   result.program.chips.resize(static_cast<std::size_t>(system.chips));

@@ -49,30 +49,46 @@ struct ParallelPlan {
   auto fields() const { return std::tie(tensor, pipeline, data, micro_batches); }
 };
 
+// A system of two levels (docs/systems.md, "Nodes"): the chips in nodes of `chips_per_node`
+// (chips i x chips_per_node to (i + 1) x chips_per_node - 1), the system's topology and links
+// joining a node's chips; each chip's `network` links (its NICs) form one bundle up to a switch
+// that joins every node, and one down from it.
+struct NodeSpec {
+  std::int64_t chips_per_node = 1;
+  ChipLinkSpec network;
+
+  auto fields() const { return std::tie(chips_per_node, network); }
+};
+
 struct SystemSpec {
   std::string name;
   AcceleratorSpec chip;
   std::int64_t chips = 1;
   ChipTopology topology = ChipTopology::ring;
-  std::vector<std::int64_t> torus_dimensions;  // torus: their product is `chips`
+  std::vector<std::int64_t> torus_dimensions;  // torus: their product is node_chips()
   ChipLinkSpec link;
+  std::optional<NodeSpec> nodes;     // none: one level, the topology joins every chip
   std::optional<ParallelPlan> plan;  // none: the file says how the chips are linked, not what they run
 
-  auto fields() const { return std::tie(name, chip, chips, topology, torus_dimensions, link, plan); }
+  auto fields() const { return std::tie(name, chip, chips, topology, torus_dimensions, link, nodes, plan); }
+
+  // The chips the topology joins: a node's, or every chip.
+  std::int64_t node_chips() const { return nodes ? nodes->chips_per_node : chips; }
 
   // The neighbours (a switch: the one switch) each chip's links are spread over, evenly: the links
   // between a chip and one neighbour form a bundle that moves their bandwidths together.
   std::int64_t neighbours() const {
+    const std::int64_t joined = node_chips();
     switch (topology) {
       case ChipTopology::ring:
-        return chips > 2 ? 2 : 1;
+        return joined > 2 ? 2 : 1;
       case ChipTopology::torus: {
         std::int64_t count = 0;
         for (const std::int64_t size : torus_dimensions) count += size > 2 ? 2 : (size == 2 ? 1 : 0);
         return count;
       }
       case ChipTopology::fully_connected:
-        return chips - 1;
+        return joined - 1;
       case ChipTopology::switched:
         return 1;
     }

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 S=$SRC/configs/systems/a100_nvlink8.yaml
 
 # Every shipped system loads with its chip and says what it is; a file missing here fails.
-shipped=("a100_nvlink8:8 x a100 (switch)" "tpu_v4_8:8 x tpu_v4 (torus)" "tpu_v4_64:64 x tpu_v4 (torus)"
+shipped=("a100_dgx_x2:16 x a100 (switch in each of 2 nodes of 8, a network between them)" "a100_nvlink8:8 x a100 (switch)" "tpu_v4_8:8 x tpu_v4 (torus)" "tpu_v4_64:64 x tpu_v4 (torus)"
   "wormhole_8:8 x wormhole_n150 (ring)")
 files=("$SRC"/configs/systems/*.yaml)
 same "every shipped system listed" "${#files[@]}" "${#shipped[@]}"
@@ -171,5 +171,26 @@ expect 2 "training on a system" -- "$REUSESIM" run --arch "$S" --model "$SRC/mod
 contains "inference" "$err" "--mode train: a system of 8 chips ($S) runs inference so far"
 expect 2 "--every-chip on one accelerator" -- "$REUSESIM" run --arch "$SRC/configs/a100.yaml" --model "$SRC/models/mlp.yaml" --every-chip
 contains "not a system" "$err" "--every-chip applies to a system file; $SRC/configs/a100.yaml is not one"
+
+# Two levels: 2 nodes of 2 small chips on a switch each (25 GB/s, 500 ns a hop), the nodes on a
+# 5 GB/s network (2 us a hop); the MLP tensor-parallel over all 4, so the ring 0 -> 1 -> 2 -> 3 -> 0
+# crosses the network at 1 -> 2 and 3 -> 0. fc2's all-reduce of 400 B: chunks of 100 B, a step
+# within a node 2 x 0.5 us + 100 B / 25 GB/s = 1.004 us, across 2 x 2 us + 100 B / 5 GB/s = 4.020 us,
+# a reduction of 25 elements 7 cycles at 1 GHz. Every chip's chain alternates the two, so the last
+# chunk arrives after 3 steps across, 3 within and 3 reductions: 3 x 4.020 + 3 x 1.004 + 3 x 0.007 =
+# 15.093 us. Each network link moves 2 (n - 1) / n of each all-reduce (600 B of 400 x 2) and
+# (n - 1) / n of fc5's all-gather of 40 B (30 B): 1,230 B in 15 transfers, busy 1,230 B / 5 GB/s = 246 ns.
+printf 'name: nodes\nchip: %s\nchips: 4\ntopology: switch\nlinks: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 500}\nnodes: {chips_per_node: 2, network: {per_chip: 1, bandwidth_gbps: 5, latency_ns: 2000}}\nplan: {tensor: 4}\n' \
+  "$SRC/configs/small.yaml" >"$work/nodes.yaml"
+expect 0 "two levels" -- "$REUSESIM" run --arch "$work/nodes.yaml" --model "$SRC/models/mlp.yaml" --batch 4 --out "$work/nodes"
+same "an all-reduce across nodes" "$(csv_col chip,time_s <"$work/nodes/collectives.csv" | grep -c '^[0-3],1.5093e-05$')" 8
+same "the network's links" "$(csv_col link,transfers,bytes,busy_s <"$work/nodes/chip_links.csv" | grep network | grep -v ',0,0,0$')" \
+  "network -> chip0,15,1230,2.46e-07
+chip1 -> network,15,1230,2.46e-07
+network -> chip2,15,1230,2.46e-07
+chip3 -> network,15,1230,2.46e-07"
+same "a node's switch" "$(csv_col bytes,busy_s --where link='chip0 -> node0 switch' <"$work/nodes/chip_links.csv")" "1230,4.92e-08"
+expect 2 "nodes that do not divide the chips" -- "$REUSESIM" run --arch "$work/nodes.yaml" --model "$SRC/models/mlp.yaml" --set nodes.chips_per_node=3
+contains "says so" "$err" "error: nodes.chips_per_node: nodes of 3 chips do not make the system's 4: give a divisor of chips"
 
 finish
