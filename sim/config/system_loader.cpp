@@ -122,6 +122,7 @@ spec::SystemSpec read_system(const ConfigNode& root, const std::string& origin,
       parallel.pipeline = pipeline.value_or(1);
       parallel.data = data.value_or(1);
       parallel.micro_batches = micro_batches.value_or(1);
+      parallel.all_reduce = plan_reader.enum_or("all_reduce", spec::AllReduceAlgorithm::ring);
       // A key given but not valid has its error already; the product of the others would mislead.
       const bool valid = (tensor || !plan_reader.optional("tensor")) &&
                          (pipeline || !plan_reader.optional("pipeline")) && (data || !plan_reader.optional("data"));

@@ -68,9 +68,10 @@ struct Planner {
         std::vector<std::size_t>& group = tables.collectives.back().emplace_back();
         for (const parallel::TensorCollective& collective : collectives) {
           shape.elements = collective.elements_per_sample * micro_batch_size(b);
-          program::LinkProgram program = collective.kind == parallel::CollectiveKind::all_reduce
-                                             ? parallel::ring_all_reduce(shape)
-                                             : parallel::ring_all_gather(shape);
+          program::LinkProgram program =
+              collective.kind != parallel::CollectiveKind::all_reduce ? parallel::ring_all_gather(shape)
+              : plan.all_reduce == spec::AllReduceAlgorithm::tree     ? parallel::tree_all_reduce(shape)
+                                                                      : parallel::ring_all_reduce(shape);
           program.name.insert(0, stage.network.layers[collective.after_layer].spec.name + ": ");
           group.push_back(add(std::move(program)));
         }
@@ -242,7 +243,9 @@ SystemRunPlan plan_system_inference(const spec::SystemSpec& system, const worklo
       symmetric_nodes &&
       (system.topology == spec::ChipTopology::switched || system.topology == spec::ChipTopology::fully_connected ||
        (system.topology == spec::ChipTopology::ring && (plan.tensor == 1 || plan.tensor == node_chips)));
-  result.twins = !every_chip && (plan.tensor > 1 || plan.data > 1) && symmetric_links &&
+  // A tree's ranks do different steps (leaves send, the root adds): none is another's twin.
+  const bool symmetric_collectives = plan.tensor == 1 || plan.all_reduce == spec::AllReduceAlgorithm::ring;
+  result.twins = !every_chip && (plan.tensor > 1 || plan.data > 1) && symmetric_links && symmetric_collectives &&
                  planner.even_chunks(collectives) && system.chip.cores == 1;
   result.program.chips.resize(static_cast<std::size_t>(system.chips));
   for (std::int64_t d = 0; d < plan.data; ++d) {

@@ -35,6 +35,14 @@ struct ChipLinkSpec {
   auto fields() const { return std::tie(bandwidth_gbps, latency_ns, per_chip); }
 };
 
+// How a plan's all-reduces move (parallel/collectives.h): round a ring (reduce-scatter, then
+// all-gather: each link 2 (n - 1) / n of the bytes, 2 (n - 1) steps) or up and down a binary tree
+// (whole buffers, 2 log2 n steps).
+enum class AllReduceAlgorithm { ring, tree };
+constexpr util::EnumNames<AllReduceAlgorithm, 2> enum_names(AllReduceAlgorithm) {
+  return {{{AllReduceAlgorithm::ring, "ring"}, {AllReduceAlgorithm::tree, "tree"}}};
+}
+
 // How a model is split over the chips (docs/systems.md, "Running a model on a system"): `data`
 // replicas of the model, each a share of the batch; a replica's layers in `pipeline` stages
 // (parallel/pipeline_parallel.h), each stage's layers tensor-parallel over `tensor` chips
@@ -45,8 +53,9 @@ struct ParallelPlan {
   std::int64_t pipeline = 1;
   std::int64_t data = 1;
   std::int64_t micro_batches = 1;
+  AllReduceAlgorithm all_reduce = AllReduceAlgorithm::ring;
 
-  auto fields() const { return std::tie(tensor, pipeline, data, micro_batches); }
+  auto fields() const { return std::tie(tensor, pipeline, data, micro_batches, all_reduce); }
 };
 
 // A system of two levels (docs/systems.md, "Nodes"): the chips in nodes of `chips_per_node`

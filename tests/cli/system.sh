@@ -193,4 +193,24 @@ same "a node's switch" "$(csv_col bytes,busy_s --where link='chip0 -> node0 swit
 expect 2 "nodes that do not divide the chips" -- "$REUSESIM" run --arch "$work/nodes.yaml" --model "$SRC/models/mlp.yaml" --set nodes.chips_per_node=3
 contains "says so" "$err" "error: nodes.chips_per_node: nodes of 3 chips do not make the system's 4: give a divisor of chips"
 
+# plan.all_reduce: tree. 4 small chips on a switch (25 GB/s, 500 ns a hop), the MLP tensor-parallel,
+# 1-byte elements: fc2's all-reduce of 400 B whole up a binary tree 0 <- {1, 2}, 1 <- {3} and back.
+# A transfer: 2 x 0.5 us + 400 B / 25 GB/s = 1.016 us; a reduction of 400 elements on 16 lanes 25 ns.
+# Chip 1 gets chip 3's at 1.016, adds by 1.041, chip 0 has it at 2.057 and chip 2's since 1.016:
+# done adding at 2.057 + 2 x 0.025 = 2.107 us, when it sends the total to 1 (there at 3.123) and to 2
+# behind it on its one bundle up (16 ns later: 3.139); chip 1 passes it to 3 (there at 4.139).
+printf 'name: four\nchip: %s\nchips: 4\ntopology: switch\nlinks: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 500}\nplan: {tensor: 4, all_reduce: tree}\n' \
+  "$SRC/configs/small.yaml" >"$work/tree.yaml"
+expect 0 "tree all-reduces" -- "$REUSESIM" run --arch "$work/tree.yaml" --model "$SRC/models/mlp.yaml" --batch 4 --out "$work/tree"
+same "each chip's part of the tree" "$(csv_col chip,time_s,reduce_cycles <"$work/tree/collectives.csv" | grep -n . | sed -n '1p;4p;7p;10p')" \
+  "1:0,2.107e-06,50
+4:1,3.123e-06,25
+7:2,3.139e-06,0
+10:3,4.139e-06,0"
+# A tree's ranks do different steps: no chip is another's twin (the header would say so).
+same "not twins" "$(head -1 <<<"$("$REUSESIM" run --arch "$work/tree.yaml" --model "$SRC/models/mlp.yaml" --batch 4)")" \
+  "system four, model mlp: 4 chips, tensor parallel over 4"
+expect 2 "an all-reduce that is neither" -- "$REUSESIM" run --arch "$work/tree.yaml" --model "$SRC/models/mlp.yaml" --set plan.all_reduce=star
+contains "the choices" "$err" "error: plan.all_reduce: expected one of ring, tree"
+
 finish
