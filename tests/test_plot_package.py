@@ -2,7 +2,7 @@
 """Unit tests of the plotting package python/reusesim/plot (the label placer has its own,
 tests/test_plot_figure.py): reading the CSV inputs with FILE:LINE errors, the atomic and
 byte-identical figure files, the placement geometry, the energy figures' Pareto front, and the
-entry points scripts/plot_figure.py and scripts/plot_energy.py: each names itself in every message
+entry points scripts/plot_figure.py, scripts/plot_energy.py and scripts/plot_scaling.py: each names itself in every message
 (plot_energy.py used to report write errors as plot_figure.py) and finds the package from the
 source tree and from an installed copy."""
 
@@ -26,6 +26,9 @@ LAYERS = ",".join(csv_input.LAYER_COLUMNS) + "\np,layer,m,1,l,1,2,3,0.5,4,5\np,l
 NETWORKS = ",".join(csv_input.NETWORK_COLUMNS) + "\nv1,x=1,m,1,0.1,5,10\nv2,x=2,m,1,0.2,4,10\n"
 ROOFS = ",".join(csv_input.ROOF_COLUMNS) + "\np,a,100,10,,\n"
 POINTS = ",".join(csv_input.POINT_COLUMNS) + "\np,network,m,,,m,1,2,5,\n"
+SCALING = ",".join(csv_input.SCALING_COLUMNS) + ('\n"m, batch 4","s, plan tensor=chips",1,100,samples/s'
+                                                  '\n"m, batch 4","s, plan tensor=chips",2,180,samples/s'
+                                                  '\n"m, batch 4","s, plan data=chips",2,150,samples/s\n')
 TOKENS = ",".join(csv_input.TOKEN_COLUMNS) + ("\nv1,m,decode,128,1,20,50000\nv1,m,decode,128,4,6,166666.7"
                                               "\nv2,m,decode,128,1,25,40000\nv2,m,prefill,,2,1,1000000\n")
 
@@ -232,6 +235,26 @@ class Commands(TempDir):
                          ["fig_energy.png", "fig_energy.svg"])
 
 
+    def test_scaling_figure_written_and_bad_rows_refused(self):
+        scaling = self.write("s.csv", SCALING)
+        out = os.path.join(self.dir, "fig")
+        self.assertEqual(self.run_command(commands.plot_scaling, "p", [scaling, out, "--title", "t"]), (0, ""))
+        self.assertEqual(sorted(f for f in os.listdir(self.dir) if f.startswith("fig")), ["fig.png", "fig.svg"])
+        self.assertEqual([(r["line"], r["chips"], r["throughput"]) for r in csv_input.load_scaling(scaling)],
+                         [("s, plan tensor=chips", 1, 100), ("s, plan tensor=chips", 2, 180),
+                          ("s, plan data=chips", 2, 150)])
+        # One unit a panel; chips a positive whole number; no rows: no figure, and a note says why.
+        mixed = self.write("m.csv", SCALING.replace("150,samples/s", "150,tokens/s"))
+        self.assertEqual(self.run_command(commands.plot_scaling, "p", [mixed, out]),
+                         (2, f"p: error: {mixed}:4: panel 'm, batch 4' has rows in samples/s and tokens/s\n"))
+        half = self.write("h.csv", SCALING.replace(",2,150,", ",2.5,150,"))
+        self.assertEqual(self.run_command(commands.plot_scaling, "p", [half, out]),
+                         (2, f"p: error: {half}:4: chips: expected a positive integer, got '2.5'\n"))
+        empty = self.write("e.csv", ",".join(csv_input.SCALING_COLUMNS) + "\n")
+        self.assertEqual(self.run_command(commands.plot_scaling, "p", [empty, os.path.join(self.dir, "none")]),
+                         (0, f"p: note: {empty}: no finished system job, no scaling figure\n"))
+
+
 class EntryPoints(TempDir):
     """The scripts as `reusesim figure` runs them: /usr/bin/python3 SCRIPT ARGS..."""
 
@@ -250,6 +273,9 @@ class EntryPoints(TempDir):
                          (2, f"plot_energy.py: error: {out}_energy.png: cannot write: No such file or directory\n"))
         self.assertEqual(self.run_script(os.path.join(scripts_dir, "plot_figure.py"), points, roofs, out),
                          (2, f"plot_figure.py: error: {out}.png: cannot write: No such file or directory\n"))
+        scaling = self.write("s.csv", SCALING)
+        self.assertEqual(self.run_script(os.path.join(scripts_dir, "plot_scaling.py"), scaling, out),
+                         (2, f"plot_scaling.py: error: {out}.png: cannot write: No such file or directory\n"))
         self.assertEqual(self.run_script(os.path.join(scripts_dir, "plot_energy.py"), networks, networks, out),
                          (2, f"plot_energy.py: error: {networks}:1: missing columns kind, layer, dram_uj, sram_uj, "
                           "array_uj, vector_uj, dma_uj, static_uj (expected header: "
@@ -263,7 +289,7 @@ class EntryPoints(TempDir):
         # scripts reached through a symbolic link from elsewhere, and no source tree on the path.
         share = os.path.join(self.dir, "share", "reusesim")
         os.makedirs(os.path.join(share, "scripts"))
-        for script in ("plot_figure.py", "plot_energy.py"):
+        for script in ("plot_figure.py", "plot_energy.py", "plot_scaling.py"):
             shutil.copy(os.path.join(SRC, "scripts", script), os.path.join(share, "scripts"))
         shutil.copytree(os.path.join(SRC, "python", "reusesim"), os.path.join(share, "python", "reusesim"),
                         ignore=shutil.ignore_patterns("__pycache__"))

@@ -220,3 +220,129 @@ TEST_CASE("a run without accelerators reports the missing key", "[run]") {
   CHECK(errors_of("name: r\nmodels:\n  - model: ../models/mlp.yaml\n    batch: 1\n") ==
         kOrigin + ":1:1: error: accelerators: missing required key\n");
 }
+
+// Traces over systems (docs/traces-and-figure.md, "Systems"): tests/data/small_switch.yaml, two
+// small chips on a switch without a plan of its own, swept over 1 and 2 chips with two plans.
+namespace {
+
+const std::string kSwitch = kSource + "/tests/data/small_switch.yaml";
+
+// Lines 1-8, the batch on line 5 and the chip counts on line 7; line 9 onwards are the plans' items.
+std::string system_run(const std::string& batch, const std::string& chips = "[1, 2]") {
+  const std::string models =
+      "name: r\naccelerators: ../tests/data/small_switch.yaml\nmodels:\n"
+      "  - model: ../models/mlp.yaml\n";
+  return models + "    batch: " + batch + "\nsweep:\n  chips: " + chips + "\nplans:\n";
+}
+
+}  // namespace
+
+// `chips` stands for the system's chip count: tensor=chips on 2 chips is --set plan.tensor=2, the
+// degrees not given 1; the label is the plan as the file gives it.
+TEST_CASE("a run's plans: degrees of chips, labels and their assignments", "[run][system]") {
+  const RunSpec run = load(system_run("[4]") + "  - {tensor: chips}\n  - {data: chips, pipeline: 1}\n");
+  CHECK(run.accelerator_files == std::vector<std::string>{kSwitch});
+  REQUIRE(run.plans.size() == 2);
+  CHECK(run.plans[0].label == "tensor=chips");
+  CHECK(run.plans[1].label == "pipeline=1,data=chips");
+  CHECK(run.plans[0].assignments(2) ==
+        std::vector<std::string>{"plan.tensor=2", "plan.pipeline=1", "plan.data=1", "plan.micro_batches=1"});
+  CHECK(run.plans[1].assignments(1) ==
+        std::vector<std::string>{"plan.tensor=1", "plan.pipeline=1", "plan.data=1", "plan.micro_batches=1"});
+  CHECK(run.plans[1].assignments(2) ==
+        std::vector<std::string>{"plan.tensor=1", "plan.pipeline=1", "plan.data=2", "plan.micro_batches=1"});
+}
+
+// `chips` beside counts is the chips they leave: tensor 2 with data=chips is 2 replicas of 2 on 4
+// chips (4 / 2), 1 replica on 2; on 1 chip, not a whole degree (1 / 2), refused at the plan (line
+// 9, column 5). Two degrees of chips would leave the split open: refused (line 10, column 5).
+TEST_CASE("a chips degree beside counts takes the chips they leave", "[run][system]") {
+  const RunSpec run = load(system_run("[4]", "[2]") + "  - {tensor: 2, data: chips}\n");
+  REQUIRE(run.plans.size() == 1);
+  CHECK(run.plans[0].fixed_chips() == 2);
+  CHECK(run.plans[0].assignments(4) ==
+        std::vector<std::string>{"plan.tensor=2", "plan.pipeline=1", "plan.data=2", "plan.micro_batches=1"});
+  CHECK(run.plans[0].divides(2));
+  CHECK_FALSE(run.plans[0].divides(1));
+  CHECK(errors_of(system_run("[4]") + "  - {tensor: 2, data: chips}\n  - {tensor: chips, data: chips}\n") ==
+        kOrigin +
+            ":10:5: error: plans.1: one degree at most is chips (the chips the others leave); give the others "
+            "as counts\n");
+  CHECK(errors_of(system_run("[4]") + "  - {tensor: 2, data: chips}\n") ==
+        kOrigin + ":9:5: error: plans.0: on " + kSwitch +
+            " with chips=1, plan tensor=2,data=chips: 1 chips are not a multiple of the plan's other degrees (2), so "
+            "chips does not give a whole degree\n");
+}
+
+// tensor: 2 takes 2 chips, which the chips=1 variant does not have: the system loader's message,
+// at the plan (line 9, column 5). data=chips on 2 chips splits batch 3 into 2 replicas, which it
+// cannot: at the batch (line 5, column 12). Both found before any job runs.
+TEST_CASE("a plan that does not take every chip, and a batch its replicas cannot share", "[run][system]") {
+  CHECK(errors_of(system_run("[3]") + "  - {tensor: 2}\n  - {data: chips}\n") ==
+        kOrigin + ":5:12: error: models.0.batch: on " + kSwitch +
+            " with chips=2, plan data=chips: batch 3 is not shared evenly by data x micro_batches = 2 (each replica "
+            "runs batch / data, in micro_batches equal parts)\n" +
+            kOrigin + ":9:5: error: plans.0: on " + kSwitch +
+            " with chips=1, plan tensor=2: --set plan.tensor=2: error: plan: tensor x pipeline x data is 2 x 1 x 1 = 2 "
+            "chips, but the system has 1: a plan takes every chip\n");
+}
+
+// Micro-batches flow through a pipeline: data=chips with micro_batches 2 and no pipeline is the
+// system loader's error on each variant, reported once for each.
+TEST_CASE("micro-batches without a pipeline in a run's plan", "[run][system]") {
+  const std::string error =
+      ": --set plan.micro_batches=2: error: plan.micro_batches: micro-batches flow through "
+      "pipeline stages: with more than 1, plan.pipeline must be more than 1 too\n";
+  CHECK(errors_of(system_run("[4]") + "  - {data: chips, micro_batches: 2}\n") ==
+        kOrigin + ":9:5: error: plans.0: on " + kSwitch + " with chips=1, plan data=chips,micro_batches=2" + error +
+            kOrigin + ":9:5: error: plans.0: on " + kSwitch + " with chips=2, plan data=chips,micro_batches=2" + error);
+}
+
+// A degree is a count or `chips` (line 9, column 14); a plan of no degree (line 10, column 5); a
+// plan given twice (line 12, column 5, the second data=chips).
+TEST_CASE("a plan's bad degree, an empty plan and a plan given twice", "[run][system]") {
+  CHECK(errors_of(system_run("[4]") + "  - {tensor: chipz}\n  - {}\n  - {data: chips}\n  - {data: chips}\n") ==
+        kOrigin +
+            ":9:14: error: plans.0.tensor: expected a count of chips from 1 to 4096, or chips (those the other "
+            "degrees leave), got \"chipz\"\n" +
+            kOrigin +
+            ":10:5: error: plans.1: a plan gives at least one of tensor, pipeline and data (a count of "
+            "chips, or chips: those the others leave)\n" +
+            kOrigin +
+            ":12:5: error: plans.3: the plan data=chips is given twice (first as plans.1); give each plan "
+            "once\n");
+  CHECK(errors_of(system_run("[4]").substr(0, system_run("[4]").size() - 1) + " {tensor: chips}\n") ==
+        kOrigin +
+            ":8:8: error: plans: expected a non-empty list of plans, e.g. [{tensor: chips}, {data: chips}], got "
+            "a mapping\n");
+}
+
+// Plans are for systems: an accelerator in the list is refused where it is listed (line 2, column
+// 15); a system of 2 chips without plans or a plan of its own, at the system (line 2, column 15);
+// a training step or a part of a model on it, at the model entry (line 4, column 5).
+TEST_CASE("plans on an accelerator, a system without a plan, and what a system does not run", "[run][system]") {
+  CHECK(errors_of(kHead + "    batch: 1\nplans:\n  - {tensor: chips}\n") ==
+        kOrigin + ":2:15: error: accelerators.0: " + kSmall +
+            " is an accelerator, but plans apply to systems (docs/systems.md): list system files only, or trace the "
+            "accelerator without plans\n");
+  const std::string system_head =
+      "name: r\naccelerators: ../tests/data/small_switch.yaml\nmodels:\n"
+      "  - model: ../models/mlp.yaml\n";
+  CHECK(errors_of(system_head + "    batch: 1\n") ==
+        kOrigin + ":2:15: error: accelerators.0: on " + kSwitch +
+            ": a system of 2 chips runs a model by a plan: give the file a plan: or the run file plans:\n");
+  CHECK(errors_of(system_head + "    batch: 2\n    layers: [fc1]\nplans:\n  - {tensor: chips}\n") ==
+        kOrigin + ":4:5: error: models.0: on " + kSwitch +
+            ", plan tensor=chips: a system of several chips runs inference of the whole model so far (no mode: "
+            "train, layers or layer_types)\n");
+}
+
+// Each plan multiplies the jobs: 2 chip counts x 2 plans x 2,501 batch sizes = 10,004 jobs.
+TEST_CASE("plans count in a trace's jobs", "[run][system]") {
+  std::string batches = "[1";
+  for (int batch = 2; batch <= 2501; ++batch) batches += ", " + std::to_string(batch);
+  CHECK(errors_of(system_run(batches + "]") + "  - {tensor: chips}\n  - {data: chips}\n") ==
+        kOrigin +
+            ":7:3: error: sweep: the trace makes 10004 jobs (1 accelerator files x 2 sweep combinations x 2 "
+            "plans x 2501 batch sizes and lengths); a trace runs at most 10000\n");
+}

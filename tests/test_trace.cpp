@@ -425,3 +425,73 @@ TEST_CASE("Slurm time limits are checked as sbatch reads them", "[trace][slurm]"
     CHECK_FALSE(reusesim::trace::valid_slurm_time(bad));
   }
 }
+
+// A trace over a system (docs/traces-and-figure.md, "Systems"): tests/data/small_switch.yaml at 1
+// and 2 chips x tensor=chips and data=chips, the MLP at batch 4. A panel per chip count and plan,
+// the first axis (chips) slowest, then the plans; a job runs the system with its chip count and its
+// plan's every degree; trace.json keeps them.
+TEST_CASE("a system trace: a panel per chip count and plan, each job run with its plan", "[trace][system]") {
+  const std::string run_file = kSource + "/traces/test_system_run.yaml";
+  const reusesim::config::RunSpec run = reusesim::config::load_run_text(
+      "name: s\naccelerators: ../tests/data/small_switch.yaml\nmodels:\n  - model: ../models/mlp.yaml\n"
+      "    batch: 4\nsweep:\n  chips: [1, 2]\nplans:\n  - {tensor: chips}\n  - {data: chips}\n",
+      run_file);
+  const TracePlan plan = reusesim::trace::plan_trace(run, run_file);
+  REQUIRE(plan.panels.size() == 4);
+  CHECK(plan.panels[0].title == "small_switch, chips=1, plan tensor=chips");
+  CHECK(plan.panels[3].title == "small_switch, chips=2, plan data=chips");
+  CHECK(plan.panels[3].accelerator == "small_switch");
+  CHECK(plan.panels[1].chips == 1);
+  CHECK(plan.panels[3].chips == 2);
+  CHECK(plan.any_system());
+  CHECK(plan.any_plan());
+  CHECK_FALSE(example_plan().any_system());
+  // The roofs are the chip's: small's 512 Gops/s (the example trace's test has the arithmetic).
+  CHECK(plan.panels[2].peak_gops == Approx(512));
+  REQUIRE(plan.jobs.size() == 4);
+  CHECK(plan.jobs[2].id == "0003-small_switch-chips=2-tensor=chips-mlp-b4");
+  CHECK(plan.jobs[2].panel == 2);
+  // The MLP has no KV cache: no tokens a sample.
+  CHECK(plan.jobs[2].tokens_per_sample == 0);
+  CHECK(reusesim::trace::run_arguments(plan, plan.jobs[3], "/r/jobs/x.partial", false) ==
+        std::vector<std::string>{"run",
+                                 "--arch",
+                                 kSource + "/tests/data/small_switch.yaml",
+                                 "--model",
+                                 kSource + "/models/mlp.yaml",
+                                 "--batch",
+                                 "4",
+                                 "--format",
+                                 "csv",
+                                 "--out",
+                                 "/r/jobs/x.partial",
+                                 "--set",
+                                 "chips=2",
+                                 "--set",
+                                 "plan.tensor=1",
+                                 "--set",
+                                 "plan.pipeline=1",
+                                 "--set",
+                                 "plan.data=2",
+                                 "--set",
+                                 "plan.micro_batches=1"});
+  const std::string text = reusesim::trace::plan_json(plan);
+  const TracePlan read = reusesim::trace::read_plan_json(text, "trace.json");
+  CHECK(reusesim::trace::plan_json(read) == text);
+  CHECK(read.panels[3].plan == "data=chips");
+  CHECK(read.panels[3].plan_assignments == plan.panels[3].plan_assignments);
+  CHECK(read.panels[0].chips == 1);
+}
+
+// A decode step's tokens a sample (1) come with a system's jobs, for a one-chip job's tokens_per_s.
+TEST_CASE("a system job of a transformer's decode step knows its tokens a sample", "[trace][system]") {
+  const std::string run_file = kSource + "/traces/test_system_run.yaml";
+  const reusesim::config::RunSpec run = reusesim::config::load_run_text(
+      "name: s\naccelerators: ../tests/data/small_switch.yaml\nmodels:\n  - model: ../tests/data/tiny_lm.yaml\n"
+      "    phase: decode\n    context: 8\n    batch: 2\nplans:\n  - {tensor: chips}\n",
+      run_file);
+  const TracePlan plan = reusesim::trace::plan_trace(run, run_file);
+  REQUIRE(plan.jobs.size() == 1);
+  CHECK(plan.jobs[0].tokens_per_sample == 1);
+  CHECK(reusesim::trace::read_plan_json(reusesim::trace::plan_json(plan), "trace.json").jobs[0].tokens_per_sample == 1);
+}

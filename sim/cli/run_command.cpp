@@ -261,14 +261,6 @@ std::string timeline_file_problem(const std::string& timeline_file, const std::s
   return problem.empty() ? problem : "--timeline: " + problem;
 }
 
-// Whether `file` is a system file (docs/systems.md); a file that does not parse is not, and the
-// accelerator loader reports why.
-bool is_system_file(const std::string& file) {
-  util::Diagnostics diagnostics;
-  const config::ConfigNode root = config::load_yaml_file(file, diagnostics);
-  return diagnostics.empty() && config::file_kind_of(root) == config::FileKind::system;
-}
-
 // What a run of a system does not take yet, as a UsageError.
 void check_system_options(const spec::SystemSpec& system, const std::string& system_file, bool training,
                           bool some_layers, bool dump_program, bool reuse_blocks) {
@@ -417,7 +409,7 @@ int run_command(const std::vector<std::string>& args) {
     const std::vector<std::string>& arch_overrides = overrides.rest;
     const std::vector<std::string>& model_overrides = overrides.under_prefix;
     std::optional<spec::SystemSpec> system;
-    if (is_system_file(arch_file)) system = config::load_system_file(arch_file, arch_overrides);
+    if (config::is_system_file(arch_file)) system = config::load_system_file(arch_file, arch_overrides);
     if (every_chip && !system) throw UsageError("--every-chip applies to a system file; " + arch_file + " is not one");
     const spec::AcceleratorSpec loaded_spec =
         system ? system->chip : config::load_accelerator_file(arch_file, arch_overrides, {"model"});

@@ -1,11 +1,15 @@
 #include "config/run_loader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <utility>
 
 #include "config/accelerator_loader.h"
 #include "config/model_loader.h"
 #include "config/node_reader.h"
+#include "config/system_loader.h"
+#include "util/strings.h"
 #include "workload/training.h"
 
 namespace reusesim::config {
@@ -17,6 +21,8 @@ constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;
 // Every accelerator file x sweep combination x batch size is a job, a process of its own: a few
 // sweep lines can ask for millions of them, which no trace finishes.
 constexpr std::int64_t kMaxJobs = 10'000;
+// A plan's degrees, as a system file's plan takes them (config/system_loader.cpp).
+constexpr std::int64_t kMaxChips = 4096;
 // Job counts saturate here, so that the product of two cannot overflow.
 constexpr std::int64_t kSaturated = 1'000'000'000;
 
@@ -207,6 +213,13 @@ std::vector<SweepAxis> read_sweep(const ConfigNode& node, util::Diagnostics& dia
   return sweep;
 }
 
+// An accelerator or a system file (a list of accelerators takes both) with `assignments`; gives the
+// name the tables know it by.
+std::string load_machine_file(const std::string& file, const std::vector<std::string>& assignments) {
+  return is_system_file(file) ? load_system_file(file, assignments).name
+                              : load_accelerator_file(file, assignments).name;
+}
+
 // Every sweep value must give a valid accelerator; report a bad one where the run file gives it.
 void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, util::Diagnostics& diagnostics) {
   for (const SweepAxis& axis : run.sweep) {
@@ -214,10 +227,13 @@ void check_sweep(const RunSpec& run, const ConfigNode& sweep_node, util::Diagnos
     for (std::size_t i = 0; i < axis.values.size(); ++i) {
       const std::string assignment = axis.key_path + "=" + axis.values[i];
       for (const std::string& file : run.accelerator_files) {
+        const bool system = is_system_file(file);
         try {
-          load_accelerator_file(file, {assignment});
+          load_machine_file(file, {assignment});
         } catch (const util::InputError& error) {
           for (const util::Diagnostic& problem : error.diagnostics()) {
+            // A system's plan against a swept chip count is the plans' to give (check_systems).
+            if (system && (problem.key_path == "plan" || problem.key_path.rfind("plan.", 0) == 0)) continue;
             diagnostics.error(values.items[i].location, join_key_path("sweep", axis.key_path),
                               "with " + assignment + " on " + file + ": " + util::format_diagnostic(problem));
           }
@@ -260,14 +276,181 @@ bool check_job_count(const RunSpec& run, const ConfigNode* where, const std::str
     batches = std::min(batches + times(cap(model.batches.size()), runs), kSaturated);
   }
   const std::int64_t files = cap(run.accelerator_files.size());
-  const std::int64_t jobs = times(times(files, combinations), batches);
+  const std::int64_t plans = cap(std::max<std::size_t>(1, run.plans.size()));
+  const std::int64_t jobs = times(times(times(files, combinations), plans), batches);
   if (jobs <= kMaxJobs) return true;
   const auto count = [](std::int64_t n) { return n == kSaturated ? std::string("at least 10^9") : std::to_string(n); };
+  // A trace without plans keeps the message it had before plans existed.
+  const std::string plan_factor = run.plans.empty() ? "" : " x " + count(plans) + " plans";
   diagnostics.error(where->location, where_path,
                     "the trace makes " + count(jobs) + " jobs (" + count(files) + " accelerator files x " +
-                        count(combinations) + " sweep combinations x " + count(batches) +
+                        count(combinations) + " sweep combinations" + plan_factor + " x " + count(batches) +
                         " batch sizes and lengths); a trace runs at most " + std::to_string(kMaxJobs));
   return false;
+}
+
+// One degree of a plan: a count of chips, or `chips` (those the other degrees leave).
+std::optional<PlanDegree> read_degree(MapReader& reader, const std::string& key) {
+  const ConfigNode* node = reader.optional(key);
+  if (node == nullptr) return std::nullopt;
+  if (node->is_scalar() && node->scalar == "chips") return PlanDegree{1, true};
+  const bool number = node->is_scalar() && !node->scalar.empty() &&
+                      std::all_of(node->scalar.begin(), node->scalar.end(),
+                                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  if (!number) {
+    reader.diagnostics().error(node->location, reader.child_path(key),
+                               "expected a count of chips from 1 to " + std::to_string(kMaxChips) +
+                                   ", or chips (those the other degrees leave), got " + node->describe());
+    return std::nullopt;
+  }
+  const std::optional<std::int64_t> count =
+      read_integer(*node, reader.child_path(key), {1, kMaxChips}, nullptr, reader.diagnostics());
+  if (!count) return std::nullopt;
+  return PlanDegree{*count, false};
+}
+
+// plans: a non-empty list of {tensor, pipeline, data, micro_batches}, each degree a count or
+// `chips`, at least one of them given, each plan once.
+std::vector<RunPlan> read_plans(const ConfigNode& node, util::Diagnostics& diagnostics) {
+  std::vector<RunPlan> plans;
+  if (!node.is_sequence() || node.items.empty()) {
+    diagnostics.error(
+        node.location, "plans",
+        "expected a non-empty list of plans, e.g. [{tensor: chips}, {data: chips}], got " + node.describe());
+    return plans;
+  }
+  for (std::size_t i = 0; i < node.items.size(); ++i) {
+    const std::string path = "plans." + std::to_string(i);
+    const std::size_t errors_before = diagnostics.size();
+    MapReader reader(node.items[i], path, diagnostics);
+    if (!reader.valid()) continue;
+    RunPlan plan;
+    std::vector<std::string> given;
+    const auto text = [](const PlanDegree& degree) {
+      return degree.rest_of_chips ? std::string("chips") : std::to_string(degree.count);
+    };
+    int rest_degrees = 0;
+    for (auto [key, degree] :
+         {std::pair{"tensor", &plan.tensor}, std::pair{"pipeline", &plan.pipeline}, std::pair{"data", &plan.data}}) {
+      if (const std::optional<PlanDegree> read = read_degree(reader, key)) {
+        *degree = *read;
+        rest_degrees += read->rest_of_chips ? 1 : 0;
+        given.push_back(std::string(key) + "=" + text(*read));
+      }
+    }
+    if (const auto micro_batches = reader.optional_integer("micro_batches", {1, kMaxBatch})) {
+      plan.micro_batches = *micro_batches;
+      given.push_back("micro_batches=" + std::to_string(*micro_batches));
+    }
+    reader.finish();
+    if (rest_degrees > 1) {
+      diagnostics.error(node.items[i].location, path,
+                        "one degree at most is chips (the chips the others leave); give the others as counts");
+      continue;
+    }
+    if (given.empty() && diagnostics.size() == errors_before) {
+      diagnostics.error(node.items[i].location, path,
+                        "a plan gives at least one of tensor, pipeline and data (a count of chips, or chips: those "
+                        "the others leave)");
+      continue;
+    }
+    plan.label = util::join(given, ",");
+    for (std::size_t first = 0; first < plans.size(); ++first) {
+      if (plans[first].label != plan.label) continue;
+      diagnostics.error(node.items[i].location, path,
+                        "the plan " + plan.label + " is given twice (first as plans." + std::to_string(first) +
+                            "); give each plan once");
+      break;
+    }
+    plans.push_back(plan);
+  }
+  return plans;
+}
+
+// Every system variant (a system file with one value of every sweep axis) with every plan must be
+// a system a job can run: the plan over all its chips (the system loader's checks, reported where
+// the run file gives the plan), each batch shared by its replicas and micro-batches, and only what
+// a system of several chips runs (inference of whole models). `list` is the accelerators' list.
+void check_systems(const RunSpec& run, const ConfigNode& root, util::Diagnostics& diagnostics) {
+  const ConfigNode* list = root.find("accelerators");
+  const ConfigNode* plans_node = root.find("plans");
+  std::vector<std::vector<std::string>> points;  // every sweep combination, as assignments
+  for (const auto& combination : sweep_points(run.sweep)) {
+    points.emplace_back();
+    for (const auto& [key, value] : combination) points.back().push_back(key + "=" + value);
+  }
+  for (std::size_t f = 0; f < run.accelerator_files.size(); ++f) {
+    const std::string& file = run.accelerator_files[f];
+    const std::string file_path = "accelerators." + std::to_string(f);
+    // `accelerators` is a list, or one file given alone.
+    const util::SourceLocation& file_location = list->is_sequence() ? list->items[f].location : list->location;
+    if (!is_system_file(file)) {
+      if (!run.plans.empty()) {
+        diagnostics.error(file_location, file_path,
+                          file +
+                              " is an accelerator, but plans apply to systems (docs/systems.md): list system "
+                              "files only, or trace the accelerator without plans");
+      }
+      continue;
+    }
+    for (const std::vector<std::string>& point : points) {
+      const std::string with = point.empty() ? "" : " with " + util::join(point, ", ");
+      const std::size_t plan_count = std::max<std::size_t>(1, run.plans.size());
+      for (std::size_t p = 0; p < plan_count; ++p) {
+        const RunPlan* plan = run.plans.empty() ? nullptr : &run.plans[p];
+        const util::SourceLocation& where = plan != nullptr ? plans_node->items[p].location : file_location;
+        const std::string where_path = plan != nullptr ? "plans." + std::to_string(p) : file_path;
+        const std::string what = file + with + (plan != nullptr ? ", plan " + plan->label : "");
+        spec::SystemSpec system;
+        try {
+          system = load_system_file(file, point);
+          std::vector<std::string> assignments = point;
+          if (plan != nullptr && !plan->divides(system.chips)) {
+            diagnostics.error(where, where_path,
+                              "on " + what + ": " + std::to_string(system.chips) +
+                                  " chips are not a multiple of the plan's other degrees (" +
+                                  std::to_string(plan->fixed_chips()) + "), so chips does not give a whole degree");
+            continue;
+          }
+          if (plan != nullptr) {
+            for (const std::string& assignment : plan->assignments(system.chips)) assignments.push_back(assignment);
+            system = load_system_file(file, assignments);
+          }
+        } catch (const util::InputError& error) {
+          for (const util::Diagnostic& problem : error.diagnostics()) {
+            diagnostics.error(where, where_path, "on " + what + ": " + util::format_diagnostic(problem));
+          }
+          continue;
+        }
+        if (system.chips == 1) continue;  // a system of one chip runs as its chip does, plan or not
+        if (!system.plan) {
+          diagnostics.error(where, where_path,
+                            "on " + what + ": a system of " + std::to_string(system.chips) +
+                                " chips runs a model by a plan: give the file a plan: or the run file plans:");
+          continue;
+        }
+        const std::int64_t shares = system.plan->data * system.plan->micro_batches;
+        for (std::size_t m = 0; m < run.models.size(); ++m) {
+          const RunModel& model = run.models[m];
+          const std::string model_path = "models." + std::to_string(m);
+          const ConfigNode& item = root.find("models")->items[m];
+          if (!model.optimizers.empty() || !model.layers.empty() || !model.layer_types.empty()) {
+            diagnostics.error(item.location, model_path,
+                              "on " + what +
+                                  ": a system of several chips runs inference of the whole model so far "
+                                  "(no mode: train, layers or layer_types)");
+          }
+          for (const std::int64_t batch : model.batches) {
+            if (batch % shares == 0) continue;
+            diagnostics.error(item.find("batch")->location, join_key_path(model_path, "batch"),
+                              "on " + what + ": batch " + std::to_string(batch) +
+                                  " is not shared evenly by data x micro_batches = " + std::to_string(shares) +
+                                  " (each replica runs batch / data, in micro_batches equal parts)");
+          }
+        }
+      }
+    }
+  }
 }
 
 RunSpec read_run(const ConfigNode& root, const std::string& origin, util::Diagnostics& diagnostics) {
@@ -278,6 +461,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, util::Diagno
   run.accelerator_files = read_files(reader, "accelerators", origin);
   const ConfigNode* models = reader.required("models");
   const ConfigNode* sweep = reader.optional("sweep");
+  const ConfigNode* plans = reader.optional("plans");
   run.fidelity = reader.enum_or("fidelity", spec::Fidelity::exact);
   reader.finish();
   if (models != nullptr && (!models->is_sequence() || models->items.empty())) {
@@ -288,6 +472,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, util::Diagno
     }
   }
   if (sweep != nullptr) run.sweep = read_sweep(*sweep, diagnostics);
+  if (plans != nullptr) run.plans = read_plans(*plans, diagnostics);
   if (!check_job_count(run, sweep != nullptr ? sweep : models, sweep != nullptr ? "sweep" : "models", diagnostics)) {
     return run;
   }
@@ -295,7 +480,7 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, util::Diagno
   std::vector<std::string> names;
   for (const std::string& file : run.accelerator_files) {
     try {
-      names.push_back(load_accelerator_file(file).name);
+      names.push_back(load_machine_file(file, {}));
     } catch (const util::InputError& error) {
       adopt(error, diagnostics);
     }
@@ -306,6 +491,8 @@ RunSpec read_run(const ConfigNode& root, const std::string& origin, util::Diagno
   }
   // Sweep values are only judged on accelerators that are valid without them.
   if (sweep != nullptr && diagnostics.size() == errors_before_accelerators) check_sweep(run, *sweep, diagnostics);
+  // Systems with their plans, once the files, sweep values, plans and models are valid on their own.
+  if (diagnostics.empty()) check_systems(run, root, diagnostics);
   return run;
 }
 
@@ -318,6 +505,40 @@ RunSpec load_run(const DocumentSource& source, const std::vector<std::string>& o
 }
 
 }  // namespace
+
+std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const std::vector<SweepAxis>& sweep) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> points{{}};
+  for (const SweepAxis& axis : sweep) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> extended;
+    for (const auto& point : points) {
+      for (const std::string& value : axis.values) {
+        extended.push_back(point);
+        extended.back().emplace_back(axis.key_path, value);
+      }
+    }
+    points = std::move(extended);
+  }
+  return points;
+}
+
+std::int64_t RunPlan::fixed_chips() const {
+  std::int64_t product = 1;  // each degree at most kMaxChips: no overflow
+  for (const PlanDegree* degree : {&tensor, &pipeline, &data}) product *= degree->rest_of_chips ? 1 : degree->count;
+  return product;
+}
+
+bool RunPlan::divides(std::int64_t chips) const {
+  const bool any_rest = tensor.rest_of_chips || pipeline.rest_of_chips || data.rest_of_chips;
+  return !any_rest || chips % fixed_chips() == 0;
+}
+
+std::vector<std::string> RunPlan::assignments(std::int64_t chips) const {
+  const auto degree = [&](const PlanDegree& given) {
+    return std::to_string(given.rest_of_chips ? chips / fixed_chips() : given.count);
+  };
+  return {"plan.tensor=" + degree(tensor), "plan.pipeline=" + degree(pipeline), "plan.data=" + degree(data),
+          "plan.micro_batches=" + std::to_string(micro_batches)};
+}
 
 std::vector<Phase> RunModel::phases() const {
   std::vector<Phase> phases;

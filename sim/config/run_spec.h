@@ -36,11 +36,38 @@ struct SweepAxis {
   std::vector<std::string> values;  // YAML text of each value, applied like --set key_path=value
 };
 
+// One degree of a run file's plan (docs/traces-and-figure.md, "Systems"): a count, or `chips`,
+// the chips the plan's other degrees leave on the system the job runs on.
+struct PlanDegree {
+  std::int64_t count = 1;
+  bool rest_of_chips = false;
+};
+
+// One entry of a run file's `plans:`, applied to every system (and swept chip count) of the run as
+// --set plan.tensor=..., plan.pipeline=..., plan.data=..., plan.micro_batches=... . At most one
+// degree is `chips`.
+struct RunPlan {
+  PlanDegree tensor, pipeline, data;
+  std::int64_t micro_batches = 1;
+  std::string label;  // the keys as the file gives them: "tensor=chips", "tensor=2,data=chips"
+
+  // The product of the degrees given as counts: what a `chips` degree divides the chips by.
+  std::int64_t fixed_chips() const;
+  // Whether the plan fits a system of `chips` chips: without a `chips` degree always (the system
+  // loader checks the product), with one when the fixed degrees divide the chips.
+  bool divides(std::int64_t chips) const;
+  // The --set assignments of the plan on a system of `chips` chips (divides(chips)), every key given.
+  std::vector<std::string> assignments(std::int64_t chips) const;
+};
+
 struct RunSpec {
   std::string name;
   std::vector<std::string> accelerator_files;
   std::vector<RunModel> models;
   std::vector<SweepAxis> sweep;
+  // Plans for the system files in `accelerator_files` (empty: each system runs its file's plan);
+  // the jobs take every system variant x every plan.
+  std::vector<RunPlan> plans;
   // The key `fidelity`: every job runs with --fidelity this (docs/performance.md, "Fast mode").
   spec::Fidelity fidelity = spec::Fidelity::exact;
 };

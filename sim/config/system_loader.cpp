@@ -177,6 +177,12 @@ spec::SystemSpec load_system(const DocumentSource& source, const std::vector<std
 
 }  // namespace
 
+bool is_system_file(const std::string& file) {
+  util::Diagnostics diagnostics;
+  const ConfigNode root = load_yaml_file(file, diagnostics);
+  return diagnostics.empty() && file_kind_of(root) == FileKind::system;
+}
+
 spec::SystemSpec load_system_file(const std::string& path, const std::vector<std::string>& overrides) {
   return load_system({path, std::nullopt}, overrides);
 }

@@ -59,6 +59,46 @@ std::string layer_label(const nlohmann::json& row) {
   return row.at("layer").get<std::string>() + (phase.empty() ? "" : " " + phase);
 }
 
+// The scaling figure's rows (FigureTables::scaling_csv) from the results' systems.csv, in its order
+// (the plan's): a row per finished system job.
+std::string scaling_table(const TracePlan& plan, const std::string& results_dir) {
+  std::string table = "panel,line,chips,throughput,unit\n";
+  const fs::path systems = fs::path(results_dir) / "systems.csv";
+  if (!plan.any_system() || !fs::exists(systems)) return table;
+  std::map<std::string, const TraceJob*> jobs;
+  for (const TraceJob& job : plan.jobs) jobs.emplace(job.id, &job);
+  std::istringstream lines(read_text(systems.string()));
+  std::string line;
+  std::getline(lines, line);
+  const std::vector<std::string> header = csv_fields(line);
+  while (std::getline(lines, line)) {
+    const std::vector<std::string> cells = csv_fields(line);
+    const auto cell = [&](const std::string& name) {
+      const auto found = std::find(header.begin(), header.end(), name);
+      if (found == header.end() || cells.size() != header.size()) {
+        throw std::runtime_error(systems.string() + " is not a systems table of this reusesim (no column " + name +
+                                 ")");
+      }
+      return cells[static_cast<std::size_t>(found - header.begin())];
+    };
+    const auto job = jobs.find(cell("job"));
+    if (job == jobs.end()) throw std::runtime_error(systems.string() + ": job " + cell("job") + " is not in the plan");
+    const TracePanel& panel = plan.panels[job->second->panel];
+    // A line per system variant and plan: its name, the swept values but the chip count, the plan.
+    std::vector<std::string> words{panel.accelerator};
+    for (const auto& [key, value] : panel.sweep) {
+      if (key != "chips") words.push_back(key + "=" + value);
+    }
+    words.push_back(panel.plan.empty() ? "its file's plan" : "plan " + panel.plan);
+    // Tokens a second for a decode step (a token a sample), samples a second for anything else.
+    const bool decode = job->second->phase == "decode";
+    table += report::csv_escape(job->second->workload() + ", batch " + cell("batch")) + "," +
+             report::csv_escape(util::join(words, ", ")) + "," + cell("chips") + "," +
+             cell(decode ? "tokens_per_s" : "samples_per_s") + "," + (decode ? "tokens/s" : "samples/s") + "\n";
+  }
+  return table;
+}
+
 }  // namespace
 
 FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir) {
@@ -161,6 +201,7 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
       throw std::runtime_error(origin + " is not a results file of reusesim run (" + error.what() + ")");
     }
   }
+  tables.scaling_csv = scaling_table(plan, results_dir);
   tables.points_csv = "panel,kind,model,layer,type,series,batch,ops_per_byte,gops,efficiency\n";
   for (const Point& point : points) {
     tables.points_csv += point.row + "," + report::csv_escape(point.series) + "," + point.after_series + "\n";
@@ -191,6 +232,11 @@ void draw_figure(const std::string& results_dir) {
       util::write_output_file(in_dir("figure_energy_tokens.csv"), tables.energy_tokens_csv);
       drawings.back().insert(drawings.back().end(), {"--tokens", in_dir("figure_energy_tokens.csv")});
     }
+  }
+
+  if (plan.any_system()) {
+    util::write_output_file(in_dir("figure_scaling.csv"), tables.scaling_csv);
+    drawings.push_back({"plot_scaling.py", in_dir("figure_scaling.csv"), in_dir("figure_scaling")});
   }
 
   const std::string python = config::environment_or("REUSESIM_PYTHON", "/usr/bin/python3");

@@ -25,6 +25,10 @@ struct FigureTables {
   // the model: a picked part's tokens cost its layers' energy). length: the decode step's context
   // or the prefill's sequence (empty: the model's).
   std::string energy_tokens_csv;  // panel,model,phase,length,batch,uj_per_token,tokens_per_joule
+  // Scaling (traces over systems): every finished system job's throughput, tokens/s of a decode
+  // step and samples/s otherwise. panel: the workload and batch; line: the system variant without
+  // its chip count, and the plan. Header only when no system job finished.
+  std::string scaling_csv;  // panel,line,chips,throughput,unit
 };
 
 // From the finished jobs in `results_dir` (jobs/<id>/results.json), in plan order. One point per
@@ -40,7 +44,8 @@ FigureTables figure_tables(const TracePlan& plan, const std::string& results_dir
 // script for figure.png and figure.svg; with energy in the results, also figure_energy_layers.csv
 // and figure_energy_networks.csv, and scripts/plot_energy.py for figure_energy.png/.svg (the
 // breakdown per layer) and, when the trace sweeps hardware, figure_design.png/.svg (energy per
-// inference against latency, Pareto-optimal variants marked). Throws std::runtime_error saying
+// inference against latency, Pareto-optimal variants marked); with systems, figure_scaling.csv and
+// scripts/plot_scaling.py for figure_scaling.png/.svg (throughput against chips). Throws std::runtime_error saying
 // what is missing.
 void draw_figure(const std::string& results_dir);
 

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/run_report.h"
+#include "report/system_report.h"
 #include "report/table.h"
 #include "util/output_files.h"
 #include "util/strings.h"
@@ -59,11 +63,17 @@ const std::vector<std::string> kTopEntries{"trace.json",
                                            "figure_energy_tokens.csv",
                                            "shards"};
 
+// What a trace over systems also writes there: the systems table and the scaling figure.
+const std::vector<std::string> kSystemEntries{"systems.csv", "figure_scaling.csv", "figure_scaling.png",
+                                              "figure_scaling.svg"};
+
 // Makes `directory` and its jobs/ ReuseSim's, with every entry the trace may write there recorded.
 void own_entries(const std::string& directory, const TracePlan& plan) {
   const std::string jobs = (fs::path(directory) / "jobs").string();
   throw_if(util::own_directory_problem(directory));
   throw_if(util::claim_problem(directory, kTopEntries));
+  // Claimed only by a trace over systems: an accelerator trace's manifest stays as it was.
+  if (plan.any_system()) throw_if(util::claim_problem(directory, kSystemEntries));
   throw_if(util::own_directory_problem(jobs));
   std::vector<std::string> job_entries;
   for (const TraceJob& job : plan.jobs) {
@@ -75,27 +85,24 @@ void own_entries(const std::string& directory, const TracePlan& plan) {
 // A sequence or context length in the tables: empty when the job does not set it.
 std::string length_cell(std::int64_t tokens) { return tokens > 0 ? std::to_string(tokens) : ""; }
 
+// A job's first cells in the tables: what ran where, then the values of the swept keys `kept`.
+std::string job_cells(const TraceJob& job, const TracePanel& panel,
+                      const std::function<bool(const std::string&)>& kept) {
+  std::string cells = report::csv_escape(job.id) + "," + report::csv_escape(panel.accelerator) + "," +
+                      report::csv_escape(job.model) + "," + report::csv_escape(job.selection()) + "," + job.phase +
+                      "," + length_cell(job.lengths.sequence) + "," + length_cell(job.lengths.decode_context);
+  for (const auto& [key, value] : panel.sweep) {
+    if (kept(key)) cells += "," + report::csv_escape(value);
+  }
+  return cells;
+}
+
 bool holds_only_manifest(const std::string& directory) {
   std::error_code error;
   for (fs::directory_iterator entry(directory, error), end; !error && entry != end; entry.increment(error)) {
     if (entry->path().filename() != util::kManifestName) return false;
   }
   return true;
-}
-
-// The fields of a CSV line as written (a field in quotes may hold commas and doubled quotes).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (const char c : line) {
-    if (c == '"') quoted = !quoted;
-    if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
 }
 
 }  // namespace
@@ -317,6 +324,14 @@ ResultsDirectory::JobRows ResultsDirectory::read_rows(const std::string& dir) co
     // A TOTAL row is the only one without a layer type.
     (rows[i].at("type").get<std::string>().empty() ? job_rows.network_lines : job_rows.layer_lines).push_back(csv[i + 1]);
   }
+  // A system's run: its table too, a row per batch (docs/systems.md, "Outputs").
+  std::error_code error;
+  if (fs::exists(fs::path(dir) / "system.csv", error)) {
+    std::vector<std::string> system = lines_of(read_text(fs::path(dir) / "system.csv"));
+    if (system.size() < 2) throw std::runtime_error(dir + ": system.csv has no rows");
+    job_rows.system_header = csv_fields(system.front());
+    job_rows.system_lines.assign(system.begin() + 1, system.end());
+  }
   return job_rows;
 }
 
@@ -387,16 +402,15 @@ std::vector<std::string> ResultsDirectory::table_columns() const {
 void ResultsDirectory::write_tables() const {
   std::string job_columns = "job,accelerator,model,selection,sequence_phase,sequence,context";
   for (const std::string& key : plan_.sweep_keys) job_columns += "," + report::csv_escape(key);
+  if (plan_.any_plan()) job_columns += ",plan";
   std::string jobs = job_columns + ",batch,status,error\n";
   const std::vector<std::string> columns = table_columns();
   std::string layers = job_columns + "," + util::join(columns, ",") + "\n";
   std::string networks = layers;
   for (const TraceJob& job : plan_.jobs) {
     const TracePanel& panel = plan_.panels[job.panel];
-    std::string prefix = report::csv_escape(job.id) + "," + report::csv_escape(panel.accelerator) + "," +
-                         report::csv_escape(job.model) + "," + report::csv_escape(job.selection()) + "," + job.phase +
-                         "," + length_cell(job.lengths.sequence) + "," + length_cell(job.lengths.decode_context);
-    for (const auto& [key, value] : panel.sweep) prefix += "," + report::csv_escape(value);
+    std::string prefix = job_cells(job, panel, [](const std::string&) { return true; });
+    if (plan_.any_plan()) prefix += "," + report::csv_escape(panel.plan);
     const auto rows = rows_.find(job.id);
     const auto error = errors_.find(job.id);
     const std::string status = rows != rows_.end() ? "done" : error != errors_.end() ? "failed" : "pending";
@@ -421,6 +435,88 @@ void ResultsDirectory::write_tables() const {
   if (columns.empty()) return;  // no job has finished: no columns to give yet
   util::write_output_file(path("layers.csv"), layers);
   util::write_output_file(path("networks.csv"), networks);
+  if (plan_.any_system()) util::write_output_file(path("systems.csv"), systems_table());
+}
+
+std::string ResultsDirectory::systems_table() const {
+  // A system of one chip runs as its chip does, with no system table: its row is the one run would
+  // give it, from its TOTAL (one chip's time is its layers', with no collectives). The header is
+  // such a row's, which every system job's table shares (report/system_report.cpp).
+  const auto one_chip_table = [&](const TraceJob& job, const std::string& time_s) {
+    const auto time_ps = static_cast<std::uint64_t>(std::llround(std::stod(time_s) * 1e12));
+    report::SystemReport one_chip{plan_.panels[job.panel].accelerator,
+                                  job.model,
+                                  1,
+                                  {},
+                                  false,
+                                  {job.batch},
+                                  job.tokens_per_sample,
+                                  {results::SystemBatch{0, time_ps, time_ps, 0}},
+                                  {},
+                                  {}};
+    return lines_of(report::render_system(one_chip, report::Format::csv));
+  };
+  const auto first = std::find_if(plan_.jobs.begin(), plan_.jobs.end(),
+                                  [&](const TraceJob& job) { return plan_.panels[job.panel].system(); });
+  if (first == plan_.jobs.end()) return "";
+  const std::vector<std::string> system_columns = csv_fields(one_chip_table(*first, "0").at(0));
+  // A swept key the system table has a column of (chips) is given once, by that column.
+  const auto own_column = [&](const std::string& key) {
+    return std::find(system_columns.begin(), system_columns.end(), key) == system_columns.end();
+  };
+  std::string columns = "job,system,model,selection,sequence_phase,sequence,context";
+  for (const std::string& key : plan_.sweep_keys) {
+    if (own_column(key)) columns += "," + report::csv_escape(key);
+  }
+  std::string table = columns + ",plan," + util::join(system_columns, ",") + ",samples_per_s\n";
+  const auto column = [&](const std::vector<std::string>& header, const std::string& name) {
+    const auto found = std::find(header.begin(), header.end(), name);
+    if (found == header.end()) throw std::runtime_error("a job's table has no column " + name);
+    return static_cast<std::size_t>(found - header.begin());
+  };
+  for (const TraceJob& job : plan_.jobs) {
+    const TracePanel& panel = plan_.panels[job.panel];
+    const auto rows = rows_.find(job.id);
+    if (!panel.system() || rows == rows_.end()) continue;
+    std::vector<std::string> lines = rows->second.system_lines;
+    if (rows->second.system_header.empty()) {
+      if (rows->second.network_lines.size() != 1) {
+        throw std::runtime_error("job " + job.id + " has " + std::to_string(rows->second.network_lines.size()) +
+                                 " TOTAL rows, where a batch has one");
+      }
+      const std::string time_s =
+          csv_fields(rows->second.network_lines.front()).at(column(rows->second.header, "time_s"));
+      lines = one_chip_table(job, time_s);
+      lines.erase(lines.begin());
+    } else if (rows->second.system_header != system_columns) {
+      throw std::runtime_error("job " + job.id +
+                               "'s system.csv has other columns than this reusesim writes (run by "
+                               "another version?)");
+    }
+    const std::string prefix = job_cells(job, panel, own_column) + "," + report::csv_escape(panel.plan);
+    for (const std::string& line : lines) {
+      const std::vector<std::string> cells = csv_fields(line);
+      // Samples a second: the batch over the time it took (a transformer's tokens_per_s beside it).
+      const double batch = std::stod(cells.at(column(system_columns, "batch")));
+      const double time_s = std::stod(cells.at(column(system_columns, "time_s")));
+      table += prefix + "," + line + "," + (time_s > 0 ? report::format_number(batch / time_s) : "") + "\n";
+    }
+  }
+  return table;
+}
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
 }
 
 std::string read_text(const fs::path& path) {

@@ -7,6 +7,7 @@
 //   jobs.csv             every job with its status: done, failed or pending
 //   layers.csv           layer rows of every finished job: the job columns, then `reusesim run`'s
 //   networks.csv         the TOTAL row of every finished job, the same columns
+//   systems.csv          with systems: the system table row of every finished system job
 //   shards/              a sharded trace's split, shard records, Slurm scripts and logs (shard.h)
 // Tables are rebuilt from the finished jobs in plan order, so they do not depend on which worker
 // finished first, and are written atomically. The directory, jobs/ and every job directory are
@@ -73,6 +74,9 @@ class ResultsDirectory {
     std::vector<std::string> header;         // the names of its results.csv's columns
     std::vector<std::string> layer_lines;    // CSV lines of `reusesim run`, without the header
     std::vector<std::string> network_lines;
+    // A system's run: the names of its system.csv's columns and its rows (none for an accelerator).
+    std::vector<std::string> system_header;
+    std::vector<std::string> system_lines;
   };
 
   // Throws, naming each, when the plan in `recorded_plan` (trace.json) is this trace's but a file
@@ -101,12 +105,18 @@ class ResultsDirectory {
   // another model) share one header, a job's rows empty in the columns its run did not have.
   std::vector<std::string> table_columns() const;
   std::string job_json(const TraceJob& job) const;
+  // systems.csv: every finished system job's system.csv rows, after the job's columns, the run
+  // file's plan and the samples a second.
+  std::string systems_table() const;
 
   std::string directory_;
   const TracePlan& plan_;
   std::map<std::string, JobRows> rows_;     // by job id
   std::map<std::string, std::string> errors_;  // failed jobs, by id
 };
+
+// The fields of a CSV line as written (a field in quotes may hold commas and doubled quotes).
+std::vector<std::string> csv_fields(const std::string& line);
 
 // The whole file at `path`; throws std::runtime_error naming it when it cannot be read.
 std::string read_text(const std::filesystem::path& path);

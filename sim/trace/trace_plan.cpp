@@ -15,6 +15,7 @@
 #include "config/config_node.h"
 #include "config/model_loader.h"
 #include "config/run_loader.h"
+#include "config/system_loader.h"
 #include "timing/array_timing.h"
 #include "timing/noc_links.h"
 #include "util/strings.h"
@@ -36,29 +37,34 @@ std::string file_safe(const std::string& text) {
   return safe;
 }
 
-// Every combination of one value per axis, the first axis slowest.
-std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const std::vector<config::SweepAxis>& sweep) {
-  std::vector<std::vector<std::pair<std::string, std::string>>> points{{}};
-  for (const config::SweepAxis& axis : sweep) {
-    std::vector<std::vector<std::pair<std::string, std::string>>> extended;
-    for (const auto& point : points) {
-      for (const std::string& value : axis.values) {
-        extended.push_back(point);
-        extended.back().emplace_back(axis.key_path, value);
-      }
-    }
-    points = std::move(extended);
-  }
-  return points;
-}
-
-TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair<std::string, std::string>> sweep) {
+// A panel of an accelerator, or of a system (with the run file's `plan`, if any: nullptr runs the
+// system file's own).
+TracePanel make_panel(const std::string& accelerator_file, std::vector<std::pair<std::string, std::string>> sweep,
+                      const config::RunPlan* plan) {
   std::vector<std::string> assignments;
   for (const auto& [key, value] : sweep) assignments.push_back(key + "=" + value);
-  const spec::AcceleratorSpec spec = config::load_accelerator_file(accelerator_file, assignments);
   TracePanel panel;
-  panel.accelerator = spec.name;
-  panel.title = assignments.empty() ? spec.name : spec.name + ", " + util::join(assignments, ", ");
+  spec::AcceleratorSpec spec;
+  if (config::is_system_file(accelerator_file)) {
+    spec::SystemSpec system = config::load_system_file(accelerator_file, assignments);
+    if (plan != nullptr) {
+      panel.plan = plan->label;
+      panel.plan_assignments = plan->assignments(system.chips);
+      std::vector<std::string> planned = assignments;
+      planned.insert(planned.end(), panel.plan_assignments.begin(), panel.plan_assignments.end());
+      system = config::load_system_file(accelerator_file, planned);
+    }
+    spec = system.chip;
+    panel.accelerator = system.name;
+    panel.chips = system.chips;
+  } else {
+    spec = config::load_accelerator_file(accelerator_file, assignments);
+    panel.accelerator = spec.name;
+  }
+  std::vector<std::string> title{panel.accelerator};
+  title.insert(title.end(), assignments.begin(), assignments.end());
+  if (!panel.plan.empty()) title.push_back("plan " + panel.plan);
+  panel.title = util::join(title, ", ");
   panel.accelerator_file = absolute(accelerator_file);
   panel.sweep = std::move(sweep);
   panel.peak_gops = spec.peak_ops_per_second() / 1e9;
@@ -142,6 +148,14 @@ bool TracePlan::any_training() const {
   return std::any_of(jobs.begin(), jobs.end(), [](const TraceJob& job) { return job.training(); });
 }
 
+bool TracePlan::any_system() const {
+  return std::any_of(panels.begin(), panels.end(), [](const TracePanel& panel) { return panel.system(); });
+}
+
+bool TracePlan::any_plan() const {
+  return std::any_of(panels.begin(), panels.end(), [](const TracePanel& panel) { return !panel.plan.empty(); });
+}
+
 TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
   TracePlan plan;
   plan.name = run.name;
@@ -180,39 +194,43 @@ TracePlan plan_trace(const config::RunSpec& run, const std::string& run_file) {
       // A training step runs up to four programs a layer (forward, dgrad, wgrad, update).
       job.layer_count = selected.size() * (training ? 4 : 1);
       job.recurrent_steps = steps;
+      if (network.kv_cache_elements_per_token() > 0) job.tokens_per_sample = network.tokens_per_sample();
       entry_jobs.back().push_back({std::move(job), macs});
     }
   }
   for (const std::string& file : run.accelerator_files) {
-    for (auto& point : sweep_points(run.sweep)) {
-      plan.panels.push_back(make_panel(file, std::move(point)));
-      const std::size_t panel = plan.panels.size() - 1;
-      for (std::size_t m = 0; m < run.models.size(); ++m) {
-        const std::vector<std::string> optimizers =
-            run.models[m].optimizers.empty() ? std::vector<std::string>{""} : run.models[m].optimizers;
-        for (const Variant& variant : entry_jobs[m]) {
-          for (const std::string& optimizer : optimizers) {
-            for (std::int64_t batch : run.models[m].batches) {
-              TraceJob job = variant.job;
-              job.panel = panel;
-              job.batch = batch;
-              job.optimizer = optimizer;
-              job.time_limit_seconds = job_time_limit_seconds(job.layer_count, variant.macs_per_sample, batch);
-              job.macs = variant.macs_per_sample > INT64_MAX / batch ? INT64_MAX : variant.macs_per_sample * batch;
-              std::vector<std::string> words{plan.panels[panel].accelerator};
-              for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
-              words.push_back(job.model);
-              if (!job.layers.empty()) words.push_back(util::join(job.layers, "+"));
-              if (!job.layer_types.empty()) words.push_back(util::join(job.layer_types, "+"));
-              if (!job.phase.empty()) words.push_back(job.phase);
-              if (job.lengths.sequence > 0) words.push_back("S" + std::to_string(job.lengths.sequence));
-              if (job.lengths.decode_context > 0) words.push_back("L" + std::to_string(job.lengths.decode_context));
-              if (job.training()) words.push_back("train-" + optimizer);
-              words.push_back("b" + std::to_string(batch));
-              char number[16];
-              std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
-              job.id = std::string(number) + "-" + file_safe(util::join(words, "-")).substr(0, 96);
-              plan.jobs.push_back(std::move(job));
+    for (const auto& point : config::sweep_points(run.sweep)) {
+      for (std::size_t p = 0; p < std::max<std::size_t>(1, run.plans.size()); ++p) {
+        plan.panels.push_back(make_panel(file, point, run.plans.empty() ? nullptr : &run.plans[p]));
+        const std::size_t panel = plan.panels.size() - 1;
+        for (std::size_t m = 0; m < run.models.size(); ++m) {
+          const std::vector<std::string> optimizers =
+              run.models[m].optimizers.empty() ? std::vector<std::string>{""} : run.models[m].optimizers;
+          for (const Variant& variant : entry_jobs[m]) {
+            for (const std::string& optimizer : optimizers) {
+              for (std::int64_t batch : run.models[m].batches) {
+                TraceJob job = variant.job;
+                job.panel = panel;
+                job.batch = batch;
+                job.optimizer = optimizer;
+                job.time_limit_seconds = job_time_limit_seconds(job.layer_count, variant.macs_per_sample, batch);
+                job.macs = variant.macs_per_sample > INT64_MAX / batch ? INT64_MAX : variant.macs_per_sample * batch;
+                std::vector<std::string> words{plan.panels[panel].accelerator};
+                for (const auto& [key, value] : plan.panels[panel].sweep) words.push_back(key + "=" + value);
+                if (!plan.panels[panel].plan.empty()) words.push_back(plan.panels[panel].plan);
+                words.push_back(job.model);
+                if (!job.layers.empty()) words.push_back(util::join(job.layers, "+"));
+                if (!job.layer_types.empty()) words.push_back(util::join(job.layer_types, "+"));
+                if (!job.phase.empty()) words.push_back(job.phase);
+                if (job.lengths.sequence > 0) words.push_back("S" + std::to_string(job.lengths.sequence));
+                if (job.lengths.decode_context > 0) words.push_back("L" + std::to_string(job.lengths.decode_context));
+                if (job.training()) words.push_back("train-" + optimizer);
+                words.push_back("b" + std::to_string(batch));
+                char number[16];
+                std::snprintf(number, sizeof number, "%04zu", plan.jobs.size() + 1);
+                job.id = std::string(number) + "-" + file_safe(util::join(words, "-")).substr(0, 96);
+                plan.jobs.push_back(std::move(job));
+              }
             }
           }
         }
@@ -228,6 +246,7 @@ std::vector<std::string> run_arguments(const TracePlan& plan, const TraceJob& jo
   std::vector<std::string> arguments{"run", "--arch", panel.accelerator_file, "--model", job.model_file,
                                      "--batch", std::to_string(job.batch), "--format", "csv", "--out", out_dir};
   for (const auto& [key, value] : panel.sweep) arguments.insert(arguments.end(), {"--set", key + "=" + value});
+  for (const std::string& assignment : panel.plan_assignments) arguments.insert(arguments.end(), {"--set", assignment});
   if (!job.layers.empty()) arguments.insert(arguments.end(), {"--layers", util::join(job.layers, ",")});
   if (!job.layer_types.empty()) arguments.insert(arguments.end(), {"--layer-types", util::join(job.layer_types, ",")});
   if (!job.phase.empty()) arguments.insert(arguments.end(), {"--phase", job.phase});
@@ -263,6 +282,12 @@ std::string plan_json(const TracePlan& plan) {
                                   {"sram_gops", panel.sram_gops ? nlohmann::ordered_json(*panel.sram_gops) : nullptr}});
     // Only where the NoC binds: the plans of every other chip stay as they were written before it.
     if (panel.noc_gbps) document["panels"].back()["noc_gbps"] = *panel.noc_gbps;
+    // Only on a system's panel: an accelerator's is as it was written before systems were traced.
+    if (panel.system()) {
+      document["panels"].back()["chips"] = panel.chips;
+      document["panels"].back()["plan"] = panel.plan;
+      document["panels"].back()["plan_assignments"] = panel.plan_assignments;
+    }
   }
   document["jobs"] = nlohmann::ordered_json::array();
   for (const TraceJob& job : plan.jobs) {
@@ -272,6 +297,7 @@ std::string plan_json(const TracePlan& plan) {
                                 {"sequence", job.lengths.sequence}, {"context", job.lengths.decode_context},
                                 {"batch", job.batch}};
     if (job.training()) item["optimizer"] = job.optimizer;  // inference plans stay as they were
+    if (plan.panels[job.panel].system()) item["tokens_per_sample"] = job.tokens_per_sample;
     document["jobs"].push_back(item);
   }
   return document.dump(2) + "\n";
@@ -303,6 +329,9 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
       panel.dram_gbps = dram_gbps.is_null() ? std::numeric_limits<double>::infinity() : dram_gbps.get<double>();
       if (!item.at("sram_gops").is_null()) panel.sram_gops = item.at("sram_gops").get<double>();
       if (item.contains("noc_gbps")) panel.noc_gbps = item.at("noc_gbps").get<double>();
+      panel.chips = item.value("chips", std::int64_t{0});
+      panel.plan = item.value("plan", std::string());
+      panel.plan_assignments = item.value("plan_assignments", std::vector<std::string>{});
       plan.panels.push_back(std::move(panel));
     }
     for (const nlohmann::json& item : document.at("jobs")) {
@@ -319,7 +348,7 @@ TracePlan read_plan_json(const std::string& text, const std::string& origin) {
       job.lengths = {item.value("sequence", std::int64_t{0}), item.value("context", std::int64_t{0})};
       job.optimizer = item.value("optimizer", "");
       job.batch = item.at("batch").get<std::int64_t>();
-      job.optimizer = item.value("optimizer", "");
+      job.tokens_per_sample = item.value("tokens_per_sample", std::int64_t{0});
       plan.jobs.push_back(std::move(job));
     }
     return plan;

@@ -31,6 +31,14 @@ struct TracePanel {
   std::optional<double> noc_gbps;
   // The element size, for estimating its jobs' cost (shard.h); not in trace.json.
   std::int64_t operand_bits = 0;
+  // A system's panel (its roofs are its chip's, its layers chip 0's): its chips, and the run file's
+  // plan, by its label and the --set assignments it makes on this system ("" and none: the system
+  // file's own plan). 0 chips: an accelerator.
+  std::int64_t chips = 0;
+  std::string plan;
+  std::vector<std::string> plan_assignments;
+
+  bool system() const { return chips > 0; }
 };
 
 struct TraceJob {
@@ -52,6 +60,10 @@ struct TraceJob {
   std::size_t layer_count = 0;       // layers it runs
   std::int64_t macs = 0;             // MACs of those layers x batch (saturated)
   double recurrent_steps = 0;        // time steps its recurrent layers replay one after another
+  // Tokens a sample runs, as run counts them for tokens_per_s (a transformer's; 0 otherwise): a
+  // system job's of one chip has no system table, so the trace makes its row (in trace.json only on
+  // a system's jobs).
+  std::int64_t tokens_per_sample = 0;
 
   // "all", or which part of the model runs: "layers fc6+fc7", "types gru"; a training step's
   // "train adam".
@@ -74,6 +86,9 @@ struct TracePlan {
   std::vector<TraceJob> jobs;
 
   bool any_training() const;
+  bool any_system() const;
+  // Whether some panel runs a plan of the run file's `plans:` (the tables then have a plan column).
+  bool any_plan() const;
 };
 
 // A job's default time limit, generous for its size: 60 s, plus 2 s per layer it runs, plus 100 s

@@ -4,9 +4,9 @@ the program that calls it and puts it on every note and error; errors exit with 
 import argparse
 import sys
 
-from . import energy, roofline
-from .csv_input import (LAYER_COLUMNS, NETWORK_COLUMNS, POINT_COLUMNS, ROOF_COLUMNS, TOKEN_COLUMNS, InputError,
-                        load_layers, load_networks, load_points, load_roofs, load_tokens)
+from . import energy, roofline, scaling
+from .csv_input import (LAYER_COLUMNS, NETWORK_COLUMNS, POINT_COLUMNS, ROOF_COLUMNS, SCALING_COLUMNS, TOKEN_COLUMNS,
+                        InputError, load_layers, load_networks, load_points, load_roofs, load_scaling, load_tokens)
 from .output import OutputError, save, use_style
 
 
@@ -80,3 +80,18 @@ def plot_energy(prog, argv=None):
                "writes OUT_PREFIX_energy.png/.svg, for a hardware sweep OUT_PREFIX_design.png/.svg, and with "
                "--tokens OUT_PREFIX_tokens.png/.svg", draw,
                [("--tokens", "TOKENS_CSV", ",".join(TOKEN_COLUMNS) + ": energy per token of transformer phases")])
+
+
+def plot_scaling(prog, argv=None):
+    """SCALING_CSV OUT_PREFIX [--title TEXT]: throughput against chips, OUT_PREFIX.png/.svg (none
+    when the file has no rows: no system job finished)."""
+    def draw(args, note):
+        rows = load_scaling(args.scaling_csv)
+        if rows:
+            save(scaling.scaling_figure(rows, args.title, note), args.out_prefix)
+        else:
+            note(f"{args.scaling_csv}: no finished system job, no scaling figure")
+
+    return run(prog, argv, "Draw the scaling figure (throughput against chips) from the CSV file of `reusesim figure` "
+               "for a trace over systems.", [("SCALING_CSV", ",".join(SCALING_COLUMNS))],
+               "writes OUT_PREFIX.png and OUT_PREFIX.svg", draw)

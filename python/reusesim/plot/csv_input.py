@@ -51,6 +51,7 @@ ENERGY_COLUMNS = ["dram_uj", "sram_uj", "array_uj", "vector_uj", "dma_uj", "stat
 LAYER_COLUMNS = ["panel", "kind", "model", "batch", "layer"] + ENERGY_COLUMNS
 NETWORK_COLUMNS = ["panel", "sweep", "model", "batch", "latency_s", "energy_uj", "ops"]
 TOKEN_COLUMNS = ["panel", "model", "phase", "length", "batch", "uj_per_token", "tokens_per_joule"]
+SCALING_COLUMNS = ["panel", "line", "chips", "throughput", "unit"]
 
 
 class InputError(ValueError):
@@ -313,4 +314,24 @@ def load_tokens(path):
         rows.append(dict(panel=row["panel"], model=row["model"], phase=row["phase"],
                          length=None if length is None else int(length), batch=batch_of(path, line, row["batch"]),
                          uj=uj))
+    return rows
+
+
+def load_scaling(path):
+    """SCALING_CSV as [{panel, line, chips (int), throughput, unit}], every panel's rows of one unit
+    (tokens/s or samples/s); raises InputError."""
+    rows = []
+    units = {}
+    for line, row in read_csv(path, SCALING_COLUMNS):
+        chips = parse_number(path, line, "chips", row["chips"])
+        if not (math.isfinite(chips) and chips >= 1 and chips == int(chips)):
+            raise InputError(f"{path}:{line}: chips: expected a positive integer, got {row['chips']!r}")
+        throughput = parse_number(path, line, "throughput", row["throughput"])
+        if not (throughput > 0 and math.isfinite(throughput)):
+            raise InputError(f"{path}:{line}: throughput must be positive")
+        if row["unit"] not in ("tokens/s", "samples/s"):
+            raise InputError(f"{path}:{line}: unit: expected tokens/s or samples/s, got {row['unit']!r}")
+        if units.setdefault(row["panel"], row["unit"]) != row["unit"]:
+            raise InputError(f"{path}:{line}: panel {row['panel']!r} has rows in {units[row['panel']]} and {row['unit']}")
+        rows.append(dict(panel=row["panel"], line=row["line"], chips=int(chips), throughput=throughput, unit=row["unit"]))
     return rows
