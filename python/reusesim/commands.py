@@ -64,11 +64,13 @@ def read_run(directory, completed=None):
 
 def run(arch, model, batch=1, *, set=None, phase=None, sequence=None, context=None, mode=None, optimizer=None,
         checkpoint_segments=None, mixed_precision=False, fidelity=None, layers=None, layer_types=None,
-        out=None, dump_program=None, timeline=None, timeout_s=None, warn=True):
+        out=None, dump_program=None, timeline=None, reuse_blocks=False, every_chip=False, timeout_s=None,
+        warn=True):
     """`reusesim run`: `arch` and `model` are paths or dicts, `batch` an int or a list of them,
     `set` a {key.path: value} dict (`model.` paths go to the model). Writes into `out` (the CLI's
     `--out`: a new or empty directory, or one an earlier run wrote) or a temporary directory.
-    `warn=False` leaves the CLI's warning lines in the Result's `stderr` only."""
+    `reuse_blocks` and `every_chip` are `--reuse-blocks` and `--every-chip`. `warn=False` leaves the
+    CLI's warning lines in the Result's `stderr` only."""
     with tempfile.TemporaryDirectory(prefix="reusesim-") as scratch:
         directory = os.fspath(out) if out is not None else os.path.join(scratch, "out")
         arguments = ["run", "--arch", input_file(arch, "arch", scratch), "--model",
@@ -78,6 +80,7 @@ def run(arch, model, batch=1, *, set=None, phase=None, sequence=None, context=No
                      ("--layer-types", None if layer_types is None else listed(layer_types, "layer_types"))]
         arguments += options([*selection,
                               ("--fidelity", fidelity), ("--dump-program", dump_program), ("--timeline", timeline),
+                              ("--reuse-blocks", reuse_blocks), ("--every-chip", every_chip),
                               *_sequence_options(phase, sequence, context),
                               *_training_options(mode, optimizer, checkpoint_segments, mixed_precision)])
         result = read_run(directory, execute(arguments + overrides(set), timeout_s, warn))

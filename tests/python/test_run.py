@@ -4,6 +4,7 @@ accelerator and a model given as dicts run as their files; `set=` as `--set`."""
 import csv
 import io
 import math
+import os
 
 import pandas as pd
 import pytest
@@ -153,3 +154,25 @@ def test_set_overrides_as_the_cli_does(tmp_path):
     with pytest.raises(reusesim.InputError) as refused:
         reusesim.run(NPU, CNN, set={"dram.chanels": 2})
     assert refused.value.returncode == 2 and "dram.chanels" in str(refused.value)
+
+
+def test_reuse_blocks_and_every_chip_as_the_cli(tmp_path):
+    # tests/data/tiny_decoder.yaml's 6 copies of its block on small with an ideal memory of fixed
+    # bandwidth: block reuse gives every row the cycles of the whole run (tests/cli/reuse_blocks.sh),
+    # and the copies after the second say whose figures they repeat.
+    decode = dict(phase="decode", context=32, set={"dram": {"ideal": {"bandwidth_gbps": 10, "latency_ns": 50}}})
+    whole = reusesim.run("configs/small.yaml", "tests/data/tiny_decoder.yaml", **decode)
+    reused = reusesim.run("configs/small.yaml", "tests/data/tiny_decoder.yaml", reuse_blocks=True, **decode)
+    assert "--reuse-blocks" in reused.command
+    assert list(reused.layers["cycles"]) == list(whole.layers["cycles"])
+    assert reused.layers.set_index("layer").loc["blocks_6/up", "mapping"] == "repeats blocks_2/up (--reuse-blocks)"
+    assert reused.summary["reused_blocks"] == ["blocks_3 to blocks_6 repeat blocks_2"]
+    # Two one-core chips of small, tensor-parallel: chip 0's rows are the same replayed as twins
+    # or every chip on its own.
+    system = tmp_path / "two.yaml"
+    system.write_text(f"name: two\nchip: {os.getcwd()}/configs/small.yaml\nchips: 2\n"
+                      "links: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 500}\nplan: {tensor: 2}\n")
+    twins = reusesim.run(system, "models/mlp.yaml", batch=2)
+    every = reusesim.run(system, "models/mlp.yaml", batch=2, every_chip=True)
+    assert "--every-chip" in every.command
+    assert list(every.layers["cycles"]) == list(twins.layers["cycles"])
