@@ -289,14 +289,13 @@ int run_system(const spec::SystemSpec& system, const spec::AcceleratorSpec& give
                const std::optional<ReducedRun>& reduced) {
   simulate::SystemRunPlan plan;
   try {
+    // A model cut to two copies of its blocks is planned; the whole model must fit.
     if (reduced) {
       simulate::check_system_plan(system, model.spec, model.network, lengths.decode_context, batches, system_file);
-      plan = simulate::plan_system_inference(system, reduced->reduced.model, reduced->network, lengths.decode_context,
-                                             batches, system_file, every_chip);
-    } else {
-      plan = simulate::plan_system_inference(system, model.spec, model.network, lengths.decode_context, batches,
-                                             system_file, every_chip);
     }
+    plan = simulate::plan_system_inference(system, reduced ? reduced->reduced.model : model.spec,
+                                           reduced ? reduced->network : model.network, lengths.decode_context, batches,
+                                           system_file, every_chip);
   } catch (const parallel::PlanError& error) {
     throw UsageError(system_file + ": " + error.what());
   }

@@ -11,28 +11,28 @@ ChipLinks::ChipLinks(sc_core::sc_module_name name, const spec::SystemSpec& spec)
 
 void ChipLinks::send(std::int64_t from, std::int64_t to, std::uint64_t bytes, std::int64_t tag) {
   const std::uint64_t now = picoseconds(sc_core::sc_time_stamp());
-  const std::vector<std::int32_t>& path = links_.route(from, to);
+  const std::vector<std::int32_t>& path = links_.route(from, to);  // valid until the next route()
   const bool counted =
       tag >= 0 && static_cast<std::size_t>(tag) < counted_.size() && counted_[static_cast<std::size_t>(tag)];
-  if (!counted) {
-    arriving_[{to, from, tag}].push_back(links_.carry(path, now, bytes));
-  } else {
-    const std::vector<std::int32_t> route = path;
-    std::vector<timing::SystemLinks::LinkStats> before;
-    for (const std::int32_t link : route) before.push_back(links_.stats(static_cast<std::size_t>(link)));
-    arriving_[{to, from, tag}].push_back(links_.carry(route, now, bytes));
+  std::vector<timing::SystemLinks::LinkStats> before;
+  if (counted) {
+    for (const std::int32_t link : path) before.push_back(links_.stats(static_cast<std::size_t>(link)));
+  }
+  arriving_[{to, from, tag}].push_back(links_.carry(path, now, bytes));
+  if (counted) {
     std::vector<timing::SystemLinks::LinkStats>& stats = program_stats_[tag];
     stats.resize(links_.link_count());
-    for (std::size_t i = 0; i < route.size(); ++i) {
-      const auto link = static_cast<std::size_t>(route[i]);
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const auto link = static_cast<std::size_t>(path[i]);
       stats[link].add(links_.stats(link), before[i]);
     }
   }
   if (timeline_ != nullptr) {
-    const std::uint64_t hold = links_.hold_ps(bytes);
     for (const timing::LinkServers::Entered& entered : links_.last_entered()) {
-      timeline_->chip_link_transfer(link_track_[static_cast<std::size_t>(entered.link)], static_cast<std::size_t>(tag),
-                                    entered.at, entered.at + hold, static_cast<std::int64_t>(bytes));
+      const auto link = static_cast<std::size_t>(entered.link);
+      // A node's links and the nodes' network move bytes at their own rates.
+      timeline_->chip_link_transfer(link_track_[link], static_cast<std::size_t>(tag), entered.at,
+                                    entered.at + links_.hold_ps(bytes, link), static_cast<std::int64_t>(bytes));
     }
   }
   sent_to_[static_cast<std::size_t>(to)]->notify(sc_core::SC_ZERO_TIME);

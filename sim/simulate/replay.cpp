@@ -77,6 +77,18 @@ std::vector<results::SystemBatch> batch_spans(const std::vector<program::ChipWor
   return batches;
 }
 
+// Every link of the system that exists, in SystemLinks' order, with the counters `stats_of` gives it.
+template <typename StatsOf>
+std::vector<results::ChipLinkFigures> link_figures(const timing::SystemLinks& links, StatsOf stats_of) {
+  std::vector<results::ChipLinkFigures> figures;
+  for (std::size_t link = 0; link < links.link_count(); ++link) {
+    if (!links.exists(link)) continue;
+    const timing::SystemLinks::LinkStats stats = stats_of(link);
+    figures.push_back({links.link_name(link), stats.transfers, stats.bytes, stats.busy_ticks, stats.waited_ticks});
+  }
+  return figures;
+}
+
 // Each chip's segments, as the timeline draws them: a run of layers named by the layers of the
 // chip that replayed them, a link program by the chip's part of it.
 void record_segments(const hw::System& system, results::TimelineRecorder& timeline) {
@@ -150,23 +162,14 @@ SystemReplay replay_system(const spec::SystemSpec& spec, program::SystemProgram 
       replay.problem = results_problem(replay.chip_results.back(), chips[c].runs, spec.chip, system.memory_stats(c));
   }
   replay.collectives = system.collectives();
-  for (std::size_t link = 0; link < system.links().link_count(); ++link) {
-    if (!system.links().exists(link)) continue;
-    const timing::SystemLinks::LinkStats& stats = system.links().stats(link);
-    replay.links.push_back(
-        {system.links().link_name(link), stats.transfers, stats.bytes, stats.busy_ticks, stats.waited_ticks});
-  }
+  replay.links = link_figures(system.links(), [&](std::size_t link) { return system.links().stats(link); });
   replay.batches = batch_spans(chips, replay);
   if (timeline != nullptr) record_segments(system, *timeline);
   if (reused.empty()) return replay;
   std::map<std::size_t, std::vector<results::ChipLinkFigures>> program_links;
   for (const auto& [tag, stats] : system.chip_links().program_stats()) {
-    std::vector<results::ChipLinkFigures>& figures = program_links[static_cast<std::size_t>(tag)];
-    for (std::size_t link = 0; link < stats.size(); ++link) {
-      if (!system.links().exists(link)) continue;
-      figures.push_back({system.links().link_name(link), stats[link].transfers, stats[link].bytes,
-                         stats[link].busy_ticks, stats[link].waited_ticks});
-    }
+    program_links[static_cast<std::size_t>(tag)] =
+        link_figures(system.links(), [&](std::size_t link) { return stats[link]; });
   }
   replay.problem = insert_reused_copies(replay, system.program(), reused, program_links);
   return replay;

@@ -182,7 +182,8 @@ contains "not a system" "$err" "--every-chip applies to a system file; $SRC/conf
 # (n - 1) / n of fc5's all-gather of 40 B (30 B): 1,230 B in 15 transfers, busy 1,230 B / 5 GB/s = 246 ns.
 printf 'name: nodes\nchip: %s\nchips: 4\ntopology: switch\nlinks: {per_chip: 1, bandwidth_gbps: 25, latency_ns: 500}\nnodes: {chips_per_node: 2, network: {per_chip: 1, bandwidth_gbps: 5, latency_ns: 2000}}\nplan: {tensor: 4}\n' \
   "$SRC/configs/small.yaml" >"$work/nodes.yaml"
-expect 0 "two levels" -- "$REUSESIM" run --arch "$work/nodes.yaml" --model "$SRC/models/mlp.yaml" --batch 4 --out "$work/nodes"
+expect 0 "two levels" -- "$REUSESIM" run --arch "$work/nodes.yaml" --model "$SRC/models/mlp.yaml" --batch 4 --out "$work/nodes" \
+  --timeline "$work/nodes.json"
 same "an all-reduce across nodes" "$(csv_col chip,time_s <"$work/nodes/collectives.csv" | grep -c '^[0-3],1.5093e-05$')" 8
 same "the network's links" "$(csv_col link,transfers,bytes,busy_s <"$work/nodes/chip_links.csv" | grep network | grep -v ',0,0,0$')" \
   "network -> chip0,15,1230,2.46e-07
@@ -190,6 +191,13 @@ chip1 -> network,15,1230,2.46e-07
 network -> chip2,15,1230,2.46e-07
 chip3 -> network,15,1230,2.46e-07"
 same "a node's switch" "$(csv_col bytes,busy_s --where link='chip0 -> node0 switch' <"$work/nodes/chip_links.csv")" "1230,4.92e-08"
+# The timeline holds a network link for a 100 B chunk 100 B / 5 GB/s = 20 ns, a node's for 4 ns.
+same "spans at each link's rate" "$(/usr/bin/python3 -c 'import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+rates = sorted({(names[(e["pid"], e["tid"])].split(" -> ")[0] == "network" or names[(e["pid"], e["tid"])].endswith("network"),
+                 e["dur"], e["args"]["gbps"]) for e in events if e.get("cat") == "chip link" and e["args"]["bytes"] == 100})
+print(rates)' "$work/nodes.json")" "[(False, 0.004, 25.0), (True, 0.02, 5.0)]"
 expect 2 "nodes that do not divide the chips" -- "$REUSESIM" run --arch "$work/nodes.yaml" --model "$SRC/models/mlp.yaml" --set nodes.chips_per_node=3
 contains "says so" "$err" "error: nodes.chips_per_node: nodes of 3 chips do not make the system's 4: give a divisor of chips"
 
